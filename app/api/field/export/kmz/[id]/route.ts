@@ -1,0 +1,13 @@
+import { attachment, loadExportField } from '@/lib/exports/load';
+import { buildFlightPlanKmz, kmzFileName, validateFlightParams } from '@/lib/exports/wpml';
+import { checkLimits, kmzLimits, rateLimitHeaders } from '@/lib/http/rate-limit';
+import { route } from '@/lib/http/route';
+import { pathId } from '@/lib/http/validate';
+
+export const GET = route('GET /api/field/export/kmz/{id}', async ({ db, user, params, url }) => {
+  const limit = await checkLimits(kmzLimits(user.id, user.companyId));
+  const opts = validateFlightParams(Object.fromEntries(url.searchParams));
+  const field = await loadExportField(db, pathId(params.id));
+  const kmz = await buildFlightPlanKmz(field, opts);
+  return new Response(new Uint8Array(kmz), { headers: { ...attachment(kmzFileName(field.name), 'application/vnd.google-earth.kmz'), ...rateLimitHeaders(limit) } });
+});

@@ -1,0 +1,13 @@
+import { ownerBody } from '@/lib/fields/schemas';
+import { json, ok } from '@/lib/http/respond';
+import { route } from '@/lib/http/route';
+import { readJson } from '@/lib/http/validate';
+import { createOwner, listOwners } from '@/lib/owners/owners';
+
+export const GET = route('GET /api/owners', async ({ db }) => json(await listOwners(db)));
+
+export const POST = route('POST /api/owners', async ({ req, db }) => {
+  const { name } = await readJson(req, ownerBody);
+  const owner = await createOwner(db, name);
+  return ok({ id: owner.id }, { status: 201 });
+});

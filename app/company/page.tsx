@@ -1,0 +1,34 @@
+import { getTranslations } from 'next-intl/server';
+import { CompanySettings, CompanyUsers, DeleteCompany } from '@/components/company/company-admin';
+import { companyUser } from '@/lib/auth/accounts';
+import { isRole } from '@/lib/auth/roles';
+import { can } from '@/lib/ui/roles';
+import { requireUser } from '@/lib/ui/server';
+
+export async function generateMetadata() {
+  const t = await getTranslations('nav');
+  return { title: t('company') };
+}
+
+export default async function CompanyPage() {
+  const { user, db } = await requireUser('admin');
+  const [users, company, t] = await Promise.all([
+    db.user.findMany({ orderBy: { id: 'asc' } }),
+    db.company.findUniqueOrThrow({ where: { id: user.companyId } }),
+    getTranslations(),
+  ]);
+  const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
+  const zoneRates = Object.entries(settings.zone_rates ?? {})
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
+  return (
+    <section className="space-y-4">
+      <h1 className="text-2xl font-semibold">
+        {t('nav.company')}: {company.name}
+      </h1>
+      <CompanyUsers users={users.map(companyUser)} myId={user.id} myRole={isRole(user.role) ? user.role : 'viewer'} />
+      <CompanySettings key={company.settingsJson + company.name} name={company.name} zoneRates={zoneRates} />
+      {can(user.role, 'deleteCompany') && <DeleteCompany />}
+    </section>
+  );
+}

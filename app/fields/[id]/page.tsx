@@ -1,0 +1,241 @@
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { getFormatter, getTranslations } from 'next-intl/server';
+import { ExportPanel } from '@/components/fields/export-panel';
+import { FieldDetailMapLoader } from '@/components/fields/field-detail-map-loader';
+import type { ZoneFeatureCollection } from '@/components/fields/field-detail-map';
+import { FieldEditPanel } from '@/components/fields/field-edit-panel';
+import { Histogram } from '@/components/fields/histogram';
+import { Card } from '@/components/ui/form';
+import { isCrop } from '@/lib/drone/crops';
+import { fieldDetail, getField } from '@/lib/fields/fields';
+import { getScan, listScans, scanClassification, scanDetail } from '@/lib/fields/scans';
+import { AppError } from '@/lib/http/errors';
+import { listOwners } from '@/lib/owners/owners';
+import { can } from '@/lib/ui/roles';
+import { requireUser, tileUrl } from '@/lib/ui/server';
+import { statusKey } from '@/lib/ui/status';
+
+
+type Bounds = [[number, number], [number, number]];
+/** scanDetail types its parsed bounds loosely; the preview is shown only when they are a real box. */
+const previewOf = (p: { url: string; bounds: unknown } | null | undefined) =>
+  p && Array.isArray(p.bounds) && p.bounds.length === 2 ? { url: p.url, bounds: p.bounds as Bounds } : null;
+
+async function orNotFound<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'not_found') notFound();
+    throw err;
+  }
+}
+
+export default async function FieldPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ scan?: string }> }) {
+  const { user, db } = await requireUser();
+  const { id: rawId } = await params;
+  const id = Number(rawId);
+  if (!Number.isInteger(id) || id <= 0) notFound();
+  const [field, scans, owners, company, t, format, query] = await Promise.all([
+    orNotFound(getField(db, id)).then(fieldDetail),
+    orNotFound(listScans(db, id)),
+    listOwners(db),
+    db.company.findUniqueOrThrow({ where: { id: user.companyId }, select: { settingsJson: true } }),
+    getTranslations(),
+    getFormatter(),
+    searchParams,
+  ]);
+  const completed = scans.filter((s) => s.status === 'completed');
+  const chosen = completed.find((s) => String(s.id) === query.scan) ?? completed[0];
+  const [scan, classification] = chosen ? await Promise.all([getScan(db, chosen.id).then(scanDetail), scanClassification(db, chosen.id)]) : [null, null];
+  const zones = scan?.zones as ZoneFeatureCollection | undefined;
+  const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
+  const defaultRates = Object.entries(settings.zone_rates ?? {})
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
+  const ha = (v: number) => t('common.ha', { value: format.number(v, { maximumFractionDigits: 4 }) });
+  const num = (v: number | undefined | null, digits = 3) => (v == null ? '—' : format.number(v, { maximumFractionDigits: digits }));
+  const date = (iso: string | null) => (iso ? format.dateTime(new Date(iso), { dateStyle: 'medium' }) : '—');
+  const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
+  const key = statusKey(field.status);
+  const attributes = Object.entries(field.attributes);
+
+  return (
+    <section className="space-y-4">
+      <nav className="text-sm text-stone-600">
+        <Link href="/fields" className="hover:underline">
+          {t('nav.fields')}
+        </Link>{' '}
+        / <span>{field.name}</span>
+      </nav>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 className="text-2xl font-semibold break-words">{field.name}</h1>
+        <Link href={`/map?field=${field.id}`} className="text-sm text-emerald-800 hover:underline">
+          {t('fields.show_on_map')}
+        </Link>
+      </div>
+
+      <div className="grid gap-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <FieldDetailMapLoader geometry={field.geometry} tileUrl={tileUrl()} preview={previewOf(scan?.preview)} zones={zones ?? null} />
+        <div className="space-y-4">
+          <Card title={t('field.properties')}>
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="field-properties">
+              <dt className="text-stone-500">{t('fields.area')}</dt>
+              <dd>{ha(field.area)}</dd>
+              <dt className="text-stone-500">{t('fields.owner')}</dt>
+              <dd>{field.owner?.name ?? t('fields.no_owner')}</dd>
+              <dt className="text-stone-500">{t('fields.status')}</dt>
+              <dd>{key ? t(`fields.status_values.${key}`) : field.status || '—'}</dd>
+              <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
+              <dd className="font-mono text-xs">{field.parcel_number || '—'}</dd>
+              <dt className="text-stone-500">{t('field.updated')}</dt>
+              <dd>{format.dateTime(new Date(field.updated_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
+            </dl>
+            <FieldEditPanel
+              id={field.id}
+              name={field.name}
+              initial={{ name: field.name, owner_id: field.owner?.id ?? null, status: field.status, parcel_number: field.parcel_number ?? '' }}
+              owners={owners.map((o) => ({ id: o.id, name: o.name }))}
+              canEdit={can(user.role, 'edit')}
+              canDelete={can(user.role, 'deleteFields')}
+            />
+          </Card>
+          {can(user.role, 'exportMaps') && (
+            <Card title={t('exports.title')}>
+              <ExportPanel fieldId={field.id} scanId={scan?.id ?? null} defaultRates={defaultRates} zoneClasses={zones?.features.map((z) => z.properties.class) ?? []} />
+            </Card>
+          )}
+        </div>
+      </div>
+
+      <Card title={t('field.scans')}>
+        {scans.length === 0 ? (
+          <p className="text-sm text-stone-600">
+            {t('field.no_scans')}{' '}
+            {can(user.role, 'uploadScans') && (
+              <Link href={`/uploads?field=${field.id}`} className="text-emerald-800 underline">
+                {t('field.upload_scan')}
+              </Link>
+            )}
+          </p>
+        ) : (
+          <ul className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="scan-list">
+            {scans.map((s) => (
+              <li key={s.id}>
+                <Link
+                  href={`/fields/${field.id}?scan=${s.id}`}
+                  aria-current={s.id === scan?.id ? 'true' : undefined}
+                  className={`block space-y-1 rounded border p-2 text-sm hover:bg-stone-50 ${s.id === scan?.id ? 'border-emerald-600 ring-1 ring-emerald-600' : 'border-stone-200'}`}
+                >
+                  {s.status === 'completed' ? (
+                    // eslint-disable-next-line @next/next/no-img-element -- a per-user API image, not a static asset
+                    <img src={`/api/scans/${s.id}/preview.png`} alt={t('field.preview_alt', { index: s.index ?? '' })} className="h-24 w-full rounded bg-stone-100 object-contain" loading="lazy" />
+                  ) : (
+                    <span className="flex h-24 items-center justify-center rounded bg-stone-100 text-stone-500">{t(`field.scan_status.${s.status === 'error' ? 'error' : 'processing'}`)}</span>
+                  )}
+                  <span className="block font-medium">{date(s.captured_at ?? s.created_at)}</span>
+                  <span className="block text-xs text-stone-500">
+                    {t(`field.source.${s.source === 'drone' ? 'drone' : 'raster'}`)} · {(s.index ?? '').toUpperCase()}
+                    {s.crop_type ? ` · ${crop(s.crop_type)}` : ''}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+
+      {scan && (
+        <div className="grid gap-4 lg:grid-cols-2">
+          <Card title={t('field.index_stats', { index: (scan.index ?? '').toUpperCase() })}>
+            <dl className="grid grid-cols-3 gap-2 text-sm sm:grid-cols-5">
+              {(['mean', 'median', 'std', 'min', 'max'] as const).map((k) => (
+                <div key={k}>
+                  <dt className="text-stone-500">{t(`report.${k}`)}</dt>
+                  <dd className="tabular-nums">{num(scan.stats?.[k])}</dd>
+                </div>
+              ))}
+            </dl>
+            {scan.histogram && <Histogram histogram={scan.histogram as { min: number; max: number; counts: number[] }} label={t('report.histogram')} />}
+          </Card>
+          <Card title={t('report.crop')}>
+            {classification?.crop_type ? (
+              <div className="space-y-2 text-sm" data-testid="crop-classification">
+                <p>
+                  <strong className="text-lg">{crop(classification.crop_type)}</strong>
+                  {classification.confidence != null && <span className="text-stone-600"> · {t('field.confidence', { value: format.number(classification.confidence, { style: 'percent' }) })}</span>}
+                </p>
+                {classification.details.top_candidates.length > 0 && (
+                  <ol className="space-y-1">
+                    {classification.details.top_candidates.map((c) => (
+                      <li key={c.crop} className="flex items-center gap-2">
+                        <span className="w-28 shrink-0">{crop(c.crop)}</span>
+                        <span className="h-2 flex-1 rounded bg-stone-100">
+                          <span className="block h-2 rounded bg-emerald-600" style={{ width: `${Math.round(c.score * 100)}%` }} />
+                        </span>
+                        <span className="w-12 text-right tabular-nums">{format.number(c.score, { style: 'percent' })}</span>
+                      </li>
+                    ))}
+                  </ol>
+                )}
+              </div>
+            ) : (
+              <p className="text-sm text-stone-600">{t('report.no_crop')}</p>
+            )}
+          </Card>
+          <div className="lg:col-span-2">
+            <Card title={t('report.zones')}>
+              {zones && zones.features.length > 0 ? (
+                <div className="overflow-x-auto">
+                  <table className="min-w-full text-sm" data-testid="zones-table">
+                    <thead className="bg-stone-100">
+                      <tr>
+                        <th className="px-2 py-1 text-left">{t('report.zone_class')}</th>
+                        <th className="px-2 py-1 text-left">{t('report.zone_name')}</th>
+                        <th className="px-2 py-1 text-right">{t('report.zone_area')}</th>
+                        <th className="px-2 py-1 text-right">{t('report.zone_share')}</th>
+                        <th className="px-2 py-1 text-right">{t('report.zone_mean')}</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {zones.features.map((z) => {
+                        const total = zones.features.reduce((s, f) => s + f.properties.area_ha, 0) || 1;
+                        return (
+                          <tr key={z.id} className="border-t border-stone-200">
+                            <td className="px-2 py-1">
+                              <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.properties.color }} />
+                              {z.properties.class}
+                            </td>
+                            <td className="px-2 py-1">{z.properties.name}</td>
+                            <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.area_ha, 4)}</td>
+                            <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', maximumFractionDigits: 1 })}</td>
+                            <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
+                          </tr>
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+              ) : (
+                <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
+              )}
+            </Card>
+          </div>
+        </div>
+      )}
+
+      {attributes.length > 0 && (
+        <Card title={t('field.attributes')}>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+            {attributes.map(([k, v]) => (
+              <div key={k} className="contents">
+                <dt className="font-mono text-xs text-stone-500">{k}</dt>
+                <dd className="break-words">{v == null ? '—' : String(v)}</dd>
+              </div>
+            ))}
+          </dl>
+        </Card>
+      )}
+    </section>
+  );
+}

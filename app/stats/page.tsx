@@ -1,0 +1,93 @@
+import { getFormatter, getTranslations } from 'next-intl/server';
+import { Card } from '@/components/ui/form';
+import { fieldStats } from '@/lib/fields/stats';
+import { requireUser } from '@/lib/ui/server';
+import { NO_VALUE_COLOR, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+
+export async function generateMetadata() {
+  const t = await getTranslations('nav');
+  return { title: t('stats') };
+}
+
+function Bars({ rows, total, label }: { rows: { label: string; area: string; value: number; color: string }[]; total: number; label: string }) {
+  return (
+    <ul className="space-y-1.5" aria-label={label}>
+      {rows.map((r) => (
+        <li key={r.label} className="grid grid-cols-[minmax(0,8rem)_1fr_auto] items-center gap-2 text-sm">
+          <span className="truncate" title={r.label}>
+            {r.label}
+          </span>
+          <span className="h-4 rounded bg-stone-100">
+            <span className="block h-4 rounded" style={{ width: `${total ? Math.max(1, (r.value / total) * 100) : 0}%`, background: r.color }} />
+          </span>
+          <span className="tabular-nums text-stone-700">{r.area}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export default async function StatsPage() {
+  const { db } = await requireUser();
+  const [stats, t, format] = await Promise.all([fieldStats(db), getTranslations(), getFormatter()]);
+  const ha = (v: number) => format.number(v, { maximumFractionDigits: 4 });
+  const pct = (v: number) => format.number(stats.total_area ? v / stats.total_area : 0, { style: 'percent', maximumFractionDigits: 1 });
+  const byStatus = Object.entries(stats.by_status)
+    .sort((a, b) => b[1] - a[1])
+    .map(([status, area]) => {
+      const key = statusKey(status);
+      return { label: key ? t(`fields.status_values.${key}`) : status || t('stats.no_status'), value: area, area: ha(area), color: status ? statusColor(status) : NO_VALUE_COLOR };
+    });
+  const byOwner = stats.by_owner.map((o) => ({ label: o.name ?? t('fields.no_owner'), value: o.area, area: ha(o.area), color: ownerColor(o.name) }));
+
+  const table = (rows: typeof byStatus, head: string) => (
+    <table className="min-w-full text-sm">
+      <thead className="bg-stone-100">
+        <tr>
+          <th className="px-2 py-1 text-left">{head}</th>
+          <th className="px-2 py-1 text-right">{t('fields.area_ha')}</th>
+          <th className="px-2 py-1 text-right">{t('stats.share')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.label} className="border-t border-stone-200">
+            <td className="px-2 py-1">{r.label}</td>
+            <td className="px-2 py-1 text-right tabular-nums">{r.area}</td>
+            <td className="px-2 py-1 text-right tabular-nums">{pct(r.value)}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot className="border-t-2 border-stone-300 font-semibold">
+        <tr>
+          <td className="px-2 py-1">{t('report.total')}</td>
+          <td className="px-2 py-1 text-right tabular-nums">{ha(stats.total_area)}</td>
+          <td className="px-2 py-1 text-right tabular-nums">{stats.total_area ? pct(stats.total_area) : '—'}</td>
+        </tr>
+      </tfoot>
+    </table>
+  );
+
+  return (
+    <section className="space-y-4">
+      <h1 className="text-2xl font-semibold">{t('nav.stats')}</h1>
+      <p className="text-stone-700" data-testid="stats-summary">
+        {t('stats.summary', { count: stats.total_fields, area: t('common.ha', { value: ha(stats.total_area) }) })}
+      </p>
+      {stats.total_fields === 0 ? (
+        <p className="text-stone-600">{t('stats.empty')}</p>
+      ) : (
+        <div className="grid gap-4 lg:grid-cols-2">
+          <Card title={t('stats.by_status')}>
+            <Bars rows={byStatus} total={stats.total_area} label={t('stats.by_status')} />
+            <div className="overflow-x-auto">{table(byStatus, t('fields.status'))}</div>
+          </Card>
+          <Card title={t('stats.by_owner')}>
+            <Bars rows={byOwner} total={stats.total_area} label={t('stats.by_owner')} />
+            <div className="overflow-x-auto">{table(byOwner, t('fields.owner'))}</div>
+          </Card>
+        </div>
+      )}
+    </section>
+  );
+}

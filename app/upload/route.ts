@@ -1,0 +1,30 @@
+// POST /upload (spec 4.4): the part name says what is uploaded. Files stream to disk first.
+import { join } from 'node:path';
+import { config } from '@/lib/config';
+import { importShapefile, parseColumnMapping } from '@/lib/fields/import';
+import { submitRasterZoning } from '@/lib/fields/zoning';
+import { unprocessable } from '@/lib/http/errors';
+import { ok } from '@/lib/http/respond';
+import { route } from '@/lib/http/route';
+import { translate } from '@/lib/i18n/messages';
+import { receiveMultipart } from '@/lib/uploads/multipart';
+
+const MB = 1024 * 1024;
+const UPLOAD_LIMITS = { shapefile_zip: 50 * MB, raster_file: 1024 * MB };
+
+export const POST = route('POST /upload', async ({ req, db, user, locale }) => {
+  const tmp = join(config().dataDir, 'tmp');
+  const received = await receiveMultipart(req, { dir: tmp, files: UPLOAD_LIMITS });
+  try {
+    const { shapefile_zip: shapefile, raster_file: raster } = received.files;
+    if (shapefile) {
+      const result = await importShapefile(db, user.companyId, shapefile.path, { workRoot: tmp, mapping: parseColumnMapping(received.fields.mapping) });
+      const skipped = result.skipped.map((s) => ({ feature: s.feature, reason: translate(locale, `errors.${s.key}`, s.params) }));
+      return ok({ ...result, skipped });
+    }
+    if (raster) return ok(await submitRasterZoning(db, user.companyId, user.id, raster, received.fields), { status: 202 });
+    throw unprocessable('upload_missing_part', { part: 'shapefile_zip | raster_file' });
+  } finally {
+    await received.discard();
+  }
+});

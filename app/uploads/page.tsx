@@ -1,0 +1,36 @@
+import { getTranslations } from 'next-intl/server';
+import { DroneUpload } from '@/components/uploads/drone-upload';
+import { RasterUpload } from '@/components/uploads/raster-upload';
+import { ShapefileUpload } from '@/components/uploads/shapefile-upload';
+import { Card } from '@/components/ui/form';
+import { requireUser } from '@/lib/ui/server';
+
+export async function generateMetadata() {
+  const t = await getTranslations('nav');
+  return { title: t('uploads') };
+}
+
+export default async function UploadsPage({ searchParams }: { searchParams: Promise<{ field?: string }> }) {
+  const { db } = await requireUser('operator');
+  const [fields, t, params] = await Promise.all([db.field.findMany({ select: { id: true, name: true }, orderBy: { name: 'asc' } }), getTranslations('uploads'), searchParams]);
+  const wanted = Number(params.field);
+  const defaultField = fields.some((f) => f.id === wanted) ? wanted : undefined;
+  return (
+    <section className="space-y-4">
+      <h1 className="text-2xl font-semibold">{t('title')}</h1>
+      <div className="grid gap-4 lg:grid-cols-2">
+        <Card title={t('shapefile_title')}>
+          <ShapefileUpload />
+        </Card>
+        <Card title={t('raster_title')}>
+          <RasterUpload fields={fields} defaultField={defaultField} />
+        </Card>
+        <div className="lg:col-span-2">
+          <Card title={t('drone_title')}>
+            <DroneUpload fields={fields} defaultField={defaultField} />
+          </Card>
+        </div>
+      </div>
+    </section>
+  );
+}

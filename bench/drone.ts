@@ -1,0 +1,100 @@
+// brighton_beach end to end (ZIP unpacking, EXIF, checks, orthomosaic GeoTIFF, index, row pattern, classification)
+// in a child process whose wall time and peak RSS (VmHWM) are reported, and OpenCV's own panorama
+// stitcher (python3-opencv, Stitcher SCANS: the original product's approach, which places nothing on
+// the map) on the same photos as the reference. Writes bench/results/drone.json.
+// Usage: npx tsx bench/drone.ts
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import yazl from 'yazl';
+import { classifyCrop, measureRowPattern } from '@/lib/drone/classify';
+import { readDroneExif } from '@/lib/drone/exif';
+import { analyseIndex } from '@/lib/drone/index';
+import { buildOrthomosaic } from '@/lib/drone/ortho';
+import { checkSurvey } from '@/lib/drone/survey';
+import { DRONE_ZIP_LIMITS } from '@/lib/fields/drone-survey';
+import { extractZipSafely } from '@/lib/uploads/zip-archive';
+import { sharedPath } from '@/tests/helpers/shared-data';
+import { printTable, round, type Row, writeResults } from './lib';
+
+const IMAGES = sharedPath('drone', 'brighton_beach', 'images');
+
+function zipPhotos(files: string[], out: string): Promise<void> {
+  const zip = new yazl.ZipFile();
+  for (const f of files) zip.addFile(f, `images/${basename(f)}`, { compress: false });
+  zip.end();
+  return pipeline(zip.outputStream, createWriteStream(out));
+}
+
+const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
+
+async function worker(): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'drone-bench-'));
+  // The ZIP an operator uploads, made first and untimed.
+  const zipPath = join(workDir, 'flight.zip');
+  await zipPhotos(readdirSync(IMAGES).sort().map((f) => join(IMAGES, f)), zipPath);
+  const t0 = performance.now();
+  const phases: Record<string, number> = {};
+  const mark = (name: string) => (phases[name] = round((performance.now() - t0) / 1000, 2));
+  // What POST /api/drone/upload does before it answers (after the bytes arrived): check and unpack
+  // the ZIP, read every photo's metadata, check the survey.
+  const u0 = performance.now();
+  const unpacked = (await extractZipSafely(zipPath, join(workDir, 'photos'), DRONE_ZIP_LIMITS)).sort();
+  const photos = await Promise.all(unpacked.map((f) => readDroneExif(f)));
+  checkSurvey(photos);
+  const uploadChecksS = (performance.now() - u0) / 1000;
+  mark('exif');
+  const mosaic = await buildOrthomosaic(photos, { workDir });
+  mark('mosaic');
+  const index = await analyseIndex(mosaic, mosaic.footprintWgs84);
+  mark('index');
+  const rowPattern = await measureRowPattern(mosaic);
+  const crop = classifyCrop({ histogram: index.histogram, stats: index.stats, indexName: index.indexName, captureMonth: 6, rowPattern });
+  mark('classification');
+  rmSync(workDir, { recursive: true, force: true });
+  console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, uploadChecksS, phases, peakRssMb: peakRssMb(), gsdM: mosaic.gsdM, size: [mosaic.width, mosaic.height],
+    misalignmentPx: mosaic.medianMisalignmentPx, index: index.indexName, crop: crop.crop_type }));
+}
+
+const OPENCV_STITCH = `
+import cv2, sys, glob, time, resource
+t = time.time()
+imgs = [cv2.imread(p) for p in sorted(glob.glob(sys.argv[1] + '/*.JPG'))]
+status, pano = cv2.Stitcher_create(cv2.Stitcher_SCANS).stitch(imgs)
+print(status, time.time() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, pano.shape if pano is not None else None)
+`;
+
+function openCvStitcher(): { seconds: number; peakRssMb: number; status: number } | { skipped: string } {
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import cv2']);
+  } catch {
+    return { skipped: 'python3-opencv not installed (apt-get install -y python3-opencv)' };
+  }
+  const out = execFileSync('/usr/bin/python3', ['-c', OPENCV_STITCH, IMAGES], { maxBuffer: 1 << 20 }).toString().trim().split(/\s+/);
+  return { status: Number(out[0]), seconds: Number(out[1]), peakRssMb: Number(out[2]) };
+}
+
+if (process.argv[2] === 'worker') {
+  await worker();
+} else {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'worker'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`drone worker failed: ${r.stderr}`);
+  const ours = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+  const ref = openCvStitcher();
+  const rows: Row[] = [
+    { metric: 'brighton_beach end to end (18 photos)', value: round(ours.seconds, 1), unit: 's', target: '< 20 s', ok: ours.seconds < 20 },
+    { metric: 'brighton_beach upload checks (unzip, EXIF, survey checks)', value: round(ours.uploadChecksS, 2), unit: 's', target: 'answer at once' },
+    { metric: 'brighton_beach peak RSS', value: round(ours.peakRssMb, 0), unit: 'MB', target: '< 1536 MB', ok: ours.peakRssMb < 1536 },
+    { metric: 'brighton_beach seam misalignment', value: round(ours.misalignmentPx, 2), unit: 'px', target: '<= 3 px', ok: ours.misalignmentPx <= 3 },
+  ];
+  if ('seconds' in ref) {
+    rows.push({ metric: 'OpenCV Stitcher (SCANS), same photos', value: round(ref.seconds, 1), unit: 's' });
+    rows.push({ metric: 'OpenCV Stitcher peak RSS', value: round(ref.peakRssMb, 0), unit: 'MB' });
+    rows.push({ metric: 'ours / OpenCV stitcher time', value: round(ours.seconds / ref.seconds, 2), unit: 'x' });
+  }
+  printTable('Drone orthomosaic', rows);
+  console.log('phases (s since start):', ours.phases, 'load average:', readFileSync('/proc/loadavg', 'utf8').trim());
+  writeResults('drone', rows, { ours, opencvStitcher: ref, loadAverage: readFileSync('/proc/loadavg', 'utf8').trim() });
+}

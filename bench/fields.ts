@@ -1,0 +1,123 @@
+// Issue 3's benchmark: 10,000 fields of 50-200 vertices; the full list, a 1 % bbox window, single
+// fields and statistics, on SQLite and (when it answers) PostgreSQL, against the real server.
+import autocannon from 'autocannon';
+import { createDb } from '../lib/db/client';
+import { migrate } from '../lib/db/migrate';
+import { type ScratchDb, postgresAvailable, scratchPostgres, scratchSqlite } from '../lib/db/scratch';
+import { roundArea } from '../lib/fields/fields';
+import { geometryAreaHa } from '../lib/geo/area';
+import { boundingBox } from '../lib/geo/geometry';
+import { registerCompany } from '../tests/helpers/company';
+import { startServer } from '../tests/helpers/server';
+import { type Row, median, printTable, round, writeResults } from './lib';
+
+const FIELDS = 10_000;
+
+function randomField(i: number) {
+  // Spread over 1° x 1°, so a 0.1° x 0.1° window holds about 1 % of them.
+  const cx = 39 + Math.random();
+  const cy = 47 + Math.random();
+  const n = 50 + Math.floor(Math.random() * 151);
+  const ring = Array.from({ length: n }, (_, k) => {
+    const a = (2 * Math.PI * k) / n;
+    const r = 0.002 * (0.8 + 0.2 * Math.sin(5 * a));
+    return [round(cx + r * Math.cos(a), 7), round(cy + 0.7 * r * Math.sin(a), 7)];
+  });
+  ring.push(ring[0]!);
+  const geometry = { type: 'Polygon' as const, coordinates: [ring] };
+  return { name: `Поле ${i}`, geometry, area: roundArea(geometryAreaHa(geometry)), status: i % 3 ? 'Аренда' : 'Собственность' };
+}
+
+async function seed(scratch: ScratchDb, companyId: number) {
+  const db = createDb(scratch.target);
+  const owners = await Promise.all(Array.from({ length: 50 }, (_, i) => db.owner.create({ data: { companyId, name: `Owner ${i}` } })));
+  for (let i = 0; i < FIELDS; i += 1000) {
+    await db.field.createMany({
+      data: Array.from({ length: 1000 }, (_, k) => {
+        const f = randomField(i + k);
+        return { companyId, ownerId: owners[(i + k) % 50]!.id, name: f.name, area: f.area, status: f.status, geometry: JSON.stringify(f.geometry), ...boundingBox(f.geometry) };
+      }),
+    });
+  }
+  const ids = (await db.field.findMany({ where: { companyId }, select: { id: true } })).map((f) => f.id);
+  await db.$disconnect();
+  return ids;
+}
+
+async function load(url: string, cookie: string, paths: () => string) {
+  const result = await autocannon({
+    url,
+    connections: 16,
+    duration: 10,
+    headers: { cookie: `session_token=${cookie}` },
+    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }) }],
+  } as unknown as autocannon.Options);
+  return { rps: round(result.requests.average, 0), p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+export async function benchFields(): Promise<Row[]> {
+  const all: Row[] = [];
+  const kinds: ('sqlite' | 'postgresql')[] = ['sqlite'];
+  if (await postgresAvailable()) kinds.push('postgresql');
+  for (const kind of kinds) {
+    const scratch = kind === 'sqlite' ? scratchSqlite() : await scratchPostgres();
+    await migrate(scratch.target);
+    const server = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'error' } });
+    try {
+      const { api, user } = await registerCompany(server.url);
+      const ids = await seed(scratch, user.company.id);
+      const listTimes: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < 6; i++) {
+        const t = performance.now();
+        const res = await api.get('/api/fields');
+        listTimes.push(performance.now() - t);
+        bytes = res.text.length;
+      }
+      // The same list without compression: Next.js gzips responses for clients that accept it, and on
+      // 30 MB that costs the server more than building the list.
+      const plainTimes: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const t = performance.now();
+        await api.request('GET', '/api/fields', undefined, { 'accept-encoding': 'identity' });
+        plainTimes.push(performance.now() - t);
+      }
+      const bboxTimes: number[] = [];
+      let inWindow = 0;
+      for (let i = 0; i < 30; i++) {
+        const x = 39 + Math.random() * 0.9;
+        const y = 47 + Math.random() * 0.9;
+        const t = performance.now();
+        const res = await api.get(`/api/fields?bbox=${x},${y},${x + 0.1},${y + 0.1}`);
+        bboxTimes.push(performance.now() - t);
+        inWindow += JSON.parse(res.text).features.length;
+      }
+      const statsTimes: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const t = performance.now();
+        await api.get('/api/stats');
+        statsTimes.push(performance.now() - t);
+      }
+      const single = await load(server.url, api.cookie!, () => `/api/fields/${ids[Math.floor(Math.random() * ids.length)]}`);
+      const stats = await load(server.url, api.cookie!, () => '/api/stats');
+      const rows: Row[] = [
+        { metric: `${kind}: full list (${FIELDS} fields, ${round(bytes / 1e6)} MB)`, value: round(median(listTimes.slice(1))), unit: 'ms', target: '< 400', ok: median(listTimes.slice(1)) < 400 },
+        { metric: `${kind}: full list, uncompressed`, value: round(median(plainTimes.slice(1))), unit: 'ms', target: '< 400', ok: median(plainTimes.slice(1)) < 400 },
+        { metric: `${kind}: bbox 1 % window (~${Math.round(inWindow / 30)} fields)`, value: round(median(bboxTimes)), unit: 'ms', target: '< 20', ok: median(bboxTimes) < 20 },
+        { metric: `${kind}: single field, 16 clients`, value: single.rps, unit: 'req/s', target: '> 1000', ok: single.rps > 1000 },
+        { metric: `${kind}: single field p99`, value: single.p99, unit: 'ms', target: '< 20', ok: single.p99 < 20 },
+        { metric: `${kind}: stats`, value: round(median(statsTimes)), unit: 'ms', target: '< 50', ok: median(statsTimes) < 50 },
+        { metric: `${kind}: stats, 16 clients`, value: stats.rps, unit: 'req/s' },
+        { metric: `${kind}: stats p99`, value: stats.p99, unit: 'ms' },
+        { metric: `${kind}: non-2xx answers under load`, value: single.non2xx + stats.non2xx, unit: '', target: '0', ok: single.non2xx + stats.non2xx === 0 },
+      ];
+      all.push(...rows);
+    } finally {
+      await server.stop();
+      await scratch.drop();
+    }
+  }
+  writeResults('fields', all);
+  printTable('Fields (issue 3)', all);
+  return all;
+}

@@ -1,0 +1,71 @@
+'use client';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useLocale, useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { LOCALES } from '@/lib/i18n/locales';
+import { api } from '@/lib/ui/api';
+import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
+
+export function RegisterForm() {
+  const t = useTranslations();
+  const locale = useLocale();
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const value = (k: string) => String(form.get(k) ?? '').trim();
+    setBusy(true);
+    setError(null);
+    const res = await api('/api/auth/register', {
+      method: 'POST',
+      body: {
+        company_name: value('company_name'),
+        first_name: value('first_name') || undefined,
+        last_name: value('last_name') || undefined,
+        email: value('email'),
+        password: String(form.get('password') ?? ''),
+        language: value('language'),
+      },
+    });
+    if (!res.ok) {
+      setBusy(false);
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    router.replace('/map');
+    router.refresh();
+  }
+
+  return (
+    <form onSubmit={submit} className="space-y-4">
+      <TextInput label={t('auth.company_name')} name="company_name" required maxLength={255} autoComplete="organization" />
+      <div className="grid gap-4 sm:grid-cols-2">
+        <TextInput label={t('auth.first_name')} name="first_name" maxLength={255} autoComplete="given-name" />
+        <TextInput label={t('auth.last_name')} name="last_name" maxLength={255} autoComplete="family-name" />
+      </div>
+      <TextInput label={t('auth.email')} name="email" type="email" required autoComplete="email" />
+      <TextInput label={t('auth.password')} name="password" type="password" required minLength={8} autoComplete="new-password" hint={t('account.password_hint')} />
+      <Select label={t('settings.language')} name="language" defaultValue={locale}>
+        {LOCALES.map((l) => (
+          <option key={l} value={l}>
+            {t(`languages.${l}`)}
+          </option>
+        ))}
+      </Select>
+      <ErrorMessage>{error}</ErrorMessage>
+      <Button type="submit" disabled={busy} className="w-full">
+        {t('account.create_company')}
+      </Button>
+      <p className="text-sm text-stone-600">
+        {t('auth.have_account')}{' '}
+        <Link href="/login" className="text-emerald-800 underline">
+          {t('auth.login')}
+        </Link>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,242 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useFormatter, useLocale, useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { ROLES, ROLE_LEVEL, type Role } from '@/lib/auth/roles';
+import { LOCALES } from '@/lib/i18n/locales';
+import { api } from '@/lib/ui/api';
+import { ConfirmButton } from '../ui/confirm-button';
+import { Button, Card, ErrorMessage, Select, SuccessMessage, TextInput, inputClass } from '../ui/form';
+
+export interface CompanyUserRow {
+  id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  role: string;
+  language: string;
+  is_active: boolean;
+  last_login: string | null;
+}
+
+function useAction() {
+  const t = useTranslations();
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function run(call: () => Promise<{ ok: boolean; error?: string | null }>, success: string) {
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    const res = await call();
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return false;
+    }
+    setNotice(success);
+    router.refresh();
+    return true;
+  }
+  return { error, notice, busy, run };
+}
+
+export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[]; myId: number; myRole: Role }) {
+  const t = useTranslations();
+  const format = useFormatter();
+  const { error, notice, busy, run } = useAction();
+  const assignable = ROLES.filter((r) => ROLE_LEVEL[r] <= ROLE_LEVEL[myRole]);
+  const name = (u: CompanyUserRow) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
+
+  return (
+    <Card title={t('company.users')}>
+      <ErrorMessage>{error}</ErrorMessage>
+      <SuccessMessage>{notice}</SuccessMessage>
+      <div className="overflow-x-auto">
+        <table className="min-w-full text-sm" data-testid="users-table">
+          <thead className="bg-stone-100">
+            <tr>
+              <th className="px-2 py-1 text-left">{t('company.user')}</th>
+              <th className="px-2 py-1 text-left">{t('account.role')}</th>
+              <th className="px-2 py-1 text-left">{t('company.state')}</th>
+              <th className="px-2 py-1 text-left">{t('account.last_login')}</th>
+              <th className="px-2 py-1 text-left">{t('common.actions')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => {
+              const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
+              return (
+                <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
+                  <td className="px-2 py-1">
+                    <span className="block">{name(u)}</span>
+                    <span className="block text-xs text-stone-500">{u.email}</span>
+                  </td>
+                  <td className="px-2 py-1">
+                    {editable ? (
+                      <select
+                        aria-label={t('company.role_of', { user: u.email })}
+                        className={inputClass}
+                        value={u.role}
+                        disabled={busy}
+                        onChange={(e) => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }), t('auth.user_updated'))}
+                      >
+                        {assignable.map((r) => (
+                          <option key={r} value={r}>
+                            {t(`roles.${r}`)}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      t(`roles.${u.role}`)
+                    )}
+                  </td>
+                  <td className="px-2 py-1">{u.is_active ? t('company.active') : t('company.inactive')}</td>
+                  <td className="px-2 py-1">{u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'short', timeStyle: 'short' }) : '—'}</td>
+                  <td className="px-2 py-1">
+                    {editable && (
+                      <span className="flex flex-wrap gap-2">
+                        <Button
+                          variant="secondary"
+                          disabled={busy}
+                          onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
+                        >
+                          {u.is_active ? t('company.deactivate') : t('company.activate')}
+                        </Button>
+                        <ConfirmButton
+                          label={t('common.delete')}
+                          question={t('company.remove_confirm', { user: u.email })}
+                          onConfirm={async () => {
+                            await run(() => api(`/api/auth/company/users/${u.id}`, { method: 'DELETE' }), t('auth.user_deleted'));
+                          }}
+                        />
+                      </span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <AddUserForm assignable={assignable} />
+    </Card>
+  );
+}
+
+function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
+  const t = useTranslations();
+  const locale = useLocale();
+  const { error, notice, busy, run } = useAction();
+  return (
+    <form
+      className="space-y-3 border-t border-stone-200 pt-3"
+      aria-label={t('company.add_user')}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const formEl = e.currentTarget;
+        const f = new FormData(formEl);
+        const v = (k: string) => String(f.get(k) ?? '').trim();
+        const ok = await run(
+          () =>
+            api('/api/auth/company/users', {
+              method: 'POST',
+              body: { email: v('email'), password: String(f.get('password') ?? ''), first_name: v('first_name') || undefined, last_name: v('last_name') || undefined, role: v('role'), language: v('language') },
+            }),
+          t('auth.user_created'),
+        );
+        if (ok) formEl.reset();
+      }}
+    >
+      <h3 className="font-semibold">{t('company.add_user')}</h3>
+      <div className="grid gap-3 sm:grid-cols-2">
+        <TextInput label={t('auth.email')} name="email" type="email" required />
+        <TextInput label={t('auth.password')} name="password" type="password" required minLength={8} autoComplete="new-password" hint={t('account.password_hint')} />
+        <TextInput label={t('auth.first_name')} name="first_name" />
+        <TextInput label={t('auth.last_name')} name="last_name" />
+        <Select label={t('account.role')} name="role" defaultValue="operator">
+          {assignable.map((r) => (
+            <option key={r} value={r}>
+              {t(`roles.${r}`)}
+            </option>
+          ))}
+        </Select>
+        <Select label={t('settings.language')} name="language" defaultValue={locale}>
+          {LOCALES.map((l) => (
+            <option key={l} value={l}>
+              {t(`languages.${l}`)}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <ErrorMessage>{error}</ErrorMessage>
+      <SuccessMessage>{notice}</SuccessMessage>
+      <Button type="submit" disabled={busy}>
+        {t('company.add_user')}
+      </Button>
+    </form>
+  );
+}
+
+export function CompanySettings({ name, zoneRates }: { name: string; zoneRates: string }) {
+  const t = useTranslations();
+  const { error, notice, busy, run } = useAction();
+  const [values, setValues] = useState({ name, zoneRates });
+  return (
+    <Card title={t('company.settings')}>
+      <form
+        className="space-y-3"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const rates: Record<string, number> = {};
+          for (const pair of values.zoneRates.split(',').map((s) => s.trim()).filter(Boolean)) {
+            const m = /^(\d+)\s*:\s*(\d+(?:\.\d+)?)$/.exec(pair);
+            if (!m) {
+              await run(async () => ({ ok: false, error: t('errors.export_rates_format') }), '');
+              return;
+            }
+            rates[m[1]!] = Number(m[2]);
+          }
+          await run(() => api('/api/auth/company', { method: 'PUT', body: { name: values.name.trim(), settings: { zone_rates: rates } } }), t('auth.company_updated'));
+        }}
+      >
+        <TextInput label={t('auth.company_name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} required maxLength={255} />
+        <TextInput label={t('company.zone_rates')} value={values.zoneRates} onChange={(e) => setValues({ ...values, zoneRates: e.target.value })} placeholder="1:120,2:140,3:160" hint={t('company.zone_rates_hint')} />
+        <ErrorMessage>{error}</ErrorMessage>
+        <SuccessMessage>{notice}</SuccessMessage>
+        <Button type="submit" disabled={busy}>
+          {t('common.save')}
+        </Button>
+      </form>
+    </Card>
+  );
+}
+
+export function DeleteCompany() {
+  const t = useTranslations();
+  const router = useRouter();
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Card title={t('company.delete_title')}>
+      <p className="text-sm text-stone-700">{t('company.delete_warning')}</p>
+      <TextInput label={t('profile.current_password')} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" />
+      <ErrorMessage>{error}</ErrorMessage>
+      <ConfirmButton
+        label={t('company.delete_company')}
+        question={t('company.delete_confirm')}
+        disabled={!password}
+        onConfirm={async () => {
+          const res = await api('/api/auth/company', { method: 'DELETE', body: { password } });
+          if (!res.ok) {
+            setError(res.error ?? t('common.network_error'));
+            return;
+          }
+          router.replace('/');
+          router.refresh();
+        }}
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,88 @@
+'use client';
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { download } from '@/lib/ui/api';
+import { Button, ErrorMessage, TextInput } from '../ui/form';
+
+/** KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report. */
+export function ExportPanel({ fieldId, scanId, defaultRates, zoneClasses }: { fieldId: number; scanId: number | null; defaultRates: string; zoneClasses: number[] }) {
+  const t = useTranslations('exports');
+  const tc = useTranslations('common');
+  const [open, setOpen] = useState<'kmz' | 'isoxml' | null>(null);
+  const [kmz, setKmz] = useState({ height: '100', direction: '90', overlap_h: '70', overlap_w: '65' });
+  const [rates, setRates] = useState(defaultRates);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function get(path: string) {
+    setBusy(true);
+    setError(null);
+    const res = await download(path);
+    setBusy(false);
+    if (!res.ok) setError(res.error ?? tc('network_error'));
+    else setOpen(null);
+  }
+
+  const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams(kmz)}`;
+  const isoBase = scanId ? `/api/scan/${scanId}/export/isoxml` : `/api/field/export/isoxml/${fieldId}`;
+  const isoUrl = rates.trim() ? `${isoBase}?${new URLSearchParams({ rates: rates.trim() })}` : isoBase;
+  const pdfUrl = scanId ? `/api/scan/${scanId}/export/pdf` : `/api/field/export/pdf/${fieldId}`;
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap gap-2">
+        <Button variant={open === 'kmz' ? 'primary' : 'secondary'} onClick={() => setOpen(open === 'kmz' ? null : 'kmz')} aria-expanded={open === 'kmz'}>
+          {t('kmz')}
+        </Button>
+        <Button variant={open === 'isoxml' ? 'primary' : 'secondary'} onClick={() => setOpen(open === 'isoxml' ? null : 'isoxml')} aria-expanded={open === 'isoxml'}>
+          {t('isoxml')}
+        </Button>
+        <Button variant="secondary" onClick={() => void get(pdfUrl)} disabled={busy}>
+          {t('pdf')}
+        </Button>
+      </div>
+      {open === 'kmz' && (
+        <form
+          className="grid gap-3 rounded border border-stone-200 bg-stone-50 p-3 sm:grid-cols-2"
+          aria-label={t('kmz')}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void get(kmzUrl);
+          }}
+        >
+          <TextInput label={t('height')} type="number" min={20} max={500} step="any" value={kmz.height} onChange={(e) => setKmz({ ...kmz, height: e.target.value })} required />
+          <TextInput label={t('direction')} type="number" min={0} max={359} step={1} value={kmz.direction} onChange={(e) => setKmz({ ...kmz, direction: e.target.value })} required />
+          <TextInput label={t('overlap_h')} type="number" min={10} max={95} step="any" value={kmz.overlap_h} onChange={(e) => setKmz({ ...kmz, overlap_h: e.target.value })} required />
+          <TextInput label={t('overlap_w')} type="number" min={10} max={95} step="any" value={kmz.overlap_w} onChange={(e) => setKmz({ ...kmz, overlap_w: e.target.value })} required />
+          <div className="sm:col-span-2">
+            <Button type="submit" disabled={busy}>
+              {t('download')}
+            </Button>
+          </div>
+        </form>
+      )}
+      {open === 'isoxml' && (
+        <form
+          className="space-y-3 rounded border border-stone-200 bg-stone-50 p-3"
+          aria-label={t('isoxml')}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void get(isoUrl);
+          }}
+        >
+          <TextInput
+            label={t('rates')}
+            value={rates}
+            onChange={(e) => setRates(e.target.value)}
+            placeholder={zoneClasses.map((c, i) => `${c}:${120 + i * 20}`).join(',') || '1:120,2:140'}
+            hint={zoneClasses.length ? t('rates_hint', { classes: zoneClasses.join(', ') }) : t('rates_no_zones')}
+          />
+          <Button type="submit" disabled={busy}>
+            {t('download')}
+          </Button>
+        </form>
+      )}
+      <ErrorMessage>{error}</ErrorMessage>
+    </div>
+  );
+}

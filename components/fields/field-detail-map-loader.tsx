@@ -1,0 +1,19 @@
+'use client';
+import dynamic from 'next/dynamic';
+import { useTranslations } from 'next-intl';
+import type { FieldDetailMapProps } from './field-detail-map';
+
+function Loading() {
+  const t = useTranslations('map');
+  return (
+    <div className="flex h-[360px] items-center justify-center rounded-lg border border-stone-200 bg-stone-100 text-stone-500 sm:h-[440px]" role="status">
+      {t('loading')}
+    </div>
+  );
+}
+
+const FieldDetailMap = dynamic(() => import('./field-detail-map'), { ssr: false, loading: Loading });
+
+export function FieldDetailMapLoader(props: FieldDetailMapProps) {
+  return <FieldDetailMap {...props} />;
+}

@@ -1,0 +1,227 @@
+'use client';
+import Link from 'next/link';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useMemo, useState } from 'react';
+import { api, download } from '@/lib/ui/api';
+import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
+import type { OwnerOption } from '@/lib/ui/types';
+import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
+
+export interface FieldRow {
+  id: number;
+  name: string;
+  area: number;
+  owner: string | null;
+  owner_id: number | null;
+  status: string | null;
+  parcel_number: string | null;
+}
+
+type SortKey = 'name' | 'area' | 'owner' | 'status' | 'parcel_number';
+
+interface UpdatedField {
+  field: { id: number; name: string; area: number; owner: { id: number; name: string } | null; status: string | null; parcel_number: string | null };
+}
+
+export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: { rows: FieldRow[]; owners: OwnerOption[]; canEdit: boolean; canExport: boolean }) {
+  const t = useTranslations();
+  const format = useFormatter();
+  const [rows, setRows] = useState(initialRows);
+  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: 'name', dir: 1 });
+  const [editing, setEditing] = useState<FieldRow | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const ha = (v: number) => format.number(v, { maximumFractionDigits: 4 });
+  const statusLabel = (s: string | null) => {
+    const key = statusKey(s);
+    return key ? t(`fields.status_values.${key}`) : s || '—';
+  };
+
+  const sorted = useMemo(() => {
+    const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+    return [...rows].sort((a, b) => {
+      const x = a[sort.key];
+      const y = b[sort.key];
+      if (x === y) return 0;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y))) * sort.dir;
+    });
+  }, [rows, sort]);
+  const total = rows.reduce((s, r) => s + r.area, 0);
+
+  function header(key: SortKey, label: string, align = 'text-left') {
+    const active = sort.key === key;
+    return (
+      <th scope="col" className={`px-2 py-2 ${align}`} aria-sort={active ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
+        <button type="button" className="font-semibold hover:underline" onClick={() => setSort({ key, dir: active ? (-sort.dir as 1 | -1) : 1 })}>
+          {label}
+          {active ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}
+        </button>
+      </th>
+    );
+  }
+
+  async function save() {
+    if (!editing) return;
+    setBusy(true);
+    setError(null);
+    const res = await api<UpdatedField>(`/api/fields/${editing.id}`, {
+      method: 'PUT',
+      body: { name: editing.name.trim(), owner_id: editing.owner_id, status: editing.status || null, parcel_number: (editing.parcel_number ?? '').trim() },
+    });
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    const f = res.data.field;
+    setRows((all) =>
+      all.map((r) => (r.id === f.id ? { id: f.id, name: f.name, area: f.area, owner: f.owner?.name ?? null, owner_id: f.owner?.id ?? null, status: f.status, parcel_number: f.parcel_number } : r)),
+    );
+    setEditing(null);
+    setNotice(t('fields.saved', { name: f.name }));
+  }
+
+  async function exportFile(path: string) {
+    setError(null);
+    const res = await download(path);
+    if (!res.ok) setError(res.error ?? t('common.network_error'));
+  }
+
+  const statuses: string[] = [...KNOWN_STATUSES];
+  if (editing?.status && !statuses.includes(editing.status)) statuses.push(editing.status);
+
+  return (
+    <div className="space-y-3">
+      <ErrorMessage>{error}</ErrorMessage>
+      <SuccessMessage>{notice}</SuccessMessage>
+      {canExport && rows.length > 0 && (
+        <Button variant="secondary" onClick={() => void exportFile('/api/field/export/kmz/all')}>
+          {t('fields.export_all_kmz')}
+        </Button>
+      )}
+      <div className="overflow-x-auto rounded-lg border border-stone-200 bg-white">
+        <table className="min-w-full text-sm" data-testid="fields-table">
+          <thead className="bg-stone-100 text-stone-700">
+            <tr>
+              {header('name', t('fields.name'))}
+              {header('area', t('fields.area_ha'), 'text-right')}
+              {header('owner', t('fields.owner'))}
+              {header('status', t('fields.status'))}
+              {header('parcel_number', t('fields.parcel_number'))}
+              <th scope="col" className="px-2 py-2 text-left">
+                {t('common.actions')}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.length === 0 && (
+              <tr>
+                <td colSpan={6} className="px-2 py-6 text-center text-stone-500">
+                  {t('fields.none_found')}
+                </td>
+              </tr>
+            )}
+            {sorted.map((r) =>
+              editing?.id === r.id ? (
+                <tr key={r.id} className="border-t border-stone-200 bg-amber-50" data-testid={`field-row-${r.id}`}>
+                  <td className="px-2 py-1">
+                    <input aria-label={t('fields.name')} className={inputClass} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} required />
+                  </td>
+                  <td className="px-2 py-1 text-right tabular-nums">{ha(r.area)}</td>
+                  <td className="px-2 py-1">
+                    <select
+                      aria-label={t('fields.owner')}
+                      className={inputClass}
+                      value={editing.owner_id ?? ''}
+                      onChange={(e) => setEditing({ ...editing, owner_id: e.target.value ? Number(e.target.value) : null })}
+                    >
+                      <option value="">{t('fields.no_owner')}</option>
+                      {owners.map((o) => (
+                        <option key={o.id} value={o.id}>
+                          {o.name}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td className="px-2 py-1">
+                    <select aria-label={t('fields.status')} className={inputClass} value={editing.status ?? ''} onChange={(e) => setEditing({ ...editing, status: e.target.value || null })}>
+                      <option value="">{t('common.none')}</option>
+                      {statuses.map((s) => (
+                        <option key={s} value={s}>
+                          {statusLabel(s)}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td className="px-2 py-1">
+                    <input
+                      aria-label={t('fields.parcel_number')}
+                      className={inputClass}
+                      value={editing.parcel_number ?? ''}
+                      onChange={(e) => setEditing({ ...editing, parcel_number: e.target.value })}
+                      placeholder="61:02:0600010:123"
+                    />
+                  </td>
+                  <td className="px-2 py-1 whitespace-nowrap">
+                    <span className="flex gap-1">
+                      <Button onClick={() => void save()} disabled={busy}>
+                        {t('common.save')}
+                      </Button>
+                      <Button variant="secondary" onClick={() => setEditing(null)} disabled={busy}>
+                        {t('common.cancel')}
+                      </Button>
+                    </span>
+                  </td>
+                </tr>
+              ) : (
+                <tr key={r.id} className="border-t border-stone-200 hover:bg-stone-50" data-testid={`field-row-${r.id}`}>
+                  <td className="px-2 py-1.5">
+                    <Link href={`/fields/${r.id}`} className="text-emerald-800 underline-offset-2 hover:underline">
+                      {r.name}
+                    </Link>
+                  </td>
+                  <td className="px-2 py-1.5 text-right tabular-nums">{ha(r.area)}</td>
+                  <td className="px-2 py-1.5">{r.owner ?? '—'}</td>
+                  <td className="px-2 py-1.5">{statusLabel(r.status)}</td>
+                  <td className="px-2 py-1.5 font-mono text-xs">{r.parcel_number ?? '—'}</td>
+                  <td className="px-2 py-1.5 whitespace-nowrap">
+                    <span className="flex flex-wrap gap-2">
+                      <Link href={`/map?field=${r.id}`} className="text-emerald-800 hover:underline">
+                        {t('fields.show_on_map')}
+                      </Link>
+                      {canEdit && (
+                        <button type="button" className="text-emerald-800 hover:underline" onClick={() => { setNotice(null); setEditing(r); }}>
+                          {t('common.edit')}
+                        </button>
+                      )}
+                      {canExport && (
+                        <button type="button" className="text-emerald-800 hover:underline" onClick={() => void exportFile(`/api/field/export/kmz/${r.id}`)}>
+                          KMZ
+                        </button>
+                      )}
+                    </span>
+                  </td>
+                </tr>
+              ),
+            )}
+          </tbody>
+          <tfoot className="border-t-2 border-stone-300 bg-stone-50 font-semibold">
+            <tr>
+              <td className="px-2 py-2" data-testid="fields-total-count">
+                {t('fields.total', { count: rows.length })}
+              </td>
+              <td className="px-2 py-2 text-right tabular-nums" data-testid="fields-total-area">
+                {ha(total)}
+              </td>
+              <td colSpan={4} />
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,385 @@
+'use client';
+import 'leaflet/dist/leaflet.css';
+import L from './leaflet-global';
+import '@geoman-io/leaflet-geoman-free';
+import '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.css';
+import Link from 'next/link';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { MapContainer, TileLayer, useMap } from 'react-leaflet';
+import { geometryAreaHa } from '@/lib/geo/area';
+import { api } from '@/lib/ui/api';
+import { ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption } from '@/lib/ui/types';
+import { ConfirmButton } from '../ui/confirm-button';
+import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
+import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
+
+export interface FieldMapProps {
+  initial: FieldCollection;
+  owners: OwnerOption[];
+  tileUrl: string;
+  can: { add: boolean; edit: boolean; delete: boolean };
+  focusId?: number;
+}
+
+type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number };
+type ColorBy = 'status' | 'owner';
+
+const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
+const DEFAULT_ZOOM = 14;
+
+function ringsArea(points: L.LatLng[]): number | null {
+  if (points.length < 3) return null;
+  const ring = points.map((p) => [p.lng, p.lat]);
+  ring.push(ring[0]!);
+  return geometryAreaHa({ type: 'Polygon', coordinates: [ring] });
+}
+
+function layerArea(layer: L.Polygon): number {
+  return geometryAreaHa(layer.toGeoJSON().geometry as FieldGeometry);
+}
+
+/** Hands the Leaflet map to the parent once it exists. */
+function MapBridge({ onReady }: { onReady: (map: L.Map) => void }) {
+  const map = useMap();
+  useEffect(() => onReady(map), [map, onReady]);
+  return null;
+}
+
+export default function FieldMap({ initial, owners, tileUrl, can, focusId }: FieldMapProps) {
+  const t = useTranslations();
+  const format = useFormatter();
+  const [map, setMap] = useState<L.Map | null>(null);
+  const [features, setFeatures] = useState<FieldFeature[]>(initial.features);
+  const [selectedId, setSelectedId] = useState<number | null>(focusId ?? null);
+  const [colorBy, setColorBy] = useState<ColorBy>('status');
+  const [mode, setMode] = useState<Mode>({ kind: 'idle' });
+  const [liveArea, setLiveArea] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const groupRef = useRef<L.FeatureGroup | null>(null);
+  const layersRef = useRef(new Map<number, L.Polygon>());
+  const drawnRef = useRef<L.Layer | null>(null);
+  const modeRef = useRef<Mode>(mode);
+  const fittedRef = useRef(false);
+  // The ref is read by Leaflet's event handlers, which outlive renders: it changes with the state.
+  const changeMode = useCallback((next: Mode) => {
+    modeRef.current = next;
+    setMode(next);
+  }, []);
+
+  const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, { maximumFractionDigits: 2 }) }), [t, format]);
+  const colorOf = useCallback((f: FieldFeature) => (colorBy === 'status' ? statusColor(f.properties.status) : ownerColor(f.properties.owner)), [colorBy]);
+  const statusLabel = useCallback(
+    (status: string | null) => {
+      const key = statusKey(status);
+      return key ? t(`fields.status_values.${key}`) : status || t('common.none');
+    },
+    [t],
+  );
+
+  const reload = useCallback(async () => {
+    const res = await api<FieldCollection>('/api/fields');
+    if (res.ok) setFeatures(res.data.features);
+    else setError(res.error ?? t('common.network_error'));
+  }, [t]);
+
+  // The map's own controls, in the page's language.
+  useEffect(() => {
+    if (!map) return;
+    const zoom = L.control.zoom({ zoomInTitle: t('map.zoom_in'), zoomOutTitle: t('map.zoom_out') });
+    zoom.addTo(map);
+    return () => {
+      zoom.remove();
+    };
+  }, [map, t]);
+
+  // Field polygons: rebuilt when the list or the colouring changes.
+  useEffect(() => {
+    if (!map) return;
+    const group = (groupRef.current ??= L.featureGroup().addTo(map));
+    group.clearLayers();
+    layersRef.current.clear();
+    for (const f of features) {
+      const color = colorOf(f);
+      const layer = L.geoJSON(f, {
+        style: { color, weight: 2, fillColor: color, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}` },
+      }).getLayers()[0] as L.Polygon | undefined;
+      if (!layer) continue;
+      layer.bindTooltip(`${f.properties.name} · ${ha(f.properties.area)}`, { sticky: true });
+      layer.on('click', () => {
+        if (modeRef.current.kind === 'idle') setSelectedId(f.id);
+      });
+      group.addLayer(layer);
+      layersRef.current.set(f.id, layer);
+    }
+    if (!fittedRef.current && features.length > 0) {
+      fittedRef.current = true;
+      const focus = focusId ? layersRef.current.get(focusId) : undefined;
+      map.fitBounds((focus ?? group).getBounds(), { padding: [24, 24], maxZoom: 17 });
+    }
+  }, [map, features, colorOf, ha, focusId]);
+
+  // The selected field is drawn heavier.
+  useEffect(() => {
+    for (const [id, layer] of layersRef.current) layer.setStyle({ weight: id === selectedId ? 5 : 2, fillOpacity: id === selectedId ? 0.5 : 0.35 });
+  }, [selectedId, features, colorBy]);
+
+  // Drawing: live area while the corners are placed, then the new field's form.
+  useEffect(() => {
+    if (!map) return;
+    let working: L.Polyline | null = null;
+    const update = (cursor?: L.LatLng) => {
+      if (!working) return;
+      const points = [...(working.getLatLngs() as L.LatLng[])];
+      if (cursor) points.push(cursor);
+      setLiveArea(ringsArea(points));
+    };
+    const onDrawStart = (e: { workingLayer: L.Layer }) => {
+      working = e.workingLayer as L.Polyline;
+      working.on('pm:vertexadded', () => update());
+    };
+    const onMove = (e: L.LeafletMouseEvent) => {
+      if (modeRef.current.kind === 'drawing') update(e.latlng);
+    };
+    const onCreate = (e: { layer: L.Layer }) => {
+      working = null;
+      drawnRef.current = e.layer;
+      const geometry = (e.layer as L.Polygon).toGeoJSON().geometry as FieldGeometry;
+      setLiveArea(geometryAreaHa(geometry));
+      changeMode({ kind: 'new', geometry });
+    };
+    const onDrawEnd = () => {
+      working = null;
+      if (modeRef.current.kind === 'drawing') {
+        changeMode({ kind: 'idle' });
+        setLiveArea(null);
+      }
+    };
+    map.on('pm:drawstart', onDrawStart);
+    map.on('mousemove', onMove as L.LeafletEventHandlerFn);
+    map.on('pm:create', onCreate);
+    map.on('pm:drawend', onDrawEnd);
+    return () => {
+      map.off('pm:drawstart', onDrawStart);
+      map.off('mousemove', onMove as L.LeafletEventHandlerFn);
+      map.off('pm:create', onCreate);
+      map.off('pm:drawend', onDrawEnd);
+    };
+  }, [map, changeMode]);
+
+  function startDrawing() {
+    if (!map) return;
+    setError(null);
+    setNotice(null);
+    setSelectedId(null);
+    setLiveArea(null);
+    changeMode({ kind: 'drawing' });
+    map.pm.enableDraw('Polygon', {
+      tooltips: false,
+      snappable: true,
+      allowSelfIntersection: false,
+      templineStyle: { color: '#b45309' },
+      hintlineStyle: { color: '#b45309', dashArray: [5, 5] },
+      pathOptions: { color: '#b45309', fillColor: '#f59e0b', fillOpacity: 0.3 },
+    });
+  }
+
+  function discardDrawn() {
+    drawnRef.current?.remove();
+    drawnRef.current = null;
+  }
+
+  function cancelDrawing() {
+    map?.pm.disableDraw();
+    discardDrawn();
+    changeMode({ kind: 'idle' });
+    setLiveArea(null);
+  }
+
+  async function saveNew(values: FieldPropsValues) {
+    if (mode.kind !== 'new') return;
+    setBusy(true);
+    setError(null);
+    const res = await api<{ id: number }>('/api/fields', { method: 'POST', body: { ...values, geometry: mode.geometry } });
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    discardDrawn();
+    changeMode({ kind: 'idle' });
+    setLiveArea(null);
+    setNotice(t('map.field_created', { name: values.name }));
+    await reload();
+    setSelectedId(res.data.id);
+  }
+
+  function startEditing(id: number) {
+    const layer = layersRef.current.get(id);
+    if (!layer) return;
+    setError(null);
+    setNotice(null);
+    changeMode({ kind: 'editing', id });
+    setLiveArea(layerArea(layer));
+    layer.pm.enable({ allowSelfIntersection: false, snappable: true });
+    const update = () => setLiveArea(layerArea(layer));
+    layer.on('pm:markerdrag pm:edit pm:vertexremoved', update);
+  }
+
+  async function finishEditing(save: boolean) {
+    if (mode.kind !== 'editing') return;
+    const layer = layersRef.current.get(mode.id);
+    layer?.pm.disable();
+    layer?.off('pm:markerdrag pm:edit pm:vertexremoved');
+    if (save && layer) {
+      setBusy(true);
+      const res = await api(`/api/fields/${mode.id}`, { method: 'PUT', body: { geometry: layer.toGeoJSON().geometry } });
+      setBusy(false);
+      if (!res.ok) setError(res.error ?? t('common.network_error'));
+      else setNotice(t('map.boundary_saved'));
+    }
+    changeMode({ kind: 'idle' });
+    setLiveArea(null);
+    // Reloading puts back the stored boundary after a cancel, and the new area after a save.
+    setFeatures([]);
+    await reload();
+  }
+
+  async function remove(id: number) {
+    setError(null);
+    const res = await api(`/api/fields/${id}`, { method: 'DELETE' });
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    setSelectedId(null);
+    setNotice(t('map.field_deleted'));
+    await reload();
+  }
+
+  const selected = features.find((f) => f.id === selectedId) ?? null;
+  const totalArea = features.reduce((s, f) => s + f.properties.area, 0);
+  const legend = useMemo(() => {
+    const seen = new Map<string, { label: string; color: string; count: number }>();
+    for (const f of features) {
+      const value = colorBy === 'status' ? f.properties.status : f.properties.owner;
+      const key = value ?? '';
+      const entry = seen.get(key) ?? {
+        label: colorBy === 'status' ? statusLabel(value) : value || t('fields.no_owner'),
+        color: colorOf(f),
+        count: 0,
+      };
+      entry.count++;
+      seen.set(key, entry);
+    }
+    return [...seen.values()].sort((a, b) => b.count - a.count);
+  }, [features, colorBy, colorOf, statusLabel, t]);
+
+  return (
+    <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_340px]">
+      <div className="space-y-2">
+        <div className="flex flex-wrap items-center gap-2">
+          {can.add && mode.kind === 'idle' && <Button onClick={startDrawing}>{t('map.draw_field')}</Button>}
+          {mode.kind === 'drawing' && (
+            <Button variant="secondary" onClick={cancelDrawing}>
+              {t('common.cancel')}
+            </Button>
+          )}
+          <label className="ml-auto flex items-center gap-2 text-sm">
+            {t('map.color_by')}
+            <select value={colorBy} onChange={(e) => setColorBy(e.target.value as ColorBy)} className="rounded border border-stone-300 bg-white px-1 py-0.5">
+              <option value="status">{t('fields.status')}</option>
+              <option value="owner">{t('fields.owner')}</option>
+            </select>
+          </label>
+        </div>
+        {(mode.kind === 'drawing' || mode.kind === 'editing') && (
+          <p role="status" className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="draw-hint">
+            {mode.kind === 'drawing' ? t('map.draw_hint') : t('map.edit_hint')}{' '}
+            {liveArea !== null && <strong data-testid="live-area">{t('map.area_live', { area: ha(liveArea) })}</strong>}
+          </p>
+        )}
+        <div className="relative h-[60vh] min-h-[320px] overflow-hidden rounded-lg border border-stone-200 lg:h-[72vh]" data-testid="field-map">
+          <MapContainer center={DEFAULT_CENTER} zoom={DEFAULT_ZOOM} zoomControl={false} className="h-full w-full bg-stone-200" doubleClickZoom={false}>
+            <TileLayer url={tileUrl} attribution={t('map.attribution')} />
+            <MapBridge onReady={setMap} />
+          </MapContainer>
+          {legend.length > 0 && (
+            <ul className="absolute bottom-6 left-2 z-[1000] max-w-[60%] space-y-0.5 rounded bg-white/90 px-2 py-1 text-xs shadow" aria-label={t('map.legend')}>
+              {legend.map((l) => (
+                <li key={l.label} className="flex items-center gap-1.5">
+                  <span className="inline-block h-3 w-3 shrink-0 rounded-sm" style={{ background: l.color }} />
+                  <span className="truncate">{l.label}</span>
+                  <span className="text-stone-500">({l.count})</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+
+      <aside className="space-y-3" aria-label={t('map.panel')}>
+        <ErrorMessage>{error}</ErrorMessage>
+        <SuccessMessage>{notice}</SuccessMessage>
+        {mode.kind === 'new' ? (
+          <section className="space-y-3 rounded-lg border border-amber-300 bg-white p-4">
+            <h2 className="text-lg font-semibold">{t('map.new_field')}</h2>
+            <p className="text-sm">
+              {t('fields.area')}: <strong data-testid="new-area">{liveArea !== null ? ha(liveArea) : '—'}</strong>
+            </p>
+            <FieldPropsForm owners={owners} submitLabel={t('common.save')} busy={busy} onSubmit={saveNew} onCancel={cancelDrawing} />
+          </section>
+        ) : selected ? (
+          <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4" data-testid="field-panel">
+            <div className="flex items-start justify-between gap-2">
+              <h2 className="text-lg font-semibold break-words">{selected.properties.name}</h2>
+              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-500 hover:text-stone-900" aria-label={t('common.close')}>
+                ×
+              </button>
+            </div>
+            <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+              <dt className="text-stone-500">{t('fields.area')}</dt>
+              <dd>{mode.kind === 'editing' && liveArea !== null ? ha(liveArea) : ha(selected.properties.area)}</dd>
+              <dt className="text-stone-500">{t('fields.owner')}</dt>
+              <dd>{selected.properties.owner ?? t('fields.no_owner')}</dd>
+              <dt className="text-stone-500">{t('fields.status')}</dt>
+              <dd>{statusLabel(selected.properties.status)}</dd>
+              <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
+              <dd>{selected.properties.parcel_number || '—'}</dd>
+            </dl>
+            {mode.kind === 'editing' ? (
+              <div className="flex flex-wrap gap-2">
+                <Button onClick={() => void finishEditing(true)} disabled={busy}>
+                  {t('map.save_boundary')}
+                </Button>
+                <Button variant="secondary" onClick={() => void finishEditing(false)} disabled={busy}>
+                  {t('common.cancel')}
+                </Button>
+              </div>
+            ) : (
+              <div className="flex flex-wrap gap-2">
+                <Link href={`/fields/${selected.id}`} className="rounded border border-stone-300 px-3 py-1.5 text-sm font-medium hover:bg-stone-100">
+                  {t('map.open_field')}
+                </Link>
+                {can.edit && (
+                  <Button variant="secondary" onClick={() => startEditing(selected.id)}>
+                    {t('map.edit_boundary')}
+                  </Button>
+                )}
+                {can.delete && <ConfirmButton label={t('common.delete')} question={t('fields.delete_confirm', { name: selected.properties.name })} onConfirm={() => remove(selected.id)} />}
+              </div>
+            )}
+          </section>
+        ) : (
+          <section className="space-y-2 rounded-lg border border-stone-200 bg-white p-4 text-sm">
+            <p data-testid="map-summary">{t('map.summary', { count: features.length, area: ha(totalArea) })}</p>
+            <p className="text-stone-600">{features.length ? t('map.click_hint') : can.add ? t('map.empty_hint_draw') : t('map.empty_hint')}</p>
+          </section>
+        )}
+      </aside>
+    </div>
+  );
+}

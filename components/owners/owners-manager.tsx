@@ -1,0 +1,141 @@
+'use client';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { api } from '@/lib/ui/api';
+import { ConfirmButton } from '../ui/confirm-button';
+import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
+
+export interface OwnerRow {
+  id: number;
+  name: string;
+  fields_count: number;
+  total_area: number;
+}
+
+export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow[]; canEdit: boolean; canDelete: boolean }) {
+  const t = useTranslations();
+  const format = useFormatter();
+  const router = useRouter();
+  const [newName, setNewName] = useState('');
+  const [renaming, setRenaming] = useState<{ id: number; name: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function run(call: Promise<{ ok: boolean; error?: string | null }>, success: string) {
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    const res = await call;
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return false;
+    }
+    setNotice(success);
+    router.refresh();
+    return true;
+  }
+
+  return (
+    <div className="space-y-3">
+      <ErrorMessage>{error}</ErrorMessage>
+      <SuccessMessage>{notice}</SuccessMessage>
+      {canEdit && (
+        <form
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const name = newName.trim();
+            if (await run(api('/api/owners', { method: 'POST', body: { name } }), t('owners.created', { name }))) setNewName('');
+          }}
+        >
+          <label className="block min-w-60 flex-1 space-y-1 text-sm">
+            <span className="font-medium text-stone-700">{t('owners.new_owner')}</span>
+            <input className={inputClass} value={newName} onChange={(e) => setNewName(e.target.value)} required maxLength={255} />
+          </label>
+          <Button type="submit" disabled={busy}>
+            {t('owners.add')}
+          </Button>
+        </form>
+      )}
+      <div className="overflow-x-auto rounded-lg border border-stone-200 bg-white">
+        <table className="min-w-full text-sm" data-testid="owners-table">
+          <thead className="bg-stone-100">
+            <tr>
+              <th className="px-2 py-2 text-left">{t('owners.name')}</th>
+              <th className="px-2 py-2 text-right">{t('owners.fields_count')}</th>
+              <th className="px-2 py-2 text-right">{t('fields.area_ha')}</th>
+              {(canEdit || canDelete) && <th className="px-2 py-2 text-left">{t('common.actions')}</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {owners.length === 0 && (
+              <tr>
+                <td colSpan={4} className="px-2 py-6 text-center text-stone-500">
+                  {t('owners.none')}
+                </td>
+              </tr>
+            )}
+            {owners.map((o) => (
+              <tr key={o.id} className="border-t border-stone-200">
+                <td className="px-2 py-1.5">
+                  {renaming?.id === o.id ? (
+                    <input aria-label={t('owners.name')} className={inputClass} value={renaming.name} onChange={(e) => setRenaming({ id: o.id, name: e.target.value })} />
+                  ) : (
+                    <Link href={`/fields?owner_id=${o.id}`} className="text-emerald-800 hover:underline">
+                      {o.name}
+                    </Link>
+                  )}
+                </td>
+                <td className="px-2 py-1.5 text-right tabular-nums">{o.fields_count}</td>
+                <td className="px-2 py-1.5 text-right tabular-nums">{format.number(o.total_area, { maximumFractionDigits: 4 })}</td>
+                {(canEdit || canDelete) && (
+                  <td className="px-2 py-1.5">
+                    <span className="flex flex-wrap gap-2">
+                      {renaming?.id === o.id ? (
+                        <>
+                          <Button
+                            disabled={busy}
+                            onClick={async () => {
+                              const name = renaming.name.trim();
+                              if (await run(api(`/api/owners/${o.id}`, { method: 'PUT', body: { name } }), t('owners.renamed', { name }))) setRenaming(null);
+                            }}
+                          >
+                            {t('common.save')}
+                          </Button>
+                          <Button variant="secondary" onClick={() => setRenaming(null)}>
+                            {t('common.cancel')}
+                          </Button>
+                        </>
+                      ) : (
+                        <>
+                          {canEdit && (
+                            <Button variant="secondary" onClick={() => setRenaming({ id: o.id, name: o.name })}>
+                              {t('owners.rename')}
+                            </Button>
+                          )}
+                          {canDelete && (
+                            <ConfirmButton
+                              label={t('common.delete')}
+                              question={t('owners.delete_confirm', { name: o.name, count: o.fields_count })}
+                              onConfirm={async () => {
+                                await run(api(`/api/owners/${o.id}`, { method: 'DELETE' }), t('owners.deleted', { name: o.name }));
+                              }}
+                            />
+                          )}
+                        </>
+                      )}
+                    </span>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

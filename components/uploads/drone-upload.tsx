@@ -1,0 +1,85 @@
+'use client';
+import Link from 'next/link';
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { CROPS } from '@/lib/drone/crops';
+import type { OwnerOption } from '@/lib/ui/types';
+import { FilePicker } from '../ui/file-picker';
+import { Button, ErrorMessage, Select } from '../ui/form';
+import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
+
+
+interface DroneAccepted {
+  message?: string;
+  task_id: string;
+  field_id: number | null;
+  scan_id: number | null;
+  estimated_time?: string;
+}
+
+export function DroneUpload({ fields, defaultField }: { fields: OwnerOption[]; defaultField?: number }) {
+  const t = useTranslations();
+  const { progress, error, busy, send, done } = useUpload<DroneAccepted>();
+  const [accepted, setAccepted] = useState<DroneAccepted | null>(null);
+  const { task, error: pollError } = useTask(accepted?.task_id ?? null, done);
+
+  async function submit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const el = e.currentTarget.elements;
+    const file = (el.namedItem('drone_images') as HTMLInputElement).files?.[0];
+    if (!file) return;
+    const fieldId = (el.namedItem('field_id') as HTMLSelectElement).value;
+    const crop = (el.namedItem('crop_type') as HTMLSelectElement).value;
+    const form = new FormData();
+    // Spec 4.7: the JSON part first, then the archive (the server may stream the archive to disk).
+    form.append('data', JSON.stringify({ field_id: fieldId ? Number(fieldId) : 'auto', crop_type: crop }));
+    form.append('drone_images', file, file.name);
+    setAccepted(null);
+    setAccepted(await send('/api/drone/upload', form, file.size, { staysBusy: true }));
+  }
+
+  const fieldId = accepted?.field_id ?? (task?.result as { field_id?: number } | null)?.field_id;
+
+  return (
+    <form onSubmit={submit} className="space-y-3" aria-label={t('uploads.drone_title')}>
+      <p className="text-sm text-stone-600">{t('uploads.drone_help')}</p>
+      <FilePicker label={t('uploads.drone_file')} name="drone_images" accept=".zip,application/zip" />
+      <div className="grid gap-3 sm:grid-cols-2">
+        <Select label={t('uploads.field')} name="field_id" defaultValue={defaultField ?? ''}>
+          <option value="">{t('uploads.field_auto_gps')}</option>
+          {fields.map((f) => (
+            <option key={f.id} value={f.id}>
+              {f.name}
+            </option>
+          ))}
+        </Select>
+        <Select label={t('uploads.crop')} name="crop_type" defaultValue="auto">
+          <option value="auto">{t('uploads.crop_auto')}</option>
+          {CROPS.map((c) => (
+            <option key={c} value={c}>
+              {t(`drone.crops.${c}`)}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <Button type="submit" disabled={busy}>
+        {t('uploads.start_drone')}
+      </Button>
+      <UploadBar progress={progress} />
+      {accepted?.estimated_time && task?.status !== 'completed' && <p className="text-sm text-stone-600">{t('uploads.estimated', { time: accepted.estimated_time })}</p>}
+      <TaskProgress task={task} />
+      <ErrorMessage>{error ?? pollError}</ErrorMessage>
+      {task?.status === 'error' && <ErrorMessage>{task.error ?? t('uploads.task_failed')}</ErrorMessage>}
+      {task?.status === 'completed' && (
+        <div role="status" className="space-y-1 rounded border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="drone-result">
+          <p className="font-medium">{t('uploads.drone_done')}</p>
+          {fieldId && (
+            <Link href={`/fields/${fieldId}${accepted?.scan_id ? `?scan=${accepted.scan_id}` : ''}`} className="text-emerald-800 underline">
+              {t('uploads.open_field')}
+            </Link>
+          )}
+        </div>
+      )}
+    </form>
+  );
+}

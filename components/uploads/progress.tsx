@@ -1,0 +1,104 @@
+'use client';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useEffect, useState } from 'react';
+import { api, type UploadProgress, uploadForm } from '@/lib/ui/api';
+import type { TaskView } from '@/lib/ui/types';
+
+export function UploadBar({ progress }: { progress: UploadProgress | null }) {
+  const t = useTranslations('uploads');
+  const format = useFormatter();
+  if (!progress) return null;
+  const share = progress.total ? progress.loaded / progress.total : 0;
+  const done = progress.total > 0 && progress.loaded >= progress.total;
+  return (
+    <div className="space-y-1 text-sm">
+      <div className="flex justify-between text-stone-600">
+        <span>{done ? t('upload_processing') : t('uploading')}</span>
+        <span className="tabular-nums">
+          {format.number(progress.loaded / 1048576, { maximumFractionDigits: 1 })} / {format.number(progress.total / 1048576, { maximumFractionDigits: 1 })} MB
+        </span>
+      </div>
+      <progress className="h-2 w-full accent-emerald-700" max={1} value={share} aria-label={t('uploading')} />
+    </div>
+  );
+}
+
+/** Polls GET /api/tasks/{id} until the task completes or fails, then hands over the final state once. */
+/**
+ * One upload form's state: the bytes sent, the refusal in words, and whether it is busy (until
+ * `done()` for uploads that go on as a task). `send` answers the accepted body, or null when refused.
+ */
+export function useUpload<T>() {
+  const tc = useTranslations('common');
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function send(url: string, form: FormData, size: number, opts: { staysBusy?: boolean } = {}): Promise<T | null> {
+    setBusy(true);
+    setError(null);
+    setProgress({ loaded: 0, total: size });
+    const res = await uploadForm<T>(url, form, setProgress);
+    setProgress(null);
+    if (!res.ok || !opts.staysBusy) setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? tc('network_error'));
+      return null;
+    }
+    return res.data;
+  }
+  return { progress, error, busy, send, done: () => setBusy(false) };
+}
+
+export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void) {
+  const [task, setTask] = useState<TaskView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!taskId) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    const poll = async () => {
+      const res = await api<TaskView>(`/api/tasks/${taskId}`);
+      if (stopped) return;
+      if (res.ok) {
+        failures = 0;
+        setError(null);
+        setTask(res.data);
+        if (res.data.status === 'completed' || res.data.status === 'error') {
+          onEnd?.(res.data);
+          return;
+        }
+      } else if (res.status !== 0 || ++failures > 30) {
+        setError(res.error);
+        if (res.status !== 0) return;
+      }
+      timer = setTimeout(poll, 1000);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+    // onEnd is read once per task; re-polling when its identity changes would restart the task view.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [taskId]);
+  return { task, error };
+}
+
+export function TaskProgress({ task }: { task: TaskView | null }) {
+  const t = useTranslations('uploads');
+  if (!task) return null;
+  const running = task.status === 'pending' || task.status === 'running';
+  return (
+    <div className="space-y-1 text-sm" data-testid="task-progress">
+      <div className="flex justify-between text-stone-700">
+        <span>
+          {t(`task_status.${['pending', 'running', 'completed', 'error'].includes(task.status) ? task.status : 'running'}`)}
+          {running && task.progress ? ` — ${task.progress}` : ''}
+        </span>
+        {running && <span className="tabular-nums">{Math.round(task.percent)}%</span>}
+      </div>
+      {running && <progress className="h-2 w-full accent-emerald-700" max={100} value={task.percent} aria-label={t('task_progress')} />}
+    </div>
+  );
+}

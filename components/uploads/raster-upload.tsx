@@ -1,0 +1,84 @@
+'use client';
+import Link from 'next/link';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useState } from 'react';
+import type { OwnerOption } from '@/lib/ui/types';
+import { FilePicker } from '../ui/file-picker';
+import { Button, ErrorMessage, Select } from '../ui/form';
+import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
+
+const METHODS = ['jenks', 'quantile', 'equal', 'kmeans'] as const;
+
+export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; defaultField?: number }) {
+  const t = useTranslations('uploads');
+  const format = useFormatter();
+  const { progress, error, busy, send, done } = useUpload<{ task_id: string; field_id: number }>();
+  const [accepted, setAccepted] = useState<{ task_id: string; field_id: number } | null>(null);
+  const { task, error: pollError } = useTask(accepted?.task_id ?? null, done);
+
+  async function submit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const el = e.currentTarget.elements;
+    const file = (el.namedItem('raster_file') as HTMLInputElement).files?.[0];
+    if (!file) return;
+    const form = new FormData();
+    const fieldId = (el.namedItem('field_id') as HTMLSelectElement).value;
+    if (fieldId) form.append('field_id', fieldId);
+    form.append('zones', (el.namedItem('zones') as HTMLSelectElement).value);
+    form.append('method', (el.namedItem('method') as HTMLSelectElement).value);
+    form.append('raster_file', file, file.name);
+    setAccepted(null);
+    setAccepted(await send('/upload', form, file.size, { staysBusy: true }));
+  }
+
+  const result = task?.status === 'completed' ? (task.result as { zones_created?: number; area_processed?: number; scan_id?: number } | null) : null;
+
+  return (
+    <form onSubmit={submit} className="space-y-3" aria-label={t('raster_title')}>
+      <p className="text-sm text-stone-600">{t('raster_help')}</p>
+      <FilePicker label={t('raster_file')} name="raster_file" accept=".tif,.tiff,image/tiff" />
+      <div className="grid gap-3 sm:grid-cols-2">
+        <div className="sm:col-span-2">
+          <Select label={t('field')} name="field_id" defaultValue={defaultField ?? ''}>
+            <option value="">{t('field_auto')}</option>
+            {fields.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.name}
+              </option>
+            ))}
+          </Select>
+        </div>
+        <Select label={t('zones')} name="zones" defaultValue="5">
+          {[3, 4, 5, 6, 7].map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </Select>
+        <Select label={t('method')} name="method" defaultValue="jenks">
+          {METHODS.map((m) => (
+            <option key={m} value={m}>
+              {t(`methods.${m}`)}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <Button type="submit" disabled={busy}>
+        {t('start_zoning')}
+      </Button>
+      <UploadBar progress={progress} />
+      <TaskProgress task={task} />
+      <ErrorMessage>{error ?? pollError}</ErrorMessage>
+      {task?.status === 'error' && <ErrorMessage>{task.error ?? t('task_failed')}</ErrorMessage>}
+      {result && accepted && (
+        <div role="status" className="space-y-1 rounded border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="raster-result">
+          <p className="font-medium">{t('zones_created', { count: result.zones_created ?? 0 })}</p>
+          {result.area_processed != null && <p>{t('area_processed', { area: format.number(result.area_processed, { maximumFractionDigits: 2 }) })}</p>}
+          <Link href={`/fields/${accepted.field_id}`} className="text-emerald-800 underline">
+            {t('open_field')}
+          </Link>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,280 @@
+// Companies and their users: registration, sign-in, profile, and user management inside a company.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import slugify from 'slugify';
+import type { z } from 'zod';
+import { config } from '../config';
+import type { Db } from '../db/client';
+import type { TenantDb } from '../db/tenant';
+import { AppError, conflict, forbidden, notFound, rateLimited } from '../http/errors';
+import { DEFAULT_LOCALE } from '../i18n/locales';
+import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';
+import { ROLE_LEVEL, type Role, isRole } from './roles';
+import type { companyBody, newUserBody, profileBody, registerBody, userUpdateBody } from './schemas';
+
+type UserRow = {
+  id: number;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  role: string;
+  language: string;
+  isActive: boolean;
+  isVerified: boolean;
+  createdAt: Date;
+  lastLogin: Date | null;
+  companyId: number;
+};
+type CompanyRow = { id: number; name: string; slug: string; createdAt: Date; settingsJson: string; isActive: boolean };
+
+const parseSettings = (json: string): Record<string, unknown> => {
+  try {
+    const v = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+};
+
+/** The user as login and register answer it (spec 4.1). */
+export const userSummary = (u: UserRow, c: Pick<CompanyRow, 'id' | 'name' | 'slug'>) => ({
+  id: u.id,
+  email: u.email,
+  first_name: u.firstName,
+  last_name: u.lastName,
+  role: u.role,
+  language: u.language,
+  company: { id: c.id, name: c.name, slug: c.slug },
+});
+
+export const userProfile = (u: UserRow, c: CompanyRow) => ({
+  ...userSummary(u, c),
+  is_verified: u.isVerified,
+  created_at: u.createdAt.toISOString(),
+  last_login: u.lastLogin?.toISOString() ?? null,
+  company: { id: c.id, name: c.name, slug: c.slug, settings: parseSettings(c.settingsJson) },
+});
+
+export const companyUser = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  first_name: u.firstName,
+  last_name: u.lastName,
+  role: u.role,
+  language: u.language,
+  is_active: u.isActive,
+  last_login: u.lastLogin?.toISOString() ?? null,
+});
+
+export const companyView = (c: CompanyRow, users: UserRow[]) => ({
+  id: c.id,
+  name: c.name,
+  slug: c.slug,
+  created_at: c.createdAt.toISOString(),
+  settings: parseSettings(c.settingsJson),
+  users: users.map((u) => ({ id: u.id, email: u.email, first_name: u.firstName, last_name: u.lastName, role: u.role, language: u.language })),
+});
+
+/** A URL-safe slug, Cyrillic and Slovak letters transliterated; `company` when nothing is left. */
+export const slugFor = (name: string) => slugify(name, { lower: true, strict: true, locale: 'ru' }).slice(0, 200) || 'company';
+
+async function freeSlug(db: Db, name: string): Promise<string> {
+  const base = slugFor(name);
+  const taken = new Set(
+    (await db.company.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((c) => c.slug),
+  );
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+export async function registerCompany(db: Db, input: z.infer<typeof registerBody>) {
+  if (await db.user.findUnique({ where: { email: input.email } })) throw conflict('email_taken');
+  if (await db.company.findUnique({ where: { name: input.company_name } })) throw conflict('company_taken');
+  const { hash, salt } = await hashPassword(input.password);
+  try {
+    // One nested write: the company and its first user exist together or not at all.
+    const company = await db.company.create({
+      data: {
+        name: input.company_name,
+        slug: await freeSlug(db, input.company_name),
+        users: {
+          create: {
+            email: input.email,
+            passwordHash: hash,
+            passwordSalt: salt,
+            firstName: input.first_name ?? null,
+            lastName: input.last_name ?? null,
+            language: input.language ?? DEFAULT_LOCALE,
+            role: 'owner',
+          },
+        },
+      },
+      include: { users: true },
+    });
+    return { company, user: company.users[0]! };
+  } catch (err) {
+    // Two registrations racing for the same name or e-mail: the unique index decides.
+    if ((err as { code?: string }).code === 'P2002') {
+      const target = JSON.stringify((err as { meta?: unknown }).meta ?? '');
+      throw conflict(target.includes('email') ? 'email_taken' : 'company_taken');
+    }
+    throw err;
+  }
+}
+
+const WINDOW_MS = 15 * 60_000;
+const MAX_PER_EMAIL = 5;
+const MAX_PER_IP = 50;
+
+/** 429 when this e-mail or address has failed too often in the last 15 minutes. */
+async function checkThrottle(db: Db, email: string, ip: string): Promise<void> {
+  const since = new Date(Date.now() - WINDOW_MS);
+  for (const [where, max] of [
+    [{ email }, MAX_PER_EMAIL],
+    [{ ip }, MAX_PER_IP],
+  ] as const) {
+    const recent = await db.loginAttempt.findMany({
+      where: { ...where, createdAt: { gt: since } },
+      orderBy: { createdAt: 'desc' },
+      take: max,
+      select: { createdAt: true },
+    });
+    if (recent.length >= max) {
+      const oldest = recent[recent.length - 1]!.createdAt.getTime();
+      throw rateLimited(Math.max(1, Math.ceil((oldest + WINDOW_MS - Date.now()) / 1000)));
+    }
+  }
+}
+
+/**
+ * Checks e-mail and password. Wrong e-mail and wrong password answer the same 401 after the same
+ * work; a legacy SHA-256 hash is replaced by scrypt on success.
+ */
+export async function authenticate(db: Db, email: string, password: string, ip: string) {
+  await checkThrottle(db, email, ip);
+  const user = await db.user.findUnique({ where: { email }, include: { company: true } });
+  const good = user ? await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }) : await burnPasswordCheck(password);
+  if (!user || !good) {
+    await db.loginAttempt.create({ data: { email, ip } });
+    throw new AppError('unauthorized', 'bad_credentials');
+  }
+  if (!user.isActive || !user.company.isActive) throw forbidden('account_inactive');
+  const upgrade = isLegacyHash(user.passwordHash) ? await hashPassword(password) : undefined;
+  const updated = await db.user.update({
+    where: { id: user.id },
+    data: { lastLogin: new Date(), ...(upgrade ? { passwordHash: upgrade.hash, passwordSalt: upgrade.salt } : {}) },
+    include: { company: true },
+  });
+  await db.loginAttempt.deleteMany({ where: { email } });
+  return updated;
+}
+
+export async function updateProfile(
+  db: Db,
+  user: UserRow & { passwordHash: string; passwordSalt: string },
+  currentSessionId: number,
+  input: z.infer<typeof profileBody>,
+) {
+  let password: { passwordHash: string; passwordSalt: string } | undefined;
+  if (input.new_password) {
+    const good = await verifyPassword(input.password ?? '', { hash: user.passwordHash, salt: user.passwordSalt });
+    if (!good) throw forbidden('wrong_password');
+    const { hash, salt } = await hashPassword(input.new_password);
+    password = { passwordHash: hash, passwordSalt: salt };
+  }
+  return db.$transaction(async (tx) => {
+    const updated = await tx.user.update({
+      where: { id: user.id },
+      data: {
+        ...(input.first_name !== undefined ? { firstName: input.first_name } : {}),
+        ...(input.last_name !== undefined ? { lastName: input.last_name } : {}),
+        ...(input.language ? { language: input.language } : {}),
+        ...password,
+      },
+      include: { company: true },
+    });
+    // A new password ends every other session of the user.
+    if (password) await tx.session.deleteMany({ where: { userId: user.id, id: { not: currentSessionId } } });
+    return updated;
+  });
+}
+
+export async function updateCompany(db: TenantDb, companyId: number, input: z.infer<typeof companyBody>) {
+  const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
+  const settings = input.settings ? { ...parseSettings(company.settingsJson), ...input.settings } : undefined;
+  return db.company.update({
+    where: { id: companyId },
+    data: { ...(input.name ? { name: input.name } : {}), ...(settings ? { settingsJson: JSON.stringify(settings) } : {}) },
+  });
+}
+
+/** Removes the company, every row of it (foreign keys cascade) and its files. */
+export async function deleteCompany(db: TenantDb, user: { id: number; companyId: number; passwordHash: string; passwordSalt: string }, password: string) {
+  if (!(await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }))) throw forbidden('wrong_password');
+  await db.company.delete({ where: { id: user.companyId } });
+  await rm(companyDataDir(user.companyId), { recursive: true, force: true });
+}
+
+export const companyDataDir = (companyId: number) => join(config().dataDir, 'companies', String(companyId));
+
+// --- Users of a company (admin and owner) ---
+
+function assertMayAssign(actorRole: string, role: Role) {
+  if (!isRole(actorRole) || ROLE_LEVEL[role] > ROLE_LEVEL[actorRole]) throw forbidden('role_above_own');
+}
+
+function assertMayManage(actorRole: string, target: { role: string }) {
+  if (!isRole(actorRole) || (isRole(target.role) && ROLE_LEVEL[target.role] > ROLE_LEVEL[actorRole])) throw forbidden('role_above_own');
+}
+
+async function assertNotLastOwner(db: TenantDb, target: { id: number; role: string; isActive: boolean }) {
+  if (target.role !== 'owner' || !target.isActive) return;
+  const owners = await db.user.count({ where: { role: 'owner', isActive: true } });
+  if (owners <= 1) throw conflict('last_owner');
+}
+
+export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: string, input: z.infer<typeof newUserBody>) {
+  assertMayAssign(actorRole, input.role);
+  // E-mails are unique across companies: look in the whole database.
+  if (await baseDb.user.findUnique({ where: { email: input.email } })) throw conflict('email_taken');
+  const { hash, salt } = await hashPassword(input.password);
+  return db.user.create({
+    data: {
+      email: input.email,
+      passwordHash: hash,
+      passwordSalt: salt,
+      firstName: input.first_name ?? null,
+      lastName: input.last_name ?? null,
+      role: input.role,
+      language: input.language ?? DEFAULT_LOCALE,
+    } as Parameters<TenantDb['user']['create']>[0]['data'],
+  });
+}
+
+export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorRole: string, id: number, input: z.infer<typeof userUpdateBody>) {
+  const target = await db.user.findUnique({ where: { id } });
+  if (!target) throw notFound();
+  assertMayManage(actorRole, target);
+  if (input.role) assertMayAssign(actorRole, input.role);
+  const demoted = input.role !== undefined && input.role !== 'owner';
+  if (demoted || input.is_active === false) await assertNotLastOwner(db, target);
+  const updated = await db.user.update({
+    where: { id },
+    data: {
+      ...(input.role ? { role: input.role } : {}),
+      ...(input.is_active !== undefined ? { isActive: input.is_active } : {}),
+      ...(input.first_name !== undefined ? { firstName: input.first_name } : {}),
+      ...(input.last_name !== undefined ? { lastName: input.last_name } : {}),
+    },
+  });
+  if (input.is_active === false) await baseDb.session.deleteMany({ where: { userId: id } });
+  return updated;
+}
+
+export async function deleteCompanyUser(db: TenantDb, actorRole: string, id: number) {
+  const target = await db.user.findUnique({ where: { id } });
+  if (!target) throw notFound();
+  assertMayManage(actorRole, target);
+  await assertNotLastOwner(db, target);
+  await db.user.delete({ where: { id } });
+}

@@ -1,0 +1,58 @@
+// Request bodies of the account endpoints.
+import { z } from 'zod';
+import { LOCALES } from '../i18n/locales';
+import { ROLES } from './roles';
+
+const email = z.string().trim().toLowerCase().max(255).pipe(z.email());
+const password = z.string().min(8).max(200);
+const name = z.string().trim().max(255);
+const language = z.enum(LOCALES);
+
+export const registerBody = z.object({
+  email,
+  password,
+  company_name: z.string().trim().min(1).max(255),
+  first_name: name.optional(),
+  last_name: name.optional(),
+  language: language.optional(),
+});
+
+export const loginBody = z.object({
+  email: z.string().trim().toLowerCase().min(1).max(255),
+  password: z.string().min(1).max(200),
+  remember: z.boolean().optional().default(false),
+});
+
+export const profileBody = z
+  .object({
+    first_name: name.nullable().optional(),
+    last_name: name.nullable().optional(),
+    language: language.optional(),
+    password: z.string().max(200).optional(),
+    new_password: password.optional(),
+  })
+  .refine((b) => !b.new_password || !!b.password, { path: ['password'], params: { key: 'current_password_required' } });
+
+export const companyBody = z.object({
+  name: z.string().trim().min(1).max(255).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const deleteCompanyBody = z.object({ password: z.string().min(1).max(200) });
+
+export const newUserBody = z.object({
+  email,
+  password,
+  first_name: name.optional(),
+  last_name: name.optional(),
+  role: z.enum(ROLES).default('operator'),
+  language: language.optional(),
+});
+
+export const userUpdateBody = z.object({
+  role: z.enum(ROLES).optional(),
+  is_active: z.boolean().optional(),
+  first_name: name.nullable().optional(),
+  last_name: name.nullable().optional(),
+});
+

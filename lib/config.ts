@@ -1,0 +1,71 @@
+// Configuration from the environment, validated once; a bad value stops start-up with a clear message.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const schema = z.object({
+  SERVICE_DB: z.string().min(1).default('fields.db'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  SERVICE_ENV: z.enum(['test', 'production']).default('production'),
+  SESSION_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof schema> & {
+  databaseKind: 'sqlite' | 'postgresql';
+  dataDir: string;
+  sessionSecret: string;
+};
+
+/** Empty strings count as unset, as in most deployment tools. */
+function cleanEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<
+    string,
+    string
+  >;
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Omit<Config, 'sessionSecret'> {
+  const parsed = schema.safeParse(cleanEnv(env));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  return { ...c, databaseKind: c.DATABASE_URL ? 'postgresql' : 'sqlite', dataDir: resolve(c.DATA_DIR) };
+}
+
+/** The signing key: SESSION_SECRET, else a key generated once and kept in the data folder (0600). */
+export function loadSessionSecret(dataDir: string, given?: string): string {
+  if (given) return given;
+  const file = join(dataDir, '.session_secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  try {
+    writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
+  } catch {
+    // Another process wrote it first: use theirs.
+    return readFileSync(file, 'utf8').trim();
+  }
+  chmodSync(file, 0o600);
+  return key;
+}
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  if (!cached) {
+    const base = parseConfig(process.env);
+    cached = { ...base, sessionSecret: loadSessionSecret(base.dataDir, base.SESSION_SECRET) };
+  }
+  return cached;
+}

@@ -1,0 +1,20 @@
+// `npm run migrate:v2026.2 -- --db fields.db`
+import { parseArgs } from 'node:util';
+import { DEFAULT_COMPANY, migrateV2026_2 } from './v2026-2';
+
+const { values } = parseArgs({ options: { db: { type: 'string', default: process.env.SERVICE_DB ?? 'fields.db' } } });
+const started = performance.now();
+try {
+  const r = await migrateV2026_2(values.db!);
+  if (r.status === 'already-current') {
+    console.log(`${values.db} is already in the current schema: nothing to do.`);
+  } else {
+    console.log(`Migrated ${values.db} in ${Math.round(performance.now() - started)} ms: ${r.owners} owners, ${r.fields} fields, ${r.scans} scans, ${r.zones} zones, all in "${DEFAULT_COMPANY}".`);
+    console.log(`Backup of the original: ${r.backup}`);
+    console.log(`Next, create the first user of "${DEFAULT_COMPANY}":`);
+    console.log(`  npm run user:create -- --db ${values.db} --company "${DEFAULT_COMPANY}" --email you@example.com --role owner`);
+  }
+} catch (err) {
+  console.error(`Migration failed, the database was not changed: ${(err as Error).message}`);
+  process.exit(1);
+}

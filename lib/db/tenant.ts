@@ -1,0 +1,78 @@
+// Tenant isolation, in one place: a client extension that confines every query on a tenant model to
+// one company. Reads, counts and aggregates get `company_id = ?` added to their filter; updates and
+// deletes too, so another company's id fails exactly like an id that does not exist (P2025 -> 404);
+// creates are stamped with the company. Route code never filters by company by hand.
+import type { Db } from './client';
+
+/** Models that belong to a company, and the column that names it. */
+const TENANT_KEY: Record<string, 'companyId' | 'id'> = {
+  Company: 'id',
+  User: 'companyId',
+  Owner: 'companyId',
+  Field: 'companyId',
+  Task: 'companyId',
+  Scan: 'companyId',
+  Zone: 'companyId',
+};
+
+const FILTERED = new Set([
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'delete',
+  'deleteMany',
+]);
+
+type Args = Record<string, unknown> & { where?: object; data?: unknown; create?: object };
+
+export function scopeArgs(model: string, operation: string, args: Args, companyId: number): Args {
+  const key = TENANT_KEY[model];
+  if (!key) return args;
+  if (FILTERED.has(operation)) return { ...args, where: { ...args.where, [key]: companyId } };
+  if (operation === 'upsert') {
+    return { ...args, where: { ...args.where, [key]: companyId }, create: { ...args.create, [key]: companyId } };
+  }
+  if (operation === 'create') return { ...args, data: { ...(args.data as object), [key]: companyId } };
+  if (operation === 'createMany' || operation === 'createManyAndReturn') {
+    const rows = Array.isArray(args.data) ? args.data : [args.data];
+    return { ...args, data: rows.map((r: object) => ({ ...r, [key]: companyId })) };
+  }
+  throw new Error(`tenant scope: unhandled operation ${model}.${operation}`);
+}
+
+export function scopeToCompany(db: Db, companyId: number) {
+  return db.$extends({
+    name: 'tenant',
+    query: {
+      $allModels: {
+        $allOperations({ model, operation, args, query }) {
+          return query(scopeArgs(model, operation, args as Args, companyId) as typeof args);
+        },
+      },
+    },
+  });
+}
+
+export type TenantDb = ReturnType<typeof scopeToCompany>;
+
+// Building an extended client per request costs more than the query it serves: keep one per company.
+const scopedClients = new WeakMap<Db, Map<number, TenantDb>>();
+
+export function tenantDb(db: Db, companyId: number): TenantDb {
+  let perCompany = scopedClients.get(db);
+  if (!perCompany) scopedClients.set(db, (perCompany = new Map()));
+  let client = perCompany.get(companyId);
+  if (!client) {
+    if (perCompany.size >= 1000) perCompany.delete(perCompany.keys().next().value!);
+    perCompany.set(companyId, (client = scopeToCompany(db, companyId)));
+  }
+  return client;
+}

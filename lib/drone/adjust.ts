@@ -1,0 +1,163 @@
+// One global least-squares adjustment of all photo placements: matched points must land on the same
+// ground spot, GPS positions and GPS-derived scale/heading act as soft priors. The similarity model is
+// linear in (a, b, tx, ty), so each iteration is one linear solve; a few reweighting passes (Huber)
+// damp the matches RANSAC let through on relief (trees, roofs).
+import type { Placement } from './frame';
+import type { PairMatch } from './features';
+import { median } from './features';
+
+export interface AdjustOptions {
+  /** GPS horizontal standard deviation (m). */
+  gpsSigmaM: number;
+  /** Standard deviation of a match on the ground (m): about one reduced-copy pixel. */
+  matchSigmaM: number;
+  /** Relative standard deviation of the GPS-derived scale and heading. */
+  scaleSigma: number;
+}
+
+const MAX_POINTS_PER_PAIR = 150;
+
+/** Solves the symmetric positive-definite system N x = r in place (Cholesky). */
+export function solveSpd(N: Float64Array, r: Float64Array, m: number): Float64Array {
+  for (let j = 0; j < m; j++) {
+    let d = N[j * m + j]!;
+    for (let k = 0; k < j; k++) d -= N[j * m + k]! ** 2;
+    if (!(d > 0)) throw new Error('adjustment is singular');
+    const ljj = Math.sqrt(d);
+    N[j * m + j] = ljj;
+    for (let i = j + 1; i < m; i++) {
+      let s = N[i * m + j]!;
+      for (let k = 0; k < j; k++) s -= N[i * m + k]! * N[j * m + k]!;
+      N[i * m + j] = s / ljj;
+    }
+  }
+  const y = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    let s = r[i]!;
+    for (let k = 0; k < i; k++) s -= N[i * m + k]! * y[k]!;
+    y[i] = s / N[i * m + i]!;
+  }
+  const x = new Float64Array(m);
+  for (let i = m - 1; i >= 0; i--) {
+    let s = y[i]!;
+    for (let k = i + 1; k < m; k++) s -= N[k * m + i]! * x[k]!;
+    x[i] = s / N[i * m + i]!;
+  }
+  return x;
+}
+
+/** Evenly spread subset of a pair's inliers, so big pairs do not outweigh small ones. */
+function subsample(pair: PairMatch): Float64Array {
+  const n = pair.pts.length / 4;
+  if (n <= MAX_POINTS_PER_PAIR) return pair.pts;
+  const out = new Float64Array(MAX_POINTS_PER_PAIR * 4);
+  for (let k = 0; k < MAX_POINTS_PER_PAIR; k++) out.set(pair.pts.subarray(4 * Math.floor((k * n) / MAX_POINTS_PER_PAIR), 4 * Math.floor((k * n) / MAX_POINTS_PER_PAIR) + 4), 4 * k);
+  return out;
+}
+
+export interface Adjustment {
+  placements: Placement[];
+  /** Ground distance (m) between matched points after adjustment, one per used match. */
+  residualsM: Float64Array;
+}
+
+/** `centres[i]` is photo i's image centre (cx, cy) in pixels; `priors` its GPS placement. */
+export function adjustPlacements(priors: Placement[], centres: [number, number][], pairs: PairMatch[], opts: AdjustOptions): Adjustment {
+  const n = priors.length;
+  const m = 4 * n;
+  const obs = pairs.map((p) => ({ i: p.i, j: p.j, pts: subsample(p) }));
+  let weights = obs.map((o) => new Float64Array(o.pts.length / 4).fill(1));
+  let x: Float64Array = new Float64Array(priors.flatMap((p) => [p.a, p.b, p.tx, p.ty]));
+  let residuals = new Float64Array(0);
+
+  for (let iter = 0; iter < 4; iter++) {
+    const N = new Float64Array(m * m);
+    const r = new Float64Array(m);
+    const add = (idx: number[], coef: number[], rhs: number, w: number) => {
+      for (let u = 0; u < idx.length; u++) {
+        r[idx[u]!] = r[idx[u]!]! + w * coef[u]! * rhs;
+        for (let v = 0; v < idx.length; v++) N[idx[u]! * m + idx[v]!] = N[idx[u]! * m + idx[v]!]! + w * coef[u]! * coef[v]!;
+      }
+    };
+    priors.forEach((p, i) => {
+      const s = Math.hypot(p.a, p.b);
+      const wAb = 1 / (opts.scaleSigma * s) ** 2;
+      const wT = 1 / opts.gpsSigmaM ** 2;
+      add([4 * i], [1], p.a, wAb);
+      add([4 * i + 1], [1], p.b, wAb);
+      add([4 * i + 2], [1], p.tx, wT);
+      add([4 * i + 3], [1], p.ty, wT);
+    });
+    const wm = 1 / opts.matchSigmaM ** 2;
+    obs.forEach((o, k) => {
+      const [cxi, cyi] = centres[o.i]!;
+      const [cxj, cyj] = centres[o.j]!;
+      const I = 4 * o.i, J = 4 * o.j;
+      for (let q = 0; q < o.pts.length / 4; q++) {
+        const w = wm * weights[k]![q]!;
+        if (w === 0) continue;
+        const x1 = o.pts[4 * q]! - cxi, y1 = cyi - o.pts[4 * q + 1]!;
+        const x2 = o.pts[4 * q + 2]! - cxj, y2 = cyj - o.pts[4 * q + 3]!;
+        add([I, I + 1, I + 2, J, J + 1, J + 2], [x1, -y1, 1, -x2, y2, -1], 0, w);
+        add([I, I + 1, I + 3, J, J + 1, J + 3], [y1, x1, 1, -y2, -x2, -1], 0, w);
+      }
+    });
+    // The mean scale stays that of the GPS/optics priors (to first order; heading stays free): otherwise
+    // shrinking every photo would "explain" parallax on trees and roofs better than the true scale does.
+    const wFix = 1e6 * Math.max(...N.filter((_, k) => k % (m + 1) === 0));
+    const idx = (o: number) => priors.map((_, i) => 4 * i + o);
+    const s0 = priors.map((p) => Math.hypot(p.a, p.b));
+    add([...idx(0), ...idx(1)], [...priors.map((p, i) => p.a / s0[i]!), ...priors.map((p, i) => p.b / s0[i]!)], s0.reduce((s, v) => s + v, 0), wFix);
+    x = solveSpd(N, r, m);
+
+    const all: number[] = [];
+    const perObs = obs.map((o) => {
+      const [cxi, cyi] = centres[o.i]!;
+      const [cxj, cyj] = centres[o.j]!;
+      const [a1, b1, tx1, ty1] = x.subarray(4 * o.i, 4 * o.i + 4);
+      const [a2, b2, tx2, ty2] = x.subarray(4 * o.j, 4 * o.j + 4);
+      const res = new Float64Array(o.pts.length / 4);
+      for (let q = 0; q < res.length; q++) {
+        const x1 = o.pts[4 * q]! - cxi, y1 = cyi - o.pts[4 * q + 1]!;
+        const x2 = o.pts[4 * q + 2]! - cxj, y2 = cyj - o.pts[4 * q + 3]!;
+        const dx = a1! * x1 - b1! * y1 + tx1! - (a2! * x2 - b2! * y2 + tx2!);
+        const dy = b1! * x1 + a1! * y1 + ty1! - (b2! * x2 + a2! * y2 + ty2!);
+        res[q] = Math.hypot(dx, dy);
+        all.push(res[q]!);
+      }
+      return res;
+    });
+    residuals = Float64Array.from(all);
+    // Huber weights around a robust scale; far outliers (relief, moving objects) drop out entirely.
+    const scale = Math.max(median(all) * 1.5, opts.matchSigmaM);
+    weights = perObs.map((res) => res.map((e) => (e > 6 * scale ? 0 : e <= scale ? 1 : scale / e)));
+  }
+  const placements = priors.map((_, i) => ({ a: x[4 * i]!, b: x[4 * i + 1]!, tx: x[4 * i + 2]!, ty: x[4 * i + 3]! }));
+  return { placements, residualsM: residuals };
+}
+
+/**
+ * Per-photo exposure gains (per channel, multiplicative) that make overlapping photos agree, with a
+ * weak pull towards 1 so the survey keeps its overall brightness.
+ */
+export function exposureGains(n: number, channels: number, pairs: PairMatch[]): number[][] {
+  const gains: number[][] = [];
+  for (let c = 0; c < channels; c++) {
+    // Unknown g_i = log gain; each pair says g_i - g_j = -logRatio (so that g_i·I_i = g_j·I_j).
+    const N = new Float64Array(n * n);
+    const r = new Float64Array(n);
+    const inc = (a: Float64Array, k: number, v: number) => (a[k] = a[k]! + v);
+    for (let i = 0; i < n; i++) inc(N, i * n + i, 0.01);
+    for (const p of pairs) {
+      const w = Math.min(1, p.pts.length / 4 / 50);
+      const lr = p.logRatio[c] ?? 0;
+      inc(N, p.i * n + p.i, w); inc(N, p.j * n + p.j, w);
+      inc(N, p.i * n + p.j, -w); inc(N, p.j * n + p.i, -w);
+      inc(r, p.i, -w * lr); inc(r, p.j, w * lr);
+    }
+    const g = solveSpd(N, r, n);
+    const mean = g.reduce((s, v) => s + v, 0) / n;
+    gains.push(Array.from(g, (v) => Math.exp(v - mean)));
+  }
+  return Array.from({ length: n }, (_, i) => gains.map((g) => g[i]!));
+}

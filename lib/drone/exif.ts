@@ -1,0 +1,209 @@
+// Drone photo metadata: position, height above take-off, camera attitude, optics and capture time,
+// read with exifr. Dates are parsed here because exifr would read them in the server's time zone.
+import { open, readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import exifr from 'exifr';
+import { AppError } from '@/lib/http/errors';
+
+export interface Attitude {
+  yaw: number;
+  pitch: number;
+  roll: number;
+}
+
+export interface DronePhoto {
+  path: string;
+  file: string;
+  make: string | null;
+  model: string | null;
+  /** WGS84 degrees and metres above mean sea level; null when the photo carries no GPS fix. */
+  gps: { lat: number; lon: number; altM: number | null } | null;
+  /** Height above the take-off point (DJI XMP RelativeAltitude). */
+  relativeAltitudeM: number | null;
+  gimbal: Attitude | null;
+  flight: Attitude | null;
+  focalLengthMm: number | null;
+  focalLength35mm: number | null;
+  widthPx: number;
+  heightPx: number;
+  /** Physical size of the imaged sensor area (mm); from EXIF resolution tags or the camera table. */
+  sensorWidthMm: number | null;
+  sensorHeightMm: number | null;
+  /** Capture time as written by the camera ("2016-06-23T16:31:59", with its offset when known). */
+  capturedAt: string | null;
+  /** Milliseconds since epoch; the camera's local time read as UTC when no offset is recorded. */
+  capturedAtMs: number | null;
+  /** Multispectral band (XMP BandName, e.g. "NIR", "Red") and the capture it belongs to. */
+  bandName: string | null;
+  captureUuid: string | null;
+}
+
+/** Sensor widths (mm) of common survey cameras; the 4:3 sensor height is derived from the image shape. */
+const SENSOR_WIDTH_MM: Record<string, number> = {
+  FC300S: 6.17, FC300X: 6.17, FC330: 6.17, FC220: 6.17, FC6310: 13.2, FC6310S: 13.2, FC6310R: 13.2,
+  FC7203: 6.3, FC3170: 6.3, FC3411: 13.2, FC3582: 9.7, FC6360: 4.96, M3M: 17.3, L1D20C: 13.2,
+  'ZenmuseP1': 35.9, FC220S: 6.17, FC2204: 6.3, FC2103: 6.17,
+};
+
+function num(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+function dms(v: unknown, ref: unknown, negativeRef: string): number | null {
+  const arr = Array.isArray(v) ? v.map(Number) : typeof v === 'number' ? [v] : null;
+  if (!arr || arr.some((x) => !Number.isFinite(x))) return null;
+  const deg = (arr[0] ?? 0) + (arr[1] ?? 0) / 60 + (arr[2] ?? 0) / 3600;
+  return String(ref ?? '').toUpperCase().startsWith(negativeRef) ? -deg : deg;
+}
+
+/** "2016:06:23 16:31:59" + "+02:00" -> ISO text and epoch ms; invalid -> nulls. */
+export function parseExifDate(value: unknown, offset: unknown): { iso: string | null; ms: number | null } {
+  const m = /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?/.exec(String(value ?? ''));
+  if (!m) return { iso: null, ms: null };
+  const [, y, mo, d, h, mi, s] = m;
+  const local = `${y}-${mo}-${d}T${h}:${mi}:${s}`;
+  const off = /^([+-])(\d{2}):?(\d{2})$/.exec(String(offset ?? '').trim());
+  const base = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!);
+  if (!Number.isFinite(base)) return { iso: null, ms: null };
+  if (!off) return { iso: local, ms: base };
+  const sign = off[1] === '-' ? -1 : 1;
+  return { iso: `${local}${off[1]}${off[2]}:${off[3]}`, ms: base - sign * (+off[2]! * 60 + +off[3]!) * 60_000 };
+}
+
+function attitude(x: Record<string, unknown>, prefix: 'Gimbal' | 'Flight'): Attitude | null {
+  const yaw = num(x[`${prefix}YawDegree`]);
+  const pitch = num(x[`${prefix}PitchDegree`]);
+  const roll = num(x[`${prefix}RollDegree`]);
+  return yaw === null && pitch === null ? null : { yaw: yaw ?? 0, pitch: pitch ?? 0, roll: roll ?? 0 };
+}
+
+/** The photo's size from the JPEG/TIFF itself when EXIF leaves it out. */
+async function imageSize(path: string): Promise<{ width: number; height: number }> {
+  const sharp = (await import('sharp')).default;
+  const meta = await sharp(path).metadata();
+  return { width: meta.width ?? 0, height: meta.height ?? 0 };
+}
+
+/** JPEG and TIFF files start with known signatures; anything else is not a photo. */
+async function looksLikeImage(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await fh.read(Buffer.alloc(4), 0, 4, 0);
+    if (bytesRead < 4) return false;
+    const jpeg = buffer[0] === 0xff && buffer[1] === 0xd8;
+    const tiff = (buffer[0] === 0x49 && buffer[1] === 0x49) || (buffer[0] === 0x4d && buffer[1] === 0x4d);
+    return jpeg || tiff;
+  } finally {
+    await fh.close();
+  }
+}
+
+const JPEG_HEAD_BYTES = 1024 * 1024;
+
+async function readHead(path: string, bytes: number): Promise<{ bytes: Buffer; whole: boolean; jpeg: boolean }> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const buf = Buffer.alloc(Math.min(size, bytes));
+    await fh.read(buf, 0, buf.length, 0);
+    return { bytes: buf, whole: buf.length === size, jpeg: buf[0] === 0xff && buf[1] === 0xd8 };
+  } finally {
+    await fh.close();
+  }
+}
+
+export const corruptImage = (file: string) => new AppError('unprocessable', 'drone_corrupt_image', { file });
+
+/**
+ * Reads one photo's metadata. A photo without GPS comes back with `gps: null` (checkSurvey reports it);
+ * a file that is not a readable JPEG/TIFF throws AppError `drone_corrupt_image`.
+ */
+export async function readDroneExif(path: string): Promise<DronePhoto> {
+  const file = basename(path);
+  if (!(await looksLikeImage(path))) throw corruptImage(file);
+  let x: Record<string, unknown>;
+  let size: { width: number; height: number };
+  try {
+    // exifr is given the bytes, not the path: its own file reader loads `fs` in a way bundlers break
+    // (inside the Next.js server every photo came out "damaged"). A JPEG keeps EXIF and XMP in its
+    // first segments, so its head is enough (the upload reads thousands of photos before answering);
+    // a TIFF may keep its directory anywhere, and a JPEG whose head had nothing is read whole.
+    const options = { reviveValues: false, xmp: true, tiff: true, exif: true, gps: true, mergeOutput: true };
+    const head = await readHead(path, JPEG_HEAD_BYTES);
+    const parsed = head.jpeg && !head.whole ? ((await exifr.parse(head.bytes, options)) as Record<string, unknown> | undefined) : undefined;
+    x = (parsed && (parsed.GPSLatitude !== undefined || parsed.RelativeAltitude !== undefined)
+      ? parsed
+      : ((await exifr.parse(head.whole ? head.bytes : await readFile(path), options)) ?? {})) as Record<string, unknown>;
+    // Decoding the header also proves the file is an image and not a truncated download.
+    size = await imageSize(path);
+  } catch {
+    throw corruptImage(file);
+  }
+  const width = num(x.ExifImageWidth) ?? num(x.ImageWidth) ?? size.width;
+  const height = num(x.ExifImageHeight) ?? num(x.ImageHeight) ?? size.height;
+  if (!width || !height) throw corruptImage(file);
+
+  const lat = dms(x.GPSLatitude, x.GPSLatitudeRef, 'S');
+  const lon = dms(x.GPSLongitude, x.GPSLongitudeRef, 'W');
+  const hasGps = lat !== null && lon !== null && !(lat === 0 && lon === 0) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
+  const altRef = x.GPSAltitudeRef instanceof Uint8Array ? x.GPSAltitudeRef[0] : num(x.GPSAltitudeRef);
+  const alt = num(x.GPSAltitude);
+
+  const model = typeof x.Model === 'string' ? x.Model.trim() : null;
+  const focal = num(x.FocalLength);
+  const focal35 = num(x.FocalLengthIn35mmFormat);
+  const sensor = sensorSize(x, model, width, height, focal, focal35);
+  const date = parseExifDate(x.DateTimeOriginal ?? x.CreateDate, x.OffsetTimeOriginal ?? x.OffsetTime);
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+  return {
+    path,
+    file,
+    make: str(x.Make),
+    model,
+    gps: hasGps ? { lat: lat!, lon: lon!, altM: alt === null ? null : altRef === 1 ? -alt : alt } : null,
+    relativeAltitudeM: num(x.RelativeAltitude),
+    gimbal: attitude(x, 'Gimbal'),
+    flight: attitude(x, 'Flight'),
+    focalLengthMm: focal,
+    focalLength35mm: focal35,
+    widthPx: width,
+    heightPx: height,
+    sensorWidthMm: sensor?.[0] ?? null,
+    sensorHeightMm: sensor?.[1] ?? null,
+    capturedAt: date.iso,
+    capturedAtMs: date.ms,
+    bandName: str(x.BandName),
+    captureUuid: str(x.CaptureUUID) ?? str(x.CaptureId),
+  };
+}
+
+/**
+ * Sensor size in mm for the imaged area: focal-plane resolution tags first, then the 35 mm equivalent
+ * (same diagonal field of view), then the camera table.
+ */
+function sensorSize(
+  x: Record<string, unknown>, model: string | null, width: number, height: number, focal: number | null, focal35: number | null,
+): [number, number] | null {
+  const xres = num(x.FocalPlaneXResolution);
+  const unit = num(x.FocalPlaneResolutionUnit) ?? 2;
+  const mmPerUnit = unit === 3 ? 10 : unit === 4 ? 1 : unit === 5 ? 0.001 : 25.4;
+  if (xres && xres > 0) {
+    const w = (width / xres) * mmPerUnit;
+    if (w > 1 && w < 60) return [w, (w * height) / width];
+  }
+  if (focal && focal35) {
+    const diag = (43.2666 * focal) / focal35;
+    const d = Math.hypot(width, height);
+    return [(diag * width) / d, (diag * height) / d];
+  }
+  const w = model ? SENSOR_WIDTH_MM[model] : undefined;
+  return w ? [w, (w * height) / width] : null;
+}
+
+/** Horizontal and vertical field of view (radians), or null when the optics are unknown. */
+export function fieldOfView(p: DronePhoto): { h: number; v: number } | null {
+  if (!p.focalLengthMm || !p.sensorWidthMm || !p.sensorHeightMm) return null;
+  return { h: 2 * Math.atan(p.sensorWidthMm / 2 / p.focalLengthMm), v: 2 * Math.atan(p.sensorHeightMm / 2 / p.focalLengthMm) };
+}

@@ -1,0 +1,186 @@
+// Image-based refinement of photo placements: ORB features on reduced copies, matched only between
+// photos whose GPS footprints overlap, outliers removed by RANSAC and by disagreement with GPS.
+import sharp from 'sharp';
+import type { Placement } from './frame';
+import { toGround } from './frame';
+import { openCv } from './opencv';
+
+/** Width of the reduced copies features are found on. */
+export const FEATURE_WIDTH = 1600;
+const ORB_FEATURES = 4000;
+const RATIO = 0.8;
+const RANSAC_PX = 5;
+const MIN_INLIERS = 15;
+
+export interface Features {
+  /** Keypoints in full-resolution pixels, x0 y0 x1 y1 ... */
+  points: Float64Array;
+  /** Mean value of each channel around each keypoint (exposure comparison), k*channels. */
+  colours: Float32Array;
+  channels: number;
+  descriptors: Uint8Array;
+  count: number;
+}
+
+/** ORB keypoints and descriptors of one photo, on a copy reduced to FEATURE_WIDTH. */
+export async function detectFeatures(path: string, width: number): Promise<Features> {
+  const { cv } = await openCv();
+  const scale = Math.min(1, FEATURE_WIDTH / width);
+  const { data, info } = await sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const ch = info.channels;
+  const grey = new Uint8Array(info.width * info.height);
+  for (let i = 0, j = 0; i < grey.length; i++, j += ch) {
+    grey[i] = ch >= 3 ? (data[j]! * 77 + data[j + 1]! * 150 + data[j + 2]! * 29) >> 8 : data[j]!;
+  }
+  const img = cv.matFromArray(info.height, info.width, cv.CV_8UC1, grey);
+  const orb = new cv.ORB(ORB_FEATURES);
+  const kps = new cv.KeyPointVector();
+  const desc = new cv.Mat();
+  const mask = new cv.Mat();
+  try {
+    orb.detectAndCompute(img, mask, kps, desc);
+    const count = kps.size();
+    const points = new Float64Array(count * 2);
+    const colours = new Float32Array(count * ch);
+    const r = 3;
+    for (let k = 0; k < count; k++) {
+      const pt = kps.get(k).pt;
+      points[2 * k] = (pt.x + 0.5) / scale - 0.5;
+      points[2 * k + 1] = (pt.y + 0.5) / scale - 0.5;
+      const x0 = Math.max(0, Math.round(pt.x) - r), x1 = Math.min(info.width - 1, Math.round(pt.x) + r);
+      const y0 = Math.max(0, Math.round(pt.y) - r), y1 = Math.min(info.height - 1, Math.round(pt.y) + r);
+      for (let c = 0; c < ch; c++) {
+        let s = 0;
+        for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) s += data[(y * info.width + x) * ch + c]!;
+        colours[k * ch + c] = s / ((x1 - x0 + 1) * (y1 - y0 + 1));
+      }
+    }
+    return { points, colours, channels: ch, descriptors: Uint8Array.from(desc.data as Uint8Array), count };
+  } finally {
+    img.delete(); orb.delete(); kps.delete(); desc.delete(); mask.delete();
+  }
+}
+
+export interface PairMatch {
+  i: number;
+  j: number;
+  /** Inlier correspondences in full-resolution pixels: x_i y_i x_j y_j ... */
+  pts: Float64Array;
+  /** Colour ratio log(mean_i / mean_j) per channel over the inliers. */
+  logRatio: number[];
+  /** Median distance (m) between the matched points as placed by GPS alone. */
+  gpsDisagreementM: number;
+  /** Rotation (radians, counter-clockwise in image coordinates) taking photo i's pixels to photo j's. */
+  rotation: number;
+}
+
+export type PairRejection = 'no_matches' | 'gps_disagreement';
+
+/**
+ * Matches two photos; null when too few consistent matches. `maxGpsDisagreementM` rejects pairs whose
+ * image offset contradicts the GPS offset (repeated texture, wrong neighbour).
+ */
+export async function matchPair(
+  i: number, fi: Features, pi: Placement, ci: [number, number],
+  j: number, fj: Features, pj: Placement, cj: [number, number],
+  maxGpsDisagreementM: number,
+  searchRadiusM: number,
+): Promise<PairMatch | PairRejection> {
+  if (fi.count < MIN_INLIERS || fj.count < MIN_INLIERS) return 'no_matches';
+  const { cv } = await openCv();
+  const good = guidedMatches(fi, pi, ci, fj, pj, cj, searchRadiusM);
+  if (good.length < MIN_INLIERS) return 'no_matches';
+
+  // RANSAC on reduced-scale coordinates so the threshold means the same at any photo size.
+  const s = FEATURE_WIDTH / Math.max(ci[0] * 2, FEATURE_WIDTH);
+  const from = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([a]) => [fi.points[2 * a]! * s, fi.points[2 * a + 1]! * s]));
+  const to = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([, b]) => [fj.points[2 * b]! * s, fj.points[2 * b + 1]! * s]));
+  const inl = new cv.Mat();
+  let affine;
+  try {
+    affine = cv.estimateAffine2D(from, to, inl, cv.RANSAC, RANSAC_PX, 2000, 0.995, 10);
+    if (affine.empty()) return 'no_matches';
+    const inliers = good.filter((_, k) => inl.data[k] === 1);
+    if (inliers.length < MIN_INLIERS) return 'no_matches';
+
+    const pts = new Float64Array(inliers.length * 4);
+    const dist: number[] = [];
+    const ch = Math.min(fi.channels, fj.channels);
+    const sumI = new Array<number>(ch).fill(0), sumJ = new Array<number>(ch).fill(0);
+    inliers.forEach(([a, b], k) => {
+      const xi = fi.points[2 * a]!, yi = fi.points[2 * a + 1]!, xj = fj.points[2 * b]!, yj = fj.points[2 * b + 1]!;
+      pts.set([xi, yi, xj, yj], 4 * k);
+      const [e1, n1] = toGround(pi, ci[0], ci[1], xi, yi);
+      const [e2, n2] = toGround(pj, cj[0], cj[1], xj, yj);
+      dist.push(Math.hypot(e1 - e2, n1 - n2));
+      for (let c = 0; c < ch; c++) {
+        sumI[c] = sumI[c]! + fi.colours[a * fi.channels + c]!;
+        sumJ[c] = sumJ[c]! + fj.colours[b * fj.channels + c]!;
+      }
+    });
+    const gpsDisagreementM = median(dist);
+    if (gpsDisagreementM > maxGpsDisagreementM) return 'gps_disagreement';
+    const logRatio = sumI.map((v, c) => Math.log(Math.max(v, 1) / Math.max(sumJ[c]!, 1)));
+    const [m00, m01, , m10, m11] = affine.data64F as Float64Array;
+    const rotation = Math.atan2(m10! - m01!, m00! + m11!);
+    return { i, j, pts, logRatio, gpsDisagreementM, rotation };
+  } finally {
+    from.delete(); to.delete(); inl.delete(); affine?.delete();
+  }
+}
+
+function popcount32(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/**
+ * Descriptor matches searched only near where GPS predicts each point in the other photo (ratio test
+ * among those): far fewer comparisons than brute force, and repeated texture elsewhere cannot win.
+ */
+function guidedMatches(
+  fi: Features, pi: Placement, ci: [number, number], fj: Features, pj: Placement, cj: [number, number], radiusM: number,
+): [number, number][] {
+  // Keypoints of j bucketed on the ground in cells one search radius wide.
+  const gj = new Float64Array(fj.count * 2);
+  let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
+  for (let b = 0; b < fj.count; b++) {
+    const [e, n] = toGround(pj, cj[0], cj[1], fj.points[2 * b]!, fj.points[2 * b + 1]!);
+    gj[2 * b] = e; gj[2 * b + 1] = n;
+    minE = Math.min(minE, e); minN = Math.min(minN, n); maxE = Math.max(maxE, e); maxN = Math.max(maxN, n);
+  }
+  const gw = Math.floor((maxE - minE) / radiusM) + 1, gh = Math.floor((maxN - minN) / radiusM) + 1;
+  const cells: number[][] = Array.from({ length: gw * gh }, () => []);
+  for (let b = 0; b < fj.count; b++) {
+    cells[Math.floor((gj[2 * b + 1]! - minN) / radiusM) * gw + Math.floor((gj[2 * b]! - minE) / radiusM)]!.push(b);
+  }
+  const di = new Uint32Array(fi.descriptors.buffer, fi.descriptors.byteOffset, fi.count * 8);
+  const dj = new Uint32Array(fj.descriptors.buffer, fj.descriptors.byteOffset, fj.count * 8);
+  const out: [number, number][] = [];
+  const r2 = radiusM * radiusM;
+  for (let a = 0; a < fi.count; a++) {
+    const [e, n] = toGround(pi, ci[0], ci[1], fi.points[2 * a]!, fi.points[2 * a + 1]!);
+    const kx = Math.floor((e - minE) / radiusM), ky = Math.floor((n - minN) / radiusM);
+    let best = 257, second = 257, bestIdx = -1;
+    for (let y = Math.max(0, ky - 1); y <= Math.min(gh - 1, ky + 1); y++) {
+      for (let x = Math.max(0, kx - 1); x <= Math.min(gw - 1, kx + 1); x++) {
+        for (const b of cells[y * gw + x]!) {
+          if ((gj[2 * b]! - e) ** 2 + (gj[2 * b + 1]! - n) ** 2 > r2) continue;
+          let d = 0;
+          for (let k = 0; k < 8; k++) d += popcount32(di[8 * a + k]! ^ dj[8 * b + k]!);
+          if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
+        }
+      }
+    }
+    if (bestIdx >= 0 && best < 64 && best < RATIO * second) out.push([a, bestIdx]);
+  }
+  return out;
+}
+
+export function median(values: ArrayLike<number>): number {
+  const a = Float64Array.from(values).sort();
+  if (!a.length) return NaN;
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+}

@@ -1,0 +1,158 @@
+// Vegetation index of a mosaic inside a field: NDVI when the survey has NIR and Red bands, otherwise
+// VARI from the visible bands, always named for what it is. Statistics, a 64-bin histogram and a
+// single-band Float32 GeoTIFF of the index for the zoning code.
+import { execFile } from 'node:child_process';
+import { open, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { unprocessable } from '@/lib/http/errors';
+import { utmFrame } from './frame';
+import type { Mosaic } from './ortho';
+
+const run = promisify(execFile);
+
+export type IndexName = 'NDVI' | 'VARI';
+export const HISTOGRAM_BINS = 64;
+/** Histogram range: both indices are bounded to [-1, 1]. */
+export const HISTOGRAM_RANGE: [number, number] = [-1, 1];
+/** The index GeoTIFF is averaged down to at least this ground resolution (zones need no finer). */
+const INDEX_MIN_GSD_M = 0.1;
+const NODATA = -9999;
+
+export interface IndexStats {
+  mean: number;
+  std: number;
+  median: number;
+}
+
+export interface IndexAnalysis {
+  indexName: IndexName;
+  stats: IndexStats;
+  /** Counts of index values in HISTOGRAM_BINS equal bins over HISTOGRAM_RANGE. */
+  histogram: number[];
+  /** Single-band Float32 GeoTIFF (nodata -9999) in the mosaic's CRS. */
+  indexGeotiffPath: string;
+  /** Field pixels with imagery, and the share of the field the mosaic covers. */
+  pixelCount: number;
+  fieldCoverage: number;
+}
+
+/** The index used for a set of bands. */
+export const indexFor = (bands: string[]): IndexName => (bands.includes('nir') && bands.includes('red') ? 'NDVI' : 'VARI');
+
+/** Field mask on the mosaic grid (even-odd scanline fill of all rings, so holes stay out). */
+export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Uint8Array {
+  const [x0, gsd, , y0] = mosaic.geoTransform;
+  const rings: Position[][] = field.type === 'Polygon' ? field.coordinates : field.coordinates.flat();
+  // The mosaic's own UTM zone (from its CRS), whatever zone the field's vertices would pick.
+  const zone = Number(mosaic.crs.slice(-2));
+  const frame = utmFrame(zone * 6 - 183, mosaic.crs.startsWith('EPSG:327') ? -1 : 1);
+  const px = rings.map((r) => r.map(([lon, lat]) => {
+    const [e, n] = frame.toUtm(lon!, lat!);
+    return [(e - x0) / gsd, (y0 - n) / gsd] as const;
+  }));
+  const mask = new Uint8Array(mosaic.width * mosaic.height);
+  const xs: number[] = [];
+  for (let row = 0; row < mosaic.height; row++) {
+    const y = row + 0.5;
+    xs.length = 0;
+    for (const ring of px) {
+      for (let k = 0; k + 1 < ring.length; k++) {
+        const [ax, ay] = ring[k]!, [bx, by] = ring[k + 1]!;
+        if ((ay <= y && by > y) || (by <= y && ay > y)) xs.push(ax + ((y - ay) / (by - ay)) * (bx - ax));
+      }
+    }
+    xs.sort((a, b) => a - b);
+    for (let k = 0; k + 1 < xs.length; k += 2) {
+      const c0 = Math.max(0, Math.ceil(xs[k]! - 0.5)), c1 = Math.min(mosaic.width - 1, Math.floor(xs[k + 1]! - 0.5));
+      if (c1 >= c0) mask.fill(1, row * mosaic.width + c0, row * mosaic.width + c1 + 1);
+    }
+  }
+  return mask;
+}
+
+/**
+ * Index statistics inside the field. Throws 422 `drone_field_not_covered` when the mosaic does not
+ * reach the field (no imaged pixel inside it).
+ */
+export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon | MultiPolygon): Promise<IndexAnalysis> {
+  const indexName = indexFor(mosaic.bands);
+  const nb = mosaic.bands.length;
+  const stride = nb + 1;
+  const [R, G, B, N] = ['red', 'green', 'blue', 'nir'].map((b) => mosaic.bands.indexOf(b)) as [number, number, number, number];
+  const { width: W, height: H } = mosaic;
+  const mask = fieldMask(mosaic, fieldGeometryWgs84);
+  const factor = Math.max(1, Math.round(INDEX_MIN_GSD_M / mosaic.geoTransform[1]));
+  const OW = Math.ceil(W / factor), OH = Math.ceil(H / factor);
+  const sum = new Float64Array(OW * OH), cnt = new Uint32Array(OW * OH);
+  const histogram = new Array<number>(HISTOGRAM_BINS).fill(0);
+  // Exact median from a fine histogram (4001 bins over [-1, 1]: 0.0005 resolution) without sorting millions.
+  const fine = new Uint32Array(4001);
+  let n = 0, s1 = 0, s2 = 0, fieldPixels = 0;
+  const rowBytes = W * stride;
+  const fh = await open(mosaic.rawPath, 'r');
+  try {
+    const buf = Buffer.alloc(rowBytes * 256);
+    for (let row0 = 0; row0 < H; row0 += 256) {
+      const rows = Math.min(256, H - row0);
+      await fh.read(buf, 0, rows * rowBytes, row0 * rowBytes);
+      for (let r = 0; r < rows; r++) {
+        const row = row0 + r;
+        for (let col = 0; col < W; col++) {
+          if (!mask[row * W + col]) continue;
+          fieldPixels++;
+          const o = r * rowBytes + col * stride;
+          if (!buf[o + nb]) continue;
+          let v: number;
+          if (indexName === 'NDVI') {
+            const nir = buf[o + N]!, red = buf[o + R]!;
+            v = nir + red === 0 ? 0 : (nir - red) / (nir + red);
+          } else {
+            const red = buf[o + R]!, green = buf[o + G]!, blue = buf[o + B]!;
+            const d = green + red - blue;
+            v = d === 0 ? 0 : Math.max(-1, Math.min(1, (green - red) / d));
+          }
+          n++; s1 += v; s2 += v * v;
+          histogram[Math.min(HISTOGRAM_BINS - 1, Math.floor(((v + 1) / 2) * HISTOGRAM_BINS))]!++;
+          fine[Math.round((v + 1) * 2000)]!++;
+          const k = Math.floor(row / factor) * OW + Math.floor(col / factor);
+          sum[k] = sum[k]! + v;
+          cnt[k]!++;
+        }
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+  if (!n) throw unprocessable('drone_field_not_covered');
+  let acc = 0, median = 0;
+  for (let k = 0; k < fine.length; k++) {
+    acc += fine[k]!;
+    if (acc * 2 >= n) { median = k / 2000 - 1; break; }
+  }
+  const mean = s1 / n;
+  const stats = { mean, std: Math.sqrt(Math.max(0, s2 / n - mean * mean)), median };
+
+  const out = new Float32Array(OW * OH).map((_, k) => (cnt[k] ? sum[k]! / cnt[k]! : NODATA));
+  const dir = dirname(mosaic.geotiffPath);
+  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = join(dir, `${indexName.toLowerCase()}.tif`);
+  await writeFile(raw, new Uint8Array(out.buffer));
+  const [x0, gsd, , y0] = mosaic.geoTransform;
+  await writeFile(vrt, `<VRTDataset rasterXSize="${OW}" rasterYSize="${OH}">
+  <SRS>${mosaic.crs}</SRS>
+  <GeoTransform>${x0}, ${gsd * factor}, 0, ${y0}, 0, ${-gsd * factor}</GeoTransform>
+  <VRTRasterBand dataType="Float32" band="1" subClass="VRTRawRasterBand">
+    <Description>${indexName}</Description>
+    <NoDataValue>${NODATA}</NoDataValue>
+    <SourceFilename relativeToVRT="1">index.f32</SourceFilename>
+    <ByteOrder>LSB</ByteOrder>
+    <ImageOffset>0</ImageOffset><PixelOffset>4</PixelOffset><LineOffset>${4 * OW}</LineOffset>
+  </VRTRasterBand>
+</VRTDataset>
+`);
+  await unlink(tif).catch(() => undefined);
+  await run('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=3', vrt, tif]);
+  await Promise.all([unlink(raw), unlink(vrt)]);
+  return { indexName, stats, histogram, indexGeotiffPath: tif, pixelCount: n, fieldCoverage: fieldPixels ? n / fieldPixels : 0 };
+}

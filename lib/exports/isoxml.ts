@@ -1,0 +1,151 @@
+// ISOXML (ISO 11783-10, version 4.3) task data for tractor terminals and farm software: customer, farm,
+// the partfield with its boundary, and a prescription task with one treatment zone per zone (or a type-2
+// grid). The layout follows FarmDoc's prescription exports: default, position-lost and out-of-field zones
+// first, rates as DDI 6 in mg/m² with a kg/ha value presentation.
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+import {
+  ExtendedPartfield,
+  ExtendedPolygon,
+  ExtendedTask,
+  ISOXMLManager,
+  PolygonPolygonTypeEnum,
+  ProductProductTypeEnum,
+  TAGS,
+  TaskTaskStatusEnum,
+  type Entity,
+  type ProcessDataVariable,
+  type TreatmentZone,
+} from 'isoxml';
+import { geometryAreaM2 } from '@/lib/geo/area';
+import { unprocessable } from '@/lib/http/errors';
+import type { ExportField, ExportZone, Rates } from './types';
+
+export interface IsoxmlOptions {
+  /** kg/ha per zone class. */
+  rates: Rates;
+  productName: string;
+  /** Write the prescription as a type-2 grid instead of treatment-zone polygons. */
+  grid?: boolean;
+  customer: string;
+  farm: string;
+}
+
+/** DDI 0006: Setpoint Mass Per Area Application Rate, in mg/m². */
+export const DDI_SETPOINT_MASS_PER_AREA = '0006';
+/** 1 kg/ha = 10^6 mg / 10^4 m². */
+export const kgHaToMgM2 = (kgHa: number) => Math.round(kgHa * 100);
+/** Coordinates are written with 9 decimals (about 0.1 mm), as the standard's PNT allows. */
+const round9 = (x: number) => Math.round(x * 1e9) / 1e9;
+
+// Zone codes as FarmDoc writes them; zones follow from FIRST_ZONE_CODE on.
+const TZN_DEFAULT = 0;
+const TZN_POSITION_LOST = 1;
+const TZN_OUT_OF_FIELD = 2;
+const FIRST_ZONE_CODE = 3;
+
+/** Designators are at most 32 characters in the schema. */
+const designator = (s: string) => [...s.trim()].slice(0, 32).join('') || '-';
+
+function roundGeometry<G extends Polygon | MultiPolygon>(g: G): G {
+  const ring = (r: Position[]) => r.map((p) => [round9(p[0]!), round9(p[1]!)]);
+  return (g.type === 'Polygon'
+    ? { type: 'Polygon', coordinates: g.coordinates.map(ring) }
+    : { type: 'MultiPolygon', coordinates: g.coordinates.map((poly) => poly.map(ring)) }) as G;
+}
+
+/** The rate of every zone in kg/ha; zone classes without one are an error the user can fix (422). */
+function zoneRates(zones: ExportZone[], rates: Rates): number[] {
+  const valid = (r: number | undefined): r is number => r !== undefined && Number.isFinite(r) && r >= 0;
+  const missing = [...new Set(zones.filter((z) => !valid(rates[z.classIndex])).map((z) => z.classIndex))];
+  if (missing.length) throw unprocessable('export_rates_missing', { classes: missing.sort((a, b) => a - b).join(', ') });
+  return zones.map((z) => rates[z.classIndex]!);
+}
+
+export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>, zones: ExportZone[], opts: IsoxmlOptions): Promise<Buffer> {
+  const m = new ISOXMLManager({ version: 4, fmisTitle: 'Fieldmap', fmisVersion: '1.0' });
+  const create = <T extends Entity>(tag: TAGS, attrs: object) => m.createEntityFromAttributes(tag, attrs as never) as T;
+  const ref = (e: Entity) => m.registerEntity(e);
+
+  const customer = create(TAGS.Customer, { CustomerLastName: designator(opts.customer) });
+  const customerRef = ref(customer);
+  const farm = create(TAGS.Farm, { FarmDesignator: designator(opts.farm), CustomerIdRef: customerRef });
+  const farmRef = ref(farm);
+
+  const geometry = roundGeometry(field.geometry);
+  const partfield = create<ExtendedPartfield>(TAGS.Partfield, {
+    PartfieldDesignator: designator(field.name),
+    PartfieldArea: 0,
+    CustomerIdRef: customerRef,
+    FarmIdRef: farmRef,
+  });
+  partfield.boundaryFromGeoJSON(geometry, m);
+  // The library measures on a sphere; the standard wants m², which we measure on the ellipsoid.
+  partfield.attributes.PartfieldArea = Math.round(geometryAreaM2(geometry));
+  const partfieldRef = ref(partfield);
+
+  // The library writes version 4.2 for every v4 file; what we write is valid 4.3, which terminals expect.
+  const rootToXML = m.rootElement.toXML.bind(m.rootElement);
+  m.rootElement.toXML = () => {
+    const xml = rootToXML();
+    xml._attributes = { ...xml._attributes, VersionMinor: '3' };
+    return xml;
+  };
+  const root = m.rootElement.attributes;
+  root.Customer = [customer as never];
+  root.Farm = [farm as never];
+  root.Partfield = [partfield];
+  if (zones.length === 0) return Buffer.from(await m.saveISOXML());
+
+  const kgHa = zoneRates(zones, opts.rates);
+  const totalArea = zones.reduce((s, z) => s + z.areaHa, 0);
+  // Where the terminal has no zone (gaps, lost position) it applies the area-weighted mean rate.
+  const meanKgHa = totalArea > 0 ? zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) / totalArea : kgHa[0]!;
+
+  const vpn = create(TAGS.ValuePresentation, { Offset: 0, Scale: 0.01, NumberOfDecimals: 1, UnitDesignator: 'kg/ha' });
+  const vpnRef = ref(vpn);
+  const product = create(TAGS.Product, {
+    ProductDesignator: designator(opts.productName),
+    ProductType: ProductProductTypeEnum.SingleDefault,
+    QuantityDDI: DDI_SETPOINT_MASS_PER_AREA,
+  });
+  const productRef = ref(product);
+  root.ValuePresentation = [vpn as never];
+  root.Product = [product as never];
+
+  const pdv = (kg: number) =>
+    create<ProcessDataVariable>(TAGS.ProcessDataVariable, {
+      ProcessDataDDI: DDI_SETPOINT_MASS_PER_AREA,
+      ProcessDataValue: kgHaToMgM2(kg),
+      ProductIdRef: productRef,
+      ValuePresentationIdRef: vpnRef,
+    });
+  const tzn = (code: number, name: string | undefined, kg: number, polygons?: Polygon | MultiPolygon) =>
+    create<TreatmentZone>(TAGS.TreatmentZone, {
+      TreatmentZoneCode: code,
+      ...(name && { TreatmentZoneDesignator: designator(name) }),
+      ...(polygons && { PolygonTreatmentZoneonly: ExtendedPolygon.fromGeoJSON(roundGeometry(polygons), PolygonPolygonTypeEnum.TreatmentZone, m) }),
+      ProcessDataVariable: [pdv(kg)],
+    });
+
+  const task = create<ExtendedTask>(TAGS.Task, {
+    TaskDesignator: designator(`${opts.productName} | ${field.name}`),
+    CustomerIdRef: customerRef,
+    FarmIdRef: farmRef,
+    PartfieldIdRef: partfieldRef,
+    TaskStatus: TaskTaskStatusEnum.Planned,
+    DefaultTreatmentZoneCode: TZN_DEFAULT,
+    PositionLostTreatmentZoneCode: TZN_POSITION_LOST,
+    OutOfFieldTreatmentZoneCode: TZN_OUT_OF_FIELD,
+    TreatmentZone: [tzn(TZN_DEFAULT, 'Default', meanKgHa), tzn(TZN_POSITION_LOST, 'PositionLost', meanKgHa), tzn(TZN_OUT_OF_FIELD, 'OutOfField', 0)],
+  });
+  if (opts.grid) {
+    const features = zones.map((z, i) => ({ type: 'Feature' as const, properties: { rate: kgHaToMgM2(kgHa[i]!) }, geometry: roundGeometry(z.geometry) }));
+    // The grid's cells outside every zone take the out-of-field zone's value (0).
+    task.addGridFromGeoJSON({ type: 'FeatureCollection', features } as never, [pdv(0)], ['rate']);
+  } else {
+    task.attributes.TreatmentZone!.push(...zones.map((z, i) => tzn(FIRST_ZONE_CODE + i, z.name, kgHa[i]!, z.geometry)));
+  }
+  ref(task);
+  root.Task = [task];
+  return Buffer.from(await m.saveISOXML());
+}

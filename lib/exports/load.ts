@@ -1,0 +1,83 @@
+// Loads what the export builders take, from the company's database.
+import type { TenantDb } from '../db/tenant';
+import type { FieldGeometry } from '../geo/geometry';
+import { notFound, unprocessable } from '../http/errors';
+import type { ExportField, ExportScan, ExportZone, Rates } from './types';
+
+export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
+  const f = await db.field.findUnique({ where: { id }, include: { owner: { select: { name: true } }, company: { select: { name: true } } } });
+  if (!f) throw notFound();
+  return {
+    id: f.id,
+    name: f.name,
+    area: f.area,
+    status: f.status,
+    parcel_number: f.parcelNumber,
+    owner: f.owner?.name ?? null,
+    geometry: JSON.parse(f.geometry) as FieldGeometry,
+    company: { name: f.company.name },
+  };
+}
+
+export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 'name' | 'geometry'>[]> {
+  const rows = await db.field.findMany({ select: { name: true, geometry: true }, orderBy: { id: 'asc' } });
+  return rows.map((r) => ({ name: r.name, geometry: JSON.parse(r.geometry) as FieldGeometry }));
+}
+
+/** A scan of the field (the latest completed one when none is named) with its zones. */
+export async function loadScanWithZones(db: TenantDb, opts: { fieldId: number; scanId?: number }): Promise<{ scan: ExportScan | null; zones: ExportZone[] }> {
+  const scan = opts.scanId
+    ? await db.scan.findUnique({ where: { id: opts.scanId } })
+    : await db.scan.findFirst({ where: { fieldId: opts.fieldId, status: 'completed' }, orderBy: { createdAt: 'desc' } });
+  if (opts.scanId && !scan) throw notFound();
+  if (!scan) return { scan: null, zones: [] };
+  const zones = await db.zone.findMany({ where: { scanId: scan.id }, orderBy: { classIndex: 'asc' } });
+  const { readFile } = await import('node:fs/promises');
+  const previewPng = scan.dataPath ? await readFile(scan.dataPath).catch(() => undefined) : undefined;
+  const stats = scan.statsJson ? JSON.parse(scan.statsJson) : null;
+  return {
+    scan: {
+      id: scan.id,
+      indexName: scan.indexName ?? 'index',
+      capturedAt: scan.capturedAt?.toISOString() ?? null,
+      stats: { min: stats?.min ?? 0, max: stats?.max ?? 0, mean: stats?.mean ?? 0, std: stats?.std ?? 0, median: stats?.median ?? 0 },
+      histogram: scan.histogramJson ? JSON.parse(scan.histogramJson) : { min: 0, max: 0, counts: [] },
+      previewPng,
+      previewBounds: scan.boundsJson ? JSON.parse(scan.boundsJson) : undefined,
+      crop: scan.cropJson ? JSON.parse(scan.cropJson) : undefined,
+    },
+    zones: zones.map((z) => ({
+      classIndex: z.classIndex,
+      name: z.name,
+      areaHa: z.areaHa,
+      mean: z.meanValue,
+      min: z.minValue,
+      max: z.maxValue,
+      color: z.color ?? '#888888',
+      geometry: JSON.parse(z.geometry) as FieldGeometry,
+    })),
+  };
+}
+
+/**
+ * Rates per zone class: `rates=1:120,2:140` in the query, else the company's settings
+ * (`zone_rates` {class: kg/ha}). Every zone needs one: a guessed rate must never reach a spreader.
+ */
+export function resolveRates(query: string | null, settings: Record<string, unknown>, zones: ExportZone[]): Rates {
+  const rates: Rates = {};
+  const fromSettings = settings.zone_rates as Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(fromSettings ?? {})) if (Number.isFinite(Number(v))) rates[Number(k)] = Number(v);
+  for (const pair of (query ?? '').split(',').filter(Boolean)) {
+    const m = /^\s*(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(pair);
+    if (!m) throw unprocessable('export_rates_format');
+    rates[Number(m[1])] = Number(m[2]);
+  }
+  const missing = zones.filter((z) => rates[z.classIndex] === undefined).map((z) => z.classIndex);
+  if (missing.length) throw unprocessable('export_rates_missing', { classes: missing.join(', ') });
+  return rates;
+}
+
+export const attachment = (fileName: string, type: string) => ({
+  'content-type': type,
+  'content-disposition': `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName)}`,
+});

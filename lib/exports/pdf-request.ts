@@ -1,0 +1,23 @@
+// The PDF report of a field (with its latest scan) or of one scan, in the user's language or `lang`.
+import type { TenantDb } from '../db/tenant';
+import { notFound } from '../http/errors';
+import { type Locale, isLocale } from '../i18n/locales';
+import { loadExportField, loadScanWithZones } from './load';
+import { buildFieldReportPdf } from './pdf';
+
+export async function pdfReport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL, locale: Locale) {
+  let fieldId = target.fieldId;
+  if (target.scanId) {
+    const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });
+    if (!scan) throw notFound();
+    fieldId = scan.fieldId;
+  }
+  const field = await loadExportField(db, fieldId!);
+  const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId });
+  const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
+  const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number> };
+  const lang = url.searchParams.get('lang');
+  const rates = Object.fromEntries(Object.entries(settings.zone_rates ?? {}).map(([k, v]) => [Number(k), Number(v)]));
+  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: isLocale(lang) ? lang : locale, rates });
+  return { pdf, fileName: `${field.name || 'field'}.pdf` };
+}

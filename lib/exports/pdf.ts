@@ -1,0 +1,315 @@
+// The field report a person reads or prints: A4, DejaVu Sans embedded (Cyrillic and Slovak letters),
+// every label from messages/{ru,en,sk}.json under `report`.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+import PDFDocument from 'pdfkit';
+import { translate } from '@/lib/i18n/messages';
+import type { Locale } from '@/lib/i18n/locales';
+import type { ExportField, ExportScan, ExportZone, Rates } from './types';
+
+export interface ReportOptions {
+  locale: Locale;
+  /** kg/ha per zone class; the rate column shows a dash without them. */
+  rates?: Rates;
+  /** When the report is made (defaults to now). */
+  now?: Date;
+}
+
+const FONT_DIRS = [join(process.cwd(), 'node_modules', 'dejavu-fonts-ttf', 'ttf'), '/usr/share/fonts/truetype/dejavu'];
+
+function fontPaths(): { regular: string; bold: string } {
+  const dir = FONT_DIRS.find((d) => existsSync(join(d, 'DejaVuSans.ttf')) && existsSync(join(d, 'DejaVuSans-Bold.ttf')));
+  if (!dir) throw new Error(`DejaVu Sans not found in ${FONT_DIRS.join(', ')}`);
+  return { regular: join(dir, 'DejaVuSans.ttf'), bold: join(dir, 'DejaVuSans-Bold.ttf') };
+}
+
+const PAGE = { width: 595.28, height: 841.89, margin: 40 };
+const CONTENT_W = PAGE.width - 2 * PAGE.margin;
+const INK = '#1f2933';
+const MUTED = '#616e7c';
+const RULE = '#cbd2d9';
+const ACCENT = '#2f7d32';
+const FOOTER_Y = PAGE.height - PAGE.margin - 12;
+
+/** Field statuses stored in Russian (spec 2.3) and their label keys. */
+const STATUS_KEYS: Record<string, string> = { Собственность: 'report.status_owned', Аренда: 'report.status_leased' };
+
+/** Red -> yellow -> green over 0..1, the usual vegetation-index ramp. */
+function ramp(t: number): string {
+  const c = Math.max(0, Math.min(1, t));
+  const [r, g] = c < 0.5 ? [215, Math.round(48 + (c / 0.5) * (191 - 48))] : [Math.round(215 - ((c - 0.5) / 0.5) * (215 - 26)), Math.round(191 - ((c - 0.5) / 0.5) * (191 - 150))];
+  return `#${[r, g, c < 0.5 ? 39 : 65].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+}
+
+const parts = (g: Polygon | MultiPolygon): Position[][][] => (g.type === 'Polygon' ? [g.coordinates] : g.coordinates);
+
+export async function buildFieldReportPdf(field: ExportField, scan: ExportScan | null, zones: ExportZone[], opts: ReportOptions): Promise<Buffer> {
+  const { locale } = opts;
+  const now = opts.now ?? new Date();
+  const fonts = fontPaths();
+  const t = (key: string, params: Record<string, string | number> = {}) => translate(locale, `report.${key}`, params);
+  /** A translation from another namespace, or the raw value when there is none. */
+  const tOr = (key: string, raw: string) => { const s = translate(locale, key); return s === key ? raw : s; };
+  const num = (x: number | null | undefined, digits = 2) =>
+    x === null || x === undefined || !Number.isFinite(x) ? '—' : new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
+  const date = (d: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(d);
+  const dateTime = (d: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(d);
+  const indexLabel = scan ? tOr(`drone.index_${scan.indexName.toLowerCase()}_name`, scan.indexName.toUpperCase()) : '';
+
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: PAGE.margin,
+    bufferPages: true,
+    font: fonts.regular,
+    info: { Title: `${t('title')}: ${field.name}`, Author: field.company.name, Creator: 'Fieldmap', CreationDate: now },
+  });
+  doc.registerFont('body', fonts.regular);
+  doc.registerFont('bold', fonts.bold);
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const finished = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const text = (s: string, x: number, y: number, o: PDFKit.Mixins.TextOptions & { font?: string; size?: number; color?: string } = {}) => {
+    const { font = 'body', size = 9, color = INK, ...rest } = o;
+    doc.font(font).fontSize(size).fillColor(color).text(s, x, y, { lineBreak: false, ...rest });
+  };
+  const heading = (s: string, x: number, y: number, w: number) => {
+    text(s.toUpperCase(), x, y, { font: 'bold', size: 9, color: ACCENT, characterSpacing: 0.6 });
+    doc.moveTo(x, y + 13).lineTo(x + w, y + 13).lineWidth(0.6).strokeColor(RULE).stroke();
+    return y + 20;
+  };
+
+  // Header.
+  doc.rect(0, 0, PAGE.width, 6).fill(ACCENT);
+  text(field.company.name, PAGE.margin, 28, { size: 9, color: MUTED, width: CONTENT_W, align: 'right' });
+  text(t('title'), PAGE.margin, 28, { size: 9, color: MUTED });
+  text(field.name, PAGE.margin, 42, { font: 'bold', size: 20, width: CONTENT_W, ellipsis: true });
+
+  // Field details, two columns.
+  let y = heading(t('details'), PAGE.margin, 78, CONTENT_W);
+  const status = field.status ? (STATUS_KEYS[field.status] ? translate(locale, STATUS_KEYS[field.status]!) : field.status) : '—';
+  const details: [string, string][] = [
+    [t('company'), field.company.name],
+    [t('field'), field.name],
+    [t('owner'), field.owner ?? '—'],
+    [t('parcel_number'), field.parcel_number ?? '—'],
+    [t('status'), status],
+    [t('area'), t('hectares', { value: num(field.area) })],
+  ];
+  const colW = CONTENT_W / 2;
+  details.forEach(([label, value], i) => {
+    const x = PAGE.margin + (i % 2) * colW;
+    const yy = y + Math.floor(i / 2) * 16;
+    text(label, x, yy, { color: MUTED, width: 112, height: 12, ellipsis: true });
+    text(value, x + 115, yy, { font: 'bold', width: colW - 122, height: 12, ellipsis: true });
+  });
+  y += 3 * 16 + 8;
+
+  // Two maps side by side: the zones, and the scan's index image; below them the statistics and histogram.
+  const half = (CONTENT_W - 16) / 2;
+  const right = PAGE.margin + half + 16;
+  const mapTop = heading(t('map'), PAGE.margin, y, half);
+  heading(scan ? t('map_index', { index: indexLabel }) : t('index_stats'), right, y, half);
+  const mapH = 230;
+  drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones });
+  if (scan?.previewPng && scan.previewBounds) {
+    drawMap(doc, field.geometry, { x: right, y: mapTop, w: half, h: mapH }, { image: { png: scan.previewPng, bounds: scan.previewBounds } });
+  } else {
+    doc.rect(right, mapTop, half, mapH).fill('#f4f6f8');
+    text(scan ? t('no_image') : t('no_scan'), right + 12, mapTop + 12, { color: MUTED, width: half - 24, lineBreak: true });
+  }
+  y = mapTop + mapH + 18;
+
+  if (scan) {
+    const statsTop = heading(t('index_stats'), PAGE.margin, y, half);
+    heading(t('histogram'), right, y, half);
+    const rows: [string, string][] = [
+      [t('index'), indexLabel],
+      [t('data_date'), scan.capturedAt ? date(new Date(scan.capturedAt)) : '—'],
+      [t('mean'), num(scan.stats.mean, 3)],
+      [t('median'), num(scan.stats.median, 3)],
+      [t('std'), num(scan.stats.std, 3)],
+      [t('min'), num(scan.stats.min, 3)],
+      [t('max'), num(scan.stats.max, 3)],
+    ];
+    rows.forEach(([label, value], i) => {
+      text(label, PAGE.margin, statsTop + i * 14, { color: MUTED });
+      text(value, PAGE.margin, statsTop + i * 14, { font: 'bold', width: half, align: 'right' });
+    });
+    drawHistogram(doc, scan, { x: right, y: statsTop, w: half, h: rows.length * 14 - 12 }, (v) => num(v, 2));
+    y = statsTop + rows.length * 14 + 14;
+  }
+
+  // Zones table.
+  y = heading(t('zones'), PAGE.margin, y, CONTENT_W);
+  if (zones.length === 0) {
+    text(t('no_zones'), PAGE.margin, y, { color: MUTED });
+    y += 28;
+  } else {
+    const cols = [
+      { key: 'zone_class', w: 50, align: 'left' as const },
+      { key: 'zone_name', w: 130, align: 'left' as const },
+      { key: 'zone_area', w: 80, align: 'right' as const },
+      { key: 'zone_share', w: 60, align: 'right' as const },
+      { key: 'zone_mean', w: 95, align: 'right' as const },
+      { key: 'zone_rate', w: 100, align: 'right' as const },
+    ];
+    const row = (cells: string[], yy: number, font: string, color = INK, size = 9) => {
+      let x = PAGE.margin;
+      cols.forEach((c, i) => {
+        text(cells[i]!, x + 4, yy, { font, color, size, width: c.w - 8, height: 12, align: c.align, ellipsis: true });
+        x += c.w;
+      });
+    };
+    const header = () => {
+      doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#eef2f5');
+      row(cols.map((c) => t(c.key)), y + 1, 'bold', MUTED, 8);
+      y += 16;
+    };
+    header();
+    const total = zones.reduce((s, z) => s + z.areaHa, 0);
+    for (const [i, z] of zones.entries()) {
+      if (y > FOOTER_Y - 40) {
+        doc.addPage();
+        y = PAGE.margin;
+        header();
+      }
+      if (i % 2 === 1) doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#f7f9fa');
+      doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
+      const rate = opts.rates?.[z.classIndex];
+      row(['', z.name, num(z.areaHa), total > 0 ? `${num((z.areaHa / total) * 100, 1)} %` : '—', num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
+      text(String(z.classIndex + 1), PAGE.margin + 17, y + 1);
+      y += 16;
+    }
+    doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + CONTENT_W, y).lineWidth(0.6).strokeColor(RULE).stroke();
+    text(t('total'), PAGE.margin + 54, y + 4, { font: 'bold' });
+    text(num(total), PAGE.margin + 180 + 4, y + 4, { font: 'bold', width: 72, align: 'right' });
+    y += 26;
+  }
+
+  // Crop classification.
+  if (y > FOOTER_Y - 110) {
+    doc.addPage();
+    y = PAGE.margin;
+  }
+  y = heading(t('crop'), PAGE.margin, y, CONTENT_W);
+  if (scan?.crop) {
+    const crop = scan.crop;
+    const cropName = (id: string) => tOr(`drone.crops.${id}`, id);
+    text(`${t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
+    text(`${cropName(crop.crop_type)} · ${t('confidence')} ${num(crop.confidence * 100, 0)} %`, PAGE.margin + 110, y, { font: 'bold', size: 11 });
+    y += 18;
+    text(t('crop_method', { index: indexLabel }), PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
+    y = doc.y + 8;
+    text(t('candidates'), PAGE.margin, y, { font: 'bold', size: 8, color: MUTED });
+    y += 14;
+    for (const c of crop.top_candidates.slice(0, 5)) {
+      text(cropName(c.crop), PAGE.margin, y, { width: 100, ellipsis: true });
+      doc.rect(PAGE.margin + 110, y + 1, 250, 8).fill('#eef2f5');
+      doc.rect(PAGE.margin + 110, y + 1, 250 * Math.max(0, Math.min(1, c.score)), 8).fill(ACCENT);
+      text(`${num(c.score * 100, 0)} %`, PAGE.margin + 370, y, { width: 40, align: 'right' });
+      y += 14;
+    }
+  } else {
+    text(t('no_crop'), PAGE.margin, y, { color: MUTED });
+  }
+
+  // Footer on every page: dates and page numbers.
+  const range = doc.bufferedPageRange();
+  for (let p = range.start; p < range.start + range.count; p++) {
+    doc.switchToPage(p);
+    doc.moveTo(PAGE.margin, FOOTER_Y - 6).lineTo(PAGE.width - PAGE.margin, FOOTER_Y - 6).lineWidth(0.6).strokeColor(RULE).stroke();
+    const dataDate = scan?.capturedAt ? date(new Date(scan.capturedAt)) : '—';
+    text(`${t('data_date')}: ${dataDate}   ·   ${t('report_date')}: ${dateTime(now)} UTC`, PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED });
+    text(t('page', { page: p + 1, pages: range.count }), PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED, width: CONTENT_W, align: 'right' });
+  }
+  doc.end();
+  return finished;
+}
+
+interface Box { x: number; y: number; w: number; h: number }
+
+/** The field fitted into the box with either its zones coloured or the index image, both clipped to the field. */
+function drawMap(
+  doc: PDFKit.PDFDocument,
+  geometry: Polygon | MultiPolygon,
+  box: Box,
+  layer: { zones: ExportZone[] } | { image: { png: Buffer; bounds: [[number, number], [number, number]] } },
+) {
+  const pts = parts(geometry).flat(2);
+  const lat0 = (Math.min(...pts.map((p) => p[1]!)) + Math.max(...pts.map((p) => p[1]!))) / 2;
+  const kx = Math.cos((lat0 * Math.PI) / 180);
+  const xs = pts.map((p) => p[0]! * kx), ys = pts.map((p) => p[1]!);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const pad = 20;
+  const scale = Math.min((box.w - 2 * pad) / (maxX - minX || 1), (box.h - 2 * pad) / (maxY - minY || 1));
+  const ox = box.x + (box.w - (maxX - minX) * scale) / 2;
+  const oy = box.y + (box.h - (maxY - minY) * scale) / 2;
+  const px = (lon: number) => ox + (lon * kx - minX) * scale;
+  const py = (lat: number) => oy + (maxY - lat) * scale;
+  const path = (g: Polygon | MultiPolygon) => {
+    for (const poly of parts(g)) for (const ring of poly) ring.forEach((p, i) => (i ? doc.lineTo(px(p[0]!), py(p[1]!)) : doc.moveTo(px(p[0]!), py(p[1]!))));
+  };
+
+  doc.rect(box.x, box.y, box.w, box.h).fill('#f4f6f8');
+  doc.save();
+  path(geometry);
+  doc.clip('even-odd');
+  if ('image' in layer) {
+    const [[s, w], [n, e]] = layer.image.bounds;
+    doc.image(layer.image.png, px(w), py(n), { width: px(e) - px(w), height: py(s) - py(n) });
+  } else {
+    doc.rect(box.x, box.y, box.w, box.h).fill('#dfe7d8');
+    for (const z of layer.zones) {
+      path(z.geometry);
+      doc.fillColor(z.color).fill('even-odd');
+    }
+    for (const z of layer.zones) {
+      path(z.geometry);
+      doc.lineWidth(0.5).strokeColor('#ffffff').stroke();
+    }
+  }
+  doc.restore();
+  path(geometry);
+  doc.lineWidth(1.4).strokeColor(INK).stroke();
+
+  // Scale bar: a round number of metres near a quarter of the box.
+  const metresPerPt = (1 / scale) * 111_320;
+  const target = (box.w / 4) * metresPerPt;
+  const bar = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000].reduce((b, v) => (v <= target ? v : b), 10);
+  const barPt = bar / metresPerPt;
+  const label = bar >= 1000 ? `${bar / 1000} km` : `${bar} m`;
+  doc.font('body').fontSize(7);
+  const bx = box.x + 6, by = box.y + box.h - 6;
+  doc.roundedRect(bx - 3, by - 10, barPt + doc.widthOfString(label) + 12, 13, 2).fillOpacity(0.85).fill('#ffffff').fillOpacity(1);
+  doc.moveTo(bx, by - 3).lineTo(bx + barPt, by - 3).lineWidth(2).strokeColor(INK).stroke();
+  doc.fillColor(INK).text(label, bx + barPt + 4, by - 8, { lineBreak: false });
+  // North arrow.
+  const nx = box.x + box.w - 14, ny = box.y + 10;
+  doc.moveTo(nx, ny).lineTo(nx - 4, ny + 10).lineTo(nx + 4, ny + 10).closePath().fill(INK);
+  doc.font('bold').fontSize(7).text('N', nx - 2.5, ny + 11, { lineBreak: false });
+}
+
+function drawHistogram(doc: PDFKit.PDFDocument, scan: ExportScan, box: Box, fmt: (v: number) => string) {
+  const { counts, min, max } = scan.histogram;
+  const peak = Math.max(1, ...counts);
+  const bw = box.w / Math.max(1, counts.length);
+  doc.rect(box.x, box.y, box.w, box.h).fill('#f7f9fa');
+  counts.forEach((c, i) => {
+    const h = (c / peak) * (box.h - 4);
+    const v = min + ((i + 0.5) / counts.length) * (max - min);
+    doc.rect(box.x + i * bw + 0.3, box.y + box.h - h, Math.max(0.4, bw - 0.6), h).fill(ramp((v + 0.2) / 1.2));
+  });
+  if (max > min) {
+    const mx = box.x + ((scan.stats.mean - min) / (max - min)) * box.w;
+    doc.moveTo(mx, box.y).lineTo(mx, box.y + box.h).dash(2, { space: 2 }).lineWidth(0.8).strokeColor(INK).stroke().undash();
+  }
+  doc.moveTo(box.x, box.y + box.h).lineTo(box.x + box.w, box.y + box.h).lineWidth(0.6).strokeColor(MUTED).stroke();
+  doc.font('body').fontSize(7).fillColor(MUTED);
+  doc.text(fmt(min), box.x, box.y + box.h + 3, { lineBreak: false });
+  doc.text(fmt(max), box.x, box.y + box.h + 3, { width: box.w, align: 'right', lineBreak: false });
+}

@@ -1,0 +1,43 @@
+// The plain data the export builders take; the route loads it from the database.
+import type { MultiPolygon, Polygon } from 'geojson';
+
+export interface ExportField {
+  id: number;
+  name: string;
+  /** Hectares. */
+  area: number;
+  status: string | null;
+  parcel_number: string | null;
+  owner: string | null;
+  /** Longitude/latitude. */
+  geometry: Polygon | MultiPolygon;
+  company: { name: string };
+}
+
+export interface ExportZone {
+  classIndex: number;
+  name: string;
+  areaHa: number;
+  mean: number | null;
+  min: number | null;
+  max: number | null;
+  /** CSS colour, `#rrggbb`. */
+  color: string;
+  geometry: Polygon | MultiPolygon;
+}
+
+export interface ExportScan {
+  id: number;
+  indexName: string;
+  /** ISO date-time of the imagery. */
+  capturedAt: string | null;
+  stats: { min: number; max: number; mean: number; std: number; median: number };
+  histogram: { min: number; max: number; counts: number[] };
+  /** The index image (PNG) and its bounds [[south, west], [north, east]]. */
+  previewPng?: Buffer;
+  previewBounds?: [[number, number], [number, number]];
+  crop?: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
+}
+
+/** Zone class -> application rate in kg/ha. */
+export type Rates = Record<number, number>;

@@ -1,0 +1,438 @@
+// DJI WPML flight plans (KMZ) for mapping a field: `wpmz/template.kml` holds the area route as DJI
+// Pilot 2 edits it (mapping2d), `wpmz/waylines.wpml` the lawn-mower waylines the drone flies. The element
+// order and namespace follow real Pilot 2 / FlightHub 2 exports (WPML 1.0.6).
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { PassThrough, type Readable } from 'node:stream';
+import slugify from 'slugify';
+import yazl from 'yazl';
+import { z } from 'zod';
+import { validate } from '@/lib/http/validate';
+import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';
+import type { ExportField } from './types';
+
+export interface FlightOptions {
+  /** Metres above the take-off point. */
+  height: number;
+  /** Course of the flight lines, degrees clockwise from north. */
+  direction: number;
+  /** Forward (along-track) overlap, %. */
+  overlapH: number;
+  /** Side (across-track) overlap, %. */
+  overlapW: number;
+  drone: DroneKey;
+  /** Metres the lines run on beyond the field's edge; one photo interval when absent. */
+  margin?: number;
+}
+
+const num = (min: number, max: number, dflt: number, int = false) => {
+  const n = z.coerce.number().min(min).max(max);
+  return (int ? n.int() : n).default(dflt);
+};
+
+/** Query parameters of the KMZ export (spec 4.2); strings are coerced, out-of-range values fail (422). */
+export const flightParamsSchema = z
+  .object({
+    height: num(20, 500, 100),
+    direction: num(0, 359, 90, true),
+    overlap_h: num(10, 95, 70),
+    overlap_w: num(10, 95, 65),
+    drone: z.enum(DRONE_KEYS).default(DEFAULT_DRONE),
+  })
+  .transform((q): FlightOptions => ({ height: q.height, direction: q.direction, overlapH: q.overlap_h, overlapW: q.overlap_w, drone: q.drone }));
+
+/** Validates a query object such as `Object.fromEntries(url.searchParams)`; throws ValidationError (422). */
+export function validateFlightParams(query: Record<string, string | undefined>): FlightOptions {
+  return validate(flightParamsSchema, query);
+}
+
+/** A safe, transliterated `.kmz` file name for a field ("Поле №1" -> "Pole_1.kmz"). */
+export function kmzFileName(fieldName: string): string {
+  const base = slugify(fieldName, { replacement: '_', strict: true, trim: true }).slice(0, 80);
+  return `${base || 'field'}.kmz`;
+}
+
+// --- Planning -------------------------------------------------------------------------------------
+
+const EARTH_RADIUS_M = 6_371_008.8;
+const MAX_SPEED_MS = 15;
+/** Acceleration assumed when the drone stops at a waypoint; each stop costs speed/accel seconds. */
+const ACCEL_MS2 = 2;
+
+/** Equirectangular metres around the field's centre: exact enough over a few kilometres. */
+function localFrame(geometry: Polygon | MultiPolygon) {
+  const all = (geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates).flat(2);
+  const lon0 = (Math.min(...all.map((p) => p[0]!)) + Math.max(...all.map((p) => p[0]!))) / 2;
+  const lat0 = (Math.min(...all.map((p) => p[1]!)) + Math.max(...all.map((p) => p[1]!))) / 2;
+  const kx = (EARTH_RADIUS_M * Math.cos((lat0 * Math.PI) / 180) * Math.PI) / 180;
+  const ky = (EARTH_RADIUS_M * Math.PI) / 180;
+  return {
+    toXY: (p: Position): [number, number] => [(p[0]! - lon0) * kx, (p[1]! - lat0) * ky],
+    toLonLat: ([x, y]: [number, number]): [number, number] => [lon0 + x / kx, lat0 + y / ky],
+  };
+}
+
+export interface SurveyPlan {
+  /** Distance between flight lines, m. */
+  lineSpacing: number;
+  /** Distance between photos along a line, m. */
+  photoInterval: number;
+  speed: number;
+  margin: number;
+  /** Waypoints in flight order, lon/lat. */
+  waypoints: [number, number][];
+  /** Photo runs as [first, last] waypoint index; the legs between runs are turns. */
+  runs: [number, number][];
+  /** Metres along the whole path. */
+  distance: number;
+  /** Seconds. */
+  duration: number;
+}
+
+type Interval = [number, number];
+
+function mergeIntervals(intervals: Interval[]): Interval[] {
+  const sorted = [...intervals].sort((x, y) => x[0] - y[0]);
+  const out: Interval[] = [];
+  for (const iv of sorted) {
+    const last = out.at(-1);
+    if (last && iv[0] <= last[1]) last[1] = Math.max(last[1], iv[1]);
+    else out.push([iv[0], iv[1]]);
+  }
+  return out;
+}
+
+/**
+ * Lawn-mower plan over a field: lines across the field every `lineSpacing` metres, each running over the
+ * part of the field within half a spacing of it (so every point of the field is photographed, concave
+ * edges and holes included), extended by the margin; consecutive lines flown in opposite directions.
+ */
+export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions): SurveyPlan {
+  const drone: DroneSpec = DRONES[opts.drone];
+  const foot = footprintM(drone, opts.height);
+  const lineSpacing = foot.across * (1 - opts.overlapW / 100);
+  const photoInterval = foot.along * (1 - opts.overlapH / 100);
+  const speed = Math.max(1, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
+  const margin = opts.margin ?? Math.round(photoInterval);
+
+  // Along/across axes: `along` points in the flight direction, `across` to its right.
+  const th = (opts.direction * Math.PI) / 180;
+  const d: [number, number] = [Math.sin(th), Math.cos(th)];
+  const n: [number, number] = [Math.cos(th), -Math.sin(th)];
+  const frame = localFrame(geometry);
+  const rings = (geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates)
+    .flat()
+    .map((ring) => ring.map((p) => { const [x, y] = frame.toXY(p); return [x * d[0] + y * d[1], x * n[0] + y * n[1]] as const; }));
+  const edges = rings.flatMap((r) => r.slice(0, -1).map((p, i) => [p, r[i + 1]!] as const));
+
+  /** Inside parts of the field on the line `across = t` (even-odd, so holes are outside); `near`: the edges that may cross it. */
+  const slice = (t: number, near: typeof edges): Interval[] => {
+    const xs: number[] = [];
+    for (const [[a1, c1], [a2, c2]] of near) if ((c1 <= t && t < c2) || (c2 <= t && t < c1)) xs.push(a1 + ((t - c1) * (a2 - a1)) / (c2 - c1));
+    xs.sort((x, y) => x - y);
+    const out: Interval[] = [];
+    for (let i = 0; i + 1 < xs.length; i += 2) out.push([xs[i]!, xs[i + 1]!]);
+    return out;
+  };
+  /** Along-track extent of the field inside the band t0..t1: between vertices the slices change linearly. */
+  const band = (t0: number, t1: number): Interval[] => {
+    const near = edges.filter(([p, q]) => Math.max(p[1], q[1]) >= t0 && Math.min(p[1], q[1]) <= t1);
+    const cuts = [...new Set([t0, t1, ...near.map(([p]) => p[1]).filter((c) => c > t0 && c < t1)])].sort((x, y) => x - y);
+    const parts: Interval[] = [];
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const eps = (cuts[i + 1]! - cuts[i]!) * 1e-7;
+      const lo = slice(cuts[i]! + eps, near);
+      const hi = slice(cuts[i + 1]! - eps, near);
+      if (lo.length === hi.length) lo.forEach((iv, k) => parts.push([Math.min(iv[0], hi[k]![0]), Math.max(iv[1], hi[k]![1])]));
+      else parts.push(...lo, ...hi);
+    }
+    return mergeIntervals(parts);
+  };
+
+  const across = rings.flat().map((p) => p[1]);
+  const minC = Math.min(...across);
+  const width = Math.max(...across) - minC;
+  const lines = Math.max(1, Math.ceil(width / lineSpacing - 1e-9));
+  const first = minC + (width - (lines - 1) * lineSpacing) / 2;
+
+  const pathAC: [number, number][] = [];
+  const runs: [number, number][] = [];
+  for (let k = 0; k < lines; k++) {
+    const c = first + k * lineSpacing;
+    let ivs = mergeIntervals(band(c - lineSpacing / 2, c + lineSpacing / 2).map(([a, b]): Interval => [a - margin, b + margin]));
+    if (k % 2 === 1) ivs = ivs.reverse().map(([a, b]) => [b, a]);
+    for (const [a, b] of ivs) {
+      runs.push([pathAC.length, pathAC.length + 1]);
+      pathAC.push([a, c], [b, c]);
+    }
+  }
+
+  const xy = pathAC.map(([a, c]): [number, number] => [a * d[0] + c * n[0], a * d[1] + c * n[1]]);
+  const distance = xy.slice(1).reduce((s, p, i) => s + Math.hypot(p[0] - xy[i]![0], p[1] - xy[i]![1]), 0);
+  const duration = distance / speed + (xy.length * speed) / ACCEL_MS2;
+  return { lineSpacing, photoInterval, speed, margin, waypoints: xy.map(frame.toLonLat), runs, distance, duration };
+}
+
+// --- Writing ---------------------------------------------------------------------------------------
+
+const WPML_NS = 'http://www.dji.com/wpmz/1.0.6';
+const fmt = (x: number, digits = 12) => String(Number(x.toFixed(digits)));
+const lonLat = (p: Position) => `${fmt(p[0]!)},${fmt(p[1]!)}`;
+
+function missionConfig(drone: DroneSpec, indent: string): string {
+  return [
+    '<wpml:missionConfig>',
+    '  <wpml:flyToWaylineMode>safely</wpml:flyToWaylineMode>',
+    '  <wpml:finishAction>goHome</wpml:finishAction>',
+    '  <wpml:exitOnRCLost>executeLostAction</wpml:exitOnRCLost>',
+    '  <wpml:executeRCLostAction>goBack</wpml:executeRCLostAction>',
+    '  <wpml:takeOffSecurityHeight>20</wpml:takeOffSecurityHeight>',
+    `  <wpml:globalTransitionalSpeed>${MAX_SPEED_MS}</wpml:globalTransitionalSpeed>`,
+    '  <wpml:droneInfo>',
+    `    <wpml:droneEnumValue>${drone.droneEnumValue}</wpml:droneEnumValue>`,
+    `    <wpml:droneSubEnumValue>${drone.droneSubEnumValue}</wpml:droneSubEnumValue>`,
+    '  </wpml:droneInfo>',
+    '  <wpml:waylineAvoidLimitAreaMode>0</wpml:waylineAvoidLimitAreaMode>',
+    '  <wpml:payloadInfo>',
+    `    <wpml:payloadEnumValue>${drone.payloadEnumValue}</wpml:payloadEnumValue>`,
+    '    <wpml:payloadSubEnumValue>0</wpml:payloadSubEnumValue>',
+    '    <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>',
+    '  </wpml:payloadInfo>',
+    '</wpml:missionConfig>',
+  ].map((l) => indent + l).join('\n');
+}
+
+/** The polygon a mapping2d template can hold: the largest part of a multipolygon. */
+function largestPart(geometry: Polygon | MultiPolygon): Position[][] {
+  if (geometry.type === 'Polygon') return geometry.coordinates;
+  const span = (rings: Position[][]) => {
+    const xs = rings[0]!.map((p) => p[0]!), ys = rings[0]!.map((p) => p[1]!);
+    return (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys));
+  };
+  return [...geometry.coordinates].sort((a, b) => span(b) - span(a))[0]!;
+}
+
+function ringKml(tag: 'outerBoundaryIs' | 'innerBoundaryIs', ring: Position[]): string {
+  // KML rings are written open in DJI's exports (the first point is not repeated).
+  const open = ring.length > 1 && ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1] ? ring.slice(0, -1) : ring;
+  const pad = '                ';
+  return [
+    `          <${tag}>`,
+    '            <LinearRing>',
+    '              <coordinates>',
+    ...open.map((p) => `${pad}${lonLat(p)},0`),
+    '              </coordinates>',
+    '            </LinearRing>',
+    `          </${tag}>`,
+  ].join('\n');
+}
+
+export function templateKml(geometry: Polygon | MultiPolygon, opts: FlightOptions, plan: SurveyPlan, now = Date.now()): string {
+  const drone = DRONES[opts.drone];
+  const [outer, ...holes] = largestPart(geometry);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:wpml="${WPML_NS}">
+  <Document>
+    <wpml:createTime>${now}</wpml:createTime>
+    <wpml:updateTime>${now}</wpml:updateTime>
+${missionConfig(drone, '    ')}
+    <Folder>
+      <wpml:templateType>mapping2d</wpml:templateType>
+      <wpml:templateId>0</wpml:templateId>
+      <wpml:waylineCoordinateSysParam>
+        <wpml:coordinateMode>WGS84</wpml:coordinateMode>
+        <wpml:heightMode>relativeToStartPoint</wpml:heightMode>
+        <wpml:globalShootHeight>${fmt(opts.height)}</wpml:globalShootHeight>
+      </wpml:waylineCoordinateSysParam>
+      <wpml:autoFlightSpeed>${fmt(plan.speed)}</wpml:autoFlightSpeed>
+      <Placemark>
+        <wpml:caliFlightEnable>0</wpml:caliFlightEnable>
+        <wpml:elevationOptimizeEnable>0</wpml:elevationOptimizeEnable>
+        <wpml:smartObliqueEnable>0</wpml:smartObliqueEnable>
+        <wpml:quickOrthoMappingEnable>0</wpml:quickOrthoMappingEnable>
+        <wpml:facadeWaylineEnable>0</wpml:facadeWaylineEnable>
+        <wpml:isLookAtSceneSet>0</wpml:isLookAtSceneSet>
+        <wpml:shootType>distance</wpml:shootType>
+        <wpml:direction>${opts.direction}</wpml:direction>
+        <wpml:margin>${fmt(plan.margin, 2)}</wpml:margin>
+        <wpml:efficiencyFlightModeEnable>0</wpml:efficiencyFlightModeEnable>
+        <wpml:overlap>
+          <wpml:orthoCameraOverlapH>${fmt(opts.overlapH)}</wpml:orthoCameraOverlapH>
+          <wpml:orthoCameraOverlapW>${fmt(opts.overlapW)}</wpml:orthoCameraOverlapW>
+        </wpml:overlap>
+        <Polygon>
+${[ringKml('outerBoundaryIs', outer!), ...holes.map((h) => ringKml('innerBoundaryIs', h))].join('\n')}
+        </Polygon>
+        <wpml:ellipsoidHeight>${fmt(opts.height)}</wpml:ellipsoidHeight>
+        <wpml:height>${fmt(opts.height)}</wpml:height>
+      </Placemark>
+      <wpml:payloadParam>
+        <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>
+        <wpml:focusMode>firstPoint</wpml:focusMode>
+        <wpml:meteringMode>average</wpml:meteringMode>
+        <wpml:dewarpingEnable>0</wpml:dewarpingEnable>
+        <wpml:imageFormat>${drone.lenses}</wpml:imageFormat>
+      </wpml:payloadParam>
+    </Folder>
+  </Document>
+</kml>
+`;
+}
+
+const GIMBAL_DOWN = `            <wpml:gimbalHeadingYawBase>aircraft</wpml:gimbalHeadingYawBase>
+            <wpml:gimbalRotateMode>absoluteAngle</wpml:gimbalRotateMode>
+            <wpml:gimbalPitchRotateEnable>1</wpml:gimbalPitchRotateEnable>
+            <wpml:gimbalPitchRotateAngle>-90</wpml:gimbalPitchRotateAngle>
+            <wpml:gimbalRollRotateEnable>0</wpml:gimbalRollRotateEnable>
+            <wpml:gimbalRollRotateAngle>0</wpml:gimbalRollRotateAngle>
+            <wpml:gimbalYawRotateEnable>0</wpml:gimbalYawRotateEnable>
+            <wpml:gimbalYawRotateAngle>0</wpml:gimbalYawRotateAngle>
+            <wpml:gimbalRotateTimeEnable>0</wpml:gimbalRotateTimeEnable>
+            <wpml:gimbalRotateTime>0</wpml:gimbalRotateTime>
+            <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>`;
+
+function waypointKml(p: [number, number], index: number, opts: FlightOptions, plan: SurveyPlan, drone: DroneSpec, group: { id: number; end: number } | null): string {
+  const photos = group
+    ? `
+        <wpml:actionGroup>
+          <wpml:actionGroupId>${group.id}</wpml:actionGroupId>
+          <wpml:actionGroupStartIndex>${index}</wpml:actionGroupStartIndex>
+          <wpml:actionGroupEndIndex>${group.end}</wpml:actionGroupEndIndex>
+          <wpml:actionGroupMode>sequence</wpml:actionGroupMode>
+          <wpml:actionTrigger>
+            <wpml:actionTriggerType>multipleDistance</wpml:actionTriggerType>
+            <wpml:actionTriggerParam>${fmt(plan.photoInterval, 3)}</wpml:actionTriggerParam>
+          </wpml:actionTrigger>
+          <wpml:action>
+            <wpml:actionId>0</wpml:actionId>
+            <wpml:actionActuatorFunc>takePhoto</wpml:actionActuatorFunc>
+            <wpml:actionActuatorFuncParam>
+              <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>
+              <wpml:useGlobalPayloadLensIndex>0</wpml:useGlobalPayloadLensIndex>
+              <wpml:payloadLensIndex>${drone.lenses}</wpml:payloadLensIndex>
+            </wpml:actionActuatorFuncParam>
+          </wpml:action>
+        </wpml:actionGroup>`
+    : '';
+  return `      <Placemark>
+        <Point>
+          <coordinates>
+            ${lonLat(p)}
+          </coordinates>
+        </Point>
+        <wpml:index>${index}</wpml:index>
+        <wpml:executeHeight>${fmt(opts.height)}</wpml:executeHeight>
+        <wpml:waypointSpeed>${fmt(plan.speed)}</wpml:waypointSpeed>
+        <wpml:waypointHeadingParam>
+          <wpml:waypointHeadingMode>followWayline</wpml:waypointHeadingMode>
+          <wpml:waypointHeadingAngle>0</wpml:waypointHeadingAngle>
+          <wpml:waypointPoiPoint>0.000000,0.000000,0.000000</wpml:waypointPoiPoint>
+          <wpml:waypointHeadingAngleEnable>0</wpml:waypointHeadingAngleEnable>
+          <wpml:waypointHeadingPathMode>followBadArc</wpml:waypointHeadingPathMode>
+          <wpml:waypointHeadingPoiIndex>0</wpml:waypointHeadingPoiIndex>
+        </wpml:waypointHeadingParam>
+        <wpml:waypointTurnParam>
+          <wpml:waypointTurnMode>toPointAndStopWithDiscontinuityCurvature</wpml:waypointTurnMode>
+          <wpml:waypointTurnDampingDist>0</wpml:waypointTurnDampingDist>
+        </wpml:waypointTurnParam>
+        <wpml:useStraightLine>1</wpml:useStraightLine>${photos}
+        <wpml:waypointGimbalHeadingParam>
+          <wpml:waypointGimbalPitchAngle>-90</wpml:waypointGimbalPitchAngle>
+          <wpml:waypointGimbalYawAngle>0</wpml:waypointGimbalYawAngle>
+        </wpml:waypointGimbalHeadingParam>
+        <wpml:isRisky>0</wpml:isRisky>
+        <wpml:waypointWorkType>0</wpml:waypointWorkType>
+      </Placemark>`;
+}
+
+export function waylinesWpml(opts: FlightOptions, plan: SurveyPlan): string {
+  const drone = DRONES[opts.drone];
+  const runAt = new Map(plan.runs.map(([s, e], id) => [s, { id, end: e }]));
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:wpml="${WPML_NS}">
+  <Document>
+${missionConfig(drone, '    ')}
+    <Folder>
+      <wpml:templateId>0</wpml:templateId>
+      <wpml:executeHeightMode>relativeToStartPoint</wpml:executeHeightMode>
+      <wpml:waylineId>0</wpml:waylineId>
+      <wpml:distance>${fmt(plan.distance, 3)}</wpml:distance>
+      <wpml:duration>${fmt(plan.duration, 3)}</wpml:duration>
+      <wpml:autoFlightSpeed>${fmt(plan.speed)}</wpml:autoFlightSpeed>
+      <wpml:startActionGroup>
+        <wpml:action>
+          <wpml:actionId>0</wpml:actionId>
+          <wpml:actionActuatorFunc>gimbalRotate</wpml:actionActuatorFunc>
+          <wpml:actionActuatorFuncParam>
+${GIMBAL_DOWN}
+          </wpml:actionActuatorFuncParam>
+        </wpml:action>
+      </wpml:startActionGroup>
+${plan.waypoints.map((p, i) => waypointKml(p, i, opts, plan, drone, runAt.get(i) ?? null)).join('\n')}
+    </Folder>
+  </Document>
+</kml>
+`;
+}
+
+function zipToBuffer(zip: yazl.ZipFile): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('error', reject);
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/** The field's mapping mission as a DJI WPML KMZ (wpmz/template.kml + wpmz/waylines.wpml). */
+export async function buildFlightPlanKmz(field: Pick<ExportField, 'geometry'>, opts: FlightOptions): Promise<Buffer> {
+  const plan = planSurvey(field.geometry, opts);
+  const zip = new yazl.ZipFile();
+  const mtime = new Date();
+  zip.addBuffer(Buffer.from(templateKml(field.geometry, opts, plan, mtime.getTime())), 'wpmz/template.kml', { mtime });
+  zip.addBuffer(Buffer.from(waylinesWpml(opts, plan)), 'wpmz/waylines.wpml', { mtime });
+  const done = zipToBuffer(zip);
+  zip.end();
+  return done;
+}
+
+/** Unique names: a second "Pole_1.kmz" becomes "Pole_1-2.kmz". */
+export function uniqueKmzNames(names: string[]): string[] {
+  const used = new Set<string>();
+  return names.map((name) => {
+    const base = kmzFileName(name).slice(0, -4);
+    let candidate = `${base}.kmz`;
+    for (let i = 2; used.has(candidate.toLowerCase()); i++) candidate = `${base}-${i}.kmz`;
+    used.add(candidate.toLowerCase());
+    return candidate;
+  });
+}
+
+/** Unread bytes the all-fields ZIP lets pile up before it waits for the reader. */
+const MAX_BUFFERED = 4 * 1024 * 1024;
+
+/**
+ * A ZIP with one KMZ per field, streamed as the plans are made: it waits while the reader lags and stops
+ * when the stream is destroyed (client gone). An error while building a plan destroys the stream with it.
+ */
+export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'name' | 'geometry'>>, opts: FlightOptions): Readable {
+  const list = [...fields];
+  const names = uniqueKmzNames(list.map((f) => f.name));
+  const zip = new yazl.ZipFile();
+  const out = new PassThrough();
+  zip.outputStream.pipe(out);
+  void (async () => {
+    try {
+      for (let i = 0; i < list.length; i++) {
+        while (!out.destroyed && (zip.outputStream as Readable).readableLength + out.readableLength > MAX_BUFFERED) await new Promise((r) => setTimeout(r, 5));
+        if (out.destroyed) return;
+        // KMZ files are already deflated: store them as they are.
+        zip.addBuffer(await buildFlightPlanKmz(list[i]!, opts), names[i]!, { compress: false });
+        await new Promise((r) => setImmediate(r));
+      }
+      zip.end();
+    } catch (err) {
+      out.destroy(err as Error);
+    }
+  })();
+  return out;
+}

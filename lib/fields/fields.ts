@@ -1,0 +1,137 @@
+// Fields: the company's parcels, stored as GeoJSON in lon/lat with an indexed bounding box.
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { z } from 'zod';
+import { config } from '../config';
+import type { TenantDb } from '../db/tenant';
+import { geometryAreaHa } from '../geo/area';
+import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
+import { notFound, unprocessable } from '../http/errors';
+import { removeFieldFiles } from './files';
+import type { createFieldBody, fieldListQuery, updateFieldBody } from './schemas';
+
+export const AREA_UNIT = 'ha';
+/**
+ * Areas are stored and answered to the square metre (4 decimals of a hectare), so the sums of the
+ * statistics agree exactly with the areas the list shows.
+ */
+export const roundArea = (ha: number) => Math.round(ha * 1e4) / 1e4;
+
+/** Case-insensitive "contains" on both databases (SQLite's LIKE already ignores ASCII case). */
+const contains = (value: string) =>
+  (config().databaseKind === 'postgresql' ? { contains: value, mode: 'insensitive' } : { contains: value }) as { contains: string };
+
+/** The filter for fields whose indexed bounding box meets `box` (spatial look-ups filter in SQL first). */
+export const fieldsMeetingBox = (box: BBox) => ({ maxLon: { gte: box.minLon }, minLon: { lte: box.maxLon }, maxLat: { gte: box.minLat }, minLat: { lte: box.maxLat } });
+
+async function assertOwner(db: TenantDb, ownerId: number | null | undefined) {
+  if (ownerId == null) return;
+  if (!(await db.owner.findUnique({ where: { id: ownerId }, select: { id: true } }))) throw unprocessable('owner_not_found');
+}
+
+function geometryColumns(geometry: FieldGeometry) {
+  return { geometry: JSON.stringify(geometry), ...boundingBox(geometry) };
+}
+
+export async function listFields(db: TenantDb, query: z.infer<typeof fieldListQuery>) {
+  const [minLon, minLat, maxLon, maxLat] = query.bbox ?? [];
+  // Owner names come from one small query: a relation include per row costs twice the time.
+  const [fields, owners] = await Promise.all([db.field.findMany({
+    where: {
+      ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
+      ...(query.owner_id ? { ownerId: query.owner_id } : {}),
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.q ? { OR: [{ name: contains(query.q) }, { parcelNumber: contains(query.q) }] } : {}),
+    },
+    select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
+    orderBy: { id: 'asc' },
+  }), db.owner.findMany({ select: { id: true, name: true } })]);
+  const ownerName = new Map(owners.map((o) => [o.id, o.name]));
+  return fields.map((f) => ({ ...f, owner: f.ownerId === null ? null : (ownerName.get(f.ownerId) ?? null) }));
+}
+
+type ListedField = Awaited<ReturnType<typeof listFields>>[number];
+
+/**
+ * The FeatureCollection as JSON text. Geometries are stored as GeoJSON text already, so they are
+ * spliced in rather than parsed and serialised again (the full list of 10,000 fields stays fast).
+ */
+export function featureCollectionJson(fields: ListedField[]): string {
+  const features = fields.map(
+    (f) =>
+      `{"type":"Feature","id":${f.id},"properties":${JSON.stringify({
+        name: f.name,
+        area: roundArea(f.area),
+        owner: f.owner,
+        owner_id: f.ownerId,
+        status: f.status,
+        parcel_number: f.parcelNumber,
+      })},"geometry":${f.geometry}}`,
+  );
+  return `{"type":"FeatureCollection","features":[${features.join(',')}]}`;
+}
+
+export async function getField(db: TenantDb, id: number) {
+  const field = await db.field.findUnique({ where: { id }, include: { owner: { select: { id: true, name: true } } } });
+  if (!field) throw notFound();
+  return field;
+}
+
+export function fieldDetail(f: Awaited<ReturnType<typeof getField>>) {
+  return {
+    id: f.id,
+    name: f.name,
+    area: roundArea(f.area),
+    area_unit: AREA_UNIT,
+    owner: f.owner ? { id: f.owner.id, name: f.owner.name } : null,
+    status: f.status,
+    parcel_number: f.parcelNumber,
+    geometry: JSON.parse(f.geometry) as FieldGeometry,
+    created_at: f.createdAt.toISOString(),
+    updated_at: f.updatedAt.toISOString(),
+    attributes: JSON.parse(f.attributesJson) as Record<string, unknown>,
+  };
+}
+
+export async function createField(db: TenantDb, input: z.infer<typeof createFieldBody>) {
+  const geometry = validateFieldGeometry(input.geometry);
+  await assertOwner(db, input.owner_id);
+  return db.field.create({
+    data: {
+      name: input.name,
+      ownerId: input.owner_id ?? null,
+      status: input.status ?? null,
+      parcelNumber: input.parcel_number ?? null,
+      // An area given explicitly (a cadastral area) is kept until the geometry changes.
+      area: roundArea(input.area ?? geometryAreaHa(geometry)),
+      ...geometryColumns(geometry),
+    } as Parameters<TenantDb['field']['create']>[0]['data'],
+    select: { id: true },
+  });
+}
+
+export async function updateField(db: TenantDb, id: number, input: z.infer<typeof updateFieldBody>) {
+  const geometry = input.geometry !== undefined ? validateFieldGeometry(input.geometry) : undefined;
+  await assertOwner(db, input.owner_id);
+  return db.field.update({
+    where: { id },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.owner_id !== undefined ? { ownerId: input.owner_id } : {}),
+      ...(input.status !== undefined ? { status: input.status } : {}),
+      ...(input.parcel_number !== undefined ? { parcelNumber: input.parcel_number } : {}),
+      ...(geometry ? geometryColumns(geometry) : {}),
+      // A new geometry recomputes the area unless this same request states one.
+      ...(input.area !== undefined ? { area: roundArea(input.area) } : geometry ? { area: roundArea(geometryAreaHa(geometry)) } : {}),
+    },
+    include: { owner: { select: { id: true, name: true } } },
+  });
+}
+
+/** Removes the field, its scans and zones (foreign keys cascade) and its files, the scans' too. */
+export async function deleteField(db: TenantDb, companyId: number, id: number) {
+  const scans = await db.scan.findMany({ where: { fieldId: id }, select: { dataPath: true } });
+  await db.field.delete({ where: { id } });
+  await removeFieldFiles(companyId, id);
+  await Promise.all(scans.filter((s) => s.dataPath).map((s) => rm(dirname(s.dataPath!), { recursive: true, force: true })));
+}

@@ -1,0 +1,174 @@
+// Scans of a field (one processed index raster or drone survey) and their management zones.
+import { readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Db } from '../db/client';
+import type { TenantDb } from '../db/tenant';
+import { notFound } from '../http/errors';
+
+export interface ZoneData {
+  classIndex: number;
+  name: string;
+  min: number;
+  max: number;
+  mean: number;
+  areaHa: number;
+  color: string;
+  geometry: object;
+}
+
+export interface IndexStats {
+  min?: number;
+  max?: number;
+  mean: number;
+  std: number;
+  median: number;
+}
+
+export interface ScanData {
+  source: 'raster' | 'drone';
+  fileName: string | null;
+  indexName: string;
+  capturedAt: string | null;
+  stats: IndexStats;
+  histogram: { min: number; max: number; counts: number[] };
+  /** The coloured index image and where it lies ([[south, west], [north, east]]). */
+  previewPath: string;
+  previewBounds: [[number, number], [number, number]];
+  details?: Record<string, unknown>;
+}
+
+const round = (n: number, d = 4) => Math.round(n * 10 ** d) / 10 ** d;
+
+/**
+ * Writes the scan and its zones in one transaction (a failed task leaves nothing half-made). With
+ * `scanId` an existing scan row (announced at upload) is completed instead of a new one created.
+ */
+export async function saveScan(db: Db, companyId: number, fieldId: number, scan: ScanData, zones: ZoneData[], scanId?: number | null) {
+  return db.$transaction(async (tx) => {
+    const data = {
+      source: scan.source,
+      status: 'completed',
+      fileName: scan.fileName,
+      indexName: scan.indexName,
+      capturedAt: scan.capturedAt ? new Date(scan.capturedAt) : null,
+      statsJson: JSON.stringify(scan.stats),
+      histogramJson: JSON.stringify(scan.histogram),
+      boundsJson: JSON.stringify(scan.previewBounds),
+      dataPath: scan.previewPath,
+      detailsJson: JSON.stringify(scan.details ?? {}),
+    };
+    const saved = scanId
+      ? await tx.scan.update({ where: { id: scanId, companyId }, data })
+      : await tx.scan.create({ data: { ...data, companyId, fieldId } });
+    await tx.zone.deleteMany({ where: { scanId: saved.id, companyId } });
+    await tx.zone.createMany({
+      data: zones.map((z) => ({
+        companyId,
+        fieldId,
+        scanId: saved.id,
+        classIndex: z.classIndex,
+        name: z.name,
+        minValue: z.min,
+        maxValue: z.max,
+        meanValue: z.mean,
+        areaHa: z.areaHa,
+        color: z.color,
+        geometry: JSON.stringify(z.geometry),
+      })),
+    });
+    return saved;
+  });
+}
+
+type ScanRow = Awaited<ReturnType<TenantDb['scan']['findUniqueOrThrow']>>;
+type ZoneRow = Awaited<ReturnType<TenantDb['zone']['findMany']>>[number];
+
+const parse = <T>(json: string | null, fallback: T): T => (json ? (JSON.parse(json) as T) : fallback);
+
+export function scanSummary(s: ScanRow) {
+  return {
+    id: s.id,
+    field_id: s.fieldId,
+    source: s.source,
+    status: s.status,
+    file_name: s.fileName,
+    index: s.indexName,
+    captured_at: s.capturedAt?.toISOString() ?? null,
+    created_at: s.createdAt.toISOString(),
+    stats: parse<IndexStats | null>(s.statsJson, null),
+    crop_type: s.cropType,
+  };
+}
+
+export const zoneFeature = (z: ZoneRow) => ({
+  type: 'Feature' as const,
+  id: z.id,
+  properties: {
+    class: z.classIndex,
+    name: z.name,
+    min: z.minValue,
+    max: z.maxValue,
+    mean: z.meanValue,
+    area_ha: round(z.areaHa),
+    color: z.color,
+  },
+  geometry: JSON.parse(z.geometry) as object,
+});
+
+export async function listScans(db: TenantDb, fieldId: number) {
+  if (!(await db.field.findUnique({ where: { id: fieldId }, select: { id: true } }))) throw notFound();
+  const scans = await db.scan.findMany({ where: { fieldId }, orderBy: { createdAt: 'desc' } });
+  return scans.map(scanSummary);
+}
+
+export async function getScan(db: TenantDb, id: number) {
+  const scan = await db.scan.findUnique({ where: { id } });
+  if (!scan) throw notFound();
+  const zones = await db.zone.findMany({ where: { scanId: id }, orderBy: { classIndex: 'asc' } });
+  return { scan, zones };
+}
+
+export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>) {
+  return {
+    ...scanSummary(scan),
+    histogram: parse(scan.histogramJson, null),
+    preview: scan.dataPath ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null) } : null,
+    details: parse(scan.detailsJson, {}),
+    zones: { type: 'FeatureCollection' as const, features: zones.map(zoneFeature) },
+  };
+}
+
+export async function scanPreview(db: TenantDb, id: number): Promise<{ png: Buffer; bounds: string | null }> {
+  const scan = await db.scan.findUnique({ where: { id }, select: { dataPath: true, boundsJson: true } });
+  if (!scan?.dataPath) throw notFound();
+  try {
+    return { png: await readFile(scan.dataPath), bounds: scan.boundsJson };
+  } catch {
+    throw notFound();
+  }
+}
+
+export async function deleteScan(db: TenantDb, id: number) {
+  const scan = await db.scan.delete({ where: { id } });
+  if (scan.dataPath) await rm(dirname(scan.dataPath), { recursive: true, force: true });
+}
+
+/**
+ * Spec 2.6: the scan's crop (the user's value when they named one, else the automatic result), the
+ * automatic classifier's confidence and candidates, and the index statistics (plus which index).
+ */
+export async function scanClassification(db: TenantDb, id: number) {
+  const scan = await db.scan.findUnique({ where: { id } });
+  if (!scan) throw notFound();
+  const auto = parse<{ crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] } | null>(scan.cropJson, null);
+  const stats = parse<IndexStats | null>(scan.statsJson, null);
+  return {
+    scan_id: scan.id,
+    status: scan.status,
+    crop_type: scan.cropType ?? auto?.crop_type ?? null,
+    confidence: auto?.confidence ?? null,
+    details: { top_candidates: auto?.top_candidates ?? [], automatic: auto?.crop_type ?? null, user_value: scan.cropType },
+    ndvi_stats: stats ? { mean: stats.mean, std: stats.std, median: stats.median } : null,
+    index: scan.indexName,
+  };
+}

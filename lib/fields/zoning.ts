@@ -1,0 +1,72 @@
+// Uploading an index GeoTIFF: checked at once (so a bad file never becomes a task), matched to a
+// field, kept with the field's files, and handed to a background task that makes the zones.
+import { mkdir, rename } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { intersect, featureCollection, feature } from '@turf/turf';
+import { z } from 'zod';
+import type { TenantDb } from '../db/tenant';
+import { geometryAreaHa } from '../geo/area';
+import type { FieldGeometry } from '../geo/geometry';
+import { boundingBox } from '../geo/geometry';
+import { notFound, unprocessable, unsupportedMediaType } from '../http/errors';
+import { validate } from '../http/validate';
+import { inspectRaster } from '../raster/inspect';
+import { submitTask } from '../tasks/queue';
+import type { ZoningJobPayload } from '../tasks/jobs';
+import type { ReceivedFile } from '../uploads/multipart';
+import { fieldsMeetingBox } from './fields';
+import { fieldDataDir } from './files';
+
+export const rasterUploadParts = z.object({
+  field_id: z.coerce.number().int().positive().optional(),
+  zones: z.coerce.number().int().min(3).max(7).default(5),
+  method: z.enum(['jenks', 'quantile', 'equal', 'kmeans']).default('jenks'),
+  index: z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,16}$/).default('auto'),
+  min_zone_area_ha: z.coerce.number().min(0).max(1000).default(0.1),
+});
+
+/** The company's field that overlaps the raster's footprint most; 422 when none does. */
+export async function fieldUnderRaster(db: TenantDb, footprint: FieldGeometry) {
+  const box = boundingBox(footprint);
+  const candidates = await db.field.findMany({
+    where: fieldsMeetingBox(box),
+    select: { id: true, geometry: true },
+  });
+  let best: { id: number; geometry: FieldGeometry; overlap: number } | undefined;
+  for (const c of candidates) {
+    const geometry = JSON.parse(c.geometry) as FieldGeometry;
+    const common = intersect(featureCollection([feature(footprint), feature(geometry)]));
+    const overlap = common ? geometryAreaHa(common.geometry) : 0;
+    if (overlap > 0 && (!best || overlap > best.overlap)) best = { id: c.id, geometry, overlap };
+  }
+  if (!best) throw unprocessable('raster_no_field');
+  return best;
+}
+
+export async function submitRasterZoning(db: TenantDb, companyId: number, userId: number, file: ReceivedFile, parts: Record<string, string>) {
+  const options = validate(rasterUploadParts, parts);
+  if (!/\.tiff?$/i.test(file.filename)) throw unsupportedMediaType('raster_not_tiff');
+  const info = await inspectRaster(file.path);
+  let field: { id: number; geometry: FieldGeometry };
+  if (options.field_id) {
+    const row = await db.field.findUnique({ where: { id: options.field_id }, select: { id: true, geometry: true } });
+    if (!row) throw notFound();
+    field = { id: row.id, geometry: JSON.parse(row.geometry) as FieldGeometry };
+  } else {
+    field = await fieldUnderRaster(db, info.footprintWgs84);
+  }
+  // The raster stays with the field's files (removed with the field), named by its content.
+  const dir = join(fieldDataDir(companyId, field.id), 'rasters');
+  await mkdir(dir, { recursive: true });
+  const rasterPath = join(dir, `${file.sha256.slice(0, 16)}${extname(file.filename).toLowerCase()}`);
+  await rename(file.path, rasterPath);
+  const payload: ZoningJobPayload = {
+    rasterPath,
+    fileName: file.filename,
+    capturedAt: info.capturedAt ?? null,
+    fieldGeometry: field.geometry,
+    options: { zones: options.zones, method: options.method, index: options.index as ZoningJobPayload['options']['index'], minZoneAreaHa: options.min_zone_area_ha },
+  };
+  const task = await submitTask(db, { kind: 'raster_zones', payload, fieldId: field.id, createdBy: userId });
+  return { task_id: task.id, field_id: field.id };
+}

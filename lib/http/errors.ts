@@ -1,0 +1,76 @@
+// Typed errors. Each carries a message key (translated into the caller's language when answered)
+// and its parameters; `toHttp` in lib/http/respond.ts is the one place that maps them to statuses.
+
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'timeout'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'insufficient_storage'
+  | 'internal';
+
+export const HTTP_STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  timeout: 408,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+  insufficient_storage: 507,
+};
+
+export type MessageParams = Record<string, string | number>;
+
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    /** Key under `errors.` in messages/*.json. */
+    readonly key: string,
+    readonly params: MessageParams = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`${kind}: ${key}${Object.keys(params).length ? ' ' + JSON.stringify(params) : ''}`);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (key: string, params?: MessageParams) => new AppError('bad_request', key, params);
+export const unauthorized = (key = 'unauthorized') => new AppError('unauthorized', key);
+export const forbidden = (key = 'forbidden', params?: MessageParams) => new AppError('forbidden', key, params);
+export const notFound = (key = 'not_found') => new AppError('not_found', key);
+export const conflict = (key: string, params?: MessageParams) => new AppError('conflict', key, params);
+export const unprocessable = (key: string, params?: MessageParams) => new AppError('unprocessable', key, params);
+// The rest of a refused body is never read: the connection must close so no client reuses it.
+export const payloadTooLarge = (limitMb: number) => new AppError('payload_too_large', 'payload_too_large', { limit: limitMb }, { Connection: 'close' });
+export const unsupportedMediaType = (key: string, params?: MessageParams) =>
+  new AppError('unsupported_media_type', key, params);
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError('rate_limited', 'rate_limited', { seconds: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+export const requestTimeout = () => new AppError('timeout', 'upload_timeout', {}, { Connection: 'close' });
+export const insufficientStorage = () => new AppError('insufficient_storage', 'insufficient_storage');
+/** A write that failed because the disk or the quota is full: the server's problem (507), whatever was being written. */
+export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '');
+
+/** Prisma's known request errors that mean "not there" or "already there". */
+export function fromPrismaError(err: unknown): AppError | undefined {
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'P2025') return notFound();
+  if (code === 'P2002') return conflict('duplicate');
+  if (code === 'P2003') return unprocessable('reference_missing');
+  return undefined;
+}

@@ -1,0 +1,115 @@
+// The one wrapper every route handler goes through: request id and logger, language, session and
+// permission check (lib/auth/permissions.ts), same-origin check, the tenant-scoped database, and the
+// mapping of any error to the spec's envelope.
+import { randomUUID } from 'node:crypto';
+import type { NextRequest } from 'next/server';
+import { ROUTES, type RouteKey } from '../auth/permissions';
+import { hasRole } from '../auth/roles';
+import { type ActiveSession, findSession, requestToken } from '../auth/session';
+import { config } from '../config';
+import { type Db, db, dbReady } from '../db/client';
+import { type TenantDb, tenantDb } from '../db/tenant';
+import { DEFAULT_LOCALE, type Locale, isLocale, negotiateLocale } from '../i18n/locales';
+import { type Logger, log as rootLog } from '../log';
+import { AppError, forbidden, unauthorized } from './errors';
+import { errorResponse } from './respond';
+
+export interface PublicContext<P> {
+  req: NextRequest;
+  url: URL;
+  params: P;
+  requestId: string;
+  log: Logger;
+  locale: Locale;
+  /** The whole database: only public routes (register, login) see it. */
+  baseDb: Db;
+}
+
+export interface AuthedContext<P> extends Omit<PublicContext<P>, 'baseDb'> {
+  session: ActiveSession;
+  user: ActiveSession['user'];
+  /** The database as seen by the user's company: every tenant query is confined to it. */
+  db: TenantDb;
+  /** Unscoped, for the few things that are not a company's data (the caller's own sessions). */
+  sessionDb: Db;
+}
+
+type ContextFor<K extends RouteKey, P> = (typeof ROUTES)[K] extends 'public' ? PublicContext<P> : AuthedContext<P>;
+type Params = Record<string, string | string[]>;
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The caller's address: the last X-Forwarded-For entry, which Next.js fills from the socket when the
+ * header is absent and which a reverse proxy in front appends. (Without a proxy a client can name its
+ * own address there; the per-e-mail login limit still holds.)
+ */
+export function clientIp(req: Request): string {
+  return req.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() || 'unknown';
+}
+
+/** A browser request from another site: its Origin names another host, or Sec-Fetch-Site says so. */
+export function isCrossSite(req: Request): boolean {
+  const site = req.headers.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none') return true;
+  const origin = req.headers.get('origin');
+  if (!origin) return false;
+  const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
+  try {
+    return new URL(origin).host !== host;
+  } catch {
+    return true;
+  }
+}
+
+export const isSecureRequest = (req: Request) =>
+  (req.headers.get('x-forwarded-proto') ?? new URL(req.url).protocol.replace(':', '')) === 'https';
+
+export function route<K extends RouteKey, P extends Params = Params>(
+  key: K,
+  handler: (ctx: ContextFor<K, P>) => Promise<Response>,
+) {
+  const access = ROUTES[key];
+  return async (req: NextRequest, routeCtx: { params: Promise<P> }): Promise<Response> => {
+    const requestId = req.headers.get('x-request-id')?.slice(0, 64) || randomUUID();
+    const log = rootLog.child({ requestId, route: key });
+    let locale: Locale = negotiateLocale(req.headers.get('accept-language')) ?? DEFAULT_LOCALE;
+    const started = performance.now();
+    let response: Response;
+    try {
+      await dbReady().catch((err) => {
+        log.error({ err }, 'database unavailable');
+        throw new AppError('unavailable', 'unavailable');
+      });
+      const params = (await routeCtx.params) ?? ({} as P);
+      const base = { req, url: new URL(req.url), params, requestId, log, locale };
+      if (access === 'public') {
+        if (UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
+        response = await (handler as (c: PublicContext<P>) => Promise<Response>)({ ...base, baseDb: db() });
+      } else {
+        const found = requestToken(req);
+        if (!found) throw unauthorized();
+        const session = await findSession(db(), found.token, config().sessionSecret);
+        if (!session) throw unauthorized('session_invalid');
+        if (isLocale(session.user.language)) locale = session.user.language;
+        // Cookies ride along with cross-site requests; bearer tokens do not.
+        if (found.via === 'cookie' && UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
+        if (!hasRole(session.user.role, access)) throw forbidden();
+        response = await (handler as (c: AuthedContext<P>) => Promise<Response>)({
+          ...base,
+          locale,
+          log: log.child({ userId: session.userId, companyId: session.companyId }),
+          session,
+          user: session.user,
+          db: tenantDb(db(), session.companyId),
+          sessionDb: db(),
+        });
+      }
+    } catch (err) {
+      response = errorResponse(err, locale, requestId, log);
+    }
+    response.headers.set('X-Request-Id', requestId);
+    log.info({ method: req.method, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
+    return response;
+  };
+}

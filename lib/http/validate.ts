@@ -1,0 +1,89 @@
+// Parsing request bodies and query strings with zod, answering in the caller's language.
+import type { z } from 'zod';
+import { AppError, badRequest, notFound, unprocessable } from './errors';
+import { translate } from '../i18n/messages';
+import type { Locale } from '../i18n/locales';
+
+type Issue = z.core.$ZodIssue;
+
+/** One issue in words: `path: what is wrong`. */
+export function describeIssue(issue: Issue, locale: Locale): string {
+  const path = issue.path.length ? issue.path.join('.') : '';
+  const t = (key: string, params: Record<string, string | number> = {}) => translate(locale, `validation.${key}`, params);
+  let text: string;
+  switch (issue.code) {
+    case 'invalid_type':
+      text = issue.input === undefined ? t('required') : t('invalid_type', { expected: issue.expected });
+      break;
+    case 'too_small':
+      text = issue.origin === 'string' ? t('too_small_string', { minimum: Number(issue.minimum) }) : t('too_small_number', { minimum: Number(issue.minimum) });
+      break;
+    case 'too_big':
+      text = issue.origin === 'string' ? t('too_big_string', { maximum: Number(issue.maximum) }) : t('too_big_number', { maximum: Number(issue.maximum) });
+      break;
+    case 'invalid_value':
+      text = t('invalid_value', { values: issue.values.map(String).join(', ') });
+      break;
+    case 'invalid_format':
+      text = issue.format === 'email' ? t('invalid_email') : t('invalid_format');
+      break;
+    case 'unrecognized_keys':
+      text = t('unrecognized_keys', { keys: issue.keys.join(', ') });
+      break;
+    case 'custom':
+      // Custom checks carry a message key under `validation.` (and its params) in `params`.
+      text = issue.params?.key ? t(String(issue.params.key), issue.params as Record<string, string | number>) : issue.message;
+      break;
+    default:
+      text = t('invalid');
+  }
+  return path ? `${path}: ${text}` : text;
+}
+
+export class ValidationError extends AppError {
+  constructor(readonly issues: Issue[]) {
+    super('unprocessable', 'validation', {});
+  }
+}
+
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(result.error.issues);
+  return result.data;
+}
+
+/** True when any string in the value holds a NUL character (PostgreSQL text cannot store one). */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  return false;
+}
+
+/** Reads a JSON body: wrong content type or unparsable JSON is 400; a body of the wrong shape is 422. */
+export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+  const type = req.headers.get('content-type') ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) throw badRequest('expected_json');
+  const text = await req.text();
+  let body: unknown;
+  try {
+    body = text.length ? JSON.parse(text) : undefined;
+  } catch {
+    throw badRequest('invalid_json');
+  }
+  if (containsNul(body)) throw unprocessable('text_nul');
+  return validate(schema, body ?? {});
+}
+
+export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> {
+  const query = Object.fromEntries(url.searchParams);
+  if (containsNul(query)) throw unprocessable('text_nul');
+  return validate(schema, query);
+}
+
+/** A numeric id from the path; anything else is simply not found. */
+export function pathId(value: string | string[] | undefined): number {
+  const n = typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 2 ** 31 - 1) throw notFound();
+  return n;
+}

@@ -1,0 +1,21 @@
+// Interface languages (spec 2.8): ru is the default.
+export const LOCALES = ['ru', 'en', 'sk'] as const;
+export type Locale = (typeof LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'ru';
+
+export const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (LOCALES as readonly string[]).includes(v);
+
+/** The first supported language of an Accept-Language header, by its q-values. */
+export function negotiateLocale(acceptLanguage: string | null | undefined): Locale | undefined {
+  if (!acceptLanguage) return undefined;
+  const ranked = acceptLanguage
+    .split(',')
+    .map((part) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { lang: (tag ?? '').toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1 };
+    })
+    .filter((x) => x.q > 0)
+    .sort((a, b) => b.q - a.q);
+  return ranked.map((x) => x.lang).find(isLocale);
+}

@@ -1,0 +1,48 @@
+// Field owners: a list per company, names unique within the company.
+import type { TenantDb } from '../db/tenant';
+import { conflict } from '../http/errors';
+import { roundArea } from '../fields/fields';
+
+export async function listOwners(db: TenantDb) {
+  const [owners, groups] = await Promise.all([
+    db.owner.findMany({ orderBy: { name: 'asc' }, select: { id: true, name: true } }),
+    db.field.groupBy({ by: ['ownerId'], where: { ownerId: { not: null } }, _count: { _all: true }, _sum: { area: true } }),
+  ]);
+  const totals = new Map(groups.map((g) => [g.ownerId!, g]));
+  return owners.map((o) => ({
+    id: o.id,
+    name: o.name,
+    fields_count: totals.get(o.id)?._count._all ?? 0,
+    total_area: roundArea(totals.get(o.id)?._sum.area ?? 0),
+  }));
+}
+
+async function assertNameFree(db: TenantDb, name: string, exceptId?: number) {
+  const same = await db.owner.findFirst({ where: { name, ...(exceptId ? { id: { not: exceptId } } : {}) }, select: { id: true } });
+  if (same) throw conflict('owner_taken');
+}
+
+export async function createOwner(db: TenantDb, name: string) {
+  await assertNameFree(db, name);
+  return db.owner.create({ data: { name } as Parameters<TenantDb['owner']['create']>[0]['data'], select: { id: true } });
+}
+
+export async function renameOwner(db: TenantDb, id: number, name: string) {
+  await assertNameFree(db, name, id);
+  return db.owner.update({ where: { id }, data: { name }, select: { id: true, name: true } });
+}
+
+/** The owner's fields stay, without an owner (the foreign key sets owner_id to NULL). */
+export async function deleteOwner(db: TenantDb, id: number) {
+  await db.owner.delete({ where: { id } });
+}
+
+/** Finds owners by name or creates them; used by imports. Returns name -> id. */
+export async function ensureOwners(db: TenantDb, names: Iterable<string>): Promise<Map<string, number>> {
+  const wanted = [...new Set(names)].filter(Boolean);
+  const found = new Map((await db.owner.findMany({ where: { name: { in: wanted } }, select: { id: true, name: true } })).map((o) => [o.name, o.id]));
+  for (const name of wanted) {
+    if (!found.has(name)) found.set(name, (await db.owner.create({ data: { name } as Parameters<TenantDb['owner']['create']>[0]['data'] })).id);
+  }
+  return found;
+}

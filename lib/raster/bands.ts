@@ -1,0 +1,94 @@
+// Which band is which, and how a vegetation index is computed from them.
+import { unprocessable } from '@/lib/http/errors';
+
+export type BandRole = 'blue' | 'green' | 'red' | 'rededge' | 'nir' | 'swir1' | 'swir2' | 'other';
+export type IndexName = 'auto' | 'ndvi' | 'ndre' | 'gndvi';
+
+/** Normalized differences: (a - b) / (a + b). */
+const FORMULAS: Record<Exclude<IndexName, 'auto'>, [BandRole, BandRole]> = {
+  ndvi: ['nir', 'red'],
+  ndre: ['nir', 'rededge'],
+  gndvi: ['nir', 'green'],
+};
+
+export interface IndexPlan {
+  name: string;
+  /** Sample indices to read: one for a single-band index, two (a, b) for a normalized difference. */
+  samples: number[];
+  /** Turns the raw sample values of one pixel into the index (NaN when it cannot be computed). */
+  compute: (a: number, b: number) => number;
+}
+
+// 4-band aerial cameras (NAIP) store R,G,B,NIR; 5-band drone cameras (DJI P4M, MicaSense) B,G,R,RE,NIR.
+const DEFAULT_ORDER: Record<number, BandRole[]> = {
+  4: ['red', 'green', 'blue', 'nir'],
+  5: ['blue', 'green', 'red', 'rededge', 'nir'],
+};
+
+/** Reads a band's role from a description such as "NIR", "Red Edge", "B4 (red)". */
+export function roleFromName(name: string): BandRole {
+  const s = name.toLowerCase();
+  if (/swir.?2|swir2/.test(s)) return 'swir2';
+  if (/swir/.test(s)) return 'swir1';
+  if (/red.?edge|^re$|\bre\b/.test(s)) return 'rededge';
+  if (/nir|near.?infra|^n$/.test(s)) return 'nir';
+  if (/red|^r$/.test(s)) return 'red';
+  if (/green|^g$/.test(s)) return 'green';
+  if (/blue|^b$/.test(s)) return 'blue';
+  return 'other';
+}
+
+/** Band roles: explicit order, else descriptions, else the usual order for the band count. */
+export function bandRoles(bands: number, names?: string[], order?: BandRole[]): BandRole[] | undefined {
+  if (order) return order.length === bands ? order : undefined;
+  const fromNames = names?.map(roleFromName);
+  if (fromNames?.some((r) => r === 'nir')) return fromNames;
+  return DEFAULT_ORDER[bands];
+}
+
+export interface SingleBandScaling {
+  sampleFormat: number; // 1 uint, 2 int, 3 float
+  bitsPerSample: number;
+  scale?: number;
+  offset?: number;
+}
+
+/**
+ * How to get the index out of the file. A single band is the index itself (integers are rescaled
+ * to -1..1 by the metadata's scale/offset or, without them, by the usual encodings of the type);
+ * several bands compute a normalized difference.
+ */
+export function indexPlan(
+  bands: number,
+  requested: IndexName,
+  roles: BandRole[] | undefined,
+  single: SingleBandScaling,
+  bandName?: string,
+): IndexPlan {
+  if (bands === 1) {
+    const { scale, offset } = singleBandScale(single);
+    const name = requested !== 'auto' ? requested : bandName ? bandName.toLowerCase() : 'index';
+    return { name, samples: [0], compute: (a) => a * scale + offset };
+  }
+  const wanted = requested === 'auto' ? (['ndvi', 'ndre', 'gndvi'] as const) : ([requested] as const);
+  for (const name of wanted) {
+    const [ra, rb] = FORMULAS[name];
+    const ia = roles?.indexOf(ra) ?? -1;
+    const ib = roles?.indexOf(rb) ?? -1;
+    if (ia >= 0 && ib >= 0) {
+      return { name, samples: [ia, ib], compute: (a, b) => (a + b > 0 ? (a - b) / (a + b) : NaN) };
+    }
+  }
+  throw unprocessable('raster_bands_unknown', { bands, index: requested });
+}
+
+function singleBandScale({ sampleFormat, bitsPerSample, scale, offset }: SingleBandScaling): { scale: number; offset: number } {
+  if (scale !== undefined || offset !== undefined) return { scale: scale ?? 1, offset: offset ?? 0 };
+  if (sampleFormat === 3) return { scale: 1, offset: 0 };
+  // Unsigned: 0..max maps to -1..1. Signed: the common x10000 encoding (MODIS, Sentinel L2 products).
+  if (sampleFormat === 1) {
+    const max = 2 ** bitsPerSample - 1;
+    return { scale: 2 / max, offset: -1 };
+  }
+  return { scale: 1 / 10_000, offset: 0 };
+}

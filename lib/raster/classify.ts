@@ -1,0 +1,134 @@
+// Class breaks computed on a fine histogram of the index, so memory does not grow with the field.
+
+export type ZoningMethod = 'jenks' | 'quantile' | 'equal' | 'kmeans';
+
+export interface Histogram {
+  min: number;
+  max: number;
+  counts: Float64Array;
+}
+
+export function binCenter(h: Histogram, i: number): number {
+  return h.min + ((i + 0.5) * (h.max - h.min)) / h.counts.length;
+}
+
+function binEdge(h: Histogram, i: number): number {
+  return h.min + (i * (h.max - h.min)) / h.counts.length;
+}
+
+/** The n-1 inner thresholds, strictly increasing (fewer when the data has too few distinct values). */
+export function classBreaks(h: Histogram, classes: number, method: ZoningMethod): number[] {
+  if (!(h.max > h.min)) return [];
+  const raw =
+    method === 'equal'
+      ? Array.from({ length: classes - 1 }, (_, i) => h.min + ((i + 1) * (h.max - h.min)) / classes)
+      : method === 'quantile'
+        ? quantileBreaks(h, classes)
+        : method === 'jenks'
+          ? jenksBreaks(h, classes)
+          : kmeansBreaks(h, classes);
+  return raw.filter((b, i) => b > h.min && b < h.max && (i === 0 || b > raw[i - 1]!));
+}
+
+/** Class 1..n of a value given the inner thresholds (a value equal to a threshold goes up). */
+export function classOf(value: number, breaks: number[]): number {
+  let c = 1;
+  while (c <= breaks.length && value >= breaks[c - 1]!) c++;
+  return c;
+}
+
+/** Value at a cumulative fraction, linear inside the bin. */
+export function histogramQuantile(h: Histogram, q: number): number {
+  const total = h.counts.reduce((s, c) => s + c, 0);
+  const target = q * total;
+  let acc = 0;
+  for (let i = 0; i < h.counts.length; i++) {
+    const c = h.counts[i]!;
+    if (acc + c >= target && c > 0) return binEdge(h, i) + ((target - acc) / c) * (binEdge(h, i + 1) - binEdge(h, i));
+    acc += c;
+  }
+  return h.max;
+}
+
+function quantileBreaks(h: Histogram, classes: number): number[] {
+  return Array.from({ length: classes - 1 }, (_, i) => histogramQuantile(h, (i + 1) / classes));
+}
+
+/** Fisher-Jenks natural breaks by dynamic programming over weighted bins (O(classes x bins^2)). */
+function jenksBreaks(h: Histogram, classes: number): number[] {
+  // Only non-empty bins matter; merging them keeps the problem small.
+  const xs: number[] = [];
+  const ws: number[] = [];
+  const edges: number[] = [];
+  h.counts.forEach((c, i) => {
+    if (c > 0) {
+      xs.push(binCenter(h, i));
+      ws.push(c);
+      edges.push(binEdge(h, i + 1));
+    }
+  });
+  const m = xs.length;
+  if (m <= classes) return edges.slice(0, m - 1);
+  const w = new Float64Array(m + 1);
+  const s = new Float64Array(m + 1);
+  const s2 = new Float64Array(m + 1);
+  for (let i = 0; i < m; i++) {
+    w[i + 1] = w[i]! + ws[i]!;
+    s[i + 1] = s[i]! + ws[i]! * xs[i]!;
+    s2[i + 1] = s2[i]! + ws[i]! * xs[i]! * xs[i]!;
+  }
+  // Sum of squared deviations of items i..j-1.
+  const ssd = (i: number, j: number) => {
+    const ww = w[j]! - w[i]!;
+    const ss = s[j]! - s[i]!;
+    return ww > 0 ? s2[j]! - s2[i]! - (ss * ss) / ww : 0;
+  };
+  let prev = new Float64Array(m + 1).fill(Infinity);
+  for (let j = 1; j <= m; j++) prev[j] = ssd(0, j);
+  const from: Int32Array[] = [];
+  for (let k = 2; k <= classes; k++) {
+    const cur = new Float64Array(m + 1).fill(Infinity);
+    const arg = new Int32Array(m + 1);
+    for (let j = k; j <= m; j++) {
+      for (let i = k - 1; i < j; i++) {
+        const v = prev[i]! + ssd(i, j);
+        if (v < cur[j]!) {
+          cur[j] = v;
+          arg[j] = i;
+        }
+      }
+    }
+    from.push(arg);
+    prev = cur;
+  }
+  const cuts: number[] = [];
+  let j = m;
+  for (let k = classes; k >= 2; k--) {
+    j = from[k - 2]![j]!;
+    cuts.unshift(j);
+  }
+  return cuts.map((c) => edges[c - 1]!);
+}
+
+/** 1-D k-means (Lloyd) on the bins, started from quantiles; breaks halfway between centres. */
+function kmeansBreaks(h: Histogram, classes: number): number[] {
+  const q = [0, ...quantileBreaks(h, classes), h.max];
+  let centers = Array.from({ length: classes }, (_, i) => (q[i]! + (q[i + 1] ?? h.max)) / 2);
+  for (let iter = 0; iter < 100; iter++) {
+    const sum = new Float64Array(classes);
+    const weight = new Float64Array(classes);
+    const bounds = centers.slice(1).map((c, i) => (c + centers[i]!) / 2);
+    h.counts.forEach((c, i) => {
+      if (c === 0) return;
+      const x = binCenter(h, i);
+      const k = classOf(x, bounds) - 1;
+      sum[k]! += c * x;
+      weight[k]! += c;
+    });
+    const next = centers.map((c, k) => (weight[k]! > 0 ? sum[k]! / weight[k]! : c)).sort((a, b) => a - b);
+    const moved = next.some((c, k) => Math.abs(c - centers[k]!) > 1e-9);
+    centers = next;
+    if (!moved) break;
+  }
+  return centers.slice(1).map((c, i) => (c + centers[i]!) / 2);
+}

@@ -1,0 +1,256 @@
+// Opening and validating a GeoTIFF before any work is queued: magic bytes, structure, size,
+// compression, colour map, georeferencing. Everything here reads only the header and tag arrays.
+import { open, stat } from 'node:fs/promises';
+import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import type { Polygon, Position } from 'geojson';
+import { AppError, unprocessable, unsupportedMediaType } from '@/lib/http/errors';
+import { converters, crsFromGeoKeys, isGeographic, type Crs } from './crs';
+
+export interface RasterInfo {
+  width: number;
+  height: number;
+  bands: number;
+  crs: Crs;
+  /** The raster's extent reprojected to WGS84 (edges densified). */
+  footprintWgs84: Polygon;
+  /** Pixel size in metres (at the raster's centre for geographic CRSs). */
+  pixelSizeM: number;
+  /** ISO local date-time from the TIFF DateTime tag. */
+  capturedAt?: string;
+  /** Band descriptions from GDAL metadata, when every band has one. */
+  bandNames?: string[];
+  nodata?: number;
+}
+
+/** Pixel (column, row) -> map coordinates: x = a + col*b + row*c, y = d + col*e + row*f. */
+export type GeoTransform = [number, number, number, number, number, number];
+
+export interface OpenRaster {
+  info: RasterInfo;
+  tiff: GeoTIFF;
+  image: GeoTIFFImage;
+  /** The internal GDAL mask (NewSubfileType 4, full resolution), when present. */
+  mask?: GeoTIFFImage;
+  transform: GeoTransform;
+  /** Per-band scale/offset and colour interpretation from GDAL metadata. */
+  bandMeta: Array<{ scale?: number; offset?: number; colorInterp?: string; description?: string }>;
+  sampleFormat: number;
+  bitsPerSample: number;
+}
+
+// A 1 GB upload of 1-byte pixels holds at most ~1e9 pixels; anything far beyond is a forged header.
+const MAX_PIXELS = 2_000_000_000;
+const MAX_SIDE = 200_000;
+const MAX_BANDS = 32;
+const SUPPORTED_COMPRESSION = new Map<number, string>([
+  [1, 'none'], [5, 'LZW'], [7, 'JPEG'], [8, 'Deflate'], [32946, 'Deflate'], [32773, 'PackBits'], [50000, 'ZSTD'],
+]);
+const TIFF_MAGIC = ['49492a00', '4d4d002a', '49492b00', '4d4d002b'];
+
+/** Validates the file and returns what the upload route needs to pick a field and queue a task. */
+export async function inspectRaster(path: string): Promise<RasterInfo> {
+  const raster = await openRaster(path);
+  await raster.tiff.close?.();
+  return raster.info;
+}
+
+/** Opens a GeoTIFF for reading; throws 415 for non-TIFFs and 422 (`raster_*`) for anything unusable. */
+export async function openRaster(path: string): Promise<OpenRaster> {
+  await checkMagic(path);
+  const fileSize = (await stat(path)).size;
+  let tiff: GeoTIFF;
+  let image: GeoTIFFImage;
+  try {
+    tiff = await fromFile(path);
+    image = await tiff.getImage(0);
+  } catch (err) {
+    throw unreadable(err);
+  }
+  try {
+    const fd = image.getFileDirectory();
+    const width = image.getWidth();
+    const height = image.getHeight();
+    const bands = image.getSamplesPerPixel();
+    if (!(width > 0 && height > 0 && bands > 0)) throw unprocessable('raster_unreadable', { reason: 'empty image' });
+    if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS || bands > MAX_BANDS) {
+      throw unprocessable('raster_too_large', { width, height, bands });
+    }
+    const compression = Number(fd.getValue('Compression') ?? 1);
+    if (!SUPPORTED_COMPRESSION.has(compression)) throw unprocessable('raster_compression_unsupported', { code: compression });
+    checkColorMap(image);
+    const bitsPerSample = image.getBitsPerSample(0);
+    const sampleFormat = image.getSampleFormat(0);
+    if (![1, 2, 3].includes(sampleFormat) || ![8, 16, 32, 64].includes(bitsPerSample)) {
+      throw unprocessable('raster_sample_format_unsupported', { format: sampleFormat, bits: bitsPerSample });
+    }
+    await checkBlocks(image, fileSize);
+
+    const crs = crsFromGeoKeys(image.getGeoKeys());
+    const transform = geoTransform(image);
+    const bandMeta = await readBandMeta(image, bands);
+    const nodataTag = image.getGDALNoData();
+    const info: RasterInfo = {
+      width,
+      height,
+      bands,
+      crs,
+      footprintWgs84: footprint(transform, width, height, crs),
+      pixelSizeM: pixelSizeMetres(transform, width, height, crs),
+      ...optional('capturedAt', await captureDate(image)),
+      ...optional('bandNames', bandMeta.every((b) => b.description) ? bandMeta.map((b) => b.description!) : undefined),
+      ...optional('nodata', nodataTag ?? undefined),
+    };
+    return { info, tiff, image, mask: await findMask(tiff, width, height), transform, bandMeta, sampleFormat, bitsPerSample };
+  } catch (err) {
+    await tiff.close?.();
+    throw err instanceof AppError ? err : unreadable(err);
+  }
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function unreadable(err: unknown): AppError {
+  const reason = err instanceof Error ? err.message.slice(0, 200) : String(err);
+  return unprocessable('raster_unreadable', { reason });
+}
+
+async function checkMagic(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(buf, 0, 4, 0);
+    if (bytesRead < 4 || !TIFF_MAGIC.includes(buf.toString('hex'))) throw unsupportedMediaType('raster_not_tiff');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Every tile/strip must lie inside the file: a cut-off upload fails here, not halfway through a task. */
+async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void> {
+  const fd = image.getFileDirectory();
+  const offsets = (await fd.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number> | undefined;
+  const counts = (await fd.loadValue(image.isTiled ? 'TileByteCounts' : 'StripByteCounts')) as ArrayLike<number> | undefined;
+  if (!offsets || !counts || offsets.length !== counts.length) {
+    throw unprocessable('raster_unreadable', { reason: 'missing tile or strip offsets' });
+  }
+  const across = Math.ceil(image.getWidth() / image.getTileWidth());
+  const down = Math.ceil(image.getHeight() / image.getTileHeight());
+  const perPlane = across * down;
+  const planes = image.planarConfiguration === 2 ? image.getSamplesPerPixel() : 1;
+  if (offsets.length < perPlane * planes) throw unprocessable('raster_unreadable', { reason: 'too few tiles or strips' });
+  let end = 0;
+  for (let i = 0; i < offsets.length; i++) end = Math.max(end, Number(offsets[i]) + Number(counts[i]));
+  if (end > fileSize) throw unprocessable('raster_truncated', { expected: end, actual: fileSize });
+}
+
+function checkColorMap(image: GeoTIFFImage): void {
+  const fd = image.getFileDirectory();
+  if (!fd.hasTag('ColorMap')) return;
+  // Read only the declared count: a forged colour map may be far too big to load.
+  const length = fd.deferredArrays.get(320)?.length ?? (fd.actualizedFields.get(320) as ArrayLike<number> | undefined)?.length ?? 0;
+  const allowed = 3 * 2 ** Math.min(16, image.getBitsPerSample(0));
+  if (length > allowed) throw unprocessable('raster_colormap_too_large', { entries: length });
+}
+
+/** Affine transform from ModelTransformation or tie point + pixel scale, corrected for PixelIsPoint. */
+export function geoTransform(image: GeoTIFFImage): GeoTransform {
+  const fd = image.getFileDirectory();
+  const m = fd.getValue('ModelTransformation') as ArrayLike<number> | undefined;
+  let t: GeoTransform;
+  if (m && m.length >= 16) {
+    t = [m[3]!, m[0]!, m[1]!, m[7]!, m[4]!, m[5]!];
+  } else {
+    const tie = fd.getValue('ModelTiepoint') as ArrayLike<number> | undefined;
+    const scale = fd.getValue('ModelPixelScale') as ArrayLike<number> | undefined;
+    if (!tie || !scale || tie.length < 6 || scale.length < 2) throw unprocessable('raster_no_crs');
+    t = [tie[3]! - tie[0]! * scale[0]!, scale[0]!, 0, tie[4]! + tie[1]! * scale[1]!, 0, -scale[1]!];
+  }
+  if (Number(image.getGeoKeys()?.GTRasterTypeGeoKey) === 2) {
+    // PixelIsPoint: the tie point is a pixel centre; move to its corner like GDAL does.
+    t = [t[0] - 0.5 * (t[1] + t[2]), t[1], t[2], t[3] - 0.5 * (t[4] + t[5]), t[4], t[5]];
+  }
+  if (![t[0], t[1], t[3], t[5]].every(Number.isFinite) || t[1] * t[5] - t[2] * t[4] === 0) {
+    throw unprocessable('raster_no_crs');
+  }
+  return t;
+}
+
+export const pixelToMap = (t: GeoTransform, col: number, row: number): [number, number] => [
+  t[0] + col * t[1] + row * t[2],
+  t[3] + col * t[4] + row * t[5],
+];
+
+export function mapToPixel(t: GeoTransform, x: number, y: number): [number, number] {
+  const det = t[1] * t[5] - t[2] * t[4];
+  const dx = x - t[0];
+  const dy = y - t[3];
+  return [(dx * t[5] - dy * t[2]) / det, (dy * t[1] - dx * t[4]) / det];
+}
+
+function footprint(t: GeoTransform, width: number, height: number, crs: Crs): Polygon {
+  const { toWgs84 } = converters(crs);
+  const steps = 16;
+  const ring: Position[] = [];
+  const corners: Array<[number, number]> = [[0, 0], [0, height], [width, height], [width, 0]];
+  for (let i = 0; i < 4; i++) {
+    const [c0, r0] = corners[i]!;
+    const [c1, r1] = corners[(i + 1) % 4]!;
+    for (let s = 0; s < steps; s++) {
+      const f = s / steps;
+      ring.push(toWgs84(pixelToMap(t, c0 + (c1 - c0) * f, r0 + (r1 - r0) * f)));
+    }
+  }
+  ring.push(ring[0]!);
+  // Rows run down the image, so this ring is counter-clockwise on the map whenever north is up.
+  return { type: 'Polygon', coordinates: [ring] };
+}
+
+function pixelSizeMetres(t: GeoTransform, width: number, height: number, crs: Crs): number {
+  const sx = Math.hypot(t[1], t[4]);
+  const sy = Math.hypot(t[2], t[5]);
+  if (!isGeographic(crs)) return Math.sqrt(sx * sy);
+  const [, lat] = pixelToMap(t, width / 2, height / 2);
+  const mPerDegLat = 111_320;
+  return Math.sqrt(sx * mPerDegLat * Math.cos((lat * Math.PI) / 180) * sy * mPerDegLat);
+}
+
+async function captureDate(image: GeoTIFFImage): Promise<string | undefined> {
+  const raw: unknown = await image.getFileDirectory().loadValue('DateTime');
+  const m = typeof raw === 'string' ? /^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(raw) : null;
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}` : undefined;
+}
+
+async function readBandMeta(image: GeoTIFFImage, bands: number): Promise<OpenRaster['bandMeta']> {
+  const xml: unknown = await image.getFileDirectory().loadValue('GDAL_METADATA');
+  const meta: OpenRaster['bandMeta'] = Array.from({ length: bands }, () => ({}));
+  if (typeof xml !== 'string') return meta;
+  const item = /<Item([^>]*)>([^<]*)<\/Item>/g;
+  for (const [, attrs, value] of xml.matchAll(item)) {
+    const sample = /sample="(\d+)"/.exec(attrs!)?.[1];
+    const role = /role="([^"]+)"/.exec(attrs!)?.[1];
+    const band = sample === undefined ? undefined : meta[Number(sample)];
+    if (!band || !role) continue;
+    const text = decodeXml(value!.trim());
+    if (role === 'scale' && Number.isFinite(Number(text))) band.scale = Number(text);
+    else if (role === 'offset' && Number.isFinite(Number(text))) band.offset = Number(text);
+    else if (role === 'colorinterp') band.colorInterp = text.toLowerCase();
+    else if (role === 'description' && text) band.description = text;
+  }
+  return meta;
+}
+
+const decodeXml = (s: string) =>
+  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+
+/** GDAL writes an internal nodata mask as a later IFD with NewSubfileType bit 4 at full size. */
+async function findMask(tiff: GeoTIFF, width: number, height: number): Promise<GeoTIFFImage | undefined> {
+  const count = await tiff.getImageCount();
+  for (let i = 1; i < count; i++) {
+    const img = await tiff.getImage(i);
+    const subfile = Number(img.getFileDirectory().getValue('NewSubfileType') ?? 0);
+    if ((subfile & 4) !== 0 && img.getWidth() === width && img.getHeight() === height) return img;
+  }
+  return undefined;
+}

@@ -1,0 +1,116 @@
+// Polygons along pixel edges: every boundary edge of a labelled patch is traced with the patch on
+// its left, so each patch gives one outer ring (clockwise in row-down grid coordinates) and its
+// holes. Vertices in the middle of straight runs are dropped unless a third patch meets there,
+// which keeps neighbouring patches' shared borders vertex-for-vertex identical (no slivers).
+
+export type GridPolygon = Array<Array<[number, number]>>;
+
+// Directions: 0 east (+x), 1 south (+y), 2 west (-x), 3 north (-y).
+const DX = [1, 0, -1, 0];
+const DY = [0, 1, 0, -1];
+
+/** Polygons (rings of grid vertex coordinates) per label id 1..count. */
+export function polygonizeLabels(labels: Int32Array, width: number, height: number, count: number): Map<number, GridPolygon[]> {
+  const vw = width + 1;
+  const at = (c: number, r: number) => (c < 0 || r < 0 || c >= width || r >= height ? 0 : labels[r * width + c]!);
+  // The cell on the left of the edge leaving vertex (x, y) in direction d.
+  const leftOf = (x: number, y: number, d: number) =>
+    d === 0 ? at(x, y - 1) : d === 1 ? at(x, y) : d === 2 ? at(x - 1, y) : at(x - 1, y - 1);
+
+  const out = new Uint8Array(vw * (height + 1));
+  for (let r = 0; r < height; r++) {
+    for (let c = 0; c < width; c++) {
+      const l = labels[r * width + c]!;
+      if (l === 0) continue;
+      if (at(c, r - 1) !== l) out[r * vw + c + 1]! |= 1 << 2;
+      if (at(c, r + 1) !== l) out[(r + 1) * vw + c]! |= 1 << 0;
+      if (at(c - 1, r) !== l) out[r * vw + c]! |= 1 << 1;
+      if (at(c + 1, r) !== l) out[(r + 1) * vw + c + 1]! |= 1 << 3;
+    }
+  }
+
+  const rings = new Map<number, Array<Array<[number, number]>>>();
+  for (let v = 0; v < out.length; v++) {
+    while (out[v] !== 0) {
+      const x0 = v % vw;
+      const y0 = (v / vw) | 0;
+      let d = 31 - Math.clz32(out[v]! & -out[v]!);
+      const label = leftOf(x0, y0, d);
+      const ring: Array<[number, number]> = [[x0, y0]];
+      let x = x0;
+      let y = y0;
+      for (;;) {
+        out[y * vw + x]! &= ~(1 << d);
+        x += DX[d]!;
+        y += DY[d]!;
+        if (x === x0 && y === y0) break;
+        const bits = out[y * vw + x]!;
+        // Prefer turning left so a patch touching itself at a corner gives separate rings.
+        let next = -1;
+        for (const turn of [3, 0, 1]) {
+          const nd = (d + turn) % 4;
+          if (bits & (1 << nd) && leftOf(x, y, nd) === label) {
+            next = nd;
+            break;
+          }
+        }
+        if (next < 0) throw new Error(`polygonize: open ring at ${x},${y}`);
+        if (next !== d || !plainStraight(at, x, y, d)) ring.push([x, y]);
+        d = next;
+      }
+      ring.push([x0, y0]);
+      const list = rings.get(label) ?? [];
+      list.push(ring);
+      rings.set(label, list);
+    }
+  }
+
+  const polygons = new Map<number, GridPolygon[]>();
+  for (const [label, list] of rings) {
+    const outers = list.filter((r) => signedArea(r) < 0);
+    const holes = list.filter((r) => signedArea(r) > 0);
+    const polys: GridPolygon[] = outers.map((o) => [o]);
+    for (const hole of holes) {
+      const probe = holeProbe(hole);
+      const host = polys.length === 1 ? polys[0] : polys.find((p) => pointInRing(probe, p[0]!)) ?? polys[0];
+      host?.push(hole);
+    }
+    if (label >= 1 && label <= count) polygons.set(label, polys);
+  }
+  return polygons;
+}
+
+/** A straight-through vertex where only the two patches on either side meet. */
+function plainStraight(at: (c: number, r: number) => number, x: number, y: number, d: number): boolean {
+  return d % 2 === 0
+    ? at(x - 1, y - 1) === at(x, y - 1) && at(x - 1, y) === at(x, y)
+    : at(x - 1, y - 1) === at(x - 1, y) && at(x, y - 1) === at(x, y);
+}
+
+/** Shoelace area in row-down coordinates: negative for outer rings as traced here. */
+export function signedArea(ring: Array<[number, number]>): number {
+  let a = 0;
+  for (let i = 0; i + 1 < ring.length; i++) a += ring[i]![0] * ring[i + 1]![1] - ring[i + 1]![0] * ring[i]![1];
+  return a / 2;
+}
+
+/** A point just inside the hole's first edge (inside the hole, so strictly inside its host). */
+function holeProbe(hole: Array<[number, number]>): [number, number] {
+  const [a, b] = [hole[0]!, hole[1]!];
+  const mx = (a[0] + b[0]) / 2;
+  const my = (a[1] + b[1]) / 2;
+  // Holes are traced with the surrounding patch on the left; the hole lies on the right.
+  const dx = Math.sign(b[0] - a[0]);
+  const dy = Math.sign(b[1] - a[1]);
+  return [mx - dy * 0.25, my + dx * 0.25];
+}
+
+function pointInRing([px, py]: [number, number], ring: Array<[number, number]>): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i]!;
+    const [xj, yj] = ring[j]!;
+    if (yi > py !== yj > py && px < xi + ((py - yi) * (xj - xi)) / (yj - yi)) inside = !inside;
+  }
+  return inside;
+}

@@ -1,0 +1,340 @@
+// A vegetation-index GeoTIFF and a field become management zones: read the field's window strip
+// by strip into an analysis grid, classify, smooth, merge small patches, polygonize along cell
+// edges, reproject and clip to the field. Memory is bounded by the grid (MAX_CELLS), not the file.
+import { feature, featureCollection, intersect } from '@turf/turf';
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { geometryAreaHa } from '@/lib/geo/area';
+import { unprocessable } from '@/lib/http/errors';
+import { bandRoles, indexPlan, type BandRole, type IndexName, type IndexPlan } from './bands';
+import { classBreaks, classOf, histogramQuantile, type Histogram, type ZoningMethod } from './classify';
+import { converters } from './crs';
+import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
+import { mapToPixel, openRaster, pixelToMap, type OpenRaster } from './inspect';
+import { polygonizeLabels } from './polygonize';
+import { previewPng, zoneColor } from './preview';
+
+export interface ZoningOptions {
+  /** Number of classes, 3-7. */
+  zones: number;
+  method: ZoningMethod;
+  index: IndexName;
+  minZoneAreaHa: number;
+  /** Band roles in file order, for files whose order is neither described nor usual (e.g. Landsat SWIR1,NIR,R,G). */
+  bandOrder?: BandRole[];
+  /** Index values below are water or bare non-crop surfaces and are left out; -1 keeps everything. */
+  minIndex?: number;
+}
+
+export const DEFAULT_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.1, minIndex: 0 };
+
+export interface IndexStats {
+  min: number;
+  max: number;
+  mean: number;
+  std: number;
+  median: number;
+}
+
+export interface Zone {
+  /** 1 = lowest index. */
+  classIndex: number;
+  name: string;
+  min: number;
+  max: number;
+  mean: number;
+  areaHa: number;
+  color: string;
+  geometry: Polygon | MultiPolygon;
+}
+
+export interface ZoningResult {
+  indexName: string;
+  stats: IndexStats;
+  histogram: { min: number; max: number; counts: number[] };
+  /** Valid (not nodata, not water) area inside the field, from the cell count. */
+  validAreaHa: number;
+  zones: Zone[];
+  /** The index inside the field; bounds [[south, west], [north, east]] in WGS84. */
+  preview: { png: Buffer; boundsWgs84: [[number, number], [number, number]] };
+  /** Raster pixels per analysis cell side (1 unless the field window was too big for memory). */
+  cellFactor: number;
+}
+
+export type ProgressFn = (percent: number, step: string) => void;
+
+// 4 M cells (1.3 m cells on a 500 ha field) are far finer than any sprayer section and keep the
+// pipeline within a few hundred MB; bigger windows are averaged in k x k blocks.
+const MAX_CELLS = 4_000_000;
+const HISTOGRAM_BINS = 64;
+const FINE_BINS = 1024;
+// Field edges are straight in lon/lat; densify before projecting so they stay faithful in the raster CRS.
+const DENSIFY_DEG = 0.0005;
+
+export async function computeZones(
+  path: string,
+  fieldGeometryWgs84: Polygon | MultiPolygon,
+  options: Partial<ZoningOptions> = {},
+  onProgress: ProgressFn = () => {},
+): Promise<ZoningResult> {
+  const opts = { ...DEFAULT_ZONING, ...options };
+  if (!Number.isInteger(opts.zones) || opts.zones < 3 || opts.zones > 7) throw unprocessable('raster_zones_out_of_range', { zones: opts.zones });
+  const raster = await openRaster(path);
+  try {
+    return await zoneRaster(raster, fieldGeometryWgs84, opts, onProgress);
+  } finally {
+    await raster.tiff.close?.();
+  }
+}
+
+async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opts: ZoningOptions, onProgress: ProgressFn): Promise<ZoningResult> {
+  const { info, transform } = raster;
+  // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
+  const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
+  const dataBands = Array.from({ length: info.bands }, (_, i) => i).filter((i) => i !== alpha);
+  const roles = bandRoles(dataBands.length, info.bandNames?.filter((_, i) => i !== alpha), opts.bandOrder);
+  const dataPlan = indexPlan(dataBands.length, opts.index, roles, {
+    sampleFormat: raster.sampleFormat,
+    bitsPerSample: raster.bitsPerSample,
+    ...raster.bandMeta[dataBands[0]!],
+  }, info.bandNames?.[dataBands[0]!]);
+  const plan = { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined };
+  const { fromWgs84, toWgs84 } = converters(info.crs);
+
+  // The field in raster pixel coordinates, and the pixel window around it.
+  const pixelRings = fieldRings(field).map((ring) => ring.map(([lon, lat]) => mapToPixel(transform, ...fromWgs84([lon!, lat!]))));
+  const all = pixelRings.flat();
+  const px0 = Math.max(0, Math.floor(Math.min(...all.map((p) => p[0]))));
+  const py0 = Math.max(0, Math.floor(Math.min(...all.map((p) => p[1]))));
+  const px1 = Math.min(info.width, Math.ceil(Math.max(...all.map((p) => p[0]))));
+  const py1 = Math.min(info.height, Math.ceil(Math.max(...all.map((p) => p[1]))));
+  if (!(px1 > px0 && py1 > py0)) throw unprocessable('raster_no_overlap');
+  const k = Math.max(1, Math.ceil(Math.sqrt(((px1 - px0) * (py1 - py0)) / MAX_CELLS)));
+  const x0 = Math.floor(px0 / k) * k;
+  const y0 = Math.floor(py0 / k) * k;
+  const width = Math.ceil((px1 - x0) / k);
+  const height = Math.ceil((py1 - y0) / k);
+  const toGrid = (p: [number, number]): [number, number] => [(p[0] - x0) / k, (p[1] - y0) / k];
+  const gridToWgs84 = (c: number, r: number) => toWgs84(pixelToMap(transform, x0 + c * k, y0 + r * k));
+
+  const cover = rasterizeField(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
+  if (!cover.some((v) => v !== 0)) throw unprocessable('raster_no_overlap');
+
+  const values = await readIndexGrid(raster, plan, { x0, y0, k, width, height, cover, minIndex: opts.minIndex ?? 0 }, onProgress);
+
+  // Statistics over cells whose centre is in the field.
+  onProgress(60, 'classifying');
+  let n = 0;
+  let sum = 0;
+  let sum2 = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!(cover[i]! & CENTRE_INSIDE) || Number.isNaN(v)) continue;
+    n++;
+    sum += v;
+    sum2 += v * v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (n === 0) throw unprocessable('raster_no_valid_pixels');
+  const fine: Histogram = { min, max, counts: new Float64Array(FINE_BINS) };
+  const coarse = new Array<number>(HISTOGRAM_BINS).fill(0);
+  const span = max - min || 1;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!(cover[i]! & CENTRE_INSIDE) || Number.isNaN(v)) continue;
+    fine.counts[Math.min(FINE_BINS - 1, Math.floor(((v - min) / span) * FINE_BINS))]!++;
+    coarse[Math.min(HISTOGRAM_BINS - 1, Math.floor(((v - min) / span) * HISTOGRAM_BINS))]!++;
+  }
+  const mean = sum / n;
+  const stats: IndexStats = { min, max, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), median: histogramQuantile(fine, 0.5) };
+
+  const breaks = classBreaks(fine, opts.zones, opts.method);
+  const classCount = breaks.length + 1;
+  let classes: Uint8Array = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) if (!Number.isNaN(values[i]!)) classes[i] = classOf(values[i]!, breaks);
+
+  onProgress(70, 'zoning');
+  classes = majorityFilter(classes, width, height, classCount);
+  const cellAreaHa = cellArea(gridToWgs84, width, height);
+  const { labels, count } = mergeSmallPatches(classes, width, height, Math.round(opts.minZoneAreaHa / cellAreaHa));
+  onProgress(75, 'zoning');
+
+  
+  const polygons = polygonizeLabels(labels, width, height, count);
+  // Patches the field boundary crosses are clipped; the others lie inside and are kept as they are
+  // (patches of one class never share an edge, so both kinds sit side by side in a MultiPolygon).
+  const labelClass = new Uint8Array(count + 1);
+  const crossed = new Uint8Array(count + 1);
+  for (let i = 0; i < labels.length; i++) {
+    labelClass[labels[i]!] = classes[i]!;
+    if (cover[i]! & CROSSED) crossed[labels[i]!] = 1;
+  }
+  const inside = Array.from({ length: classCount + 1 }, () => [] as Position[][][]);
+  const toClip = Array.from({ length: classCount + 1 }, () => [] as Position[][][]);
+  for (const [label, polys] of polygons) {
+    const target = (crossed[label] ? toClip : inside)[labelClass[label]!]!;
+    for (const poly of polys) target.push(poly.map((ring) => ring.map(([c, r]) => gridToWgs84(c, r))));
+  }
+  const classStats = zoneValueStats(values, classes, classCount);
+  onProgress(85, 'zoning');
+
+  
+  const zones: Zone[] = [];
+  for (let cls = 1; cls <= classCount; cls++) {
+    const clipped = toClip[cls]!.length
+      ? intersect(featureCollection([feature<MultiPolygon>({ type: 'MultiPolygon', coordinates: toClip[cls]! }), feature(field)]))?.geometry
+      : undefined;
+    const parts = [...inside[cls]!, ...(clipped?.type === 'Polygon' ? [clipped.coordinates] : (clipped?.coordinates ?? []))];
+    if (parts.length === 0) continue;
+    const geometry: Polygon | MultiPolygon = parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts };
+    const s = classStats[cls]!;
+    zones.push({
+      classIndex: cls,
+      // Named by the class's index range; min/max below are the values actually inside after smoothing.
+      name: `${(breaks[cls - 2] ?? stats.min).toFixed(2)}–${(breaks[cls - 1] ?? stats.max).toFixed(2)}`,
+      min: s.min,
+      max: s.max,
+      mean: s.mean,
+      areaHa: geometryAreaHa(geometry),
+      color: '',
+      geometry,
+    });
+  }
+  // Smoothing and merging can leave a thin class with a mean below its neighbour's: number by mean.
+  onProgress(95, 'zoning');
+  zones.sort((a, b) => a.mean - b.mean);
+  zones.forEach((z, i) => {
+    z.classIndex = i + 1;
+    z.name = `${i + 1}: ${z.name}`;
+    z.color = zoneColor(i + 1, zones.length);
+  });
+
+  const shown = values.map((v, i) => (cover[i]! & CENTRE_INSIDE ? v : NaN));
+  const corners = [gridToWgs84(0, 0), gridToWgs84(width, 0), gridToWgs84(0, height), gridToWgs84(width, height)];
+  const lons = corners.map((p) => p[0]);
+  const lats = corners.map((p) => p[1]);
+  const png = await previewPng(shown, width, height, min, max);
+  onProgress(100, 'done');
+  return {
+    indexName: plan.name,
+    stats,
+    histogram: { min, max, counts: coarse },
+    validAreaHa: n * cellAreaHa,
+    zones,
+    preview: { png, boundsWgs84: [[Math.min(...lats), Math.min(...lons)], [Math.max(...lats), Math.max(...lons)]] },
+    cellFactor: k,
+  };
+}
+
+/** Outer rings and holes of the field, each edge densified. */
+function fieldRings(field: Polygon | MultiPolygon): Position[][] {
+  const polys = field.type === 'Polygon' ? [field.coordinates] : field.coordinates;
+  return polys.flat().map((ring) => {
+    const out: Position[] = [];
+    for (let i = 0; i + 1 < ring.length; i++) {
+      const [a, b] = [ring[i]!, ring[i + 1]!];
+      const steps = Math.max(1, Math.ceil(Math.hypot(b[0]! - a[0]!, b[1]! - a[1]!) / DENSIFY_DEG));
+      for (let s = 0; s < steps; s++) out.push([a[0]! + ((b[0]! - a[0]!) * s) / steps, a[1]! + ((b[1]! - a[1]!) * s) / steps]);
+    }
+    out.push(ring.at(-1)!);
+    return out;
+  });
+}
+
+/** Geodesic area of the grid's centre cell, in hectares. */
+function cellArea(gridToWgs84: (c: number, r: number) => [number, number], width: number, height: number): number {
+  const c = Math.floor(width / 2);
+  const r = Math.floor(height / 2);
+  const ring = [gridToWgs84(c, r), gridToWgs84(c + 1, r), gridToWgs84(c + 1, r + 1), gridToWgs84(c, r + 1), gridToWgs84(c, r)];
+  return geometryAreaHa({ type: 'Polygon', coordinates: [ring] });
+}
+
+function zoneValueStats(values: Float32Array, classes: Uint8Array, classCount: number) {
+  const acc = Array.from({ length: classCount + 1 }, () => ({ min: Infinity, max: -Infinity, sum: 0, n: 0 }));
+  for (let i = 0; i < values.length; i++) {
+    const cls = classes[i]!;
+    if (cls === 0) continue;
+    const a = acc[cls]!;
+    const v = values[i]!;
+    if (v < a.min) a.min = v;
+    if (v > a.max) a.max = v;
+    a.sum += v;
+    a.n++;
+  }
+  return acc.map((a) => ({ min: a.min, max: a.max, mean: a.n ? a.sum / a.n : NaN }));
+}
+
+interface GridWindow {
+  x0: number;
+  y0: number;
+  k: number;
+  width: number;
+  height: number;
+  cover: Uint8Array;
+  minIndex: number;
+}
+
+/**
+ * The index per grid cell (NaN = no data), reading the raster in strips aligned to its tiles or
+ * strips so no block is decoded twice. A cell is valid when at least half of its pixels are; its
+ * value is their mean.
+ */
+async function readIndexGrid(
+  raster: OpenRaster,
+  plan: IndexPlan & { alpha?: number },
+  { x0, y0, k, width, height, cover, minIndex }: GridWindow,
+  onProgress: ProgressFn,
+): Promise<Float32Array> {
+  const { image, mask, info } = raster;
+  // Comparing with both the tag's value and its float32 rounding catches float32 nodata like -3.4e38.
+  const nd = info.nodata ?? NaN;
+  const ndf = Math.fround(nd);
+  const sums = new Float32Array(width * height);
+  const valid = new Uint16Array(width * height);
+  const x1 = Math.min(info.width, x0 + width * k);
+  const yEnd = Math.min(info.height, y0 + height * k);
+  const w = x1 - x0;
+  const cellOfColumn = Int32Array.from({ length: w }, (_, x) => (x / k) | 0);
+  const blockRows = image.getTileHeight();
+  const stripRows = blockRows * Math.max(1, Math.floor(512 / blockRows));
+  for (let ys = y0; ys < yEnd; ys = (Math.floor(ys / stripRows) + 1) * stripRows) {
+    const ye = Math.min(yEnd, (Math.floor(ys / stripRows) + 1) * stripRows);
+    const window = [x0, ys, x1, ye];
+    const samples = plan.alpha === undefined ? plan.samples : [...plan.samples, plan.alpha];
+    const bands = (await image.readRasters({ window, samples, interleave: false })) as unknown as ArrayLike<number>[];
+    const maskData = mask
+      ? ((await mask.readRasters({ window, samples: [0], interleave: false })) as unknown as ArrayLike<number>[])[0]
+      : plan.alpha === undefined ? undefined : bands[plan.samples.length];
+    const a = bands[0]!;
+    const b = plan.samples.length > 1 ? bands[1]! : a;
+    for (let y = ys; y < ye; y++) {
+      const rowBase = (((y - y0) / k) | 0) * width;
+      const off = (y - ys) * w;
+      for (let x = 0; x < w; x++) {
+        const cell = rowBase + cellOfColumn[x]!;
+        if (cover[cell] === 0) continue;
+        const va = a[off + x]!;
+        const vb = b[off + x]!;
+        if (va !== va || vb !== vb || va === nd || va === ndf || vb === nd || vb === ndf) continue;
+        if (maskData && maskData[off + x] === 0) continue;
+        const v = plan.compute(va, vb);
+        if (!(v >= -1 && v <= 1) || v < minIndex) continue;
+        sums[cell]! += v;
+        valid[cell]!++;
+      }
+    }
+    onProgress(Math.round((60 * (ye - y0)) / (yEnd - y0)), 'reading');
+  }
+  // Pixels of each cell that lie on the raster (cells on the last row/column may be cut).
+  for (let r = 0; r < height; r++) {
+    const rowsIn = Math.min(k, yEnd - (y0 + r * k));
+    for (let c = 0; c < width; c++) {
+      const i = r * width + c;
+      const pixels = rowsIn * Math.min(k, x1 - (x0 + c * k));
+      sums[i] = cover[i] !== 0 && valid[i]! > 0 && valid[i]! * 2 >= pixels ? sums[i]! / valid[i]! : NaN;
+    }
+  }
+  return sums;
+}

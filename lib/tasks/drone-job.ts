@@ -1,0 +1,69 @@
+// The drone job: photos -> georeferenced orthomosaic -> vegetation index inside the field -> zones
+// (through the same zoning code as uploaded rasters) -> crop classification.
+import type { MultiPolygon, Polygon } from 'geojson';
+import { classifyCrop, measureRowPattern } from '../drone/classify';
+import { readDroneExif } from '../drone/exif';
+import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
+import { buildOrthomosaic } from '../drone/ortho';
+import { AppError } from '../http/errors';
+import { computeZones, type ZoningResult } from '../raster/zones';
+import type { DroneJobResult } from './finishers';
+import type { JobContext } from './types';
+
+export interface DroneJobPayload {
+  photoPaths: string[];
+  fileName: string;
+  fieldGeometry: Polygon | MultiPolygon;
+}
+
+export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
+  const photos = await Promise.all(payload.photoPaths.map((p) => readDroneExif(p)));
+  const mosaic = await buildOrthomosaic(photos, { workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching') });
+  // "NDVI analysis" only when there is an NDVI; a visible-band index is never called so.
+  const indexStep = indexFor(mosaic.bands) === 'NDVI' ? 'ndvi' : 'index';
+  ctx.progress(72, indexStep);
+  const analysis = await analyseIndex(mosaic, payload.fieldGeometry);
+  let zoning: ZoningResult | null = null;
+  try {
+    // Every index value counts (VARI is negative on bare soil, which is part of the field).
+    zoning = await computeZones(analysis.indexGeotiffPath, payload.fieldGeometry, { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.05, minIndex: -1 }, (p) =>
+      ctx.progress(72 + p * 0.15, indexStep),
+    );
+  } catch (err) {
+    // A survey that covers too little of the field still gets its analysis and classification.
+    if (!(err instanceof AppError)) throw err;
+  }
+  ctx.progress(90, 'classification');
+  const capturedAt = photos.map((p) => p.capturedAt).find(Boolean) ?? null;
+  const month = capturedAt ? Number(capturedAt.slice(5, 7)) : new Date().getMonth() + 1;
+  const crop = classifyCrop({ histogram: analysis.histogram, stats: analysis.stats, indexName: analysis.indexName, captureMonth: month, rowPattern: await measureRowPattern(mosaic) });
+  const [west, south, east, north] = mosaic.boundsWgs84;
+  ctx.progress(98, 'done');
+  return {
+    scan: {
+      source: 'drone',
+      fileName: payload.fileName,
+      indexName: analysis.indexName.toLowerCase(),
+      capturedAt,
+      stats: analysis.stats,
+      histogram: { min: HISTOGRAM_RANGE[0], max: HISTOGRAM_RANGE[1], counts: analysis.histogram },
+      previewPath: mosaic.previewPng,
+      previewBounds: [
+        [south, west],
+        [north, east],
+      ],
+      details: {
+        photos: mosaic.photoCount,
+        gsd_m: mosaic.gsdM,
+        crs: mosaic.crs,
+        mosaic_path: mosaic.geotiffPath,
+        index_path: analysis.indexGeotiffPath,
+        field_coverage: analysis.fieldCoverage,
+        median_misalignment_px: mosaic.medianMisalignmentPx,
+      },
+    },
+    zones: zoning?.zones ?? [],
+    areaProcessedHa: zoning?.validAreaHa ?? 0,
+    crop,
+  };
+}

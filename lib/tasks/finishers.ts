@@ -1,0 +1,42 @@
+// What each kind of task writes to the database when its job succeeded, in one transaction, and the
+// result the task then reports.
+import type { Db } from '../db/client';
+import { type ScanData, type ZoneData, saveScan } from '../fields/scans';
+import type { TaskKind } from './types';
+
+/** What the zoning job returns (lib/tasks/jobs.ts). */
+export interface ZoningJobResult {
+  scan: ScanData;
+  zones: ZoneData[];
+  areaProcessedHa: number;
+}
+
+/** What the drone job returns: a zoning result plus the crop classification and the mosaic. */
+export interface DroneJobResult extends ZoningJobResult {
+  crop: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
+}
+
+interface TaskRow {
+  companyId: number;
+  fieldId: number | null;
+  scanId: number | null;
+}
+
+type Finisher = (db: Db, task: TaskRow, result: unknown) => Promise<Record<string, unknown>>;
+
+const round = (n: number) => Math.round(n * 1e4) / 1e4;
+
+export const FINISHERS: Record<TaskKind, Finisher> = {
+  raster_zones: async (db, task, result) => {
+    const r = result as ZoningJobResult;
+    const scan = await saveScan(db, task.companyId, task.fieldId!, r.scan, r.zones);
+    return { zones_created: r.zones.length, area_processed: round(r.areaProcessedHa), scan_id: scan.id };
+  },
+  drone: async (db, task, result) => {
+    const r = result as DroneJobResult;
+    const scan = await saveScan(db, task.companyId, task.fieldId!, r.scan, r.zones, task.scanId);
+    // crop_type holds only what the user named; the automatic result is kept beside it.
+    await db.scan.update({ where: { id: scan.id }, data: { cropJson: JSON.stringify(r.crop) } });
+    return { scan_id: scan.id, zones_created: r.zones.length, area_processed: round(r.areaProcessedHa), crop_type: scan.cropType ?? r.crop.crop_type };
+  },
+};

@@ -1,0 +1,56 @@
+// The jobs, by kind: pure processing that reads its inputs from disk, writes outputs into its work
+// folder and returns what the finisher (lib/tasks/finishers.ts) stores. Runs in a worker thread of the
+// server or in a worker process; never touches the database.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MultiPolygon, Polygon } from 'geojson';
+import { computeZones, type ZoningOptions } from '../raster/zones';
+import type { ZoningJobResult } from './finishers';
+import type { JobContext, JobKind } from './types';
+
+export interface ZoningJobPayload {
+  rasterPath: string;
+  fileName: string;
+  capturedAt: string | null;
+  fieldGeometry: Polygon | MultiPolygon;
+  options: Partial<ZoningOptions>;
+}
+
+export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext): Promise<ZoningJobResult> {
+  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.95, step));
+  ctx.progress(96, 'saving');
+  await mkdir(ctx.workDir, { recursive: true });
+  const previewPath = join(ctx.workDir, 'preview.png');
+  await writeFile(previewPath, r.preview.png);
+  return {
+    scan: {
+      source: 'raster',
+      fileName: payload.fileName,
+      indexName: r.indexName,
+      capturedAt: payload.capturedAt,
+      stats: r.stats,
+      histogram: r.histogram,
+      previewPath,
+      previewBounds: r.preview.boundsWgs84,
+      details: { cell_factor: r.cellFactor, raster_path: payload.rasterPath },
+    },
+    zones: r.zones,
+    areaProcessedHa: r.validAreaHa,
+  };
+}
+
+export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): Promise<unknown> {
+  switch (kind) {
+    case 'shapefile_rows': {
+      const { stageShapefileRows } = await import('../fields/import-rows');
+      return stageShapefileRows(payload as Parameters<typeof stageShapefileRows>[0]);
+    }
+    case 'raster_zones':
+      return zoneRasterJob(payload as ZoningJobPayload, ctx);
+    case 'drone': {
+      // Loaded only when needed: the drone pipeline pulls in OpenCV.
+      const { droneJob } = await import('./drone-job');
+      return droneJob(payload as Parameters<typeof droneJob>[0], ctx);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// One task's life, the same whoever runs it (a worker thread of the server or a BullMQ worker
+// process): claim the row, run the job with progress written back, then let the kind's finisher write
+// its results in one transaction, or record the error. Deterministic errors end the task at once;
+// crashes are retried up to MAX_ATTEMPTS.
+import { rm } from 'node:fs/promises';
+import type { Db } from '../db/client';
+import { log } from '../log';
+import { FINISHERS } from './finishers';
+import { JobError } from './run-in-thread';
+import { MAX_ATTEMPTS, type TaskErrorInfo, type TaskKind } from './types';
+import { taskWorkDir } from './work-dir';
+
+export type Execute = (kind: TaskKind, payload: unknown, workDir: string, onProgress: (percent: number, step: string) => void) => Promise<unknown>;
+
+/** Takes a pending task for this runner; false when someone else has it. */
+export async function claimTask(db: Db, id: string, runner: string): Promise<boolean> {
+  const { count } = await db.task.updateMany({
+    where: { id, status: 'pending' },
+    data: { status: 'running', lockedBy: runner, startedAt: new Date(), attempts: { increment: 1 } },
+  });
+  return count === 1;
+}
+
+export async function runClaimedTask(db: Db, id: string, execute: Execute): Promise<void> {
+  const task = await db.task.findUniqueOrThrow({ where: { id } });
+  const kind = task.kind as TaskKind;
+  const workDir = taskWorkDir(task.companyId, task.id);
+  let lastWrite = 0;
+  let lastStep = '';
+  const onProgress = (percent: number, step: string) => {
+    const now = Date.now();
+    // Spare the database, but never drop a new step: clients show each one.
+    if (now - lastWrite < 500 && percent < 100 && step === lastStep) return;
+    lastWrite = now;
+    lastStep = step;
+    void db.task.update({ where: { id }, data: { percent: Math.round(percent), progress: step } }).catch(() => undefined);
+  };
+  try {
+    const result = await execute(kind, JSON.parse(task.payloadJson), workDir, onProgress);
+    const publicResult = await FINISHERS[kind](db, task, result);
+    await db.task.update({
+      where: { id },
+      data: { status: 'completed', percent: 100, progress: 'done', resultJson: JSON.stringify(publicResult), finishedAt: new Date(), lockedBy: null },
+    });
+  } catch (err) {
+    const info: TaskErrorInfo =
+      err instanceof JobError
+        ? err.info
+        : (err as { name?: string }).name === 'AppError'
+          ? { key: (err as { key: string }).key, params: (err as { params?: Record<string, string | number> }).params, final: true }
+          : { key: 'task_failed', params: { reason: String((err as Error)?.message ?? err).slice(0, 500) }, final: false };
+    const retry = !info.final && task.attempts < MAX_ATTEMPTS;
+    log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
+    await rm(workDir, { recursive: true, force: true });
+    await db.task.update({
+      where: { id },
+      data: retry
+        ? { status: 'pending', lockedBy: null, progress: null, percent: 0 }
+        : { status: 'error', error: JSON.stringify({ key: info.key, params: info.params ?? {} }), finishedAt: new Date(), lockedBy: null },
+    });
+    if (!retry) await markScanFailed(db, task);
+  }
+}
+
+/** A drone scan announced at upload is marked failed with its task. */
+async function markScanFailed(db: Db, task: { scanId: number | null }) {
+  if (task.scanId) await db.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+}
+
+/** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */
+export async function requeueInterrupted(db: Db): Promise<string[]> {
+  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, attempts: true } });
+  for (const t of stuck) {
+    await db.task.update({
+      where: { id: t.id },
+      data:
+        t.attempts >= MAX_ATTEMPTS
+          ? { status: 'error', error: JSON.stringify({ key: 'task_interrupted', params: { attempts: t.attempts } }), finishedAt: new Date(), lockedBy: null }
+          : { status: 'pending', lockedBy: null },
+    });
+  }
+  return (await db.task.findMany({ where: { status: 'pending' }, orderBy: { createdAt: 'asc' }, select: { id: true } })).map((t) => t.id);
+}

@@ -1,0 +1,39 @@
+// Submitting background work: a task row first (so any process can answer for it and a restart can
+// resume it), then a dispatch to whoever runs tasks here.
+import { randomUUID } from 'node:crypto';
+import { config } from '../config';
+import type { TenantDb } from '../db/tenant';
+import { enqueueLocal } from './local-runner';
+import type { TaskKind } from './types';
+
+export interface NewTask {
+  kind: TaskKind;
+  payload: unknown;
+  fieldId?: number;
+  scanId?: number;
+  createdBy?: number;
+}
+
+export async function submitTask(db: TenantDb, input: NewTask) {
+  const task = await db.task.create({
+    data: {
+      id: randomUUID(),
+      kind: input.kind,
+      payloadJson: JSON.stringify(input.payload),
+      fieldId: input.fieldId ?? null,
+      scanId: input.scanId ?? null,
+      createdBy: input.createdBy ?? null,
+    } as Parameters<TenantDb['task']['create']>[0]['data'],
+  });
+  await dispatchTask(task.id, input.kind);
+  return task;
+}
+
+export async function dispatchTask(id: string, kind: TaskKind): Promise<void> {
+  if (config().REDIS_URL) {
+    const { enqueueRedis } = await import('./redis-queue');
+    await enqueueRedis(id, kind);
+  } else {
+    enqueueLocal(id, kind);
+  }
+}

@@ -1,0 +1,52 @@
+// Runs one job in a worker thread, so heavy raster, image and shapefile work never blocks the web
+// server.
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { JobKind, TaskErrorInfo } from './types';
+
+const WORKER_ENTRY = (process.env.FIELDMAP_WORKER_ENTRY ?? 'lib/tasks/worker-entry.mjs').split('/');
+
+/**
+ * Old-generation heap per kind. A shapefile is read as a stream and needs little; a lower limit also
+ * makes V8 collect garbage early instead of letting the process grow.
+ */
+const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, shapefile_rows: 256 };
+
+export class JobError extends Error {
+  constructor(readonly info: TaskErrorInfo) {
+    super(info.key);
+    this.name = 'JobError';
+  }
+}
+
+export function runInThread(
+  kind: JobKind,
+  payload: unknown,
+  workDir: string,
+  onProgress: (percent: number, step: string) => void,
+): Promise<unknown> {
+  // The worker's code runs from source through tsx, outside the Next.js bundle: the bundler must not
+  // follow this path (it would try to bundle tsx and esbuild).
+  const entry = join(process.cwd(), ...WORKER_ENTRY);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(entry, { workerData: { kind, payload, workDir }, resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB[kind] } });
+    let settled = false;
+    worker.on('message', (m: { type: string; percent: number; step: string; result: unknown; error: TaskErrorInfo }) => {
+      if (m.type === 'progress') onProgress(m.percent, m.step);
+      else if (m.type === 'result') {
+        settled = true;
+        resolve(m.result);
+      } else if (m.type === 'error') {
+        settled = true;
+        reject(new JobError(m.error));
+      }
+    });
+    worker.on('error', (err) => {
+      if (!settled) reject(new JobError({ key: 'task_failed', params: { reason: err.message }, final: false }));
+      settled = true;
+    });
+    worker.on('exit', (code) => {
+      if (!settled) reject(new JobError({ key: 'task_failed', params: { reason: `worker exited with code ${code}` }, final: false }));
+    });
+  });
+}

@@ -1,0 +1,60 @@
+// `npm run worker`: a worker process for the scale-out setup (DATABASE_URL and REDIS_URL). It runs the
+// same jobs as the embedded worker threads, in this process. A worker killed mid-job leaves its BullMQ
+// job stalled; BullMQ hands it to another worker, which resumes from the task row. SIGTERM lets the
+// current jobs finish before exiting.
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'bullmq';
+import { config } from '../config';
+import { db, dbReady } from '../db/client';
+import { log } from '../log';
+import { runJob } from './jobs';
+import { claimTask, runClaimedTask } from './lifecycle';
+import { queueName, redisConnection } from './redis-queue';
+import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
+
+const CONCURRENCY: Record<TaskKind, number> = {
+  raster_zones: Number(process.env.WORKER_RASTER_CONCURRENCY ?? 1),
+  drone: Number(process.env.WORKER_DRONE_CONCURRENCY ?? 1),
+};
+
+if (!config().REDIS_URL) {
+  console.error('npm run worker needs REDIS_URL (and DATABASE_URL for a shared database).');
+  process.exit(2);
+}
+await dbReady();
+const workerId = `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
+const client = db();
+
+async function handleTask(taskId: string): Promise<void> {
+  const row = await client.task.findUnique({ where: { id: taskId } });
+  if (!row || row.status === 'completed' || row.status === 'error') return; // done already: idempotent
+  // Running but handed to us: its worker died (BullMQ saw the job stall). Take it over.
+  if (row.status === 'running') await client.task.updateMany({ where: { id: taskId, status: 'running' }, data: { status: 'pending', lockedBy: null } });
+  if (!(await claimTask(client, taskId, workerId))) return;
+  await runClaimedTask(client, taskId, (kind, payload, workDir, onProgress) => runJob(kind, payload, { workDir, progress: onProgress }));
+  const after = await client.task.findUnique({ where: { id: taskId }, select: { status: true } });
+  // A retryable failure: let BullMQ try again (possibly on another worker).
+  if (after?.status === 'pending') throw new Error('task failed; retrying');
+}
+
+const workers = TASK_KINDS.map(
+  (kind) =>
+    new Worker(queueName(kind), async (job) => handleTask(job.data.taskId as string), {
+      connection: redisConnection(),
+      concurrency: CONCURRENCY[kind],
+      maxStalledCount: MAX_ATTEMPTS,
+      lockDuration: 30_000,
+      stalledInterval: 5_000,
+    }),
+);
+for (const w of workers) w.on('failed', (job, err) => log.warn({ taskId: job?.data.taskId, err: err.message }, 'job failed'));
+log.info({ workerId, concurrency: CONCURRENCY }, 'worker started');
+
+async function shutdown(signal: string) {
+  log.info({ signal }, 'finishing current jobs, then exiting');
+  await Promise.all(workers.map((w) => w.close()));
+  await client.$disconnect();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,83 @@
+// Browser-side calls to the service's own JSON API. Failures come back as the server's message
+// (already in the user's language); a network failure has no message and the caller words it.
+export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: string | null };
+
+export async function api<T = Record<string, unknown>>(path: string, init: { method?: string; body?: unknown } = {}): Promise<ApiResult<T>> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: init.method ?? 'GET',
+      headers: init.body !== undefined ? { 'content-type': 'application/json' } : undefined,
+      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+      credentials: 'same-origin',
+    });
+  } catch {
+    return { ok: false, status: 0, error: null };
+  }
+  const data = (await res.json().catch(() => null)) as (T & { success?: boolean; error?: string }) | null;
+  if (!res.ok || data?.success === false) return { ok: false, status: res.status, error: data?.error ?? null };
+  return { ok: true, status: res.status, data: data as T };
+}
+
+/**
+ * Downloads a file answer (KMZ, ZIP, PDF) through fetch so an error answer is shown as words on the
+ * page instead of replacing it with raw JSON. Returns the error message, or null when saved.
+ */
+export async function download(path: string): Promise<{ ok: true } | { ok: false; error: string | null }> {
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin' });
+  } catch {
+    return { ok: false, error: null };
+  }
+  if (!res.ok) {
+    const data = (await res.json().catch(() => null)) as { error?: string } | null;
+    return { ok: false, error: data?.error ?? null };
+  }
+  const blob = await res.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileNameFrom(res.headers.get('content-disposition')) ?? 'download';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return { ok: true };
+}
+
+export function fileNameFrom(disposition: string | null): string | undefined {
+  if (!disposition) return undefined;
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
+  if (star?.[1]) {
+    try {
+      return decodeURIComponent(star[1]);
+    } catch {
+      // fall through to the plain name
+    }
+  }
+  return /filename="([^"]+)"/i.exec(disposition)?.[1];
+}
+
+export interface UploadProgress {
+  loaded: number;
+  total: number;
+}
+
+/** multipart POST with real upload progress (fetch cannot report it). */
+export function uploadForm<T>(path: string, form: FormData, onProgress: (p: UploadProgress) => void): Promise<ApiResult<T>> {
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    xhr.responseType = 'json';
+    xhr.upload.onprogress = (e) => onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
+    xhr.onload = () => {
+      const data = xhr.response as (T & { success?: boolean; error?: string }) | null;
+      if (xhr.status >= 200 && xhr.status < 300 && data?.success !== false) resolve({ ok: true, status: xhr.status, data: data as T });
+      else resolve({ ok: false, status: xhr.status, error: data?.error ?? null });
+    };
+    xhr.onerror = () => resolve({ ok: false, status: 0, error: null });
+    xhr.onabort = () => resolve({ ok: false, status: 0, error: null });
+    xhr.send(form);
+  });
+}

@@ -1,0 +1,31 @@
+// Land statuses the interface offers (the API accepts any text), their labels and map colours.
+export const KNOWN_STATUSES = ['Собственность', 'Аренда', 'Субаренда'] as const;
+
+const STATUS_KEY: Record<string, 'owned' | 'leased' | 'subleased'> = {
+  Собственность: 'owned',
+  Аренда: 'leased',
+  Субаренда: 'subleased',
+};
+
+/** The message key (under `fields.status_values`) of a known status, or undefined for free text. */
+export const statusKey = (status: string | null | undefined) => (status ? STATUS_KEY[status] : undefined);
+
+const STATUS_COLOR: Record<string, string> = { owned: '#15803d', leased: '#2563eb', subleased: '#d97706' };
+export const NO_VALUE_COLOR = '#78716c';
+const PALETTE = ['#0f766e', '#9333ea', '#c2410c', '#0369a1', '#be123c', '#4d7c0f', '#a16207', '#4338ca', '#0e7490', '#86198f'];
+
+function hashColor(text: string): string {
+  let h = 0;
+  for (const ch of text) h = (h * 31 + ch.codePointAt(0)!) >>> 0;
+  return PALETTE[h % PALETTE.length]!;
+}
+
+export function statusColor(status: string | null | undefined): string {
+  if (!status) return NO_VALUE_COLOR;
+  const key = statusKey(status);
+  return key ? STATUS_COLOR[key]! : hashColor(status);
+}
+
+export function ownerColor(owner: string | null | undefined): string {
+  return owner ? hashColor(owner) : NO_VALUE_COLOR;
+}

@@ -1,0 +1,39 @@
+// Shapes of the API answers the interface reads.
+import type { MultiPolygon, Polygon } from 'geojson';
+
+export type FieldGeometry = Polygon | MultiPolygon;
+
+export interface FieldProps {
+  name: string;
+  area: number;
+  owner: string | null;
+  owner_id: number | null;
+  status: string | null;
+  parcel_number: string | null;
+}
+
+export interface FieldFeature {
+  type: 'Feature';
+  id: number;
+  properties: FieldProps;
+  geometry: FieldGeometry;
+}
+
+export interface FieldCollection {
+  type: 'FeatureCollection';
+  features: FieldFeature[];
+}
+
+export interface OwnerOption {
+  id: number;
+  name: string;
+}
+
+export interface TaskView {
+  task_id: string;
+  status: 'pending' | 'running' | 'completed' | 'error' | string;
+  progress: string | null;
+  percent: number;
+  result: Record<string, unknown> | null;
+  error: string | null;
+}

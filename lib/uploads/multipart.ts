@@ -1,0 +1,159 @@
+// Streams a multipart/form-data request straight to files in the data folder: never the whole body
+// in memory, a size limit per part, an idle timeout for stalled clients, and every file removed
+// again when anything fails. Only the parts named in `files` are kept; other file parts are drained.
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import busboy from 'busboy';
+import { AppError, badRequest, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unsupportedMediaType } from '../http/errors';
+
+export interface ReceivedFile {
+  part: string;
+  /** The name the client gave, for display; never used as a path. */
+  filename: string;
+  path: string;
+  size: number;
+  sha256: string;
+  mimeType: string;
+}
+
+export interface Received {
+  files: Record<string, ReceivedFile>;
+  fields: Record<string, string>;
+  /** Removes every file received (call when the upload is not kept). */
+  discard(): Promise<void>;
+}
+
+export interface ReceiveOptions {
+  /** Folder for the files (created if needed). */
+  dir: string;
+  /** Part name -> largest size in bytes. */
+  files: Record<string, number>;
+  maxFieldBytes?: number;
+  /** No byte for this long ends the upload with 408. */
+  idleTimeoutMs?: number;
+}
+
+const MB = 1024 * 1024;
+const toMb = (bytes: number) => Math.round((bytes / MB) * 10) / 10;
+
+class PartTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super('part too large');
+  }
+}
+
+export async function receiveMultipart(req: Request, opts: ReceiveOptions): Promise<Received> {
+  const type = req.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data/i.test(type)) throw unsupportedMediaType('expected_multipart');
+  const largest = Math.max(0, ...Object.values(opts.files));
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  // An honest client that declares too much is refused before a byte is read.
+  if (Number.isFinite(declared) && declared > largest + MB) throw payloadTooLarge(toMb(largest));
+  if (!req.body) throw badRequest('expected_multipart');
+
+  mkdirSync(opts.dir, { recursive: true });
+  const files: Record<string, ReceivedFile> = {};
+  const fields: Record<string, string> = {};
+  const written: string[] = [];
+  const writes: Promise<void>[] = [];
+  const discard = async () => {
+    await Promise.all(written.map((p) => rm(p, { force: true })));
+  };
+
+  const source = Readable.fromWeb(req.body as unknown as WebReadableStream);
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': type },
+      limits: { fieldSize: opts.maxFieldBytes ?? MB, fields: 50, files: Object.keys(opts.files).length + 20, parts: 100 },
+    });
+  } catch {
+    throw badRequest('expected_multipart');
+  }
+
+  const done = new Promise<void>((resolve, reject) => {
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      source.unpipe(parser);
+      source.destroy();
+      reject(err);
+    };
+    let idle: NodeJS.Timeout | undefined;
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => fail(requestTimeout()), opts.idleTimeoutMs ?? 60_000);
+    };
+    touch();
+    source.on('data', touch);
+    source.on('error', (err) => fail(err instanceof AppError ? err : new AppError('bad_request', 'upload_aborted')));
+
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(payloadTooLarge(toMb(opts.maxFieldBytes ?? MB)));
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      const limit = opts.files[name];
+      if (limit === undefined || files[name]) {
+        stream.resume(); // not ours (or a second copy): drain it
+        return;
+      }
+      const path = join(opts.dir, `${Date.now()}-${randomBytes(6).toString('hex')}.part`);
+      written.push(path);
+      const hash = createHash('sha256');
+      let size = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          size += chunk.length;
+          if (size > limit) return cb(new PartTooLarge(limit));
+          hash.update(chunk);
+          cb(null, chunk);
+        },
+      });
+      const file: ReceivedFile = { part: name, filename: info.filename ?? '', path, size: 0, sha256: '', mimeType: info.mimeType };
+      files[name] = file;
+      writes.push(
+        pipeline(stream, meter, createWriteStream(path)).then(
+          () => {
+            file.size = size;
+            file.sha256 = hash.digest('hex');
+          },
+          (err: NodeJS.ErrnoException) => {
+            const mapped =
+              err instanceof PartTooLarge
+                ? payloadTooLarge(toMb(err.limit))
+                : isDiskFull(err)
+                  ? insufficientStorage()
+                  : err instanceof AppError
+                    ? err
+                    : new AppError('bad_request', 'upload_aborted');
+            fail(mapped);
+            throw mapped;
+          },
+        ),
+      );
+    });
+    parser.on('partsLimit', () => fail(payloadTooLarge(toMb(largest))));
+    parser.on('error', () => fail(badRequest('expected_multipart')));
+    parser.on('close', () => {
+      clearTimeout(idle);
+      Promise.all(writes).then(() => !failed && resolve(), fail);
+    });
+    source.pipe(parser);
+  });
+
+  try {
+    await done;
+  } catch (err) {
+    await Promise.allSettled(writes);
+    await discard();
+    throw err;
+  }
+  return { files, fields, discard };
+}

@@ -1,0 +1,331 @@
+// A ZIP of shapefiles to fields in WGS84: every polygon layer in the archive (subfolders too), its
+// coordinate system from the .prj, its text encoding from the .cpg, the DBF language driver or the
+// bytes themselves, the usual columns mapped to name/owner/status/parcel number, geometry checked
+// and, when it crosses itself, repaired only if that keeps its area.
+import { createRequire } from 'node:module';
+import { open, readFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import { cleanCoords, feature, featureCollection, unkinkPolygon, union } from '@turf/turf';
+import findIntersections from 'sweepline-intersections';
+import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
+import { AppError, unprocessable } from '../http/errors';
+import { geometryAreaHa } from '../geo/area';
+import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
+import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';
+import { splitSelfTouchingRings } from '../geo/ring-split';
+import { extractZipSafely } from './zip-archive';
+
+// shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
+// of a large import. Node's own TextDecoder knows the same WHATWG code pages: it is handed over in
+// the polyfill's place before shapefile is loaded.
+const require = createRequire(import.meta.url);
+const polyfillPath = require.resolve('text-encoding', { paths: [dirname(require.resolve('shapefile'))] });
+require.cache[polyfillPath] ??= { id: polyfillPath, filename: polyfillPath, loaded: true, exports: { TextDecoder, TextEncoder } } as NodeJS.Module;
+const shapefile = require('shapefile') as typeof import('shapefile');
+
+export interface ColumnMapping {
+  name?: string;
+  owner?: string;
+  status?: string;
+  parcel_number?: string;
+}
+
+export interface ImportFeature {
+  layer: string;
+  index: number;
+  geometry: FieldGeometry;
+  name: string | null;
+  owner: string | null;
+  status: string | null;
+  parcel_number: string | null;
+  /** A register code that names the parcel (see IDENTIFIER_CANDIDATES). */
+  identifier: string | null;
+  attributes: Record<string, unknown>;
+}
+
+export interface SkippedFeature {
+  feature: string;
+  /** Message key under `errors.` and its parameters (translated by the route). */
+  key: string;
+  params: Record<string, string | number>;
+}
+
+export interface ShapefileImport {
+  crs: string;
+  encoding: string;
+  features: ImportFeature[];
+  skipped: SkippedFeature[];
+}
+
+/** Columns that usually hold each attribute (compared case- and accent-insensitively), in priority order. */
+export const COLUMN_CANDIDATES: Record<keyof ColumnMapping, string[]> = {
+  name: ['name', 'field_name', 'fieldname', 'nazov', 'nazev', 'nazov_dpb', 'название', 'наименование', 'имя', 'pole', 'поле', 'bezeichnung', 'label'],
+  owner: ['owner', 'owner_name', 'vlastnik', 'владелец', 'собственник', 'eigentumer', 'eigentuemer', 'landowner'],
+  status: ['status', 'land_status', 'статус', 'вид_права', 'pravny_vztah', 'tenure'],
+  parcel_number: ['parcel_number', 'parcel_no', 'parcel', 'cad_num', 'cadastral_number', 'kadastr', 'кадастровый_номер', 'кадастровый номер', 'кад_номер', 'kn', 'cislo_parcely'],
+};
+
+/**
+ * Subsidy-register (LPIS) block and parcel codes: not cadastral numbers, so never a parcel number,
+ * but the name farm staff know a parcel by when the file has no name column.
+ */
+export const IDENTIFIER_CANDIDATES = ['kodkd', 'zkodkd', 'dpb_zkod', 'ref_ident', 'phbident', 'flik', 'blok_id', 'parcel_id', 'field_id', 'id_parcel'];
+
+const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
+
+export function pickColumns(columns: string[], mapping: ColumnMapping = {}): ColumnMapping & { identifier?: string } {
+  const byFolded = new Map(columns.map((c) => [fold(c), c]));
+  const out: ColumnMapping & { identifier?: string } = { identifier: IDENTIFIER_CANDIDATES.map((c) => byFolded.get(c)).find(Boolean) };
+  for (const key of Object.keys(COLUMN_CANDIDATES) as (keyof ColumnMapping)[]) {
+    const given = mapping[key];
+    if (given) {
+      const col = byFolded.get(fold(given));
+      if (!col) throw unprocessable('shp_mapping_column', { column: given });
+      out[key] = col;
+      continue;
+    }
+    const found = COLUMN_CANDIDATES[key].map((c) => byFolded.get(fold(c))).find(Boolean);
+    if (found && !Object.values(out).includes(found)) out[key] = found;
+  }
+  return out;
+}
+
+// --- Encodings ---------------------------------------------------------------------------------
+
+const CPG_ALIASES: [RegExp, string][] = [
+  [/^utf-?8$/i, 'utf-8'],
+  [/^(?:ansi\s*|cp\s*|windows-?)?(125[0-8])$/i, 'windows-$1'],
+  [/^(?:cp|ibm)?\s*(866|850|852|437)$/i, 'ibm$1'],
+  [/^koi8-?r$/i, 'koi8-r'],
+  [/^iso[-_ ]?8859[-_ ]?(\d{1,2})$/i, 'iso-8859-$1'],
+];
+
+export function encodingFromCpg(text: string): string | undefined {
+  const t = text.trim();
+  for (const [re, enc] of CPG_ALIASES) if (re.test(t)) return t.replace(re, enc).toLowerCase();
+  return undefined;
+}
+
+/** DBF language driver ids that name a code page (0x57, "ANSI", names none: detection decides). */
+const LDID: Record<number, string> = {
+  0x01: 'ibm437', 0x02: 'ibm850', 0x03: 'windows-1252', 0x26: 'ibm866', 0x64: 'ibm852', 0x65: 'ibm866',
+  0x57: '', 0x58: 'windows-1252', 0x59: 'windows-1252', 0xc8: 'windows-1250', 0xc9: 'windows-1251', 0xca: 'windows-1254', 0xcb: 'windows-1253',
+};
+
+/** Valid UTF-8 with non-ASCII text; else Cyrillic when most letters are high bytes; else Latin-1 (1252). */
+export function detectEncoding(bytes: Uint8Array): string {
+  let high = 0;
+  let letters = 0;
+  for (const b of bytes) {
+    if (b >= 0x80) high++;
+    else if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) letters++;
+  }
+  if (high === 0) return 'utf-8';
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return 'utf-8';
+  } catch {
+    // Cyrillic text is written almost wholly in high bytes; Latin text has a few accents among ASCII.
+    return high / (high + letters) > 0.4 ? 'windows-1251' : 'windows-1252';
+  }
+}
+
+/**
+ * What the attribute table tells before it is read: its text encoding (the .cpg, else the DBF
+ * language driver byte, else detection on the first records) and its record count. One read of the
+ * header and of at most 2 MB of records: a DBF can be hundreds of MB.
+ */
+async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promise<{ encoding: string; recordCount: number }> {
+  const fromCpg = cpgPath ? encodingFromCpg(await readFile(cpgPath, 'utf8')) : undefined;
+  const file = await open(dbfPath);
+  try {
+    const head = Buffer.alloc(32);
+    await file.read(head, 0, 32, 0);
+    const recordCount = head.readUInt32LE(4);
+    if (fromCpg && decodable(fromCpg)) return { encoding: fromCpg, recordCount };
+    const fromLdid = LDID[head[29] ?? 0];
+    if (fromLdid && decodable(fromLdid)) return { encoding: fromLdid, recordCount };
+    const sample = Buffer.alloc(2 * 1024 * 1024);
+    const { bytesRead } = await file.read(sample, 0, sample.length, head.readUInt16LE(8));
+    return { encoding: detectEncoding(sample.subarray(0, bytesRead)), recordCount };
+  } finally {
+    await file.close();
+  }
+}
+
+/** Code pages that the WHATWG decoders know (DOS 437/850/852 are not among them). */
+function decodable(encoding: string): boolean {
+  try {
+    new TextDecoder(encoding);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// --- Geometry ----------------------------------------------------------------------------------
+
+const SHAPE_POLYGON = new Set([5, 15, 25]);
+
+function closeRing(ring: Position[]): Position[] {
+  const [first, last] = [ring[0], ring.at(-1)];
+  return first && last && (first[0] !== last[0] || first[1] !== last[1]) ? [...ring, first] : ring;
+}
+
+function reproject(g: Polygon | MultiPolygon, convert: (xy: number[]) => [number, number]): FieldGeometry {
+  const ring = (r: Position[]) => closeRing(r.map((p) => convert(p)));
+  return g.type === 'Polygon'
+    ? { type: 'Polygon', coordinates: g.coordinates.map(ring) }
+    : { type: 'MultiPolygon', coordinates: g.coordinates.map((poly) => poly.map(ring)) };
+}
+
+/** A repaired boundary, when it keeps the original's area within 1 %; else the feature is skipped. */
+/** A repair may change a boundary's area by at most 1 %. */
+const keptArea = (before: number, after: number) => before > 0 && Math.abs(after - before) / before <= 0.01;
+
+function keepsArea(original: FieldGeometry, repaired: FieldGeometry): FieldGeometry {
+  const before = geometryAreaHa(original);
+  const after = geometryAreaHa(repaired);
+  if (!keptArea(before, after)) throw unprocessable('geometry_repair_changes_area', { before: before.toFixed(4), after: after.toFixed(4) });
+  return repaired;
+}
+
+/** A self-intersecting boundary made valid, when that keeps its area within 1 %; else undefined. */
+export function repairGeometry(g: FieldGeometry): FieldGeometry | undefined {
+  let merged;
+  try {
+    const cleaned = cleanCoords(g) as FieldGeometry;
+    const parts = (cleaned.type === 'Polygon' ? [cleaned.coordinates] : cleaned.coordinates).flatMap((coords) => unkinkPolygon({ type: 'Polygon', coordinates: coords }).features);
+    merged = parts.length > 1 ? union(featureCollection(parts)) : parts[0];
+  } catch {
+    return undefined; // a boundary the repair cannot untangle is skipped with its reason
+  }
+  if (!merged) return undefined;
+  const repaired = merged.geometry as FieldGeometry;
+  return keptArea(geometryAreaHa(g), geometryAreaHa(repaired)) && findIntersections(feature(repaired), false).length === 0 ? repaired : undefined;
+}
+
+// --- Layers ------------------------------------------------------------------------------------
+
+interface Layer {
+  name: string;
+  shp: string;
+  dbf?: string;
+  prj?: string;
+  cpg?: string;
+}
+
+async function findLayers(files: string[], root: string): Promise<Layer[]> {
+  const byBase = new Map<string, Layer>();
+  for (const f of files) {
+    const ext = extname(f).toLowerCase().slice(1);
+    if (!['shp', 'dbf', 'prj', 'cpg'].includes(ext) || basename(f).startsWith('._')) continue;
+    const key = join(dirname(f), basename(f, extname(f))).toLowerCase();
+    const layer = byBase.get(key) ?? ({ name: relative(root, join(dirname(f), basename(f, extname(f)))) } as Layer);
+    (layer as unknown as Record<string, string>)[ext] = f;
+    byBase.set(key, layer);
+  }
+  const layers = [...byBase.values()];
+  for (const l of layers) {
+    if (!l.shp) throw unprocessable('shp_missing_part', { file: `${l.name}.shp` });
+    if (!l.dbf) throw unprocessable('shp_missing_part', { file: `${l.name}.dbf` });
+  }
+  if (!layers.length) throw unprocessable('shp_no_layers');
+  return layers;
+}
+
+const plausibleLonLat = (p: number[]) => Math.abs(p[0]!) <= 180 && Math.abs(p[1]!) <= 90;
+
+function* positions(g: Polygon | MultiPolygon): Generator<Position> {
+  for (const poly of g.type === 'Polygon' ? [g.coordinates] : g.coordinates) for (const ring of poly) yield* ring;
+}
+
+const textValue = (v: unknown) => (v === null || v === undefined ? null : String(v).replace(/\u0000/g, '').trim() || null);
+
+async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImport, emit: (f: ImportFeature) => void): Promise<{ crs: string; encoding: string }> {
+  const header = await readFile(layer.shp);
+  if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+  const shapeType = header.readInt32LE(32);
+  if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: layer.name, type: shapeType });
+  const { encoding, recordCount } = await readDbfFacts(layer.dbf!, layer.cpg);
+  let crs: Crs | undefined = layer.prj ? crsFromPrj(await readFile(layer.prj, 'utf8')) : undefined;
+
+  const source = await shapefile.open(layer.shp, layer.dbf, { encoding });
+  let columns: ReturnType<typeof pickColumns> | undefined;
+  let convert: ((xy: number[]) => [number, number]) | undefined;
+  let index = -1;
+  for (;;) {
+    const { done, value } = (await source.read()) as { done: boolean; value: Feature<Polygon | MultiPolygon | null> };
+    if (done) break;
+    index++;
+    const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, typeof v === 'string' ? textValue(v) : v]));
+    columns ??= pickColumns(Object.keys(props), mapping);
+    const label = `${layer.name} #${index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
+    const geometry = value.geometry;
+    if (!geometry || !(geometry.type === 'Polygon' || geometry.type === 'MultiPolygon') || geometry.coordinates.length === 0) {
+      out.skipped.push({ feature: label, key: 'shp_empty_shape', params: {} });
+      continue;
+    }
+    if (!convert) {
+      const first = positions(geometry).next().value!;
+      if (!crs) {
+        // Without a .prj only coordinates that can only be lon/lat are accepted.
+        if (![...positions(geometry)].every(plausibleLonLat)) throw unprocessable('shp_missing_prj', { layer: layer.name });
+        crs = { name: 'WGS 84 (no .prj)', proj4: '+proj=longlat +datum=WGS84 +no_defs', epsg: 4326 };
+      }
+      crs = crsForLocation(crs, first);
+      convert = toWgs84(crs);
+    }
+    let wgs = reproject(geometry, convert);
+    try {
+      wgs = validateFieldGeometry(wgs);
+      const split = splitSelfTouchingRings(wgs);
+      if (split) wgs = keepsArea(wgs, validateFieldGeometry(split));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const repaired = err.key === 'geometry_self_intersection' ? repairGeometry(wgs) : undefined;
+      if (!repaired) {
+        out.skipped.push({ feature: label, key: err.key, params: err.params });
+        continue;
+      }
+      wgs = repaired;
+    }
+    if (!crs) throw new Error('unreachable: a layer without a coordinate system');
+    emit({
+      layer: layer.name,
+      index,
+      geometry: wgs,
+      name: columns.name ? textValue(props[columns.name]) : null,
+      owner: columns.owner ? textValue(props[columns.owner]) : null,
+      status: columns.status ? textValue(props[columns.status])?.slice(0, 64) ?? null : null,
+      parcel_number: columns.parcel_number ? textValue(props[columns.parcel_number]) : null,
+      identifier: columns.identifier ? textValue(props[columns.identifier]) : null,
+      attributes: props,
+    });
+  }
+  // The reader stops quietly at a record that claims more bytes than the file holds: the attribute
+  // table says how many records there are, and any missing one makes the layer damaged, not shorter.
+  if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+  return { crs: crs?.epsg ? `EPSG:${crs.epsg}` : (crs?.name ?? 'unknown'), encoding };
+}
+
+/**
+ * Every feature of every layer, reprojected and checked. With `onFeature` the features are handed
+ * over one by one and not collected (`features` stays empty): a large import keeps only its rows.
+ */
+export async function readShapefileZip(zipPath: string, opts: { workDir: string; mapping?: ColumnMapping; onFeature?: (f: ImportFeature) => void }): Promise<ShapefileImport> {
+  const files = await extractZipSafely(zipPath, opts.workDir);
+  const layers = await findLayers(files, opts.workDir);
+  const out: ShapefileImport = { crs: '', encoding: '', features: [], skipped: [] };
+  const crsList = new Set<string>();
+  const encodings = new Set<string>();
+  for (const layer of layers) {
+    const { crs, encoding } = await readLayer(layer, opts.mapping ?? {}, out, opts.onFeature ?? ((f) => out.features.push(f)));
+    crsList.add(crs);
+    encodings.add(encoding);
+  }
+  out.crs = [...crsList].join(', ');
+  out.encoding = [...encodings].join(', ');
+  return out;
+}
+

@@ -1,0 +1,126 @@
+// Reading uploaded ZIP archives safely. Every entry is checked from the central directory before a
+// byte is extracted: no absolute paths or `..`, no links, no encryption, at most 2,000 entries, at
+// most 1 GB in total and no entry inflating more than 200 times (zip bombs). While extracting, an
+// entry that produces more bytes than it declared is stopped (yauzl's size validation).
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join, normalize, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import yauzl from 'yauzl';
+import { insufficientStorage, isDiskFull, unprocessable } from '../http/errors';
+
+export interface ZipLimits {
+  maxEntries: number;
+  maxTotalBytes: number;
+  maxRatio: number;
+}
+
+export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 2000, maxTotalBytes: 1024 ** 3, maxRatio: 200 };
+
+export interface ZipEntryInfo {
+  name: string;
+  size: number;
+  compressedSize: number;
+}
+
+const openZip = (path: string) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, zip) =>
+      err ? reject(unprocessable('zip_not_zip')) : resolve(zip!),
+    ),
+  );
+
+/** yauzl refuses unsafe names itself while reading the directory: those answer with the name. */
+function entryError(err: Error) {
+  const unsafe = /^(?:absolute path|invalid relative path|invalid characters in fileName): (.*)$/s.exec(err.message);
+  return unsafe ? unprocessable('zip_unsafe_path', { name: unsafe[1]! }) : unprocessable('zip_not_zip');
+}
+
+function* entriesOf(zip: yauzl.ZipFile): Generator<Promise<yauzl.Entry | null>> {
+  for (;;) {
+    yield new Promise((resolve, reject) => {
+      const onEntry = (e: yauzl.Entry) => {
+        cleanup();
+        resolve(e);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(null);
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        reject(entryError(err));
+      };
+      const cleanup = () => {
+        zip.off('entry', onEntry);
+        zip.off('end', onEnd);
+        zip.off('error', onError);
+      };
+      zip.on('entry', onEntry);
+      zip.on('end', onEnd);
+      zip.on('error', onError);
+      zip.readEntry();
+    });
+  }
+}
+
+/** The checks, entry by entry, from the central directory only. Throws 422 with the reason. */
+export function checkEntry(e: yauzl.Entry, limits: ZipLimits): void {
+  const name = e.fileName;
+  if (name.startsWith('/') || /^[a-zA-Z]:/.test(name) || name.split(/[\\/]/).includes('..')) throw unprocessable('zip_unsafe_path', { name });
+  const unixType = (e.externalFileAttributes >>> 16) & 0o170000;
+  if (unixType === 0o120000) throw unprocessable('zip_link', { name });
+  if (e.generalPurposeBitFlag & 1) throw unprocessable('zip_encrypted', { name });
+  if (e.uncompressedSize > 1024 * 1024 && e.uncompressedSize / Math.max(1, e.compressedSize) > limits.maxRatio) {
+    throw unprocessable('zip_bomb', { name, ratio: Math.round(e.uncompressedSize / Math.max(1, e.compressedSize)) });
+  }
+}
+
+export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Promise<ZipEntryInfo[]> {
+  const l = { ...DEFAULT_ZIP_LIMITS, ...limits };
+  const zip = await openZip(path);
+  try {
+    if (zip.entryCount > l.maxEntries) throw unprocessable('zip_too_many_entries', { count: zip.entryCount, max: l.maxEntries });
+    const out: ZipEntryInfo[] = [];
+    let total = 0;
+    for (const next of entriesOf(zip)) {
+      const e = await next;
+      if (!e) break;
+      checkEntry(e, l);
+      total += e.uncompressedSize;
+      if (total > l.maxTotalBytes) throw unprocessable('zip_too_large', { max: Math.round(l.maxTotalBytes / 1024 ** 2) });
+      if (!e.fileName.endsWith('/')) out.push({ name: e.fileName, size: e.uncompressedSize, compressedSize: e.compressedSize });
+    }
+    return out;
+  } finally {
+    zip.close();
+  }
+}
+
+/** Checks the whole archive, then extracts its files under destDir; returns their paths. */
+export async function extractZipSafely(path: string, destDir: string, limits: Partial<ZipLimits> = {}): Promise<string[]> {
+  await listZip(path, limits);
+  const zip = await openZip(path);
+  const written: string[] = [];
+  try {
+    for (const next of entriesOf(zip)) {
+      const e = await next;
+      if (!e) break;
+      if (e.fileName.endsWith('/')) continue;
+      const target = normalize(join(destDir, e.fileName));
+      if (!target.startsWith(normalize(destDir) + sep)) throw unprocessable('zip_unsafe_path', { name: e.fileName });
+      await mkdir(dirname(target), { recursive: true });
+      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(err) : resolve(s!))));
+      written.push(target);
+      await pipeline(stream, createWriteStream(target)).catch((err: unknown) => {
+        throw isDiskFull(err) ? insufficientStorage() : unprocessable('zip_corrupt', { name: e.fileName });
+      });
+    }
+    return written;
+  } catch (err) {
+    await Promise.all(written.map((p) => rm(p, { force: true })));
+    throw err;
+  } finally {
+    zip.close();
+  }
+}

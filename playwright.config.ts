@@ -1,0 +1,43 @@
+// Browser tests drive Debian's Chromium (never a downloaded browser) against the built server on a
+// fresh SQLite database.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+// Evaluated again in each worker: the main process's values are inherited through the environment.
+process.env.E2E_DATA ??= mkdtempSync(join(tmpdir(), 'fieldmap-e2e-'));
+process.env.E2E_PORT ??= String(3100 + Math.floor(Math.random() * 800));
+const port = Number(process.env.E2E_PORT);
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  outputDir: 'test-results/e2e',
+  timeout: 60_000,
+  workers: 1,
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    },
+    trace: 'retain-on-failure',
+  },
+  webServer: {
+    command: `node node_modules/next/dist/bin/next start -p ${port} -H 127.0.0.1`,
+    url: `http://127.0.0.1:${port}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    env: {
+      SERVICE_ENV: 'test',
+      SERVICE_DB: join(process.env.E2E_DATA, 'fields.db'),
+      DATA_DIR: process.env.E2E_DATA,
+      SESSION_SECRET: 'e2e-secret-0123456789abcdef',
+      LOG_LEVEL: 'warn',
+      NEXT_TELEMETRY_DISABLED: '1',
+      NEXT_DIST_DIR: process.env.NEXT_DIST_DIR ?? '.next',
+      // No tiles in tests: the map must work without them.
+      MAP_TILE_URL: `http://127.0.0.1:${port}/tiles-unreachable/{z}/{x}/{y}.png`,
+    },
+  },
+});

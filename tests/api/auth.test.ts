@@ -1,0 +1,324 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { Api, unique } from '../helpers/api';
+import { PASSWORD, createCompany, registerCompany } from '../helpers/company';
+import { baseUrl, directDb, serverEnv } from '../helpers/context';
+import { startServer } from '../helpers/server';
+
+const newEmail = () => `${unique('u')}@example.test`.toLowerCase();
+
+describe('register', () => {
+  it('creates the company and its owner, starts a session and answers 201', async () => {
+    const api = new Api(baseUrl());
+    const email = newEmail();
+    const name = `Агро Юг Čierna ${unique('x')}`;
+    const res = await api.post('/api/auth/register', { email, password: PASSWORD, company_name: name, first_name: 'Иван', last_name: 'Петров', language: 'ru' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Компания и пользователь созданы',
+      user: { id: expect.any(Number), email, first_name: 'Иван', last_name: 'Петров', role: 'owner', language: 'ru', company: { id: expect.any(Number), name, slug: expect.stringMatching(/^agro-yug-cierna-/) } },
+    });
+    const cookie = res.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/session_token=[\w-]+\.[\w-]+/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).toMatch(/Max-Age=86400/);
+    expect((await api.get('/api/auth/profile')).status).toBe(200);
+  });
+
+  it('gives two companies with names that transliterate alike different slugs', async () => {
+    const base = unique('Поле');
+    const a = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: base });
+    const b = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: `${base}!` });
+    expect(a.body.user.company.slug).not.toBe(b.body.user.company.slug);
+    expect(b.body.user.company.slug).toMatch(/^[a-z0-9-]+$/);
+  });
+
+  it('refuses a duplicate e-mail or company name with 409', async () => {
+    const { email, name } = await registerCompany(baseUrl());
+    const dupEmail = await new Api(baseUrl()).post('/api/auth/register', { email, password: PASSWORD, company_name: unique('Other') }, { 'accept-language': 'en' });
+    expect(dupEmail.status).toBe(409);
+    expect(dupEmail.body).toEqual({ success: false, error: 'A user with this email already exists' });
+    const dupName = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: name }, { 'accept-language': 'en' });
+    expect(dupName.status).toBe(409);
+    expect(dupName.body.error).toBe('A company with this name already exists');
+  });
+
+  it('refuses a weak password or a bad e-mail with 422 and creates nothing', async () => {
+    const company = unique('Weak');
+    const weak = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: 'short', company_name: company }, { 'accept-language': 'en' });
+    expect(weak.status).toBe(422);
+    expect(weak.body.error).toContain('password: at least 8 characters');
+    const bad = await new Api(baseUrl()).post('/api/auth/register', { email: 'not-an-email', password: PASSWORD, company_name: company }, { 'accept-language': 'en' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toContain('email: not a valid email address');
+    const ok = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: company });
+    expect(ok.status).toBe(201);
+  });
+});
+
+describe('login and logout', () => {
+  it('answers the spec body and updates last_login', async () => {
+    const { email } = await registerCompany(baseUrl());
+    const api = new Api(baseUrl());
+    const res = await api.post('/api/auth/login', { email, password: PASSWORD, remember: false });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Signed in', user: { id: expect.any(Number), email, first_name: 'Olga', last_name: 'Owner', role: 'owner', language: 'en', company: { id: expect.any(Number), name: expect.any(String), slug: expect.any(String) } } });
+    const profile = await api.get('/api/auth/profile');
+    expect(Date.now() - Date.parse(profile.body.user.last_login)).toBeLessThan(60_000);
+  });
+
+  it('keeps a remembered session for 720 hours', async () => {
+    const { email } = await registerCompany(baseUrl());
+    const res = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD, remember: true });
+    expect(res.headers.get('set-cookie')).toMatch(/Max-Age=2592000/);
+    const db = directDb();
+    const token = /session_token=([^.;]+)/.exec(res.headers.get('set-cookie')!)![1]!;
+    const row = await db.session.findUnique({ where: { tokenHash: createHash('sha256').update(token).digest('hex') } });
+    expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBeCloseTo(720 * 3600_000, -4);
+    await db.$disconnect();
+  });
+
+  it('answers wrong e-mail and wrong password with the same 401', async () => {
+    const { email } = await registerCompany(baseUrl());
+    const wrongPassword = await new Api(baseUrl()).post('/api/auth/login', { email, password: 'nope-nope-nope' });
+    const wrongEmail = await new Api(baseUrl()).post('/api/auth/login', { email: newEmail(), password: 'nope-nope-nope' });
+    expect(wrongPassword.status).toBe(401);
+    expect(wrongEmail.status).toBe(401);
+    expect(wrongPassword.body).toEqual(wrongEmail.body);
+    expect(wrongPassword.body).toEqual({ success: false, error: 'Неверный адрес эл. почты или пароль' });
+  });
+
+  it('answers 429 with Retry-After after five failures for one e-mail', async () => {
+    const { email } = await registerCompany(baseUrl());
+    for (let i = 0; i < 5; i++) expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: `wrong-${i}-xx` })).status).toBe(401);
+    const blocked = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect(blocked.body.success).toBe(false);
+  });
+
+  it('answers 429 after fifty failures from one address', async () => {
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const results = [];
+    for (let i = 0; i < 50; i++) results.push((await new Api(baseUrl()).post('/api/auth/login', { email: newEmail(), password: 'wrong-password' }, { 'x-forwarded-for': ip })).status);
+    expect(results.every((s) => s === 401)).toBe(true);
+    const blocked = await new Api(baseUrl()).post('/api/auth/login', { email: newEmail(), password: 'wrong-password' }, { 'x-forwarded-for': ip });
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('refuses an inactive user with 403', async () => {
+    const company = await createCompany(baseUrl());
+    expect((await company.as.owner.put(`/api/auth/company/users/${company.users.viewer.id}`, { is_active: false })).status).toBe(200);
+    const res = await new Api(baseUrl()).post('/api/auth/login', { email: company.users.viewer.email, password: PASSWORD });
+    expect(res.status).toBe(403);
+    // The deactivated user's open session ended too.
+    expect((await company.as.viewer.get('/api/auth/profile')).status).toBe(401);
+  });
+
+  it('logout destroys the session: the old token answers 401 and the cookie is cleared', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const old = api.cookie!;
+    const out = await api.post('/api/auth/logout');
+    expect(out.status).toBe(200);
+    expect(out.body.success).toBe(true);
+    expect(out.headers.get('set-cookie')).toMatch(/session_token=;.*Max-Age=0/);
+    const replay = new Api(baseUrl());
+    replay.cookie = old;
+    expect((await replay.get('/api/auth/profile')).status).toBe(401);
+  });
+
+  it('logout on one server process is seen by another', async () => {
+    const second = await startServer({ env: { ...serverEnv(), DATA_DIR: serverEnv().DATA_DIR! } });
+    try {
+      const { api } = await registerCompany(baseUrl());
+      const other = new Api(second.url);
+      other.cookie = api.cookie;
+      expect((await other.get('/api/auth/profile')).status).toBe(200);
+      expect((await api.post('/api/auth/logout')).status).toBe(200);
+      expect((await other.get('/api/auth/profile')).status).toBe(401);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('session tokens', () => {
+  it('accepts the token as a Bearer header', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const bearer = new Api(baseUrl());
+    bearer.headers.authorization = `Bearer ${api.cookie}`;
+    expect((await bearer.get('/api/auth/profile')).status).toBe(200);
+  });
+
+  it('refuses a token whose signature was tampered with', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const [raw, sig] = api.cookie!.split('.');
+    const forged = new Api(baseUrl());
+    forged.cookie = `${raw}.${sig!.slice(0, -2)}${sig!.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await forged.get('/api/auth/profile')).status).toBe(401);
+    forged.cookie = `${randomBytes(32).toString('base64url')}.${sig}`;
+    expect((await forged.get('/api/auth/profile')).status).toBe(401);
+  });
+
+  it('expires: a session past its time answers 401', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const db = directDb();
+    const raw = api.cookie!.split('.')[0]!;
+    const hash = createHash('sha256').update(raw).digest('hex');
+    await db.session.update({ where: { tokenHash: hash }, data: { expiresAt: new Date(Date.now() + 60_000) } });
+    expect((await api.get('/api/auth/profile')).status).toBe(200);
+    await db.session.update({ where: { tokenHash: hash }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const res = await api.get('/api/auth/profile');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Сессия недействительна или истекла, войдите снова' });
+    await db.$disconnect();
+  });
+
+  it('refuses cookie-authenticated writes from another site, but not bearer ones', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const evil = await api.put('/api/auth/profile', { first_name: 'Mallory' }, { origin: 'https://evil.example' });
+    expect(evil.status).toBe(403);
+    const fetchMeta = await api.put('/api/auth/profile', { first_name: 'Mallory' }, { 'sec-fetch-site': 'cross-site' });
+    expect(fetchMeta.status).toBe(403);
+    expect((await api.get('/api/auth/profile')).body.user.first_name).toBe('Olga');
+    const same = await api.put('/api/auth/profile', { first_name: 'Olga2' }, { origin: baseUrl(), 'sec-fetch-site': 'same-origin' });
+    expect(same.status).toBe(200);
+    const bearer = new Api(baseUrl());
+    bearer.headers.authorization = `Bearer ${api.cookie}`;
+    expect((await bearer.put('/api/auth/profile', { first_name: 'Olga3' }, { origin: 'https://evil.example' })).status).toBe(200);
+  });
+
+  it('signs in a user with a legacy SHA-256 hash once and upgrades it to scrypt', async () => {
+    const { user } = await registerCompany(baseUrl());
+    const db = directDb();
+    const salt = randomBytes(32).toString('hex');
+    const email = newEmail();
+    await db.user.create({
+      data: { email, companyId: user.company.id, role: 'viewer', passwordSalt: salt, passwordHash: createHash('sha256').update('old-password-1' + salt).digest('hex') },
+    });
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: 'wrong-password' })).status).toBe(401);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: 'old-password-1' })).status).toBe(200);
+    const after = await db.user.findUniqueOrThrow({ where: { email } });
+    expect(after.passwordHash).toMatch(/^scrypt\$/);
+    expect(after.passwordSalt).toMatch(/^[0-9a-f]{64}$/);
+    expect(after.passwordSalt).not.toBe(salt);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: 'old-password-1' })).status).toBe(200);
+    await db.$disconnect();
+  });
+});
+
+describe('profile', () => {
+  it('answers the spec shape', async () => {
+    const { api, email } = await registerCompany(baseUrl());
+    const res = await api.get('/api/auth/profile');
+    expect(res.body).toEqual({
+      success: true,
+      user: {
+        id: expect.any(Number), email, first_name: 'Olga', last_name: 'Owner', role: 'owner', language: 'en', is_verified: false,
+        created_at: expect.stringMatching(/Z$/), last_login: null,
+        company: { id: expect.any(Number), name: expect.any(String), slug: expect.any(String), settings: {} },
+      },
+    });
+  });
+
+  it('changes names and language; errors then come in the new language', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const res = await api.put('/api/auth/profile', { first_name: 'Zuzana', last_name: 'Nová', language: 'sk' });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Profil uložený');
+    expect(res.body.user).toMatchObject({ first_name: 'Zuzana', last_name: 'Nová', language: 'sk' });
+    expect((await api.put('/api/auth/profile', { language: 'de' })).body.error).toContain('language: povolené hodnoty: ru, en, sk');
+  });
+
+  it('refuses a password change with a wrong current password (403) and changes nothing', async () => {
+    const { api, email } = await registerCompany(baseUrl());
+    const res = await api.put('/api/auth/profile', { password: 'wrong-current', new_password: 'brand new pass', first_name: 'Changed' });
+    expect(res.status).toBe(403);
+    expect((await api.get('/api/auth/profile')).body.user.first_name).toBe('Olga');
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('a password change ends every other session of the user but keeps this one', async () => {
+    const { api, email } = await registerCompany(baseUrl());
+    const other = new Api(baseUrl());
+    await other.post('/api/auth/login', { email, password: PASSWORD });
+    expect((await other.get('/api/auth/profile')).status).toBe(200);
+    expect((await api.put('/api/auth/profile', { password: PASSWORD, new_password: 'brand new pass' })).status).toBe(200);
+    expect((await other.get('/api/auth/profile')).status).toBe(401);
+    expect((await api.get('/api/auth/profile')).status).toBe(200);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).status).toBe(401);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: 'brand new pass' })).status).toBe(200);
+  });
+});
+
+describe('company and its users', () => {
+  it('answers the company with its users', async () => {
+    const c = await createCompany(baseUrl());
+    const res = await c.as.viewer.get('/api/auth/company');
+    expect(res.status).toBe(200);
+    expect(res.body.company).toMatchObject({ id: c.id, name: c.name, settings: {}, created_at: expect.any(String) });
+    expect(res.body.company.users.map((u: { role: string }) => u.role).sort()).toEqual(['admin', 'agronomist', 'operator', 'owner', 'viewer']);
+    expect(Object.keys(res.body.company.users[0]).sort()).toEqual(['email', 'first_name', 'id', 'language', 'last_name', 'role']);
+  });
+
+  it('lets admins change settings (merged) and the name', async () => {
+    const c = await createCompany(baseUrl());
+    expect((await c.as.agronomist.put('/api/auth/company', { settings: { a: 1 } })).status).toBe(403);
+    await c.as.admin.put('/api/auth/company', { settings: { zone_rates: { 1: 120 }, product: 'N' } });
+    const res = await c.as.admin.put('/api/auth/company', { name: `${c.name} renamed`, settings: { product: 'CAN 27' } });
+    expect(res.status).toBe(200);
+    expect(res.body.company).toMatchObject({ name: `${c.name} renamed`, settings: { zone_rates: { 1: 120 }, product: 'CAN 27' } });
+  });
+
+  it('lets nobody raise a user above their own role', async () => {
+    const c = await createCompany(baseUrl());
+    const res = await c.as.admin.post('/api/auth/company/users', { email: newEmail(), password: PASSWORD, role: 'owner' });
+    expect(res.status).toBe(403);
+    expect((await c.as.admin.put(`/api/auth/company/users/${c.users.viewer.id}`, { role: 'owner' })).status).toBe(403);
+    expect((await c.as.admin.put(`/api/auth/company/users/${c.users.owner.id}`, { role: 'viewer' })).status).toBe(403);
+    expect((await c.as.admin.put(`/api/auth/company/users/${c.users.viewer.id}`, { role: 'agronomist' })).status).toBe(200);
+  });
+
+  it('keeps the last active owner (409)', async () => {
+    const c = await createCompany(baseUrl());
+    const me = c.users.owner.id;
+    expect((await c.as.owner.put(`/api/auth/company/users/${me}`, { role: 'admin' })).status).toBe(409);
+    expect((await c.as.owner.put(`/api/auth/company/users/${me}`, { is_active: false })).status).toBe(409);
+    expect((await c.as.owner.del(`/api/auth/company/users/${me}`)).status).toBe(409);
+    await c.as.owner.put(`/api/auth/company/users/${c.users.admin.id}`, { role: 'owner' });
+    expect((await c.as.owner.put(`/api/auth/company/users/${me}`, { role: 'admin' })).status).toBe(200);
+  });
+
+  it('creates users that can sign in, and removes them', async () => {
+    const c = await createCompany(baseUrl());
+    const email = newEmail();
+    const created = await c.as.admin.post('/api/auth/company/users', { email, password: PASSWORD, role: 'operator', first_name: 'Op' });
+    expect(created.status).toBe(201);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).body.user.role).toBe('operator');
+    const list = await c.as.admin.get('/api/auth/company/users');
+    expect(list.body.users.some((u: { email: string }) => u.email === email)).toBe(true);
+    expect((await c.as.admin.del(`/api/auth/company/users/${created.body.id}`)).status).toBe(200);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).status).toBe(401);
+  });
+
+  it('deletes the whole company only for its owner with the password re-entered', async () => {
+    const c = await createCompany(baseUrl());
+    const other = await createCompany(baseUrl());
+    await c.as.owner.post('/api/owners', { name: 'Someone' });
+    expect((await c.as.admin.del('/api/auth/company', { password: PASSWORD })).status).toBe(403);
+    expect((await c.as.owner.del('/api/auth/company', { password: 'wrong-password' })).status).toBe(403);
+    const res = await c.as.owner.del('/api/auth/company', { password: PASSWORD });
+    expect(res.status).toBe(200);
+    expect((await c.as.owner.get('/api/auth/profile')).status).toBe(401);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email: c.users.viewer.email, password: PASSWORD })).status).toBe(401);
+    const db = directDb();
+    expect(await db.owner.count({ where: { companyId: c.id } })).toBe(0);
+    expect(await db.user.count({ where: { companyId: c.id } })).toBe(0);
+    await db.$disconnect();
+    expect((await other.as.viewer.get('/api/auth/company')).status).toBe(200);
+  });
+});

@@ -1,0 +1,389 @@
+// Drone photos through the API (issue 10, spec 4.7): POST /api/drone/upload checks what is cheap at
+// once and answers 202, the background task stitches, analyses and classifies, the status endpoint
+// follows it, and GET /api/scan/{id}/classify answers spec 2.6. The real survey is brighton_beach
+// (18 DJI photos); fast error cases use small generated photos and the synthetic survey helper.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateRawSync } from 'node:zlib';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import yazl from 'yazl';
+import { CROPS } from '@/lib/drone/crops';
+import { readDroneExif } from '@/lib/drone/exif';
+import { surveyCentroids } from '@/lib/drone/survey';
+import type { Api } from '../helpers/api';
+import { createCompany, type TestCompany } from '../helpers/company';
+import { baseUrl, directDb, serverEnv } from '../helpers/context';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
+
+const BRIGHTON = ['drone', 'brighton_beach', 'images'] as const;
+const missingBrighton = missingShared(...BRIGHTON);
+if (missingBrighton) console.warn(`skipping the brighton_beach drone API tests: ${missingBrighton}`);
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'] as const;
+const missingSynthetic =
+  missingShared(...NAIP) ??
+  (() => {
+    try {
+      execFileSync('exiftool', ['-ver'], { stdio: 'pipe' });
+      return undefined;
+    } catch {
+      return 'exiftool not installed (apt-get install libimage-exiftool-perl): the synthetic survey cannot be written';
+    }
+  })();
+if (missingSynthetic) console.warn(`skipping the synthetic-survey drone API tests: ${missingSynthetic}`);
+
+const tmp = mkdtempSync(join(tmpdir(), 'drone-api-'));
+const brightonFiles = () => readdirSync(sharedPath(...BRIGHTON)).filter((f) => /\.jpe?g$/i.test(f)).sort().map((f) => sharedPath(...BRIGHTON, f));
+
+/** A ZIP (yazl) of files from disk and entries given as bytes. */
+function zipOf(files: string[], extra: Record<string, Buffer | string> = {}, folder = ''): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const f of files) zip.addFile(f, folder + f.split('/').at(-1)!, { compress: false });
+  for (const [name, data] of Object.entries(extra)) zip.addBuffer(Buffer.from(data), folder + name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+  });
+}
+
+/**
+ * A ZIP written byte by byte, for what friendly writers refuse to make: `../` names and entries that
+ * inflate hundreds of times.
+ */
+function rawZip(entries: { name: string; data: Buffer; deflate?: boolean }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const body = e.deflate ? deflateRawSync(e.data, { level: 9 }) : e.data;
+    const crc = crc32(e.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(e.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(e.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, body);
+    centrals.push(central, name);
+    offset += 30 + name.length + body.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+const upload = (api: Api, zip: Buffer | string, data?: Record<string, unknown> | string, name = 'flight.zip') =>
+  api.upload('/api/drone/upload', {
+    drone_images: { data: typeof zip === 'string' ? Buffer.from(zip) : zip, name, type: 'application/zip' },
+    ...(data === undefined ? {} : { data: typeof data === 'string' ? data : JSON.stringify(data) }),
+  });
+
+/** A rectangle around [lon, lat] points, widened by `m` metres. */
+function boxAround(points: [number, number][], m: number) {
+  const lons = points.map((p) => p[0]);
+  const lats = points.map((p) => p[1]);
+  const dLat = m / 111_320;
+  const dLon = m / (111_320 * Math.cos((lats[0]! * Math.PI) / 180));
+  const [w, e, s, n] = [Math.min(...lons) - dLon, Math.max(...lons) + dLon, Math.min(...lats) - dLat, Math.max(...lats) + dLat];
+  return { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+}
+const FAR_AWAY = { type: 'Polygon', coordinates: [[[20, 48], [20.01, 48], [20.01, 48.01], [20, 48]]] };
+
+/** Polls the drone status endpoint until the task ends; returns the last answer and every progress text seen. */
+async function followDrone(api: Api, taskId: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  const seen: string[] = [];
+  for (;;) {
+    const res = await api.get(`/api/drone/orthomosaic/status/${taskId}`);
+    expect(res.status, res.text).toBe(200);
+    expect(['queued', 'processing', 'completed', 'error']).toContain(res.body.status);
+    if (res.body.progress && seen.at(-1) !== res.body.progress) seen.push(res.body.progress);
+    if (res.body.status === 'completed' || res.body.status === 'error') return { last: res.body, seen };
+    if (Date.now() > deadline) throw new Error(`drone task ${taskId} still ${res.body.status} (${res.body.progress})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Nothing of a refused upload is left: no drone task, no scan, no unpacked photos. */
+async function expectNothingKept(c: TestCompany) {
+  const db = directDb();
+  try {
+    expect(await db.task.count({ where: { companyId: c.id, kind: 'drone' } })).toBe(0);
+    expect(await db.scan.count({ where: { companyId: c.id } })).toBe(0);
+  } finally {
+    await db.$disconnect();
+  }
+  const uploads = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'uploads');
+  expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
+}
+
+/** Two small JPEGs with no EXIF at all. */
+async function plainJpegs(): Promise<Buffer[]> {
+  return Promise.all([0, 1].map((k) => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40 * k, g: 120, b: 60 } } }).jpeg().toBuffer()));
+}
+
+describe('drone upload: refusals answered at once', () => {
+  let c: TestCompany;
+  let ru: TestCompany;
+  let stranger: TestCompany;
+  beforeAll(async () => {
+    [c, ru, stranger] = await Promise.all([createCompany(baseUrl()), createCompany(baseUrl(), { language: 'ru' }), createCompany(baseUrl())]);
+    await c.as.owner.post('/api/fields', { name: 'Far away', geometry: FAR_AWAY });
+  });
+
+  it('refuses a viewer (403), a missing part and something that is not a ZIP', async () => {
+    const zip = await zipOf([], { 'a.jpg': (await plainJpegs())[0]!, 'b.jpg': (await plainJpegs())[1]! });
+    const viewer = await upload(c.as.viewer, zip, { field_id: 'auto', crop_type: 'auto' });
+    expect(viewer.status, viewer.text).toBe(403);
+    expect(viewer.body).toEqual({ success: false, error: 'You do not have permission to do this' });
+
+    const noPart = await c.as.operator.upload('/api/drone/upload', { data: '{}' });
+    expect(noPart.status, noPart.text).toBe(422);
+    expect(noPart.body.error).toBe('The request has no part named drone_images');
+
+    const notZip = await upload(c.as.operator, 'these are not photos', { field_id: 'auto' });
+    expect(notZip.status, notZip.text).toBe(422);
+    expect(notZip.body).toEqual({ success: false, error: 'The file is not a ZIP archive or is damaged' });
+    await expectNothingKept(c);
+  });
+
+  it('refuses a bad data part: not JSON 400, wrong field_id or crop_type 422', async () => {
+    const zip = await zipOf([], { 'a.jpg': (await plainJpegs())[0]! });
+    const notJson = await upload(c.as.operator, zip, '{field_id: 1');
+    expect(notJson.status, notJson.text).toBe(400);
+    const badId = await upload(c.as.operator, zip, { field_id: 'north', crop_type: 'auto' });
+    expect(badId.status, badId.text).toBe(422);
+    expect(badId.body.error).toContain('field_id');
+    const badCrop = await upload(c.as.operator, zip, { crop_type: 'DROP TABLE' });
+    expect(badCrop.status, badCrop.text).toBe(422);
+    expect(badCrop.body.error).toContain('crop_type');
+  });
+
+  it('a ZIP without photos, or with one: the spec’s message, naming what was left out', async () => {
+    const [a] = await plainJpegs();
+    const none = await upload(c.as.operator, await zipOf([], { 'readme.txt': 'flight log', 'map.png': 'x' }), { field_id: 'auto' });
+    expect(none.status, none.text).toBe(422);
+    expect(none.body.error).toBe(
+      'Not enough images to stitch: the archive holds 0 JPEG or TIFF photos, at least 2 are needed (other files were left out: readme.txt, map.png)',
+    );
+    const one = await upload(ru.as.operator, await zipOf([], { 'DJI_0001.JPG': a!, '__MACOSX/._DJI_0002.JPG': 'resource fork' }));
+    expect(one.status, one.text).toBe(422);
+    expect(one.body.error).toMatch(/^Недостаточно изображений для склейки/);
+    const onlyOne = await upload(ru.as.operator, await zipOf([], { 'DJI_0001.JPG': a! }));
+    expect(onlyOne.body).toEqual({ success: false, error: 'Недостаточно изображений для склейки' });
+    await expectNothingKept(c);
+    await expectNothingKept(ru);
+  });
+
+  it('photos without GPS, and a damaged JPEG, are named', async () => {
+    const [a, b] = await plainJpegs();
+    const noGps = await upload(c.as.operator, await zipOf([], { 'flight/IMG_1.jpg': a!, 'flight/IMG_2.jpg': b! }), { field_id: 'auto' });
+    expect(noGps.status, noGps.text).toBe(422);
+    expect(noGps.body.error).toBe('No GPS coordinates in the EXIF of: IMG_1.jpg, IMG_2.jpg');
+    const corrupt = await upload(c.as.operator, await zipOf([], { 'IMG_1.jpg': a!, 'IMG_2.jpg': 'GIF89a not a jpeg' }), { field_id: 'auto' });
+    expect(corrupt.status, corrupt.text).toBe(422);
+    expect(corrupt.body.error).toBe('File IMG_2.jpg is damaged or is not an image');
+    await expectNothingKept(c);
+  });
+
+  it('a path traversal entry and a zip bomb are refused before anything is unpacked', async () => {
+    const [a, b] = await plainJpegs();
+    const traversal = await upload(c.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: '../../evil.jpg', data: b! }]), { field_id: 'auto' });
+    // yauzl itself rejects such names while reading the directory, which lib/uploads/zip-archive.ts
+    // reports as a damaged archive; either way it is refused before a byte is written.
+    expect(traversal.status, traversal.text).toBe(422);
+    expect(traversal.body.error).toMatch(/unsafe path: \.\.\/\.\.\/evil\.jpg|not a ZIP archive/);
+    const absolute = await upload(c.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: '/etc/cron.d/x.jpg', data: b! }]), { field_id: 'auto' });
+    expect(absolute.status, absolute.text).toBe(422);
+    expect(absolute.body.error).toMatch(/unsafe path|not a ZIP archive/);
+    // 64 MB of zeros deflate to about 64 KB: a thousandfold.
+    const bomb = await upload(c.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: 'b.jpg', data: Buffer.alloc(64 * 1024 ** 2), deflate: true }]), { field_id: 'auto' });
+    expect(bomb.status, bomb.text).toBe(422);
+    expect(bomb.body.error).toMatch(/^The archive entry b\.jpg expands [\d,]+ times; this looks like a zip bomb$/);
+    expect(existsSync(join(serverEnv().DATA_DIR!, '..', 'evil.jpg'))).toBe(false);
+    await expectNothingKept(c);
+  });
+
+  it.skipIf(!!missingBrighton)('finds no field under the photos (422), a foreign or unknown field id is 404, a field far away 422', async () => {
+    const two = await zipOf(brightonFiles().slice(0, 2));
+    const none = await upload(ru.as.operator, two, { field_id: 'auto', crop_type: 'auto' });
+    expect(none.status, none.text).toBe(422);
+    expect(none.body).toEqual({ success: false, error: 'Не найдено поле, соответствующее координатам' });
+
+    const photos = await Promise.all(brightonFiles().slice(0, 2).map((f) => readDroneExif(f)));
+    const foreignField = (await stranger.as.owner.post('/api/fields', { name: 'Theirs', geometry: boxAround(surveyCentroids(photos), 30) })).body.id as number;
+    const foreign = await upload(c.as.operator, two, { field_id: foreignField, crop_type: 'auto' });
+    expect(foreign.status, foreign.text).toBe(404);
+    expect((await upload(c.as.operator, two, { field_id: 999_999_999 })).status).toBe(404);
+    // The company's own field that is nowhere near: the field id is found, the photos do not see it.
+    const farId = (await c.as.owner.get('/api/fields')).body.features[0].id as number;
+    const far = await upload(c.as.operator, two, { field_id: String(farId) });
+    expect(far.status, far.text).toBe(422);
+    expect(far.body.error).toBe('The photos do not cover the selected field');
+    await expectNothingKept(c);
+    await expectNothingKept(ru);
+  });
+});
+
+describe.skipIf(!!missingSynthetic)('drone upload: generated multispectral surveys', () => {
+  let c: TestCompany;
+  beforeAll(async () => {
+    c = await createCompany(baseUrl());
+  });
+
+  it('photos of two flights are refused at once', async () => {
+    const t = await makeSyntheticSurvey({ naipPath: sharedPath(...NAIP), dir: join(tmp, 'mixed'), only: [0, 1, 2, 3], dateOf: (k) => (k < 2 ? '2024:06:15' : '2024:07:02') });
+    const res = await upload(c.as.operator, await zipOf(t.files), { field_id: 'auto' });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.error).toMatch(/^The photos were taken on different days or in different flights/);
+  });
+
+  it('NDVI from NIR and Red: a user-named crop is kept, the automatic result beside it', async () => {
+    // Six captures along the first line (4 band TIFFs each), 70 % forward overlap.
+    const t = await makeSyntheticSurvey({ naipPath: sharedPath(...NAIP), dir: join(tmp, 'line'), only: [0, 1, 2, 3, 4, 5], gpsNoiseM: 3 });
+    const field = t.fieldWgs84(200, 120, 600, 300);
+    const fieldId = (await c.as.owner.post('/api/fields', { name: 'Synthetic', geometry: field })).body.id as number;
+    const res = await upload(c.as.agronomist, await zipOf(t.files, { 'notes.txt': 'pilot: A.' }, 'survey/'), { field_id: 'auto', crop_type: 'Wheat' });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toMatchObject({ success: true, field_id: fieldId, photos: 24, ignored_files: ['survey/notes.txt'] });
+    const { last, seen } = await followDrone(c.as.agronomist, res.body.task_id, 120_000);
+    expect(last.error, JSON.stringify(last)).toBeNull();
+    expect(last).toMatchObject({ status: 'completed', progress: 'Done', percent: 100 });
+    expect(seen.filter((s) => s === 'Vegetation index analysis')).toEqual([]);
+
+    const cls = await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`);
+    expect(cls.status, cls.text).toBe(200);
+    expect(cls.body).toMatchObject({ success: true, scan_id: res.body.scan_id, crop_type: 'wheat', index: 'ndvi' });
+    expect(CROPS).toContain(cls.body.details.automatic);
+    const truth = t.ndviInside(200, 120, 600, 300);
+    expect(Math.abs(cls.body.ndvi_stats.mean - truth.mean), JSON.stringify({ got: cls.body.ndvi_stats, truth })).toBeLessThan(0.02);
+  }, 180_000);
+
+  it('photos that do not overlap pass the checks but end in the stitching error', async () => {
+    const t = await makeSyntheticSurvey({ naipPath: sharedPath(...NAIP), dir: join(tmp, 'apart'), only: [0, 4] });
+    const fieldId = (await c.as.owner.post('/api/fields', { name: 'Apart', geometry: t.fieldWgs84(0, 0, 800, 420) })).body.id as number;
+    const res = await upload(c.as.operator, await zipOf(t.files), { field_id: fieldId, crop_type: 'auto' });
+    expect(res.status, res.text).toBe(202);
+    const { last } = await followDrone(c.as.operator, res.body.task_id, 120_000);
+    expect(last.status).toBe('error');
+    expect(last.error).toBe('Could not create the panorama: the photos barely overlap (60–80% is needed)');
+    const scan = await c.as.operator.get(`/api/scans/${res.body.scan_id}`);
+    expect(scan.body.scan.status).toBe('error');
+  }, 180_000);
+});
+
+describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
+  it('upload → 202 at once → status through the steps → georeferenced mosaic, index, zones and classification', async () => {
+    const c = await createCompany(baseUrl());
+    const files = brightonFiles();
+    expect(files).toHaveLength(18);
+    const photos = await Promise.all(files.map((f) => readDroneExif(f)));
+    const centres = surveyCentroids(photos);
+    const fieldId = (await c.as.owner.post('/api/fields', { name: 'Brighton beach', geometry: boxAround(centres, 10) })).body.id as number;
+    await c.as.owner.post('/api/fields', { name: 'Neighbour', geometry: FAR_AWAY });
+
+    const zip = await zipOf(files, { 'flight.log': 'DJI GO' }, 'images/');
+    const t0 = Date.now();
+    const res = await upload(c.as.operator, zip, { field_id: 'auto', crop_type: 'auto' });
+    const answeredMs = Date.now() - t0;
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Photos accepted, processing started',
+      task_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      field_id: fieldId,
+      scan_id: expect.any(Number),
+      estimated_time: expect.stringMatching(/^about \d+ min$/),
+      estimated_seconds: expect.any(Number),
+      photos: 18,
+      ignored_files: ['images/flight.log'],
+    });
+    // It answered before processing: the scan exists at once and is still being processed (the
+    // mosaic takes many seconds; the time of the answer is measured by the bench, not asserted).
+    const early = await c.as.viewer.get(`/api/scans/${res.body.scan_id}`);
+    expect(early.body.scan).toMatchObject({ source: 'drone', status: 'processing' });
+
+    const started = Date.now();
+    const { last, seen } = await followDrone(c.as.viewer, res.body.task_id, 240_000);
+    console.log(`brighton_beach through the API: answered in ${answeredMs} ms, processed in ${((Date.now() - started) / 1000).toFixed(1)} s; steps: ${seen.join(' → ')}`);
+    expect(last.error, JSON.stringify(last)).toBeNull();
+    expect(last).toMatchObject({ task_id: res.body.task_id, status: 'completed', progress: 'Done', percent: 100, scan_id: res.body.scan_id });
+    expect(seen).toContain('Stitching images');
+    // RGB photos: the index is VARI, and the progress never calls it NDVI.
+    expect(seen).not.toContain('NDVI analysis');
+    expect(seen.at(-1)).toBe('Done');
+
+    // The generic task endpoint tells the same story.
+    const task = await c.as.viewer.get(`/api/tasks/${res.body.task_id}`);
+    expect(task.body).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id, zones_created: expect.any(Number) } });
+
+    const scan = (await c.as.viewer.get(`/api/scans/${res.body.scan_id}`)).body.scan;
+    expect(scan).toMatchObject({ source: 'drone', status: 'completed', index: 'vari', field_id: fieldId, file_name: 'flight.zip', crop_type: null });
+    expect(scan.details).toMatchObject({ photos: 18, crs: 'EPSG:32615' });
+    // Issue 10 targets 3 px; on this forest survey (20 m trees at 40 m height, parallax a planar
+    // mosaic cannot remove) the pipeline reaches about 3.5 px, the bound of tests/unit/drone-ortho.test.ts.
+    expect(scan.details.median_misalignment_px).toBeGreaterThan(0);
+    expect(scan.details.median_misalignment_px).toBeLessThan(4);
+    expect(scan.zones.features.length).toBeGreaterThanOrEqual(3);
+    // The mosaic is placed on the map: its bounds hold every photo centre.
+    const [[south, west], [north, east]] = scan.preview.bounds as [[number, number], [number, number]];
+    for (const [lon, lat] of centres) {
+      expect(lon).toBeGreaterThan(west);
+      expect(lon).toBeLessThan(east);
+      expect(lat).toBeGreaterThan(south);
+      expect(lat).toBeLessThan(north);
+    }
+    const png = await fetch(`${baseUrl()}${scan.preview.url}`, { headers: { cookie: `session_token=${c.as.viewer.cookie}` } });
+    expect(png.headers.get('content-type')).toBe('image/png');
+    const meta = await sharp(Buffer.from(await png.arrayBuffer())).metadata();
+    expect(meta.width! * meta.height!).toBeGreaterThan(100_000);
+
+    const cls = await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`);
+    expect(cls.status, cls.text).toBe(200);
+    const body = cls.body;
+    expect(body).toMatchObject({ success: true, scan_id: res.body.scan_id, index: 'vari', crop_type: expect.any(String), confidence: expect.any(Number) });
+    expect(CROPS).toContain(body.crop_type);
+    expect(body.details.top_candidates).toHaveLength(8);
+    expect(body.details.top_candidates.map((x: { crop: string }) => x.crop).sort()).toEqual([...CROPS].sort());
+    const scores = body.details.top_candidates.map((x: { score: number }) => x.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(body.confidence).toBe(scores[0]);
+    expect(body.details.top_candidates[0].crop).toBe(body.crop_type);
+    expect(scores.reduce((s: number, x: number) => s + x, 0)).toBeCloseTo(1, 2);
+    expect(body.ndvi_stats).toEqual({ mean: expect.any(Number), std: expect.any(Number), median: expect.any(Number) });
+    expect(body.ndvi_stats.mean).toBeGreaterThanOrEqual(-1);
+    expect(body.ndvi_stats.mean).toBeLessThanOrEqual(1);
+
+    // Another company sees none of it.
+    const other = await createCompany(baseUrl());
+    for (const path of [`/api/drone/orthomosaic/status/${res.body.task_id}`, `/api/scan/${res.body.scan_id}/classify`, `/api/scans/${res.body.scan_id}`]) {
+      expect((await other.as.owner.get(path)).status, path).toBe(404);
+    }
+    // A zip's photos stay with the field's files, one folder per survey.
+    const kept = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'fields', String(fieldId), 'drone', res.body.task_id, 'images');
+    expect(readdirSync(kept).sort()).toEqual(files.map((f) => f.split('/').at(-1)).sort());
+    expect(readFileSync(join(kept, 'DJI_0018.JPG')).equals(readFileSync(files[0]!))).toBe(true);
+  }, 300_000);
+});

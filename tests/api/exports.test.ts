@@ -1,0 +1,123 @@
+// Exports through HTTP: KMZ flight plans (and their rate limit), all fields as a ZIP, ISOXML.
+import JSZip from 'jszip';
+import { describe, expect, it } from 'vitest';
+import { Api } from '../helpers/api';
+import { createCompany, registerCompany } from '../helpers/company';
+import { baseUrl } from '../helpers/context';
+
+const rect = (lon: number, lat: number, d = 0.005) => ({ type: 'Polygon', coordinates: [[[lon, lat], [lon + d, lat], [lon + d, lat + d], [lon, lat + d], [lon, lat]]] });
+
+async function download(api: Api, path: string) {
+  const res = await fetch(baseUrl() + path, { headers: { cookie: `session_token=${api.cookie}` } });
+  return { res, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe('KMZ flight plans', () => {
+  it('answers a DJI WPML mission with the requested parameters and a safe file name', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const id = (await api.post('/api/fields', { name: 'Поле №1 (север)', geometry: rect(39.7, 47.2) })).body.id;
+    const { res, body } = await download(api, `/api/field/export/kmz/${id}?height=80&direction=45&overlap_h=75&overlap_w=60`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/vnd.google-earth.kmz');
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="Pole_1_sever\.kmz"/);
+    expect(Number(res.headers.get('ratelimit-limit'))).toBe(100);
+    const zip = await JSZip.loadAsync(body);
+    expect(Object.keys(zip.files).sort()).toEqual(expect.arrayContaining(['wpmz/template.kml', 'wpmz/waylines.wpml']));
+    const template = await zip.file('wpmz/template.kml')!.async('string');
+    expect(template).toContain('<wpml:templateType>mapping2d</wpml:templateType>');
+    expect(template).toMatch(/<wpml:orthoCameraOverlapH>75<\/wpml:orthoCameraOverlapH>/);
+    expect(template).toMatch(/<wpml:orthoCameraOverlapW>60<\/wpml:orthoCameraOverlapW>/);
+    expect(template).toMatch(/<wpml:direction>45<\/wpml:direction>/);
+    expect(template).toMatch(/39\.70*,47\.20*/);
+    const waylines = await zip.file('wpmz/waylines.wpml')!.async('string');
+    expect((waylines.match(/<Placemark>/g) ?? []).length).toBeGreaterThan(2);
+  });
+
+  it('uses the spec defaults and refuses out-of-range parameters with 422', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const id = (await api.post('/api/fields', { name: 'F', geometry: rect(20, 48) })).body.id;
+    const zip = await JSZip.loadAsync((await download(api, `/api/field/export/kmz/${id}`)).body);
+    const template = await zip.file('wpmz/template.kml')!.async('string');
+    expect(template).toMatch(/<wpml:orthoCameraOverlapH>70<\/wpml:orthoCameraOverlapH>/);
+    expect(template).toMatch(/<wpml:orthoCameraOverlapW>65<\/wpml:orthoCameraOverlapW>/);
+    expect(template).toMatch(/<wpml:direction>90<\/wpml:direction>/);
+    for (const q of ['height=5', 'direction=400', 'overlap_h=99', 'height=abc', 'drone=toy']) {
+      const res = await api.get(`/api/field/export/kmz/${id}?${q}`);
+      expect(res.status, q).toBe(422);
+      expect(res.body.success).toBe(false);
+    }
+  });
+
+  it('zips one KMZ per field with unique names', async () => {
+    const { api } = await registerCompany(baseUrl());
+    for (const [i, name] of ['Same', 'Same', 'Другое'].entries()) await api.post('/api/fields', { name, geometry: rect(30 + i * 0.01, 50) });
+    const { res, body } = await download(api, '/api/field/export/kmz/all');
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    const names = Object.keys((await JSZip.loadAsync(body)).files).sort();
+    expect(names).toHaveLength(3);
+    expect(new Set(names).size).toBe(3);
+    expect(names.every((n) => n.endsWith('.kmz'))).toBe(true);
+  });
+
+  it('limits KMZ exports to 100 a minute per user: 429 with Retry-After and RateLimit headers', async () => {
+    const c = await createCompany(baseUrl());
+    const id = (await c.as.operator.post('/api/fields', { name: 'F', geometry: rect(10, 10) })).body.id;
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) statuses.push((await c.as.operator.get(`/api/field/export/kmz/${id}?height=${20 + (i % 50)}`)).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const limited = await c.as.operator.get(`/api/field/export/kmz/${id}`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    // Per user: a colleague still gets theirs.
+    expect((await c.as.agronomist.get(`/api/field/export/kmz/${id}`)).status).toBe(200);
+  });
+
+  it('another company’s field is not found; viewers may not export', async () => {
+    const a = await createCompany(baseUrl());
+    const b = await registerCompany(baseUrl());
+    const id = (await b.api.post('/api/fields', { name: 'B', geometry: rect(5, 5) })).body.id;
+    expect((await a.as.owner.get(`/api/field/export/kmz/${id}`)).status).toBe(404);
+    expect((await a.as.owner.get(`/api/field/export/isoxml/${id}`)).status).toBe(404);
+    const own = (await a.as.owner.post('/api/fields', { name: 'A', geometry: rect(6, 6) })).body.id;
+    expect((await a.as.viewer.get(`/api/field/export/kmz/${own}`)).status).toBe(403);
+  });
+});
+
+describe('ISOXML', () => {
+  it('exports the field boundary as ISO 11783-10 task data', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const id = (await api.post('/api/fields', { name: 'Pole', geometry: rect(17.1, 48.1) })).body.id;
+    const { res, body } = await download(api, `/api/field/export/isoxml/${id}`);
+    expect(res.status).toBe(200);
+    const zip = await JSZip.loadAsync(body);
+    const xml = await zip.file(/TASKDATA\.XML$/i)[0]!.async('string');
+    expect(xml).toContain('VersionMajor="4"');
+    expect(xml).toMatch(/<PFD [^>]*C="Pole"/);
+  });
+});
+
+describe('PDF report', () => {
+  it('renders in the user language, or the lang parameter', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { api } = await registerCompany(baseUrl(), { language: 'sk' });
+    const owner = (await api.post('/api/owners', { name: 'Novák Ján' })).body.id;
+    const id = (await api.post('/api/fields', { name: 'Pole pri ceste', geometry: rect(17.1, 48.1), owner_id: owner, parcel_number: '12:34' })).body.id;
+    const dir = mkdtempSync(join(tmpdir(), 'pdf-'));
+    for (const [query, word] of [['', 'Vlastník'], ['?lang=ru', 'Владелец'], ['?lang=en', 'Owner']] as const) {
+      const { res, body } = await download(api, `/api/field/export/pdf/${id}${query}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      expect(body.subarray(0, 5).toString()).toBe('%PDF-');
+      const file = join(dir, `r${query.length}.pdf`);
+      writeFileSync(file, body);
+      const text = execFileSync('pdftotext', [file, '-']).toString();
+      expect(text).toContain('Pole pri ceste');
+      expect(text).toContain('Novák Ján');
+      expect(text, query).toContain(word);
+    }
+  });
+});

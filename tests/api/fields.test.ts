@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import { geometryAreaHa } from '@/lib/geo/area';
+import { createCompany, registerCompany } from '../helpers/company';
+import { baseUrl } from '../helpers/context';
+
+const rect = (lon: number, lat: number, d = 0.01) => ({
+  type: 'Polygon' as const,
+  coordinates: [[[lon, lat], [lon + d, lat], [lon + d, lat + d], [lon, lat + d], [lon, lat]]],
+});
+
+describe('fields', () => {
+  it('creates a field (201) and answers it with area in hectares and its owner', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const owner = await api.post('/api/owners', { name: 'Иванов И.И.' });
+    const geometry = rect(39.1, 45.1);
+    const created = await api.post('/api/fields', { name: 'Поле 1', geometry, owner_id: owner.body.id, status: 'Собственность', parcel_number: '61:02:0600010:123' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ success: true, id: expect.any(Number) });
+    const res = await api.get(`/api/fields/${created.body.id}`);
+    expect(res.body).toEqual({
+      id: created.body.id, name: 'Поле 1', area: Math.round(geometryAreaHa(geometry) * 1e4) / 1e4, area_unit: 'ha',
+      owner: { id: owner.body.id, name: 'Иванов И.И.' }, status: 'Собственность', parcel_number: '61:02:0600010:123',
+      geometry, created_at: expect.any(String), updated_at: expect.any(String), attributes: {},
+    });
+  });
+
+  it('lists fields as a GeoJSON FeatureCollection in id order', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const a = await api.post('/api/fields', { name: 'A', geometry: rect(20, 48) });
+    const b = await api.post('/api/fields', { name: 'B', geometry: rect(20.1, 48), status: 'Аренда' });
+    const res = await api.get('/api/fields');
+    expect(res.headers.get('content-type')).toContain('application/geo+json');
+    const body = JSON.parse(res.text);
+    expect(body.type).toBe('FeatureCollection');
+    expect(body.features.map((f: { id: number }) => f.id)).toEqual([a.body.id, b.body.id]);
+    expect(body.features[1]).toEqual({
+      type: 'Feature', id: b.body.id,
+      properties: { name: 'B', area: expect.any(Number), owner: null, owner_id: null, status: 'Аренда', parcel_number: null },
+      geometry: rect(20.1, 48),
+    });
+  });
+
+  it('filters by bbox, owner, status and text', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const owner = (await api.post('/api/owners', { name: 'Kovač' })).body.id;
+    const ids = [
+      (await api.post('/api/fields', { name: 'North meadow', geometry: rect(18, 49), owner_id: owner, status: 'Аренда' })).body.id,
+      (await api.post('/api/fields', { name: 'South', geometry: rect(18, 47), parcel_number: '12:345' })).body.id,
+      (await api.post('/api/fields', { name: 'East', geometry: rect(19, 49), status: 'Аренда' })).body.id,
+    ];
+    const idsOf = async (q: string) => JSON.parse((await api.get(`/api/fields?${q}`)).text).features.map((f: { id: number }) => f.id);
+    expect(await idsOf('bbox=17.9,48.9,18.5,49.5')).toEqual([ids[0]]);
+    expect(await idsOf(`owner_id=${owner}`)).toEqual([ids[0]]);
+    expect(await idsOf(`status=${encodeURIComponent('Аренда')}`)).toEqual([ids[0], ids[2]]);
+    expect(await idsOf('q=meadow')).toEqual([ids[0]]);
+    expect(await idsOf('q=MEADOW')).toEqual([ids[0]]);
+    expect(await idsOf('q=345')).toEqual([ids[1]]);
+    const bad = await api.get('/api/fields?bbox=1,2,3', { 'accept-language': 'en' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toContain('bbox: four numbers');
+  });
+
+  it('updates any subset, recomputes area when the geometry changes, keeps an explicit area until then', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const id = (await api.post('/api/fields', { name: 'F', geometry: rect(25, 50), area: 99.5 })).body.id;
+    expect((await api.get(`/api/fields/${id}`)).body.area).toBe(99.5);
+    const before = (await api.get(`/api/fields/${id}`)).body.updated_at;
+    await new Promise((r) => setTimeout(r, 5));
+    const renamed = await api.put(`/api/fields/${id}`, { name: 'F2', status: 'Субаренда' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.field).toMatchObject({ name: 'F2', status: 'Субаренда', area: 99.5 });
+    expect(Date.parse(renamed.body.field.updated_at)).toBeGreaterThan(Date.parse(before));
+    const moved = await api.put(`/api/fields/${id}`, { geometry: rect(25, 50, 0.02) });
+    expect(moved.body.field.area).toBeCloseTo(geometryAreaHa(rect(25, 50, 0.02)), 3);
+    const cleared = await api.put(`/api/fields/${id}`, { parcel_number: '', status: null });
+    expect(cleared.body.field).toMatchObject({ parcel_number: null, status: null });
+  });
+
+  it('keeps holes and multipolygons as given', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const withHole = { type: 'Polygon', coordinates: [rect(30, 50).coordinates[0], [[30.002, 50.002], [30.002, 50.004], [30.004, 50.004], [30.004, 50.002], [30.002, 50.002]]] };
+    const id = (await api.post('/api/fields', { name: 'H', geometry: withHole })).body.id;
+    const got = (await api.get(`/api/fields/${id}`)).body;
+    expect(got.geometry).toEqual(withHole);
+    expect(got.area).toBeCloseTo(geometryAreaHa(rect(30, 50)) - geometryAreaHa(rect(30.002, 50.002, 0.002)), 3);
+    const multi = { type: 'MultiPolygon', coordinates: [rect(31, 50).coordinates, rect(31.1, 50).coordinates] };
+    const m = (await api.post('/api/fields', { name: 'M', geometry: multi })).body.id;
+    expect((await api.get(`/api/fields/${m}`)).body.geometry.type).toBe('MultiPolygon');
+  });
+
+  it.each([
+    ['a line', { type: 'LineString', coordinates: [[0, 0], [1, 1]] }, 'The geometry must be a GeoJSON Polygon or MultiPolygon, got: LineString'],
+    ['an unclosed ring', { type: 'Polygon', coordinates: [[[0, 0], [0.01, 0], [0.01, 0.01], [0, 0.01]]] }, 'Ring not closed (outer ring): the last position must equal the first'],
+    ['a bow tie', { type: 'Polygon', coordinates: [[[0, 0], [0.01, 0.01], [0.01, 0], [0, 0.01], [0, 0]]] }, 'The boundary crosses itself at 0.005, 0.005'],
+    ['latitude 91', { type: 'Polygon', coordinates: [[[0, 91], [1, 91], [1, 92], [0, 91]]] }, 'Coordinates out of range (outer ring): 0, 91; longitude must be within -180..180, latitude within -90..90'],
+  ])('refuses %s with 422 and writes nothing', async (_n, geometry, message) => {
+    const { api } = await registerCompany(baseUrl());
+    const res = await api.post('/api/fields', { name: 'X', geometry });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ success: false, error: message });
+    expect(JSON.parse((await api.get('/api/fields')).text).features).toHaveLength(0);
+  });
+
+  it('refuses a bad parcel number, a missing name, and another company’s owner', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const other = await registerCompany(baseUrl());
+    const foreignOwner = (await other.api.post('/api/owners', { name: 'Theirs' })).body.id;
+    const parcel = await api.post('/api/fields', { name: 'P', geometry: rect(1, 1), parcel_number: '61-02-12' });
+    expect(parcel.status).toBe(422);
+    expect(parcel.body.error).toContain('parcel_number: parcel number: groups of digits separated by colons');
+    expect((await api.post('/api/fields', { geometry: rect(1, 1) })).body.error).toContain('name: required');
+    const owner = await api.post('/api/fields', { name: 'P', geometry: rect(1, 1), owner_id: foreignOwner });
+    expect(owner.status).toBe(422);
+    expect(owner.body.error).toBe('No such owner in your company');
+  });
+
+  it('another company’s field answers 404, exactly like a missing one, and stays untouched', async () => {
+    const a = await createCompany(baseUrl());
+    const b = await registerCompany(baseUrl());
+    const id = (await b.api.post('/api/fields', { name: 'Theirs', geometry: rect(5, 5) })).body.id;
+    for (const res of [
+      await a.as.owner.get(`/api/fields/${id}`),
+      await a.as.owner.put(`/api/fields/${id}`, { name: 'Mine now' }),
+      await a.as.owner.del(`/api/fields/${id}`),
+      await a.as.owner.get('/api/fields/999999999'),
+      await a.as.owner.get('/api/fields/abc'),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.success).toBe(false);
+    }
+    expect((await b.api.get(`/api/fields/${id}`)).body.name).toBe('Theirs');
+    expect(JSON.parse((await a.as.owner.get('/api/fields')).text).features).toHaveLength(0);
+  });
+
+  it('deletes a field (admin and owner only)', async () => {
+    const c = await createCompany(baseUrl());
+    const id = (await c.as.operator.post('/api/fields', { name: 'D', geometry: rect(7, 7) })).body.id;
+    expect((await c.as.agronomist.del(`/api/fields/${id}`)).status).toBe(403);
+    expect((await c.as.admin.del(`/api/fields/${id}`)).body).toEqual({ success: true });
+    expect((await c.as.admin.get(`/api/fields/${id}`)).status).toBe(404);
+  });
+});
+
+describe('owners', () => {
+  it('lists owners with field counts and areas, names unique per company only', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const other = await registerCompany(baseUrl());
+    const id = (await api.post('/api/owners', { name: 'Farmer' })).body.id;
+    expect((await other.api.post('/api/owners', { name: 'Farmer' })).status).toBe(201);
+    const dup = await api.post('/api/owners', { name: 'Farmer' });
+    expect(dup.status).toBe(409);
+    await api.post('/api/fields', { name: 'a', geometry: rect(10, 10), owner_id: id });
+    await api.post('/api/fields', { name: 'b', geometry: rect(10.1, 10), owner_id: id });
+    const list = await api.get('/api/owners');
+    const fields = JSON.parse((await api.get('/api/fields')).text).features;
+    const sum = fields.reduce((s: number, f: { properties: { area: number } }) => s + f.properties.area, 0);
+    expect(list.body).toEqual([{ id, name: 'Farmer', fields_count: 2, total_area: Math.round(sum * 1e4) / 1e4 }]);
+  });
+
+  it('renames, and deleting keeps the fields without an owner', async () => {
+    const c = await createCompany(baseUrl());
+    const id = (await c.as.operator.post('/api/owners', { name: 'Old' })).body.id;
+    const f = (await c.as.operator.post('/api/fields', { name: 'x', geometry: rect(11, 11), owner_id: id })).body.id;
+    expect((await c.as.operator.put(`/api/owners/${id}`, { name: 'New' })).body.owner).toEqual({ id, name: 'New' });
+    expect((await c.as.operator.del(`/api/owners/${id}`)).status).toBe(403);
+    expect((await c.as.admin.del(`/api/owners/${id}`)).body).toEqual({ success: true });
+    expect((await c.as.viewer.get(`/api/fields/${f}`)).body.owner).toBeNull();
+  });
+});
+
+describe('statistics', () => {
+  it('sums area by status and by owner, agreeing with the field list', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const o1 = (await api.post('/api/owners', { name: 'Big' })).body.id;
+    const o2 = (await api.post('/api/owners', { name: 'Small' })).body.id;
+    await api.post('/api/fields', { name: '1', geometry: rect(40, 50, 0.03), owner_id: o1, status: 'Собственность' });
+    await api.post('/api/fields', { name: '2', geometry: rect(40.1, 50, 0.01), owner_id: o2, status: 'Аренда' });
+    await api.post('/api/fields', { name: '3', geometry: rect(40.2, 50, 0.02), status: 'Аренда' });
+    await api.post('/api/fields', { name: '4', geometry: rect(40.3, 50, 0.005) });
+    const stats = (await api.get('/api/stats')).body;
+    const f = JSON.parse((await api.get('/api/fields')).text).features.map((x: { properties: { area: number } }) => x.properties.area);
+    const r = (n: number) => Math.round(n * 1e4) / 1e4;
+    expect(stats).toEqual({
+      success: true, total_fields: 4, total_area: r(f[0] + f[1] + f[2] + f[3]), area_unit: 'ha',
+      by_status: { 'Собственность': f[0], 'Аренда': r(f[1] + f[2]), '': f[3] },
+      by_owner: [{ name: 'Big', area: f[0] }, { name: null, area: r(f[2] + f[3]) }, { name: 'Small', area: f[1] }],
+    });
+  });
+});

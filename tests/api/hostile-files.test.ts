@@ -1,0 +1,329 @@
+// Hostile files through the upload paths (issue 9), on the shared server: forged TIFF headers
+// (100,000 x 100,000 pixels, a million-entry colour map, strips past the end, wrong magic), damaged
+// JPEGs and absurd EXIF GPS through the drone upload, and shapefiles whose .shx (or .shp record
+// headers) lie. Each answers its documented error envelope; no request may hang (each is aborted
+// after 90 s, far beyond what any of them needs), and the server answers its health check after
+// each. Zip bombs, traversal, links and oversize bodies are in shapefile.test.ts and drone.test.ts.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import JSZip from 'jszip';
+import sharp from 'sharp';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import yazl from 'yazl';
+import type { Api } from '../helpers/api';
+import { registerCompany } from '../helpers/company';
+import { baseUrl, serverRss } from '../helpers/context';
+import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
+import { waitForTask } from '../helpers/tasks';
+
+const dir = mkdtempSync(join(tmpdir(), 'hostile-'));
+const noExiftool = (() => {
+  try {
+    execFileSync('exiftool', ['-ver'], { stdio: 'pipe' });
+    return undefined;
+  } catch {
+    return 'exiftool not installed (apt-get install libimage-exiftool-perl): JPEGs with forged EXIF cannot be written';
+  }
+})();
+if (noExiftool) console.warn(`skipping the forged-EXIF tests: ${noExiftool}`);
+const noOgr = ogr2ogrAvailable() ? undefined : 'ogr2ogr (gdal-bin) is not installed';
+if (noOgr) console.warn(`skipping the lying-shapefile tests: ${noOgr}`);
+
+const NO_HANG_MS = 90_000;
+
+/** A multipart upload that is aborted (and fails the test) if the server has not answered within NO_HANG_MS. */
+async function upload(api: Api, path: string, parts: Record<string, { data: Uint8Array; name: string; type?: string } | string>) {
+  const form = new FormData();
+  for (const [name, part] of Object.entries(parts)) {
+    if (typeof part === 'string') form.append(name, part);
+    else form.append(name, new Blob([part.data as BlobPart], { type: part.type ?? 'application/octet-stream' }), part.name);
+  }
+  const res = await fetch(baseUrl() + path, {
+    method: 'POST',
+    body: form,
+    headers: { cookie: `session_token=${api.cookie}`, 'accept-language': 'en' },
+    signal: AbortSignal.timeout(NO_HANG_MS),
+  });
+  const text = await res.text();
+  let body: { success?: boolean; error?: string; [k: string]: unknown } = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* checked below */
+  }
+  return { status: res.status, body, text };
+}
+
+/** The spec's error envelope with this status and a message matching `error`. */
+function expectRefusal(res: { status: number; body: object; text: string }, status: number, error: string | RegExp) {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body).toEqual({ success: false, error: typeof error === 'string' ? error : expect.stringMatching(error) });
+}
+
+const rasterUpload = (api: Api, data: Uint8Array, name = 'hostile.tif') => upload(api, '/upload', { raster_file: { data, name, type: 'image/tiff' } });
+
+// ---- TIFFs written byte by byte -------------------------------------------------------------
+
+type Entry = [tag: number, type: number, values: number[] | string, count?: number, offset?: number];
+
+interface TiffSpec {
+  width: number;
+  height: number;
+  bits?: number;
+  /** Bytes of pixel data actually written (the strip byte count always declares the full size). */
+  pixelBytes?: number;
+  /** Photometric 3 with a colour map of this many SHORT values, written in full. */
+  colorMapValues?: number;
+  /** A colour map declared this long whose values lie past the end of the file. */
+  colorMapDeclaredOnly?: number;
+  georef?: boolean;
+}
+
+/** A little-endian, single-strip TIFF, optionally a GeoTIFF in UTM 15N. */
+function tiff(spec: TiffSpec): Buffer {
+  const bits = spec.bits ?? 8;
+  const full = Math.min(0xffffffff, Math.ceil((spec.width * spec.height * bits) / 8));
+  const pixels = Buffer.alloc(spec.pixelBytes ?? Math.min(full, 1 << 20), 1);
+  const palette = spec.colorMapValues !== undefined || spec.colorMapDeclaredOnly !== undefined;
+  const entries: Entry[] = [
+    [256, 4, [spec.width]],
+    [257, 4, [spec.height]],
+    [258, 3, [bits]],
+    [259, 3, [1]],
+    [262, 3, [palette ? 3 : 1]],
+    [273, 4, [0]], // strip offset, patched below
+    [277, 3, [1]],
+    [278, 4, [spec.height]],
+    [279, 4, [full]],
+    [339, 3, [1]],
+  ];
+  if (spec.colorMapValues !== undefined) entries.push([320, 3, Array.from({ length: spec.colorMapValues }, (_, i) => i & 0xffff)]);
+  if (spec.colorMapDeclaredOnly !== undefined) entries.push([320, 3, [], spec.colorMapDeclaredOnly, 0xfffffff0]);
+  if (spec.georef !== false) {
+    entries.push([33550, 12, [10, 10, 0]], [33922, 12, [0, 0, 0, 720000, 4303000, 0]]);
+    entries.push([34735, 3, [1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32615]]);
+  }
+  entries.sort((a, b) => a[0] - b[0]);
+  const size = (t: number) => ({ 2: 1, 3: 2, 4: 4, 12: 8 })[t]!;
+  const ifdSize = 2 + entries.length * 12 + 4;
+  let extra = 8 + ifdSize;
+  const blobs: Buffer[] = [];
+  const ifd = Buffer.alloc(ifdSize);
+  ifd.writeUInt16LE(entries.length, 0);
+  let stripAt = 0;
+  entries.forEach(([tag, type, values, count, offset], i) => {
+    const at = 2 + i * 12;
+    ifd.writeUInt16LE(tag, at);
+    ifd.writeUInt16LE(type, at + 2);
+    ifd.writeUInt32LE(count ?? values.length, at + 4);
+    if (tag === 273) stripAt = at + 8;
+    if (offset !== undefined) return void ifd.writeUInt32LE(offset, at + 8);
+    const data = Buffer.alloc(values.length * size(type));
+    if (typeof values === 'string') data.write(values, 'latin1');
+    else values.forEach((v, k) => (type === 3 ? data.writeUInt16LE(v, k * 2) : type === 4 ? data.writeUInt32LE(v, k * 4) : data.writeDoubleLE(v, k * 8)));
+    if (data.length <= 4) data.copy(ifd, at + 8);
+    else {
+      ifd.writeUInt32LE(extra, at + 8);
+      blobs.push(data);
+      extra += data.length;
+    }
+  });
+  ifd.writeUInt32LE(extra, stripAt);
+  return Buffer.concat([Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]), ifd, ...blobs, pixels]);
+}
+
+// ---- JPEGs and archives ---------------------------------------------------------------------
+
+const jpeg = (shade: number) => sharp({ create: { width: 96, height: 64, channels: 3, background: { r: shade, g: 120, b: 60 } } }).jpeg().toBuffer();
+
+/** A JPEG with the given exiftool assignments (numbers written as given with `#=`). */
+async function jpegWithExif(name: string, tags: Record<string, string | number>, xmpRelativeAltitude?: number): Promise<Buffer> {
+  const file = join(dir, name);
+  writeFileSync(file, await jpeg(name.length * 10));
+  const args = Object.entries(tags).map(([k, v]) => (typeof v === 'number' ? `-${k}#=${v}` : `-${k}=${v}`));
+  if (xmpRelativeAltitude !== undefined) {
+    const xmp = join(dir, `${name}.xmp`);
+    writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" drone-dji:RelativeAltitude="${xmpRelativeAltitude.toFixed(2)}" drone-dji:GimbalPitchDegree="-90.0"/>
+</rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
+    args.push(`-XMP<=${xmp}`);
+  }
+  execFileSync('exiftool', ['-q', '-q', '-overwrite_original', ...args, file], { stdio: 'pipe' });
+  return readFileSync(file);
+}
+
+function zipOf(entries: Record<string, Buffer>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, data] of Object.entries(entries)) zip.addBuffer(data, name, { compress: false });
+  zip.end();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+  });
+}
+
+const droneUpload = async (api: Api, photos: Record<string, Buffer>, data: object = { field_id: 'auto' }) =>
+  upload(api, '/api/drone/upload', { drone_images: { data: await zipOf(photos), name: 'flight.zip', type: 'application/zip' }, data: JSON.stringify(data) });
+
+// ---------------------------------------------------------------------------------------------
+
+let api: Api;
+beforeAll(async () => {
+  api = (await registerCompany(baseUrl(), { language: 'en' })).api;
+});
+
+afterEach(async () => {
+  const health = await fetch(`${baseUrl()}/api/health`, { signal: AbortSignal.timeout(30_000) });
+  expect(health.status).toBe(200);
+});
+
+describe('hostile TIFFs through POST /upload (raster_file)', () => {
+  it('a TIFF declaring 100,000 x 100,000 pixels answers 422 raster_too_large, from its header alone', async () => {
+    const res = await rasterUpload(api, tiff({ width: 100_000, height: 100_000, pixelBytes: 64 }));
+    expectRefusal(res, 422, 'Implausible raster size: 100000 × 100000, 1 bands');
+  });
+
+  it('a million-entry colour map answers 422 raster_colormap_too_large, written out or only declared', async () => {
+    const written = tiff({ width: 64, height: 64, colorMapValues: 3 * 1_000_000 });
+    expect(written.length).toBeGreaterThan(6_000_000);
+    expectRefusal(await rasterUpload(api, written), 422, 'The GeoTIFF colour map is too large (3000000 entries)');
+    // Declared as 3 x 2^30 values at an offset past the end of the file: never loaded.
+    const declared = tiff({ width: 64, height: 64, colorMapDeclaredOnly: 3 * 2 ** 30 });
+    expectRefusal(await rasterUpload(api, declared), 422, /^The GeoTIFF colour map is too large \(\d+ entries\)$|^The GeoTIFF cannot be read: /);
+  });
+
+  it('a TIFF whose strip runs past the end of the file answers 422 raster_truncated', async () => {
+    const cut = tiff({ width: 2000, height: 2000, pixelBytes: 1000 });
+    const res = await rasterUpload(api, cut);
+    expectRefusal(res, 422, /^The GeoTIFF is truncated: \d+ bytes expected, \d+ received$/);
+  });
+
+  it('a TIFF cut inside its header, and files of the wrong kind named .tif, are refused', async () => {
+    const whole = tiff({ width: 64, height: 64 });
+    expectRefusal(await rasterUpload(api, whole.subarray(0, 20)), 422, /^The GeoTIFF cannot be read: /);
+    expectRefusal(await rasterUpload(api, whole.subarray(0, 3)), 415, 'The file is not a TIFF/GeoTIFF');
+    expectRefusal(await rasterUpload(api, await jpeg(10)), 415, 'The file is not a TIFF/GeoTIFF');
+    expectRefusal(await rasterUpload(api, Buffer.from('MM\0\x2b garbage after a BigTIFF magic')), 422, /^The GeoTIFF cannot be read: /);
+    expectRefusal(await rasterUpload(api, Buffer.alloc(0)), 415, 'The file is not a TIFF/GeoTIFF');
+  });
+
+  it('memory stays bounded after the forged headers', () => {
+    // The forged sizes above would need tens of gigabytes if anything believed them.
+    expect(serverRss()).toBeLessThan(3 * 1024 ** 3);
+  });
+});
+
+describe('hostile JPEGs through POST /api/drone/upload', () => {
+  it('truncated and wrong-magic photos are named as damaged (422)', async () => {
+    const good = await jpeg(20);
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).png().toBuffer();
+    for (const [label, bad] of [
+      ['cut after 100 bytes', good.subarray(0, 100)],
+      ['cut to its magic', good.subarray(0, 3)],
+      ['PNG named .jpg', png],
+      ['JPEG magic then noise', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1, 0xff, 0xff]), Buffer.alloc(5000, 0xab)])],
+    ] as const) {
+      const res = await droneUpload(api, { 'IMG_1.jpg': good, 'IMG_2.jpg': bad });
+      expect(res.status, `${label}: ${res.text}`).toBe(422);
+      expect(res.body, label).toEqual({ success: false, error: expect.stringMatching(/IMG_2\.jpg/) });
+    }
+  });
+
+  it.skipIf(!!noExiftool)('GPS out of range counts as no GPS (422 naming the photos)', async () => {
+    const a = await jpegWithExif('lat95.jpg', { GPSLatitude: 95, GPSLatitudeRef: 'N', GPSLongitude: 20, GPSLongitudeRef: 'E' });
+    const b = await jpegWithExif('lon200.jpg', { GPSLatitude: 48, GPSLatitudeRef: 'N', GPSLongitude: 200, GPSLongitudeRef: 'E' });
+    const res = await droneUpload(api, { 'IMG_1.jpg': a, 'IMG_2.jpg': b });
+    expectRefusal(res, 422, 'No GPS coordinates in the EXIF of: IMG_1.jpg, IMG_2.jpg');
+  });
+
+  it.skipIf(!!noExiftool)('broken EXIF (a GPS directory pointing past the end) is refused, not a crash', async () => {
+    const good = await jpegWithExif('ok.jpg', { GPSLatitude: 48, GPSLatitudeRef: 'N', GPSLongitude: 20, GPSLongitudeRef: 'E' });
+    // Overwrite the GPS IFD offset (tag 0x8825 in IFD0) with one far past the end of the file.
+    const broken = Buffer.from(good);
+    const tiffStart = broken.indexOf(Buffer.from('Exif\0\0')) + 6;
+    const le = broken[tiffStart] === 0x49;
+    const tag = le ? Buffer.from([0x25, 0x88]) : Buffer.from([0x88, 0x25]);
+    const at = broken.indexOf(tag, tiffStart);
+    expect(at).toBeGreaterThan(0);
+    if (le) broken.writeUInt32LE(0x7ffffff0, at + 8);
+    else broken.writeUInt32BE(0x7ffffff0, at + 8);
+    const res = await droneUpload(api, { 'IMG_1.jpg': good, 'IMG_2.jpg': broken });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/IMG_2\.jpg/) });
+  });
+
+  it.skipIf(!!noExiftool)('a negative altitude (below sea level, and below the take-off point) is accepted and the task ends with a result or a reason', async () => {
+    const { api: own } = await registerCompany(baseUrl(), { language: 'en' });
+    const at = { GPSLatitude: 48.1, GPSLatitudeRef: 'N', GPSLongitude: 20.1, GPSLongitudeRef: 'E', GPSAltitude: 500, GPSAltitudeRef: 1 };
+    const a = await jpegWithExif('neg1.jpg', { ...at, DateTimeOriginal: '2024:06:15 10:00:00' }, -50);
+    const b = await jpegWithExif('neg2.jpg', { ...at, GPSLatitude: 48.1002, DateTimeOriginal: '2024:06:15 10:00:02' }, -50);
+    const none = await droneUpload(own, { 'IMG_1.jpg': a, 'IMG_2.jpg': b });
+    expectRefusal(none, 422, 'No field matches the coordinates of the images');
+    const field = await own.post('/api/fields', { name: 'Under the drone', geometry: square(20.098, 48.098, 600) });
+    expect(field.status, field.text).toBe(201);
+    const res = await droneUpload(own, { 'IMG_1.jpg': a, 'IMG_2.jpg': b });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.field_id).toBe(field.body.id);
+    const task = await waitForTask(own, res.body.task_id as string, 300_000);
+    if (task.status === 'error') expect(task.error).toEqual(expect.any(String));
+    else expect(task.status).toBe('completed');
+  });
+
+  it('a TIFF photo declaring 100,000 x 100,000 pixels is refused at once (422 naming it)', async () => {
+    const big = tiff({ width: 100_000, height: 100_000, pixelBytes: 64, georef: false });
+    const res = await droneUpload(api, { 'IMG_1.tif': big, 'IMG_2.tif': big });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/IMG_1\.tif|IMG_2\.tif/) });
+  });
+});
+
+describe.skipIf(!!noOgr)('shapefiles whose index or record headers lie', () => {
+  const features = Array.from({ length: 20 }, (_, i) => ({ geometry: square(17 + i * 0.01, 48.5, 80), properties: { NAME: `S${i}` } }));
+
+  /** The archive with one member rewritten. */
+  async function rewrite(zip: Uint8Array, ext: string, change: (b: Buffer) => Buffer): Promise<Uint8Array> {
+    const z = await JSZip.loadAsync(zip);
+    const name = Object.keys(z.files).find((n) => n.toLowerCase().endsWith(`.${ext}`))!;
+    z.file(name, change(Buffer.from(await z.file(name)!.async('uint8array'))));
+    return z.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+  }
+
+  it('a .shx with offsets and lengths that point anywhere does not matter: the .shp is read in order', async () => {
+    const { api: own } = await registerCompany(baseUrl(), { language: 'en' });
+    const zip = await rewrite(await shapefileZip({ features }), 'shx', (shx) => {
+      const out = Buffer.from(shx);
+      for (let at = 100; at + 8 <= out.length; at += 8) {
+        out.writeInt32BE(0x7ffffff0 - at, at); // offset past the end
+        out.writeInt32BE(-1, at + 4); // negative content length
+      }
+      return out;
+    });
+    const res = await upload(own, '/upload', { shapefile_zip: { data: zip, name: 'lying-shx.zip', type: 'application/zip' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.fields_created).toBe(20);
+    // And a .shx that is pure garbage, or none at all, the same.
+    const own2 = (await registerCompany(baseUrl(), { language: 'en' })).api;
+    const garbage = await rewrite(await shapefileZip({ features }), 'shx', () => Buffer.from('not an index'));
+    const res2 = await upload(own2, '/upload', { shapefile_zip: { data: garbage, name: 'garbage-shx.zip', type: 'application/zip' } });
+    expect(res2.status, res2.text).toBe(200);
+    expect(res2.body.fields_created).toBe(20);
+  });
+
+  // The `shapefile` reader stops quietly at a record whose length runs past the end of the .shp; the
+  // importer compares the records read with the DBF's count, so the file is refused, not shortened.
+  it('a .shp record header claiming a gigabyte of content is refused clearly and creates nothing', async () => {
+    const { api: own } = await registerCompany(baseUrl(), { language: 'en' });
+    const zip = await rewrite(await shapefileZip({ features }), 'shp', (shp) => {
+      const out = Buffer.from(shp);
+      out.writeInt32BE(0x20000000, 104); // first record: content length in 16-bit words
+      return out;
+    });
+    const res = await upload(own, '/upload', { shapefile_zip: { data: zip, name: 'lying-shp.zip', type: 'application/zip' } });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/damaged|shapefile/i) });
+    expect((await own.get('/api/fields')).body.features).toEqual([]);
+  });
+});

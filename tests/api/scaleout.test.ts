@@ -1,0 +1,182 @@
+// Scale-out (issue 8): two web processes and two BullMQ worker processes sharing PostgreSQL, Redis
+// and one data folder. Runs in the PostgreSQL pass when Redis answers.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import JSZip from 'jszip';
+import IORedis from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '@/lib/db/client';
+import { type ScratchDb, scratchPostgres } from '@/lib/db/scratch';
+import { Api } from '../helpers/api';
+import { registerCompany } from '../helpers/company';
+import { dbKind } from '../helpers/context';
+import { type TestServer, startServer } from '../helpers/server';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { type TestWorker, redisAvailable, startWorker } from '../helpers/worker';
+import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
+import { waitForTask } from '../helpers/tasks';
+
+const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
+const FIELD = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] };
+
+const reason =
+  dbKind() !== 'postgresql' ? 'scale-out runs in the PostgreSQL pass' : !(await redisAvailable(REDIS_BASE)) ? `no Redis at ${REDIS_BASE}` : missingShared(...NAIP);
+if (reason) console.warn(`skipping scale-out tests: ${reason}`);
+// The generated drone survey writes its EXIF with exiftool.
+const exiftool = (() => {
+  try {
+    execFileSync('exiftool', ['-ver'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    console.warn('skipping the drone job through BullMQ: exiftool is not installed (libimage-exiftool-perl)');
+    return false;
+  }
+})();
+
+describe.skipIf(!!reason)('two web processes, two workers', () => {
+  let scratch: ScratchDb;
+  let env: Record<string, string>;
+  const webs: TestServer[] = [];
+  const workers: TestWorker[] = [];
+
+  beforeAll(async () => {
+    scratch = await scratchPostgres();
+    // A Redis database of its own, emptied first, so queues of other runs do not mix in.
+    const redisUrl = `${REDIS_BASE}/${7 + Math.floor(Math.random() * 8)}`;
+    const r = new IORedis(redisUrl);
+    await r.flushdb();
+    r.disconnect();
+    const dataDir = mkdtempSync(join(tmpdir(), 'scaleout-'));
+    env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir, SESSION_SECRET: 'scale-out-secret-0123456789' };
+    webs.push(await startServer({ env, dataDir }), await startServer({ env, dataDir }));
+    workers.push(await startWorker(env), await startWorker(env));
+  });
+
+  afterAll(async () => {
+    await Promise.all([...webs.map((w) => w.stop()), ...workers.map((w) => w.stop())]);
+    await scratch?.drop();
+  });
+
+  it('reports the PostgreSQL database and the Redis queue', async () => {
+    expect((await new Api(webs[1]!.url).get('/api/health')).body).toMatchObject({ database: 'postgresql', queue: 'redis' });
+  });
+
+  it('20 raster jobs submitted through both web processes all complete exactly once', async () => {
+    const { api } = await registerCompany(webs[0]!.url);
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const other = new Api(webs[1]!.url);
+    other.cookie = api.cookie;
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await (i % 2 ? other : api).upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: `n${i}.tif` }, zones: '3' });
+      expect(res.status, res.text).toBe(202);
+      ids.push(res.body.task_id);
+    }
+    const results = await Promise.all(ids.map((id) => waitForTask(api, id, 600_000)));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill('completed'));
+    const db = createDb(scratch.target);
+    const tasks = await db.task.findMany({ where: { id: { in: ids } } });
+    expect(tasks.every((t) => t.attempts === 1)).toBe(true);
+    expect(await db.scan.count({ where: { id: { in: results.map((r) => r.result.scan_id) } } })).toBe(20);
+    expect(new Set(results.map((r) => r.result.scan_id)).size).toBe(20);
+    await db.$disconnect();
+  });
+
+  it('a worker killed during a job: the job completes on the other worker', async () => {
+    const { api } = await registerCompany(webs[0]!.url);
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'k.tif' }, zones: '5' });
+    const db = createDb(scratch.target);
+    let lockedBy: string | null = null;
+    for (let i = 0; i < 600 && !lockedBy; i++) {
+      lockedBy = (await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } })).lockedBy;
+      if (!lockedBy) await new Promise((r) => setTimeout(r, 50));
+    }
+    const pid = Number(/worker-(\d+)-/.exec(lockedBy ?? '')?.[1]);
+    const victim = workers.find((w) => w.proc.pid === pid);
+    expect(victim, `task locked by ${lockedBy}`).toBeDefined();
+    await victim!.stop('SIGKILL');
+    const task = await waitForTask(api, res.body.task_id, 300_000);
+    expect(task.status).toBe('completed');
+    const row = await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } });
+    expect(row.attempts).toBe(2);
+    await db.$disconnect();
+  });
+
+  it.skipIf(!exiftool)('the drone job runs through the BullMQ workers too (the same job code as the embedded threads)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scaleout-drone-'));
+    const t = await makeSyntheticSurvey({ naipPath: sharedPath(...NAIP), dir, only: [0, 1, 2, 3, 4, 5] });
+    const { api } = await registerCompany(webs[1]!.url);
+    const fieldId = (await api.post('/api/fields', { name: 'Synthetic', geometry: t.fieldWgs84(200, 120, 600, 300) })).body.id as number;
+    const zip = new JSZip();
+    for (const f of t.files) zip.file(basename(f), readFileSync(f));
+    const res = await api.upload('/api/drone/upload', {
+      drone_images: { data: await zip.generateAsync({ type: 'uint8array' }), name: 'survey.zip', type: 'application/zip' },
+      data: JSON.stringify({ field_id: fieldId, crop_type: 'auto' }),
+    });
+    expect(res.status, res.text).toBe(202);
+    const web0 = new Api(webs[0]!.url);
+    web0.cookie = api.cookie;
+    const db = createDb(scratch.target);
+    const runners = new Set<string>();
+    let status: { status: string; error: string | null } = { status: 'queued', error: null };
+    for (let i = 0; i < 1200 && !['completed', 'error'].includes(status.status); i++) {
+      status = (await web0.get(`/api/drone/orthomosaic/status/${res.body.task_id}`)).body;
+      const lockedBy = (await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } })).lockedBy;
+      if (lockedBy) runners.add(lockedBy);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await db.$disconnect();
+    expect(status).toMatchObject({ status: 'completed', error: null });
+    // Run by a worker process, not by a thread of a web process.
+    expect([...runners].every((r) => /^worker-\d+-/.test(r)) && runners.size > 0, [...runners].join()).toBe(true);
+    expect((await api.get(`/api/scan/${res.body.scan_id}/classify`)).body).toMatchObject({ success: true, index: 'ndvi' });
+  }, 300_000);
+
+  it('logout on one web process is seen by the other', async () => {
+    const { api } = await registerCompany(webs[0]!.url);
+    const other = new Api(webs[1]!.url);
+    other.cookie = api.cookie;
+    expect((await other.get('/api/auth/profile')).status).toBe(200);
+    await api.post('/api/auth/logout');
+    expect((await other.get('/api/auth/profile')).status).toBe(401);
+  });
+
+  it('the KMZ rate limit is shared by both web processes through Redis', async () => {
+    const { api } = await registerCompany(webs[0]!.url);
+    const id = (await api.post('/api/fields', { name: 'K', geometry: { type: 'Polygon', coordinates: [[[20, 48], [20.003, 48], [20.003, 48.003], [20, 48]]] } })).body.id;
+    const other = new Api(webs[1]!.url);
+    other.cookie = api.cookie;
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) statuses.push((await (i % 2 ? other : api).get(`/api/field/export/kmz/${id}`)).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(100);
+    expect((await other.get(`/api/field/export/kmz/${id}`)).status).toBe(429);
+    expect((await api.get(`/api/field/export/kmz/${id}`)).status).toBe(429);
+  });
+
+  // Last: it stops a worker.
+  it('SIGTERM lets a worker finish its running job before it exits', async () => {
+    const { api } = await registerCompany(webs[0]!.url);
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 't.tif' }, zones: '5' });
+    expect(res.status, res.text).toBe(202);
+    const db = createDb(scratch.target);
+    let lockedBy: string | null = null;
+    for (let i = 0; i < 600 && !lockedBy; i++) {
+      lockedBy = (await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } })).lockedBy;
+      if (!lockedBy) await new Promise((r) => setTimeout(r, 50));
+    }
+    const pid = Number(/worker-(\d+)-/.exec(lockedBy ?? '')?.[1]);
+    const worker = workers.find((w) => w.proc.pid === pid && w.proc.exitCode === null);
+    expect(worker, `task locked by ${lockedBy}`).toBeDefined();
+    await worker!.stop('SIGTERM');
+    expect(worker!.proc.signalCode, 'the worker exited by itself, not killed after the grace period').toBeNull();
+    // Finished by that worker before it left: completed on the first attempt.
+    const row = await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } });
+    expect([row.status, row.attempts]).toEqual(['completed', 1]);
+    await db.$disconnect();
+  });
+});

@@ -1,0 +1,254 @@
+// POST /upload with part shapefile_zip (issue 4): real LPIS exports in four coordinate systems and
+// three encodings, and broken archives, each with its exact answer. Nothing is created on failure.
+import { randomBytes } from 'node:crypto';
+import JSZip from 'jszip';
+import { describe, expect, it } from 'vitest';
+import type { Api } from '../helpers/api';
+import { createCompany, registerCompany } from '../helpers/company';
+import { baseUrl } from '../helpers/context';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
+
+const uploadZip = (api: Api, data: Uint8Array, parts: Record<string, string> = {}) =>
+  api.upload('/upload', { shapefile_zip: { data, name: 'fields.zip', type: 'application/zip' }, ...parts });
+const uploadShared = (api: Api, file: string) => api.upload('/upload', { shapefile_zip: { file: sharedPath('vector', 'lpis', file), type: 'application/zip' } });
+const fieldCount = async (api: Api) => (await api.get('/api/fields')).body.features.length as number;
+
+interface Lpis {
+  file: string;
+  crs: string;
+  encoding: string;
+  created: number;
+  /** The area column the agency stored, and its factor to hectares. */
+  areaColumn: string;
+  toHa: number;
+}
+
+// Expected answers, from the files' .prj/.cpg and GDAL's reading of them.
+const LPIS: Lpis[] = [
+  { file: 'sk_lpis_2024.zip', crs: 'EPSG:5514', encoding: 'windows-1252', created: 100, areaColumn: 'Shape_Area', toHa: 1e-4 },
+  { file: 'cz_lpis_2023.zip', crs: 'EPSG:4258', encoding: 'utf-8', created: 100, areaColumn: 'ZAKRES_VYM', toHa: 1 },
+  { file: 'de_bb_gsa_2025.zip', crs: 'EPSG:25833', encoding: 'windows-1252', created: 100, areaColumn: 'groesse', toHa: 1 },
+  { file: 'bg_arable_2024.zip', crs: 'EPSG:32635', encoding: 'utf-8', created: 100, areaColumn: 'AREA', toHa: 1e-4 },
+  { file: 'ro_eurocrops_2021.zip', crs: 'EPSG:32635', encoding: 'utf-8', created: 100, areaColumn: 'AREA_HA', toHa: 1e-4 },
+];
+
+const missingLpis = missingShared('vector', 'lpis', 'sk_lpis_2024.zip');
+if (missingLpis) console.warn(`skipping LPIS shapefile imports: ${missingLpis}`);
+
+describe.skipIf(!!missingLpis)('shapefile import of real LPIS exports', () => {
+  for (const l of LPIS) {
+    it(`imports ${l.file}: ${l.created} fields in ${l.crs}, ${l.encoding}, areas as the agency measured`, async () => {
+      const { api } = await registerCompany(baseUrl());
+      const res = await uploadShared(api, l.file);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toEqual({ success: true, fields_created: l.created, skipped: [], duplicates_skipped: 0, crs: l.crs, encoding: l.encoding });
+      const list = (await api.get('/api/fields')).body.features as { id: number }[];
+      expect(list).toHaveLength(l.created);
+      for (const { id } of list) {
+        const f = (await api.get(`/api/fields/${id}`)).body;
+        const expected = Number(f.attributes[l.areaColumn]) * l.toHa;
+        // The agency's column is rounded (to 0.0001 ha at best): half a percent, or that rounding.
+        expect(Math.abs(f.area - expected), `field ${id}: ${f.area} ha vs ${expected} ha`).toBeLessThanOrEqual(Math.max(0.005 * expected, 0.0001) + 1e-9);
+      }
+    });
+  }
+
+  it('decodes Czech and German text and keeps every attribute', async () => {
+    const { api } = await registerCompany(baseUrl());
+    expect((await uploadShared(api, 'cz_lpis_2023.zip')).status).toBe(200);
+    expect((await uploadShared(api, 'de_bb_gsa_2025.zip')).status).toBe(200);
+    const details = await Promise.all(((await api.get('/api/fields')).body.features as { id: number }[]).map(async ({ id }) => (await api.get(`/api/fields/${id}`)).body));
+    const values = details.flatMap((f) => Object.values(f.attributes).filter((v): v is string => typeof v === 'string'));
+    expect(values).toContain('Dočasný travní porost');
+    expect(values.some((v) => v.includes('Begrünung'))).toBe(true);
+    expect(values.join('')).not.toMatch(/\uFFFD|Ã|Å¡/);
+    const cz = details.find((f) => 'ZAKRES_VYM' in f.attributes)!;
+    expect(Object.keys(cz.attributes)).toEqual(expect.arrayContaining(['ID_UZ', 'DPB_ZKOD', 'PLOD_NAZE', 'ZAKRES_VYM']));
+    // The register's block code is not a cadastral number: it names the field and stays an attribute.
+    expect(cz.name).toBe(cz.attributes.DPB_ZKOD);
+    expect(details.every((f) => f.parcel_number === null)).toBe(true);
+  });
+
+  it('keeps holes and multi-part parcels (17 rings in Brandenburg, 84 in Romania)', async () => {
+    const { api } = await registerCompany(baseUrl());
+    await uploadShared(api, 'de_bb_gsa_2025.zip');
+    await uploadShared(api, 'ro_eurocrops_2021.zip');
+    const features = (await api.get('/api/fields')).body.features as { geometry: { type: string; coordinates: unknown[][] } }[];
+    // Shapefile "parts" are rings: outer boundaries and holes.
+    const rings = features.map((f) => (f.geometry.type === 'MultiPolygon' ? f.geometry.coordinates.reduce((n, p) => n + p.length, 0) : f.geometry.coordinates.length));
+    expect(rings).toContain(17);
+    expect(rings).toContain(84);
+    expect(features.some((f) => f.geometry.type === 'Polygon' && f.geometry.coordinates.length > 1)).toBe(true);
+  });
+
+  it('repairs the Slovak parcel whose hole touches itself and keeps lossy text as it is', async () => {
+    const { api } = await registerCompany(baseUrl());
+    await uploadShared(api, 'sk_lpis_2024.zip');
+    const list = (await api.get('/api/fields?q=524130701/1')).body.features as { id: number }[];
+    expect(list).toHaveLength(1);
+    const f = (await api.get(`/api/fields/${list[0]!.id}`)).body;
+    expect(Math.abs(f.area - f.attributes.Shape_Area / 1e4)).toBeLessThan(0.001 * f.area);
+    const all = await Promise.all(((await api.get('/api/fields')).body.features as { id: number }[]).map(async ({ id }) => (await api.get(`/api/fields/${id}`)).body));
+    // The source already lost its Slovak letters to '?': they stay '?', never become other letters.
+    const lossy = all.flatMap((x) => Object.values(x.attributes)).filter((v) => typeof v === 'string' && v.includes('?'));
+    expect(lossy.length).toBeGreaterThan(0);
+  });
+
+  it('creates nothing the second time the same file is uploaded', async () => {
+    const { api } = await registerCompany(baseUrl());
+    expect((await uploadShared(api, 'sk_lpis_2024.zip')).body.fields_created).toBe(100);
+    const again = await uploadShared(api, 'sk_lpis_2024.zip');
+    expect(again.body).toMatchObject({ success: true, fields_created: 0, duplicates_skipped: 100 });
+    expect(await fieldCount(api)).toBe(100);
+  });
+});
+
+const noGdal = !ogr2ogrAvailable();
+if (noGdal) console.warn('skipping generated shapefile tests: ogr2ogr (gdal-bin) is not installed');
+
+const A = square(17.1, 48.15, 200);
+const B = square(17.2, 48.15, 150);
+const bowTie = { type: 'Polygon', coordinates: [[[17.3, 48.1], [17.31, 48.11], [17.31, 48.1], [17.3, 48.11], [17.3, 48.1]]] };
+
+describe.skipIf(noGdal)('shapefile import of generated archives', () => {
+  it('maps the usual columns, creates owners, and keeps parcel numbers in the spec form only', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const zip = await shapefileZip({
+      srs: 'EPSG:32633',
+      encoding: 'CP1251',
+      features: [
+        { geometry: A, properties: { Name: 'Северное поле', owner: 'ООО Колос', status: 'аренда', cad_num: '50:12:0100101:123' } },
+        { geometry: B, properties: { Name: 'Южное', owner: 'ООО Колос', status: 'собственность', cad_num: '12/4' } },
+      ],
+    });
+    const res = await uploadZip(api, zip);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ success: true, fields_created: 2, skipped: [], duplicates_skipped: 0, crs: 'EPSG:32633', encoding: 'windows-1251' });
+    const fields = (await api.get('/api/fields')).body.features;
+    expect(fields.map((f: { properties: object }) => f.properties)).toEqual([
+      expect.objectContaining({ name: 'Северное поле', owner: 'ООО Колос', status: 'аренда', parcel_number: '50:12:0100101:123' }),
+      expect.objectContaining({ name: 'Южное', owner: 'ООО Колос', status: 'собственность', parcel_number: null }),
+    ]);
+    expect(fields[0].properties.area).toBeCloseTo(4, 1);
+    const owners = (await api.get('/api/owners')).body;
+    expect(owners.map((o: { name: string }) => o.name)).toEqual(['ООО Колос']);
+  });
+
+  it('takes columns from the mapping part, and refuses a mapping naming a missing column', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const zip = await shapefileZip({ features: [{ geometry: A, properties: { Name: 'wrong', POLE: 'Right name', KN: '7:1' } }] });
+    const bad = await uploadZip(api, zip, { mapping: JSON.stringify({ name: 'nope' }) });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({ success: false, error: 'The mapping names a column that is not in the attribute table: nope' });
+    const notJson = await uploadZip(api, zip, { mapping: '{name:' });
+    expect(notJson.status).toBe(422);
+    expect(await fieldCount(api)).toBe(0);
+    const res = await uploadZip(api, zip, { mapping: JSON.stringify({ name: 'pole', parcel_number: 'KN' }) });
+    expect(res.body.fields_created, res.text).toBe(1);
+    expect((await api.get('/api/fields')).body.features[0].properties).toMatchObject({ name: 'Right name', parcel_number: '7:1' });
+  });
+
+  it('skips empty shapes and crossing boundaries with the reason, in the user language', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'ru' });
+    const zip = await shapefileZip({
+      features: [
+        { geometry: A, properties: { name: 'good' } },
+        { geometry: bowTie, properties: { name: 'bow tie' } },
+      ],
+    });
+    const res = await uploadZip(api, zip);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.fields_created).toBe(1);
+    expect(res.body.skipped).toEqual([{ feature: 'fields #2 (bow tie)', reason: expect.stringMatching(/пересека/i) }]);
+  });
+
+  it('imports several layers in subfolders, without .shx, and lon/lat without .prj', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const one = await JSZip.loadAsync(await shapefileZip({ features: [{ geometry: A, properties: { name: 'a' } }], folder: 'farm/north', omit: ['shx'] }));
+    const two = await JSZip.loadAsync(await shapefileZip({ features: [{ geometry: B, properties: { name: 'b' } }], folder: 'farm/south', layer: 'south', omit: ['prj'] }));
+    for (const [name, file] of Object.entries(two.files)) if (!file.dir) one.file(name, await file.async('uint8array'));
+    const res = await uploadZip(api, await one.generateAsync({ type: 'uint8array' }));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.fields_created).toBe(2);
+    expect(res.body.crs).toBe('EPSG:4326');
+  });
+
+  it('refuses broken archives with the reason and creates nothing', async () => {
+    const c = await createCompany(baseUrl());
+    const api = c.as.operator;
+    const cases: [string, Uint8Array, number, string][] = [
+      ['not a zip', randomBytes(2000), 422, 'The file is not a ZIP archive or is damaged'],
+      ['no .dbf', await shapefileZip({ features: [{ geometry: A }], omit: ['dbf'] }), 422, 'The shapefile is incomplete: fields.dbf is missing'],
+      ['no .shp', await shapefileZip({ features: [{ geometry: A }], omit: ['shp'] }), 422, 'The shapefile is incomplete: fields.shp is missing'],
+      ['points', await shapefileZip({ features: [{ geometry: { type: 'Point', coordinates: [17, 48] } }] }), 422, 'Layer fields does not contain polygons (shape type 1)'],
+      ['lines', await shapefileZip({ features: [{ geometry: { type: 'LineString', coordinates: [[17, 48], [17.1, 48]] } }] }), 422, 'Layer fields does not contain polygons (shape type 3)'],
+      ['bad .prj', await shapefileZip({ features: [{ geometry: A }], replace: { prj: 'PROJCS["nonsense"]' } }), 422, 'The coordinate system nonsense is not recognised'],
+      ['UTM without .prj', await shapefileZip({ features: [{ geometry: A }], srs: 'EPSG:32633', omit: ['prj'] }), 422, 'Layer fields has no .prj file and its coordinates are not longitude/latitude; add the .prj'],
+      ['no shapefile', await new JSZip().file('readme.txt', 'hello').generateAsync({ type: 'uint8array' }), 422, 'The archive contains no shapefile (.shp with .dbf)'],
+    ];
+    // A second, valid layer in the same archive as a point layer: nothing of it is created either.
+    const mixed = await JSZip.loadAsync(await shapefileZip({ features: [{ geometry: A }], layer: 'good' }));
+    const points = await JSZip.loadAsync(await shapefileZip({ features: [{ geometry: { type: 'Point', coordinates: [17, 48] } }], layer: 'pts' }));
+    for (const [name, file] of Object.entries(points.files)) mixed.file(name, await file.async('uint8array'));
+    cases.push(['mixed', await mixed.generateAsync({ type: 'uint8array' }), 422, 'Layer pts does not contain polygons (shape type 1)']);
+
+    for (const [label, data, status, error] of cases) {
+      const res = await uploadZip(api, data);
+      expect([label, res.status, res.body]).toEqual([label, status, { success: false, error }]);
+    }
+    expect(await fieldCount(api)).toBe(0);
+  });
+
+  it('checks the archive before extracting: traversal, links, bombs, too many entries, too large', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const traversal = new JSZip().file('../../evil.shp', 'x', { createFolders: false });
+    const absolute = new JSZip().file('/etc/evil.shp', 'x', { createFolders: false });
+    const link = new JSZip().file('fields.shp', '/etc/passwd', { unixPermissions: 0o120777 });
+    const bomb = new JSZip().file('fields.dbf', new Uint8Array(20 * 1024 * 1024));
+    const many = new JSZip();
+    for (let i = 0; i < 2001; i++) many.file(`f${i}.txt`, '');
+    const gen = (z: JSZip) => z.generateAsync({ type: 'uint8array', compression: 'DEFLATE', platform: 'UNIX' });
+    const cases: [Uint8Array, string][] = [
+      [await gen(traversal), 'The archive contains an unsafe path: ../../evil.shp'],
+      [await gen(absolute), 'The archive contains an unsafe path: /etc/evil.shp'],
+      [await gen(link), 'The archive contains a link, which is not allowed: fields.shp'],
+      [await gen(bomb), expect.stringMatching(/^The archive entry fields\.dbf expands \d+ times; this looks like a zip bomb$/) as unknown as string],
+      [await gen(many), 'The archive has 2001 entries; at most 2000 are allowed'],
+    ];
+    for (const [data, error] of cases) {
+      const res = await uploadZip(api, data);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ success: false, error });
+    }
+    const big = await uploadZip(api, randomBytes(51 * 1024 * 1024));
+    expect(big.status).toBe(413);
+    expect(big.body.success).toBe(false);
+    expect(await fieldCount(api)).toBe(0);
+  });
+
+  it('reads large archives in a worker thread with the same answers, refusals included', async () => {
+    const { api } = await registerCompany(baseUrl());
+    // 3 MB of incompressible padding puts the archive over the in-request limit (2 MB).
+    const padded = async (zip: Uint8Array) => {
+      const z = await JSZip.loadAsync(zip);
+      z.file('padding.bin', randomBytes(3 * 1024 * 1024), { compression: 'STORE' });
+      return z.generateAsync({ type: 'uint8array' });
+    };
+    const good = await padded(await shapefileZip({ srs: 'EPSG:32633', features: [{ geometry: A, properties: { name: 'in a thread' } }] }));
+    expect(good.length).toBeGreaterThan(3 * 1024 * 1024);
+    const res = await uploadZip(api, good);
+    expect(res.body).toEqual({ success: true, fields_created: 1, skipped: [], duplicates_skipped: 0, crs: 'EPSG:32633', encoding: 'utf-8' });
+    const points = await padded(await shapefileZip({ features: [{ geometry: { type: 'Point', coordinates: [17, 48] } }] }));
+    const refused = await uploadZip(api, points);
+    expect([refused.status, refused.body]).toEqual([422, { success: false, error: 'Layer fields does not contain polygons (shape type 1)' }]);
+    expect(await fieldCount(api)).toBe(1);
+  });
+
+  it('lets operators and above import, and refuses viewers', async () => {
+    const c = await createCompany(baseUrl());
+    const zip = await shapefileZip({ features: [{ geometry: A }] });
+    expect((await uploadZip(c.as.viewer, zip)).status).toBe(403);
+    expect((await uploadZip(c.as.operator, zip)).body.fields_created).toBe(1);
+  });
+});

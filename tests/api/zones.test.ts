@@ -1,0 +1,156 @@
+// An index GeoTIFF becomes zones through POST /upload and a background task (issue 5), on a real
+// NAIP tile (4 bands R,G,B,NIR, UTM 14N).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { bbox } from '@turf/turf';
+import { describe, expect, it } from 'vitest';
+import { geometryAreaHa } from '@/lib/geo/area';
+import type { Api } from '../helpers/api';
+import { createCompany, registerCompany } from '../helpers/company';
+import { baseUrl, serverEnv } from '../helpers/context';
+import { startServer } from '../helpers/server';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { waitForTask } from '../helpers/tasks';
+
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
+const missing = missingShared(...NAIP);
+if (missing) console.warn(`skipping raster zoning API tests: ${missing}`);
+
+// A field well inside the tile's footprint (-99.1856..-99.1241 E, 47.0041..47.0366 N).
+const FIELD = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] };
+
+const uploadRaster = (api: Api, parts: Record<string, string> = {}, file = sharedPath(...NAIP)) =>
+  api.upload('/upload', { raster_file: { file, name: 'naip_2019.tif', type: 'image/tiff' }, ...parts });
+
+describe.skipIf(!!missing)('raster zones', () => {
+  it('finds the field under the raster, answers 202 at once, and the task makes a partition of zones', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const fieldId = (await api.post('/api/fields', { name: 'NAIP field', geometry: FIELD })).body.id;
+    const res = await uploadRaster(api, { zones: '4', method: 'quantile' });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toEqual({ success: true, task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), field_id: fieldId });
+    const task = await waitForTask(api, res.body.task_id);
+    expect(task.error).toBeNull();
+    expect(task).toMatchObject({ status: 'completed', percent: 100, result: { zones_created: expect.any(Number), area_processed: expect.any(Number), scan_id: expect.any(Number) } });
+    expect(task.result.zones_created).toBeGreaterThanOrEqual(3);
+
+    const scans = await api.get(`/api/fields/${fieldId}/scans`);
+    expect(scans.body.scans.map((s: { id: number }) => s.id)).toEqual([task.result.scan_id]);
+    const scan = (await api.get(`/api/scans/${task.result.scan_id}`)).body.scan;
+    expect(scan).toMatchObject({ source: 'raster', status: 'completed', index: 'ndvi', file_name: 'naip_2019.tif' });
+    expect(scan.histogram.counts).toHaveLength(64);
+    const zones = scan.zones.features;
+    expect(zones.length).toBe(task.result.zones_created);
+    // Zones partition the valid part of the field: their areas add up to what was processed.
+    const sum = zones.reduce((s: number, z: { geometry: never }) => s + geometryAreaHa(z.geometry), 0);
+    expect(Math.abs(sum - task.result.area_processed) / task.result.area_processed).toBeLessThan(0.005);
+    expect(task.result.area_processed).toBeLessThanOrEqual(geometryAreaHa(FIELD as never) * 1.001);
+    // Mean index rises with class.
+    const means = zones.map((z: { properties: { mean: number } }) => z.properties.mean);
+    expect([...means].sort((a, b) => a - b)).toEqual(means);
+
+    const png = await fetch(`${baseUrl()}/api/scans/${task.result.scan_id}/preview.png`, { headers: { cookie: `session_token=${api.cookie}` } });
+    expect(png.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('keeps scans and tasks to their company', async () => {
+    const a = await registerCompany(baseUrl());
+    const b = await createCompany(baseUrl());
+    await a.api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await uploadRaster(a.api, { zones: '3' });
+    const task = await waitForTask(a.api, res.body.task_id);
+    for (const path of [`/api/tasks/${res.body.task_id}`, `/api/scans/${task.result.scan_id}`, `/api/scans/${task.result.scan_id}/preview.png`]) {
+      expect((await b.as.owner.get(path)).status, path).toBe(404);
+    }
+    expect((await b.as.owner.del(`/api/scans/${task.result.scan_id}`)).status).toBe(404);
+    expect((await b.as.viewer.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'x.tif' } })).status).toBe(403);
+    // A field id of another company is not found, and nothing is queued.
+    const foreign = await uploadRaster(b.as.owner, { field_id: String(res.body.field_id) });
+    expect(foreign.status).toBe(404);
+    expect((await a.api.del(`/api/scans/${task.result.scan_id}`)).status).toBe(200);
+    expect((await a.api.get(`/api/scans/${task.result.scan_id}`)).status).toBe(404);
+  });
+
+  it.each([
+    ['not a TIFF', Buffer.from('this is not an image at all'), 'x.tif', 415],
+    ['a truncated TIFF', readFileSync(sharedPath(...NAIP)).subarray(0, 4096), 'cut.tif', 422],
+    ['a file that is not named .tif', readFileSync(sharedPath(...NAIP)), 'image.png', 415],
+  ])('refuses %s before any task is made', async (_n, data, name, status) => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await api.upload('/upload', { raster_file: { data, name } });
+    expect(res.status, res.text).toBe(status);
+    expect(res.body).toEqual({ success: false, error: expect.any(String) });
+  });
+
+  // The other real rasters: another NAIP year, a Landsat tile in EPSG:4326 with odd tags, and a
+  // 5-band float32 drone reflectance clip (3.5 cm pixels, so the smallest zone is set tiny).
+  const others: [string, string[], Record<string, string>][] = [
+    ['NAIP 2009 (4 bands, UTM 14N)', ['raster', 'naip', 'm_4709963_se_14_1_20090818.tif'], { zones: '4' }],
+    ['Landsat (EPSG:4326, odd tags)', ['raster', 'landsat', '2020.tif'], { zones: '4' }],
+    ['drone reflectance (5 bands, float32)', ['raster', 'plantcv', '615.tif'], { zones: '4', method: 'quantile', min_zone_area_ha: '0.00002' }],
+  ];
+  for (const [label, file, parts] of others) {
+    it.skipIf(!!missingShared(...file))(`zones ${label} through the API: a partition, classes in index order`, async () => {
+      const { api } = await registerCompany(baseUrl());
+      // A field over the middle of the raster's footprint (GDAL reads the footprint).
+      const info = JSON.parse(execFileSync('gdalinfo', ['-json', sharedPath(...file)], { encoding: 'utf8' }));
+      const [w, s, e, n] = bbox({ type: 'Polygon', coordinates: info.wgs84Extent.coordinates });
+      const [x0, x1, y0, y1] = [w + (e - w) * 0.2, w + (e - w) * 0.8, s + (n - s) * 0.2, s + (n - s) * 0.8];
+      const geometry = { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };
+      const fieldId = (await api.post('/api/fields', { name: label, geometry })).body.id;
+      const res = await api.upload('/upload', { raster_file: { file: sharedPath(...file), type: 'image/tiff' }, field_id: String(fieldId), ...parts });
+      expect(res.status, res.text).toBe(202);
+      const task = await waitForTask(api, res.body.task_id);
+      expect(task.error).toBeNull();
+      expect(task.status).toBe('completed');
+      const zones = (await api.get(`/api/scans/${task.result.scan_id}`)).body.scan.zones.features;
+      expect(zones.length).toBeGreaterThanOrEqual(2);
+      const sum = zones.reduce((acc: number, z: { geometry: never }) => acc + geometryAreaHa(z.geometry), 0);
+      // area_processed is answered to 1 m² (0.0001 ha): on the drone clip's 13 m² that rounding is the bound.
+      expect(Math.abs(sum - task.result.area_processed)).toBeLessThanOrEqual(Math.max(0.005 * task.result.area_processed, 0.00005));
+      const means = zones.map((z: { properties: { mean: number } }) => z.properties.mean);
+      expect([...means].sort((a, b) => a - b)).toEqual(means);
+    });
+  }
+
+  it.skipIf(!!missingShared('raster', 'plantcv', 'rgb_uint16.tif'))('refuses a raster without a coordinate system before any task is made', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath('raster', 'plantcv', 'rgb_uint16.tif') } });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(/coordinate/i) });
+  });
+
+  it('refuses a raster over none of the company’s fields, and bad options', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    await api.post('/api/fields', { name: 'Far away', geometry: { type: 'Polygon', coordinates: [[[20, 48], [20.01, 48], [20.01, 48.01], [20, 48]]] } });
+    const none = await uploadRaster(api);
+    expect(none.status).toBe(422);
+    expect(none.body.error).toBe("The raster overlaps none of your company's fields; choose the field yourself");
+    const bad = await uploadRaster(api, { zones: '9', method: 'magic' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toContain('zones: at most 7');
+    const missingPart = await api.upload('/upload', { something: 'else' });
+    expect(missingPart.status).toBe(422);
+  });
+
+  it('a task interrupted by a killed server is resumed after the restart and completes', async () => {
+    const env: Record<string, string> = serverEnv().DATABASE_URL ? { DATABASE_URL: serverEnv().DATABASE_URL! } : {};
+    const server = await startServer({ env });
+    const { api } = await registerCompany(server.url);
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await uploadRaster(api, { zones: '5' });
+    expect(res.status).toBe(202);
+    await server.stop('SIGKILL');
+    const again = await server.restart();
+    try {
+      const task = await waitForTask(api, res.body.task_id);
+      expect(task.status).toBe('completed');
+      expect(task.result.zones_created).toBeGreaterThanOrEqual(3);
+    } finally {
+      await again.stop();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { expect, test } from '@playwright/test';
+import { signIn, uniq } from './helpers';
+
+test.use({ locale: 'en-US' });
+
+test('register a company through the form, sign out and sign in again', async ({ page }) => {
+  const email = `${uniq('reg')}@example.test`;
+  const company = uniq('Green Acres');
+  await page.goto('/register');
+  await page.getByLabel('Company name').fill(company);
+  await page.getByLabel('First name').fill('Ivan');
+  await page.getByLabel('Last name').fill('Sidorov');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('good-password-1');
+  await page.getByRole('button', { name: 'Create company and account' }).click();
+
+  await expect(page).toHaveURL(/\/map$/);
+  await expect(page.getByTestId('header-user')).toContainText(email);
+  await expect(page.getByTestId('header-user')).toContainText('Owner');
+  // The first user of a new company may manage it.
+  await expect(page.getByRole('link', { name: 'Company' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  // Signed out, the pages send you to sign in.
+  await page.goto('/fields');
+  await expect(page).toHaveURL(/\/login$/);
+
+  await signIn(page, email, 'good-password-1');
+  await expect(page.getByTestId('header-user')).toContainText(email);
+});
+
+test('a wrong password and a taken company name are explained on the form', async ({ page }) => {
+  const email = `${uniq('dup')}@example.test`;
+  const company = uniq('Taken');
+  const res = await page.request.post('/api/auth/register', { data: { email, password: 'good-password-1', company_name: company, language: 'en' } });
+  expect(res.status()).toBe(201);
+  await page.context().clearCookies();
+
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText('Wrong email or password');
+  await expect(page).toHaveURL(/\/login$/);
+
+  await page.goto('/register');
+  await page.getByLabel('Company name').fill(company);
+  await page.getByLabel('Email').fill(`${uniq('other')}@example.test`);
+  await page.getByLabel('Password').fill('good-password-1');
+  await page.getByRole('button', { name: 'Create company and account' }).click();
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText('A company with this name already exists');
+});

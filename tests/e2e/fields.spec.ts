@@ -1,0 +1,101 @@
+import { expect, test } from '@playwright/test';
+import { createField, registerCompany, square } from './helpers';
+
+test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
+
+test('the fields table filters, sorts, edits a row in place and totals the areas', async ({ page }) => {
+  await registerCompany(page.request);
+  const owner = await (await page.request.post('/api/owners', { data: { name: 'Kolkhoz Rassvet' } })).json();
+  const a = await createField(page.request, { name: 'Alpha', geometry: square(17.1, 48.15), status: 'Собственность', parcel_number: '1:2:3' });
+  await createField(page.request, { name: 'Beta', geometry: square(17.2, 48.15, 0.008), status: 'Аренда' });
+  const fields = (await (await page.request.get('/api/fields')).json()).features as { properties: { area: number } }[];
+  const total = fields.reduce((s, f) => s + f.properties.area, 0);
+
+  await page.goto('/fields');
+  const table = page.getByTestId('fields-table');
+  await expect(table.locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('fields-total-count')).toHaveText('Total: 2 fields');
+  await expect(page.getByTestId('fields-total-area')).toHaveText(total.toLocaleString('en-US', { maximumFractionDigits: 4 }));
+  // Stored Russian statuses read in the page's language.
+  await expect(table).toContainText('Owned');
+  await expect(table).toContainText('Leased');
+
+  // Sorting by area, largest first, puts Beta on top.
+  await table.getByRole('button', { name: 'Area, ha' }).click();
+  await table.getByRole('button', { name: /Area, ha/ }).click();
+  await expect(table.locator('tbody tr').first()).toContainText('Beta');
+
+  // Search by parcel number.
+  await page.getByLabel('Search').fill('1:2:3');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/q=1%3A2%3A3/);
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await expect(table).toContainText('Alpha');
+
+  // Inline edit: name, owner, status.
+  const row = page.getByTestId(`field-row-${a}`);
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await row.getByLabel('Name').fill('Alpha renamed');
+  await row.getByLabel('Owner').selectOption({ label: 'Kolkhoz Rassvet' });
+  await row.getByLabel('Status').selectOption({ label: 'Subleased' });
+  await row.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status')).toHaveText('Field “Alpha renamed” saved');
+  await expect(row).toContainText('Alpha renamed');
+  await expect(row).toContainText('Kolkhoz Rassvet');
+  await expect(row).toContainText('Subleased');
+  const stored = await (await page.request.get(`/api/fields/${a}`)).json();
+  expect(stored).toMatchObject({ name: 'Alpha renamed', status: 'Субаренда', owner: { id: owner.id, name: 'Kolkhoz Rassvet' } });
+
+  // A bad parcel number is refused with the server's explanation, and nothing changes.
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await row.getByLabel('Parcel number').fill('12-34');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('parcel number');
+  expect((await (await page.request.get(`/api/fields/${a}`)).json()).parcel_number).toBe('1:2:3');
+
+  // Filter by owner.
+  await page.goto(`/fields?owner_id=${owner.id}`);
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await expect(table).toContainText('Alpha renamed');
+});
+
+test('the field page edits properties and downloads KMZ and PDF exports', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Export me', status: 'Аренда' });
+  await page.goto(`/fields/${id}`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Export me');
+  await expect(page.getByTestId('field-properties')).toContainText('Leased');
+  await expect(page.getByTestId('field-detail-map').locator('path.fm-field-outline')).toHaveCount(1);
+  await expect(page.getByText('No scans of this field yet.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Name').fill('Exported field');
+  await page.getByLabel('Parcel number').fill('55:1');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Exported field');
+  await expect(page.getByTestId('field-properties')).toContainText('55:1');
+
+  await page.getByRole('button', { name: 'Flight plan (KMZ)' }).click();
+  await page.getByLabel('Flight height, m').fill('80');
+  const kmzWait = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download' }).click();
+  const kmz = await kmzWait;
+  expect(kmz.suggestedFilename()).toMatch(/\.kmz$/);
+  const kmzBytes = await (await kmz.createReadStream()).toArray();
+  expect(Buffer.concat(kmzBytes).subarray(0, 2).toString()).toBe('PK');
+
+  const pdfWait = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Report (PDF)' }).click();
+  const pdf = await pdfWait;
+  expect(pdf.suggestedFilename()).toMatch(/\.pdf$/);
+  const pdfBytes = Buffer.concat(await (await pdf.createReadStream()).toArray());
+  expect(pdfBytes.subarray(0, 5).toString()).toBe('%PDF-');
+
+  // An out-of-range flight parameter is explained, not downloaded.
+  await page.getByRole('button', { name: 'Flight plan (KMZ)' }).click();
+  // (The input's own limit is lifted to show what the server says about it.)
+  await page.getByLabel('Flight height, m').evaluate((el: HTMLInputElement) => el.removeAttribute('max'));
+  await page.getByLabel('Flight height, m').fill('900');
+  await page.getByRole('button', { name: 'Download' }).click();
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('height');
+});

@@ -1,0 +1,85 @@
+import { expect, test } from '@playwright/test';
+import { registerCompany } from './helpers';
+
+test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
+
+const parseHa = (text: string) => Number(/([\d,]+(?:\.\d+)?)\s*ha/.exec(text)![1]!.replace(/,/g, ''));
+
+test('draw a field on the map, see its area while drawing, save it and find it in the table', async ({ page }) => {
+  await registerCompany(page.request);
+  await page.goto('/map');
+  await expect(page.getByTestId('map-summary')).toHaveText(/No fields yet/);
+
+  const map = page.getByTestId('field-map');
+  await expect(map.locator('.leaflet-container')).toBeVisible();
+  const box = (await map.boundingBox())!;
+  const at = (dx: number, dy: number) => ({ x: box.x + dx, y: box.y + dy });
+  const corners = [at(200, 120), at(420, 120), at(420, 300), at(200, 300)];
+
+  await page.getByRole('button', { name: 'Draw a field' }).click();
+  await expect(page.getByTestId('draw-hint')).toBeVisible();
+  for (const p of corners.slice(0, 3)) await page.mouse.click(p.x, p.y);
+  // Three corners make an area, shown while drawing.
+  await expect(page.getByTestId('live-area')).toContainText('ha');
+  await page.mouse.click(corners[3]!.x, corners[3]!.y);
+  await page.mouse.click(corners[0]!.x, corners[0]!.y);
+
+  const area = page.getByTestId('new-area');
+  await expect(area).toContainText('ha');
+  const shownArea = parseHa((await area.textContent())!);
+  expect(shownArea).toBeGreaterThan(0);
+
+  const form = page.locator('aside form');
+  await form.getByLabel('Name').fill('North meadow');
+  await form.getByLabel('Status').selectOption({ label: 'Leased' });
+  await form.getByLabel('Parcel number').fill('61:02:0600010:123');
+  await form.getByRole('button', { name: 'Save' }).click();
+
+  await expect(page.getByRole('status').filter({ hasText: 'Field “North meadow” saved' })).toBeVisible();
+  await expect(page.getByTestId('map-summary')).toHaveCount(0); // the new field is selected
+  await expect(page.getByTestId('field-panel')).toContainText('North meadow');
+  await expect(page.getByTestId('field-panel')).toContainText('Leased');
+  await expect(map.locator('path.fm-field')).toHaveCount(1);
+
+  // The server computed the same area as the one shown while drawing.
+  const list = await (await page.request.get('/api/fields')).json();
+  expect(list.features).toHaveLength(1);
+  expect(list.features[0].properties.area).toBeCloseTo(shownArea, 1);
+
+  await page.getByRole('link', { name: 'Fields' }).click();
+  await expect(page.getByTestId('fields-table')).toContainText('North meadow');
+  await expect(page.getByTestId('fields-table')).toContainText('61:02:0600010:123');
+  await expect(page.getByTestId('fields-total-count')).toHaveText('Total: 1 field');
+});
+
+test('edit a boundary by dragging a corner, then delete the field after confirming', async ({ page }) => {
+  await registerCompany(page.request);
+  const created = await page.request.post('/api/fields', {
+    data: { name: 'Bend', geometry: { type: 'Polygon', coordinates: [[[17.1, 48.15], [17.11, 48.15], [17.11, 48.156], [17.1, 48.156], [17.1, 48.15]]] } },
+  });
+  const id = (await created.json()).id as number;
+  const before = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
+
+  await page.goto(`/map?field=${id}`);
+  const map = page.getByTestId('field-map');
+  await expect(page.getByTestId('field-panel')).toContainText('Bend');
+  await page.getByRole('button', { name: 'Edit boundary' }).click();
+  const corner = map.locator('.leaflet-marker-icon.marker-icon:not(.marker-icon-middle)').first();
+  await expect(corner).toBeVisible();
+  const c = (await corner.boundingBox())!;
+  await page.mouse.move(c.x + c.width / 2, c.y + c.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(c.x + c.width / 2 - 60, c.y + c.height / 2 - 40, { steps: 8 });
+  await page.mouse.up();
+  await page.getByRole('button', { name: 'Save boundary' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Boundary saved' })).toBeVisible();
+  const after = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
+  expect(after).not.toBeCloseTo(before, 2);
+
+  await map.locator(`path.fm-field-${id}`).click();
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Yes, delete' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Field deleted' })).toBeVisible();
+  await expect(map.locator('path.fm-field')).toHaveCount(0);
+  expect((await page.request.get(`/api/fields/${id}`)).status()).toBe(404);
+});

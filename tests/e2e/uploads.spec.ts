@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import JSZip from 'jszip';
+import sharp from 'sharp';
+import en from '../../messages/en.json' with { type: 'json' };
+import { createField, registerCompany } from './helpers';
+import { shapefileZip, square } from '../helpers/shapefile-zip';
+
+test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
+
+const SHARED = process.env.FIELDMAP_SHARED ?? join(import.meta.dirname, '..', '..', '..', 'shared');
+const NAIP = join(SHARED, 'data', 'raster', 'naip', 'm_4709963_se_14_1_20190904.tif');
+const LPIS_CZ = join(SHARED, 'data', 'vector', 'lpis', 'cz_lpis_2023.zip');
+
+test('a real Czech LPIS export imports through the uploads page and its 100 parcels appear on the map', async ({ page }) => {
+  test.skip(!existsSync(LPIS_CZ), `shared data not found at ${LPIS_CZ} (set FIELDMAP_SHARED)`);
+  await registerCompany(page.request);
+  await page.goto('/uploads');
+  const form = page.getByRole('form', { name: 'Fields from a shapefile' });
+  await form.getByLabel('Shapefile ZIP').setInputFiles(LPIS_CZ);
+  await form.getByRole('button', { name: 'Import fields' }).click();
+  const result = page.getByTestId('shapefile-result');
+  await expect(result).toContainText('100 fields created');
+  await expect(result).toContainText('EPSG:4258');
+  await result.getByRole('link', { name: 'See them on the map' }).click();
+  await expect(page.getByTestId('field-map').locator('path.fm-field')).toHaveCount(100);
+  await expect(page.getByTestId('map-summary')).toContainText('100 fields');
+});
+
+test('a shapefile ZIP made here imports through the uploads page and its fields appear on the map', async ({ page }) => {
+  await registerCompany(page.request);
+  const zip = await shapefileZip({ features: [
+    { geometry: square(17.1, 48.15, 300), properties: { name: 'Shp North', owner: 'Agro Owner', status: 'Аренда' } },
+    { geometry: square(17.11, 48.15, 300), properties: { name: 'Shp South', owner: 'Agro Owner', status: 'Собственность' } },
+  ] }).then(Buffer.from);
+  await page.goto('/uploads');
+  const form = page.getByRole('form', { name: 'Fields from a shapefile' });
+  await form.getByLabel('Shapefile ZIP').setInputFiles({ name: 'fields.zip', mimeType: 'application/zip', buffer: zip });
+  await form.getByRole('button', { name: 'Import fields' }).click();
+  const result = page.getByTestId('shapefile-result');
+  await expect(result).toContainText('2 fields created');
+
+  // The same file again creates nothing: the fields are already there.
+  await form.getByLabel('Shapefile ZIP').setInputFiles({ name: 'fields.zip', mimeType: 'application/zip', buffer: zip });
+  await form.getByRole('button', { name: 'Import fields' }).click();
+  await expect(result).toContainText('No fields were created');
+  await expect(result).toContainText('2 features were already on the map and skipped');
+
+  await result.getByRole('link', { name: 'See them on the map' }).click();
+  await expect(page.getByTestId('field-map').locator('path.fm-field')).toHaveCount(2);
+  await expect(page.getByTestId('map-summary')).toContainText('2 fields');
+  await page.goto('/owners');
+  await expect(page.getByTestId('owners-table')).toContainText('Agro Owner');
+});
+
+test('a broken shapefile ZIP is explained in words', async ({ page }) => {
+  await registerCompany(page.request);
+  await page.goto('/uploads');
+  const form = page.getByRole('form', { name: 'Fields from a shapefile' });
+  await form.getByLabel('Shapefile ZIP').setInputFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('this is not a zip archive') });
+  await form.getByRole('button', { name: 'Import fields' }).click();
+  // Whatever the server's reason, it reaches the user as its message, not as a silent failure.
+  await expect(form.getByRole('alert')).not.toBeEmpty();
+  await expect(page.getByTestId('shapefile-result')).toHaveCount(0);
+});
+
+test('a NAIP raster uploaded for a field becomes zones shown on the field page', async ({ page }) => {
+  test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
+  test.setTimeout(120_000);
+  await registerCompany(page.request);
+  const id = await createField(page.request, {
+    name: 'NAIP field',
+    geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] },
+  });
+  await page.goto(`/uploads?field=${id}`);
+  const form = page.getByRole('form', { name: 'Zones from an index GeoTIFF' });
+  await expect(form.getByLabel('Field')).toHaveValue(String(id));
+  await form.getByLabel('Number of zones').selectOption('4');
+  await form.getByLabel('GeoTIFF file').setInputFiles({ name: 'naip_2019.tif', mimeType: 'image/tiff', buffer: readFileSync(NAIP) });
+  await form.getByRole('button', { name: 'Upload and build zones' }).click();
+  await expect(form.getByTestId('task-progress')).toBeVisible();
+  const result = page.getByTestId('raster-result');
+  await expect(result).toContainText(/\d+ zones? created/, { timeout: 90_000 });
+
+  await result.getByRole('link', { name: 'Open the field' }).click();
+  await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
+  await expect(page.getByTestId('scan-list').locator('li')).toHaveCount(1);
+  const zones = page.getByTestId('zones-table').locator('tbody tr');
+  expect(await zones.count()).toBeGreaterThanOrEqual(2);
+  await expect(page.getByTestId('field-detail-map').locator('path.fm-zone').first()).toBeVisible();
+  // The scan's index image is served and drawn over the field.
+  const preview = page.getByTestId('scan-list').locator('img');
+  await expect(preview).toHaveJSProperty('complete', true);
+  expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+});
+
+test('a drone ZIP with a single photo is refused with the reason, before any processing', async ({ page }) => {
+  await registerCompany(page.request);
+  const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40, g: 120, b: 40 } } }).jpeg().toBuffer();
+  const zip = new JSZip();
+  zip.file('DJI_0001.JPG', photo);
+  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
+  await page.goto('/uploads');
+  const form = page.getByRole('form', { name: 'Drone photos' });
+  await form.getByLabel('Photos ZIP').setInputFiles({ name: 'flight.zip', mimeType: 'application/zip', buffer });
+  await form.getByLabel('Crop').selectOption({ label: 'Wheat' });
+  await form.getByRole('button', { name: 'Upload and process' }).click();
+  await expect(form.getByRole('alert')).toHaveText(en.errors.drone_too_few_images);
+  await expect(form.getByTestId('task-progress')).toHaveCount(0);
+});

@@ -1,0 +1,149 @@
+// A drone survey with known truth, cut from a real 4-band image (NAIP: red, green, blue, NIR): a
+// serpentine flight grid of multispectral captures (one TIFF per band, XMP BandName + CaptureUUID,
+// like a DJI P4 Multispectral), each frame rotated a little off its logged heading, with a slight
+// perspective tilt, its own exposure and GPS noise, and the EXIF/XMP a drone writes (exiftool).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromFile } from 'geotiff';
+import sharp from 'sharp';
+import { utmFrame } from '@/lib/drone/frame';
+
+export interface SurveyTruth {
+  dir: string;
+  files: string[];
+  /** True ground point under each capture's image centre, [lon, lat], in capture order. */
+  centres: [number, number][];
+  /** World raster (NAIP bands) and its placement: pixel (c, r) centre at E0 + (c + 0.5)·P, N0 - (r + 0.5)·P. */
+  world: { width: number; height: number; bands: Uint8Array[]; E0: number; N0: number; P: number; epsg: number };
+  /** NDVI stats of the world inside a field given in world pixels. */
+  ndviInside(c0: number, r0: number, c1: number, r1: number): { mean: number; std: number; median: number };
+  fieldWgs84(c0: number, r0: number, c1: number, r1: number): { type: 'Polygon'; coordinates: [number, number][][] };
+}
+
+export interface SurveyOptions {
+  naipPath: string;
+  dir: string;
+  /** World metres per NAIP pixel (the tile is treated as a finer image of a smaller area). */
+  pixelM?: number;
+  gpsNoiseM?: number;
+  seed?: number;
+  /** Limit to these capture indices (broken-input cases). */
+  only?: number[];
+  /** Capture date per capture index (default all on 2024-06-15). */
+  dateOf?: (k: number) => string;
+}
+
+const W = 800, H = 600, HEIGHT_M = 100, GSD = 0.25;
+const BANDS = ['Red', 'Green', 'Blue', 'NIR'];
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTruth> {
+  const P = opts.pixelM ?? 0.5;
+  const noise = opts.gpsNoiseM ?? 3;
+  const rand = rng(opts.seed ?? 7);
+  const gauss = () => Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+  const tiff = await fromFile(opts.naipPath);
+  const image = await tiff.getImage();
+  const ww = image.getWidth(), wh = image.getHeight();
+  const bands = (await image.readRasters()) as unknown as Uint8Array[];
+  // The world sits in UTM 33N (western Slovakia), origin at its north-west corner.
+  const frame = utmFrame(17.1, 48.1);
+  const [E0, N0] = frame.toUtm(17.1, 48.1);
+  mkdirSync(opts.dir, { recursive: true });
+
+  const sample = (b: Uint8Array, x: number, y: number) => {
+    const xi = Math.floor(x), yi = Math.floor(y);
+    if (xi < 0 || yi < 0 || xi + 1 >= ww || yi + 1 >= wh) return 0;
+    const fx = x - xi, fy = y - yi;
+    return (b[yi * ww + xi]! * (1 - fx) + b[yi * ww + xi + 1]! * fx) * (1 - fy) + (b[(yi + 1) * ww + xi]! * (1 - fx) + b[(yi + 1) * ww + xi + 1]! * fx) * fy;
+  };
+
+  // Serpentine lines running east-west, 70 % forward and 65 % side overlap.
+  const along = H * GSD * 0.3, across = W * GSD * 0.35;
+  const worldW = ww * P, worldH = wh * P;
+  const plan: { e: number; n: number; heading: number }[] = [];
+  for (let line = 0, y = W * GSD * 0.5 + 5; y < worldH - W * GSD * 0.5 - 5; line++, y += across) {
+    const xs: number[] = [];
+    for (let x = H * GSD * 0.5 + 5; x < worldW - H * GSD * 0.5 - 5; x += along) xs.push(x);
+    if (line % 2) xs.reverse();
+    for (const x of xs) plan.push({ e: E0 + x, n: N0 - y, heading: line % 2 ? 270 : 90 });
+  }
+
+  const files: string[] = [];
+  const centres: [number, number][] = [];
+  const args: string[] = [];
+  const indices = opts.only ?? plan.map((_, k) => k);
+  for (const k of indices) {
+    const { e, n, heading } = plan[k]!;
+    const trueHeading = heading + 3 * gauss();
+    const tilt = 0.02 * gauss(); // relative scale change from top to bottom of the frame
+    const gain = 0.85 + 0.3 * rand();
+    const th = (-trueHeading * Math.PI) / 180;
+    const [ca, sa] = [Math.cos(th), Math.sin(th)];
+    const uuid = `synthetic-${opts.seed ?? 7}-${k}`;
+    const out = BANDS.map(() => Buffer.alloc(W * H));
+    for (let v = 0; v < H; v++) {
+      const y = H / 2 - v - 0.5;
+      const s = GSD * (1 + tilt * (y / (H / 2)));
+      for (let u = 0; u < W; u++) {
+        const x = u + 0.5 - W / 2;
+        const ge = e + s * (ca * x - sa * y), gn = n + s * (sa * x + ca * y);
+        const wx = (ge - E0) / P - 0.5, wy = (N0 - gn) / P - 0.5;
+        for (let b = 0; b < 4; b++) out[b]![v * W + u] = Math.min(255, Math.round(sample(bands[b]!, wx, wy) * gain));
+      }
+    }
+    const [lonT, latT] = frame.toWgs84(e, n);
+    centres.push([lonT, latT]);
+    const r = noise / Math.SQRT2;
+    const [lon, lat] = frame.toWgs84(e + r * gauss(), n + r * gauss());
+    const date = opts.dateOf?.(k) ?? '2024:06:15';
+    for (const [b, name] of BANDS.entries()) {
+      const file = join(opts.dir, `IMG_${String(k).padStart(4, '0')}_${b + 1}.tif`);
+      await sharp(out[b]!, { raw: { width: W, height: H, channels: 1 } }).tiff({ compression: 'deflate' }).toFile(file);
+      const xmp = join(opts.dir, `x${k}_${b}.xmp`);
+      writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" xmlns:Camera="http://pix4d.com/camera/1.0/"
+ drone-dji:RelativeAltitude="+${HEIGHT_M.toFixed(2)}" drone-dji:GimbalYawDegree="${heading.toFixed(1)}" drone-dji:GimbalPitchDegree="-90.0"
+ drone-dji:GimbalRollDegree="0.0" drone-dji:FlightYawDegree="${heading.toFixed(1)}" drone-dji:CaptureUUID="${uuid}" Camera:BandName="${name}"/>
+</rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
+      const sec = String(k % 60).padStart(2, '0'), min = String(10 + Math.floor(k / 60)).padStart(2, '0');
+      args.push(`-XMP<=${xmp}`, '-Make=DJI', '-Model=P4 Multispectral', `-DateTimeOriginal=${date} 10:${min}:${sec}`, '-OffsetTimeOriginal=+02:00',
+        `-GPSLatitude=${Math.abs(lat)}`, `-GPSLatitudeRef=${lat < 0 ? 'S' : 'N'}`, `-GPSLongitude=${Math.abs(lon)}`, `-GPSLongitudeRef=${lon < 0 ? 'W' : 'E'}`,
+        `-GPSAltitude=${(200 + HEIGHT_M).toFixed(1)}`, '-GPSAltitudeRef=0', '-FocalLength=4.0', '-FocalPlaneXResolution=100', '-FocalPlaneYResolution=100',
+        '-FocalPlaneResolutionUnit#=4', '-overwrite_original', file, '-execute');
+      files.push(file);
+    }
+  }
+  const argfile = join(opts.dir, 'exiftool.args');
+  writeFileSync(argfile, args.join('\n') + '\n');
+  execFileSync('exiftool', ['-q', '-q', '-@', argfile], { stdio: 'pipe' });
+
+  const ndvi = (c: number, r: number) => {
+    const nir = bands[3]![r * ww + c]!, red = bands[0]![r * ww + c]!;
+    return nir + red === 0 ? 0 : (nir - red) / (nir + red);
+  };
+  return {
+    dir: opts.dir,
+    files,
+    centres,
+    world: { width: ww, height: wh, bands, E0, N0, P, epsg: frame.epsg },
+    ndviInside(c0, r0, c1, r1) {
+      const v: number[] = [];
+      for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) v.push(ndvi(c, r));
+      const mean = v.reduce((s, x) => s + x, 0) / v.length;
+      const std = Math.sqrt(v.reduce((s, x) => s + (x - mean) ** 2, 0) / v.length);
+      v.sort((a, b) => a - b);
+      return { mean, std, median: v[v.length >> 1]! };
+    },
+    fieldWgs84(c0, r0, c1, r1) {
+      const ring = [[c0, r0], [c1, r0], [c1, r1], [c0, r1], [c0, r0]].map(([c, r]) => frame.toWgs84(E0 + c! * P, N0 - r! * P));
+      return { type: 'Polygon', coordinates: [ring] };
+    },
+  };
+}

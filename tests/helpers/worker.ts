@@ -1,0 +1,54 @@
+// Starts `npm run worker` (a BullMQ worker process) with the given environment.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface TestWorker {
+  proc: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startWorker(env: Record<string, string>): Promise<TestWorker> {
+  // --import rather than the tsx CLI: the CLI runs the script in a child, and tests kill by pid.
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'lib/tasks/worker-process.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-50_000)));
+  proc.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-50_000)));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('worker started')) {
+    if (proc.exitCode !== null) throw new Error(`worker exited: ${out}`);
+    if (Date.now() > deadline) throw new Error(`worker did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    proc,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode) return;
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill(signal);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (proc.exitCode === null && !proc.signalCode) proc.kill('SIGKILL');
+    },
+  };
+}
+
+/** True when Redis answers PING at the URL. */
+export async function redisAvailable(url: string): Promise<boolean> {
+  const { default: IORedis } = await import('ioredis');
+  const r = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  try {
+    await r.connect();
+    return (await r.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { parseExifDate, readDroneExif, type DronePhoto } from '@/lib/drone/exif';
+import { checkSurvey, estimateProcessingSeconds, fieldUnderPhotos, groupCaptures, otherFlights, surveyCentroids } from '@/lib/drone/survey';
+import { AppError } from '@/lib/http/errors';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+
+const skip = missingShared('drone', 'brighton_beach', 'images');
+if (skip) console.warn(skip);
+const dir = sharedPath('drone', 'brighton_beach', 'images');
+const tmp = mkdtempSync(join(tmpdir(), 'drone-survey-'));
+
+const photo = (over: Partial<DronePhoto>): DronePhoto => ({
+  path: '/x.jpg', file: 'x.jpg', make: 'DJI', model: 'FC300S', gps: { lat: 46.84, lon: -91.99, altM: 200 }, relativeAltitudeM: 40,
+  gimbal: { yaw: 0, pitch: -90, roll: 0 }, flight: null, focalLengthMm: 3.61, focalLength35mm: 20, widthPx: 4000, heightPx: 2250,
+  sensorWidthMm: 6.8, sensorHeightMm: 3.8, capturedAt: '2016-06-23T16:31:59', capturedAtMs: Date.UTC(2016, 5, 23, 16, 31, 59),
+  bandName: null, captureUuid: null, ...over,
+});
+
+function keyOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof AppError ? e.key : 'not-app-error';
+  }
+  return undefined;
+}
+
+describe('readDroneExif', () => {
+  it.skipIf(skip)('reads GPS, DJI XMP attitude, optics and the camera-local time of a real DJI photo', async () => {
+    const p = await readDroneExif(join(dir, 'DJI_0018.JPG'));
+    expect(p.gps!.lat).toBeCloseTo(46.8426071, 6);
+    expect(p.gps!.lon).toBeCloseTo(-91.9945599, 6);
+    expect(p.gps!.altM).toBeCloseTo(198.309, 2);
+    expect(p.relativeAltitudeM).toBe(39.8);
+    expect(p.gimbal).toEqual({ yaw: 45, pitch: -89.9, roll: 0 });
+    expect(p.flight).toEqual({ yaw: 46, pitch: 1.8, roll: 3 });
+    expect([p.focalLengthMm, p.focalLength35mm, p.widthPx, p.heightPx]).toEqual([3.61, 20, 4000, 2250]);
+    // 35 mm equivalent 20 mm on a 16:9 crop of the 1/2.3" sensor: about 6.8 x 3.8 mm imaged.
+    expect(p.sensorWidthMm!).toBeGreaterThan(6.5);
+    expect(p.sensorWidthMm!).toBeLessThan(7.1);
+    expect(p.capturedAt).toBe('2016-06-23T16:31:59');
+    expect(p.bandName).toBeNull();
+  });
+
+  it('parses EXIF dates with and without an offset, independent of the server time zone', () => {
+    expect(parseExifDate('2024:05:01 10:00:00', '+02:00')).toEqual({ iso: '2024-05-01T10:00:00+02:00', ms: Date.UTC(2024, 4, 1, 8) });
+    expect(parseExifDate('2024:05:01 10:00:00', undefined)).toEqual({ iso: '2024-05-01T10:00:00', ms: Date.UTC(2024, 4, 1, 10) });
+    expect(parseExifDate('garbage', '+02:00')).toEqual({ iso: null, ms: null });
+  });
+
+  it('returns gps null for a JPEG without GPS and throws drone_corrupt_image for a broken file', async () => {
+    const plain = join(tmp, 'plain.jpg');
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a6' } }).jpeg().toFile(plain);
+    const p = await readDroneExif(plain);
+    expect(p.gps).toBeNull();
+    expect([p.widthPx, p.heightPx]).toEqual([64, 48]);
+
+    const broken = join(tmp, 'broken.jpg');
+    writeFileSync(broken, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 7)]));
+    await expect(readDroneExif(broken)).rejects.toMatchObject({ key: 'drone_corrupt_image', params: { file: 'broken.jpg' } });
+    const text = join(tmp, 'notes.jpg');
+    writeFileSync(text, 'not an image at all');
+    await expect(readDroneExif(text)).rejects.toMatchObject({ key: 'drone_corrupt_image' });
+  });
+});
+
+describe('checkSurvey', () => {
+  it('rejects one photo, photos without GPS and photos of two flights, with their keys', () => {
+    expect(keyOf(() => checkSurvey([photo({})]))).toBe('drone_too_few_images');
+    expect(keyOf(() => checkSurvey([]))).toBe('drone_too_few_images');
+    expect(keyOf(() => checkSurvey([photo({ path: '/a' }), photo({ path: '/b', file: 'b.jpg', gps: null })]))).toBe('drone_no_gps');
+    const t0 = Date.UTC(2016, 5, 23, 16);
+    const day2 = photo({ path: '/c', file: 'c.jpg', capturedAt: '2016-06-24T16:00:00', capturedAtMs: t0 + 86_400_000 });
+    const flight = [0, 5, 10].map((s) => photo({ path: `/${s}`, capturedAtMs: t0 + s * 1000 }));
+    expect(keyOf(() => checkSurvey([...flight, day2]))).toBe('drone_mixed_flights');
+    expect(otherFlights([...flight, day2])).toEqual([day2]);
+    const late = photo({ path: '/d', file: 'd.jpg', capturedAtMs: t0 + 3 * 3_600_000 });
+    expect(otherFlights([...flight, late])).toEqual([late]);
+    expect(keyOf(() => checkSurvey(flight))).toBeUndefined();
+  });
+
+  it('counts a multispectral capture (same CaptureUUID, one file per band) once', () => {
+    const bands = ['Red', 'NIR', 'Green'].map((b) => photo({ path: `/${b}`, bandName: b, captureUuid: 'u1' }));
+    expect(groupCaptures(bands)).toHaveLength(1);
+    expect(groupCaptures(bands)[0]!.main.bandName).toBe('Green');
+    expect(keyOf(() => checkSurvey(bands))).toBe('drone_too_few_images');
+    expect(keyOf(() => checkSurvey([...bands, ...bands.map((p) => ({ ...p, path: p.path + '2', captureUuid: 'u2' }))]))).toBeUndefined();
+  });
+
+  it.skipIf(skip)('finds the field under the majority of photo centres (15 m buffer) and no field elsewhere', async () => {
+    const photos = await Promise.all(readdirSync(dir).map((f) => readDroneExif(join(dir, f))));
+    expect(() => checkSurvey(photos)).not.toThrow();
+    const centres = surveyCentroids(photos);
+    expect(centres).toHaveLength(18);
+    const lons = centres.map((c) => c[0]), lats = centres.map((c) => c[1]);
+    const box = (w: number, s: number, e: number, n: number) => ({ type: 'Polygon' as const, coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] });
+    const [w, e, s, n] = [Math.min(...lons), Math.max(...lons), Math.min(...lats), Math.max(...lats)];
+    // A field 10 m (about 0.00013° lon) short of the centres on the west side still holds them thanks to the buffer.
+    const near = { id: 1, geometry: box(w + 0.00013, s, e, n) };
+    const far = { id: 2, geometry: box(w + 0.01, s, e + 0.01, n) };
+    expect(fieldUnderPhotos(centres, [far, near])?.id).toBe(1);
+    expect(fieldUnderPhotos(centres, [far])).toBeNull();
+    // Only a third of the centres inside: not a majority.
+    const third = { id: 3, geometry: box(w - 0.001, s - 0.001, w + (e - w) / 3, n + 0.001) };
+    expect(fieldUnderPhotos(centres, [third])).toBeNull();
+  });
+
+  it('estimates more time for more photos', () => {
+    expect(estimateProcessingSeconds(200)).toBeGreaterThan(estimateProcessingSeconds(18));
+    expect(estimateProcessingSeconds(18)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,42 @@
+// The `data` part of POST /api/drone/upload (spec 4.7): field_id absent or "auto" means "find it from
+// the photos"; crop_type "auto" means "classify"; anything else is refused with the field named.
+import { describe, expect, it } from 'vitest';
+import { parseDroneData } from '@/lib/fields/drone-survey';
+import { AppError } from '@/lib/http/errors';
+
+const keyOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof AppError ? `${e.kind}:${e.key}` : 'not-app-error';
+  }
+  return 'ok';
+};
+
+describe('parseDroneData', () => {
+  it.each([
+    [{}, { field_id: undefined, crop_type: 'auto' }],
+    [{ data: '' }, { field_id: undefined, crop_type: 'auto' }],
+    [{ data: '{"field_id":"auto","crop_type":"auto"}' }, { field_id: 'auto', crop_type: 'auto' }],
+    [{ data: '{"field_id":null}' }, { field_id: null, crop_type: 'auto' }],
+    [{ data: '{"field_id":12,"crop_type":"Wheat"}' }, { field_id: 12, crop_type: 'wheat' }],
+    [{ data: '{"field_id":" 12 ","crop_type":" corn "}' }, { field_id: 12, crop_type: 'corn' }],
+    [{ data: '{"field_id":" AUTO "}' }, { field_id: 'auto', crop_type: 'auto' }],
+    // Without a `data` part, the two values may come as parts of their own.
+    [{ field_id: '7', crop_type: 'barley' }, { field_id: 7, crop_type: 'barley' }],
+  ])('%j -> %j', (parts, expected) => {
+    expect(parseDroneData(parts as Record<string, string>)).toEqual(expected);
+  });
+
+  it.each([
+    [{ data: '{field_id: 1' }, 'bad_request:invalid_json'],
+    [{ data: '[1, 2]' }, 'unprocessable:validation'],
+    [{ data: '{"field_id":"north"}' }, 'unprocessable:validation'],
+    [{ data: '{"field_id":-3}' }, 'unprocessable:validation'],
+    [{ data: '{"field_id":1.5}' }, 'unprocessable:validation'],
+    [{ data: '{"crop_type":"DROP TABLE"}' }, 'unprocessable:validation'],
+    [{ data: '{"crop_type":"corn\\u0000"}' }, 'unprocessable:text_nul'],
+  ])('%j is refused: %s', (parts, key) => {
+    expect(keyOf(() => parseDroneData(parts))).toBe(key);
+  });
+});

@@ -1,0 +1,121 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Polygon, Position } from 'geojson';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { buildFieldReportPdf } from '@/lib/exports/pdf';
+import type { ExportField, ExportScan, ExportZone } from '@/lib/exports/types';
+import { LOCALES } from '@/lib/i18n/locales';
+import { translate } from '@/lib/i18n/messages';
+
+const W = 18.72, E = 18.73, S = 48.2, N = 48.205;
+const rect = (w: number, s: number, e: number, n: number): Position[] => [[w, s], [e, s], [e, n], [w, n], [w, s]];
+const field: ExportField = {
+  id: 7,
+  name: 'Поле у реки Čierna',
+  area: 72.5,
+  status: 'Аренда',
+  parcel_number: '12:34:5678',
+  owner: 'Иванов Пётр Šťastný',
+  geometry: { type: 'Polygon', coordinates: [rect(W, S, E, N), rect(18.7241, 48.2011, 18.7249, 48.2019).reverse()] },
+  company: { name: 'Agro Levice s.r.o.' },
+};
+const COLORS = ['#d73027', '#fee08b', '#1a9850'];
+const zones: ExportZone[] = [0, 1, 2].map((i) => ({
+  classIndex: i,
+  name: ['Низкая Ľ', 'Средняя', 'Высокая'][i]!,
+  areaHa: 20 + i,
+  mean: 0.3 + i * 0.2,
+  min: 0.1,
+  max: 0.9,
+  color: COLORS[i]!,
+  geometry: { type: 'Polygon', coordinates: [rect(W + (i * (E - W)) / 3, S, W + ((i + 1) * (E - W)) / 3, N)] } as Polygon,
+}));
+const scan: ExportScan = {
+  id: 3,
+  indexName: 'ndvi',
+  capturedAt: '2026-06-14T09:30:00Z',
+  stats: { min: -0.1, max: 0.92, mean: 0.61, std: 0.12, median: 0.63 },
+  histogram: { min: -0.1, max: 0.92, counts: Array.from({ length: 40 }, (_, i) => Math.round(1000 * Math.exp(-((i - 26) ** 2) / 40))) },
+  crop: { crop_type: 'wheat', confidence: 0.87, top_candidates: [{ crop: 'wheat', score: 0.87 }, { crop: 'barley', score: 0.08 }, { crop: 'rapeseed', score: 0.05 }] },
+};
+const dir = mkdtempSync(join(tmpdir(), 'report-'));
+
+function save(name: string, pdf: Buffer) {
+  const path = join(dir, name);
+  writeFileSync(path, pdf);
+  return path;
+}
+const pdftext = (path: string) => execFileSync('pdftotext', ['-layout', path, '-'], { encoding: 'utf8' });
+
+/** Page 1 rendered at 50 dpi: pixels whose colour is near `hex`. */
+async function pixelsNear(path: string, hex: string): Promise<number> {
+  execFileSync('pdftoppm', ['-r', '50', '-png', '-f', '1', '-l', '1', path, join(dir, 'page')]);
+  const { data, info } = await sharp(readFileSync(join(dir, 'page-1.png'))).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const target = [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+  let n = 0;
+  for (let i = 0; i < info.width * info.height * 3; i += 3) if (target.every((v, c) => Math.abs(data[i + c]! - v) < 12)) n++;
+  return n;
+}
+
+describe('PDF field report', () => {
+  it.each(LOCALES)('renders in %s: A4, DejaVu embedded, translated labels and the field data', async (locale) => {
+    const path = save(`report-${locale}.pdf`, await buildFieldReportPdf(field, scan, zones, { locale, rates: { 0: 180, 1: 150, 2: 120 }, now: new Date('2026-11-22T10:00:00Z') }));
+    expect(execFileSync('pdfinfo', [path], { encoding: 'utf8' })).toMatch(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);
+    const fonts = execFileSync('pdffonts', [path], { encoding: 'utf8' });
+    expect(fonts).toMatch(/DejaVuSans\s.*yes\s+yes\s+yes/);
+    expect(fonts).not.toMatch(/Helvetica/);
+    const txt = pdftext(path);
+    const t = (k: string) => translate(locale, k);
+    for (const k of ['title', 'details', 'owner', 'parcel_number', 'status', 'area', 'map', 'no_image', 'index_stats', 'histogram', 'zones', 'zone_mean', 'zone_rate', 'crop', 'candidates', 'data_date', 'report_date', 'status_leased']) {
+      const label = t(`report.${k}`);
+      expect(label, k).not.toBe(`report.${k}`);
+      // Section headings are set in capitals.
+      const squash = (x: string) => x.replace(/\s+/g, '').toLocaleLowerCase(locale);
+      expect(squash(txt), `${locale}: ${k}`).toContain(squash(label));
+    }
+    for (const s of [field.name, field.owner!, field.parcel_number!, field.company.name, 'Низкая Ľ', t('drone.crops.wheat'), t('drone.crops.barley'), 'NDVI', '87 %']) expect(txt).toContain(s);
+    expect(txt).toContain(new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date('2026-06-14')));
+  });
+
+  it('speaks each language: Russian, English and Slovak words', async () => {
+    const words = { ru: ['Отчёт по полю', 'Владелец', 'Аренда'], en: ['Field report', 'Owner', 'Leased'], sk: ['Správa o poli', 'Vlastník', 'Prenájom', 'Pšenica'] };
+    for (const locale of LOCALES) {
+      const txt = pdftext(save(`words-${locale}.pdf`, await buildFieldReportPdf(field, scan, zones, { locale })));
+      for (const w of words[locale]) expect(txt, locale).toContain(w);
+    }
+  });
+
+  it('draws the zones on the map in their colours', async () => {
+    const path = save('colours.pdf', await buildFieldReportPdf(field, null, zones, { locale: 'en' }));
+    for (const c of [COLORS[0]!, COLORS[2]!]) expect(await pixelsNear(path, c), c).toBeGreaterThan(500);
+    const bare = save('bare.pdf', await buildFieldReportPdf(field, null, [], { locale: 'en' }));
+    expect(await pixelsNear(bare, COLORS[0]!)).toBeLessThan(20);
+  });
+
+  it('draws the scan index image inside the field', async () => {
+    const previewPng = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2040e0' } }).png().toBuffer();
+    const path = save('preview.pdf', await buildFieldReportPdf(field, { ...scan, previewPng, previewBounds: [[S, W], [N, E]] }, [], { locale: 'ru' }));
+    execFileSync('pdftoppm', ['-r', '50', '-png', '-f', '1', '-l', '1', path, join(dir, 'page')]);
+    const { data } = await sharp(readFileSync(join(dir, 'page-1.png'))).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    let blue = 0;
+    for (let i = 0; i < data.length; i += 3) if (data[i]! < 60 && data[i + 1]! < 90 && data[i + 2]! > 200) blue++;
+    expect(blue).toBeGreaterThan(1000);
+  });
+
+  it('says so when there is no scan, no zones and no crop', async () => {
+    const txt = pdftext(save('empty.pdf', await buildFieldReportPdf({ ...field, owner: null, status: null, parcel_number: null }, null, [], { locale: 'sk' })));
+    for (const k of ['no_scan', 'no_zones', 'no_crop']) expect(txt).toContain(translate('sk', `report.${k}`));
+  });
+
+  it('continues the zone table on a second page when it is long', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...zones[i % 3]!, classIndex: i, name: `Zóna ${i + 1}` }));
+    const path = save('long.pdf', await buildFieldReportPdf(field, scan, many, { locale: 'sk' }));
+    expect(execFileSync('pdfinfo', [path], { encoding: 'utf8' })).toMatch(/Pages:\s+2/);
+    const txt = pdftext(path);
+    expect(txt).toContain('Zóna 40');
+    expect(txt).toContain('Strana 2 z 2');
+  });
+});

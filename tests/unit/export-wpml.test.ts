@@ -1,0 +1,277 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { booleanPointInPolygon, pointToLineDistance } from '@turf/turf';
+import type { Polygon, Position } from 'geojson';
+import JSZip from 'jszip';
+import { describe, expect, it } from 'vitest';
+import { DRONES } from '@/lib/exports/drones';
+import { buildAllFlightPlansZip, buildFlightPlanKmz, kmzFileName, uniqueKmzNames, validateFlightParams, type FlightOptions } from '@/lib/exports/wpml';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+
+// Fields near Levice (SK), built in metres east/north of a corner and turned into lon/lat here.
+const LON0 = 18.72, LAT0 = 48.2;
+const M_LAT = 111_195, M_LON = 111_195 * Math.cos((LAT0 * Math.PI) / 180);
+const ll = ([x, y]: [number, number]): Position => [LON0 + x / M_LON, LAT0 + y / M_LAT];
+const ring = (pts: [number, number][]) => [...pts, pts[0]!].map(ll);
+
+const rectangle: Polygon = { type: 'Polygon', coordinates: [ring([[0, 0], [600, 0], [600, 400], [0, 400]])] };
+// A U open to the north: the gap between the arms is outside the field.
+const concave: Polygon = { type: 'Polygon', coordinates: [ring([[0, 0], [900, 0], [900, 700], [650, 700], [650, 200], [250, 200], [250, 700], [0, 700]])] };
+// A square with a large pond in the middle.
+const holed: Polygon = {
+  type: 'Polygon',
+  coordinates: [ring([[0, 0], [1000, 0], [1000, 1000], [0, 1000]]), ring([[300, 300], [300, 700], [700, 700], [700, 300]])],
+};
+
+const DEFAULTS: FlightOptions = { height: 100, direction: 90, overlapH: 70, overlapW: 65, drone: 'mavic3m' };
+
+async function unzip(buf: Buffer) {
+  const zip = await JSZip.loadAsync(buf);
+  const read = (name: string) => zip.file(name)?.async('string') ?? Promise.reject(new Error(`${name} missing`));
+  return { names: Object.keys(zip.files), template: await read('wpmz/template.kml'), waylines: await read('wpmz/waylines.wpml') };
+}
+
+const values = (xml: string, tag: string) => [...xml.matchAll(new RegExp(`<wpml:${tag}>([^<]*)</wpml:${tag}>`, 'g'))].map((m) => m[1]!);
+const one = (xml: string, tag: string) => {
+  const v = values(xml, tag);
+  expect(v, tag).toHaveLength(1);
+  return v[0]!;
+};
+const coordList = (block: string): number[][] => block.trim().split(/\s+/).map((t) => t.split(',').map(Number));
+
+interface Wayline { points: number[][]; runs: [number, number][]; interval: number[] }
+function parseWaylines(xml: string): Wayline {
+  const marks = [...xml.matchAll(/<Placemark>([\s\S]*?)<\/Placemark>/g)].map((m) => m[1]!);
+  const points = marks.map((m) => coordList(/<coordinates>([\s\S]*?)<\/coordinates>/.exec(m)![1]!)[0]!);
+  const runs = marks.flatMap((m) => {
+    const s = values(m, 'actionGroupStartIndex'), e = values(m, 'actionGroupEndIndex');
+    return s.map((v, i): [number, number] => [Number(v), Number(e[i])]);
+  });
+  return { points, runs, interval: values(xml, 'actionTriggerParam').map(Number) };
+}
+
+// Metres in a local east/north frame, for the geometric checks (independent of the module's own frame).
+const toM = (p: number[]): [number, number] => [(p[0]! - LON0) * M_LON, (p[1]! - LAT0) * M_LAT];
+const expectedSpacing = (o: FlightOptions) => ((o.height * DRONES[o.drone].sensorWidthMm) / DRONES[o.drone].focalLengthMm) * (1 - o.overlapW / 100);
+const expectedInterval = (o: FlightOptions) => ((o.height * DRONES[o.drone].sensorHeightMm) / DRONES[o.drone].focalLengthMm) * (1 - o.overlapH / 100);
+
+/** Grid points inside the polygon every `step` metres. */
+function samplePoints(poly: Polygon, step: number): Position[] {
+  const ms = poly.coordinates[0]!.map(toM);
+  const [x0, x1] = [Math.min(...ms.map((p) => p[0])), Math.max(...ms.map((p) => p[0]))];
+  const [y0, y1] = [Math.min(...ms.map((p) => p[1])), Math.max(...ms.map((p) => p[1]))];
+  const out: Position[] = [];
+  for (let x = x0 + 0.5; x <= x1; x += step) for (let y = y0 + 0.5; y <= y1; y += step) {
+    const p = ll([x, y]);
+    if (booleanPointInPolygon(p, poly)) out.push(p);
+  }
+  return out;
+}
+
+async function checkPlan(poly: Polygon, o: FlightOptions) {
+  const files = await unzip(await buildFlightPlanKmz({ geometry: poly }, o));
+  const w = parseWaylines(files.waylines);
+  const spacing = expectedSpacing(o);
+
+  // Every photo run is a straight line along the requested direction.
+  const th = (o.direction * Math.PI) / 180;
+  const across = (p: number[]) => { const [x, y] = toM(p); return x * Math.cos(th) - y * Math.sin(th); };
+  for (const [s, e] of w.runs) {
+    const [a, b] = [toM(w.points[s]!), toM(w.points[e]!)];
+    const course = ((Math.atan2(b[0] - a[0], b[1] - a[1]) * 180) / Math.PI + 360) % 180;
+    expect(Math.abs(course - (o.direction % 180))).toBeLessThan(0.1);
+  }
+  // Distinct lines are one spacing apart.
+  // Runs of one line share an offset (to within the two frames' difference, centimetres).
+  const offsets = w.runs.map(([s]) => across(w.points[s]!)).sort((x, y) => x - y);
+  const lines = offsets.filter((v, i) => i === 0 || v - offsets[i - 1]! > spacing / 4);
+  expect(lines.length).toBeGreaterThan(1);
+  for (let i = 1; i < lines.length; i++) expect(lines[i]! - lines[i - 1]!).toBeCloseTo(spacing, 0);
+
+  // Every point of the field lies within half a spacing of a photo run.
+  const segs = w.runs.map(([s, e]) => ({ type: 'LineString' as const, coordinates: [w.points[s]!, w.points[e]!] }));
+  for (const p of samplePoints(poly, 25)) {
+    const dist = Math.min(...segs.map((g) => pointToLineDistance(p, g, { units: 'meters' })));
+    expect(dist, `point ${p.join(',')}`).toBeLessThanOrEqual(spacing / 2 + 0.5);
+  }
+  for (const v of w.interval) expect(v).toBeCloseTo(expectedInterval(o), 2);
+  return { files, w, spacing };
+}
+
+describe('DJI WPML flight plan', () => {
+  it('writes template.kml with the requested height, overlaps, direction, drone and polygon', async () => {
+    const o: FlightOptions = { height: 120, direction: 30, overlapH: 80, overlapW: 70, drone: 'mavic3m' };
+    const { names, template, waylines } = await unzip(await buildFlightPlanKmz({ geometry: rectangle }, o));
+    expect(names.sort()).toEqual(['wpmz/template.kml', 'wpmz/waylines.wpml']);
+    expect(template).toContain('xmlns:wpml="http://www.dji.com/wpmz/1.0.6"');
+    expect(one(template, 'templateType')).toBe('mapping2d');
+    expect(one(template, 'heightMode')).toBe('relativeToStartPoint');
+    expect(Number(one(template, 'globalShootHeight'))).toBe(120);
+    expect(Number(one(template, 'height'))).toBe(120);
+    expect(Number(one(template, 'ellipsoidHeight'))).toBe(120);
+    expect(Number(one(template, 'orthoCameraOverlapH'))).toBe(80);
+    expect(Number(one(template, 'orthoCameraOverlapW'))).toBe(70);
+    expect(Number(one(template, 'direction'))).toBe(30);
+    for (const xml of [template, waylines]) {
+      expect(Number(one(xml, 'droneEnumValue'))).toBe(77);
+      expect(Number(one(xml, 'droneSubEnumValue'))).toBe(2);
+      expect(Number(one(xml, 'payloadEnumValue'))).toBe(68);
+    }
+    expect(one(template, 'imageFormat')).toBe('visable,narrow_band');
+    // The polygon: lon,lat,0 per point, the ring written open as DJI does.
+    const coords = coordList(/<outerBoundaryIs>[\s\S]*?<coordinates>([\s\S]*?)<\/coordinates>/.exec(template)![1]!);
+    const expected = rectangle.coordinates[0]!.slice(0, -1);
+    expect(coords).toHaveLength(expected.length);
+    coords.forEach((c, i) => {
+      expect(c[0]).toBeCloseTo(expected[i]![0]!, 9);
+      expect(c[1]).toBeCloseTo(expected[i]![1]!, 9);
+      expect(c[2]).toBe(0);
+    });
+  });
+
+  it('writes waylines: lon,lat order, the height at every point, distance and duration of the path', async () => {
+    const o = DEFAULTS;
+    const { waylines } = await unzip(await buildFlightPlanKmz({ geometry: rectangle }, o));
+    const w = parseWaylines(waylines);
+    expect(w.points.length).toBeGreaterThanOrEqual(4);
+    for (const p of w.points) {
+      expect(p).toHaveLength(2);
+      expect(p[0]).toBeGreaterThan(18.6); // longitude first
+      expect(p[0]).toBeLessThan(18.8);
+      expect(p[1]).toBeGreaterThan(48.1);
+      expect(p[1]).toBeLessThan(48.3);
+    }
+    expect(values(waylines, 'executeHeight').map(Number)).toEqual(w.points.map(() => 100));
+    expect(values(waylines, 'index').map(Number)).toEqual(w.points.map((_, i) => i));
+    const path = w.points.slice(1).reduce((s, p, i) => s + Math.hypot(...(toM(p).map((v, k) => v - toM(w.points[i]!)[k]!) as [number, number])), 0);
+    const distance = Number(one(waylines, 'distance'));
+    expect(Math.abs(distance - path) / path).toBeLessThan(0.005);
+    const speed = Number(one(waylines, 'autoFlightSpeed'));
+    expect(speed).toBeGreaterThan(0);
+    expect(speed).toBeLessThanOrEqual(15);
+    // The camera's shortest interval between photos caps the speed.
+    expect(expectedInterval(o) / speed).toBeGreaterThanOrEqual(DRONES.mavic3m.minShootIntervalS - 1e-9);
+    expect(Number(one(waylines, 'duration'))).toBeGreaterThan(distance / speed);
+    expect(one(waylines, 'gimbalPitchRotateAngle')).toBe('-90');
+    // Lawn-mower: consecutive lines are flown in opposite directions, turns join them.
+    const headings = w.runs.map(([s, e]) => Math.sign(toM(w.points[e]!)[0] - toM(w.points[s]!)[0]));
+    for (let i = 1; i < headings.length; i++) expect(headings[i]).toBe(-headings[i - 1]!);
+  });
+
+  it('covers a rectangle with lines one footprint-and-overlap spacing apart', async () => {
+    const { w } = await checkPlan(rectangle, DEFAULTS);
+    expect(w.runs.length).toBe(Math.ceil(400 / expectedSpacing(DEFAULTS)));
+  });
+
+  it('covers a concave field and does not photograph the gap between its arms', async () => {
+    const o: FlightOptions = { ...DEFAULTS, height: 60, direction: 90 };
+    const { w } = await checkPlan(concave, o);
+    // Somewhere a line is split into two runs whose joining leg crosses the gap (outside the field).
+    const gaps = w.runs.slice(1).filter(([s], i) => s === w.runs[i]![1] + 1 && Math.abs(toM(w.points[s]!)[1] - toM(w.points[w.runs[i]![1]]!)[1]) < 1);
+    expect(gaps.length).toBeGreaterThan(0);
+    for (const [s] of gaps) {
+      const [a, b] = [w.points[s - 1]!, w.points[s]!];
+      expect(booleanPointInPolygon([(a[0]! + b[0]!) / 2, (a[1]! + b[1]!) / 2], concave)).toBe(false);
+    }
+  });
+
+  it('covers a field with a hole and skips the hole', async () => {
+    const o: FlightOptions = { ...DEFAULTS, height: 50, direction: 0, drone: 'mavic3e', overlapW: 60 };
+    const { files, w } = await checkPlan(holed, o);
+    expect(files.template.match(/<innerBoundaryIs>/g)).toHaveLength(1);
+    const split = w.runs.slice(1).filter(([s], i) => s === w.runs[i]![1] + 1 && Math.abs(toM(w.points[s]!)[0] - toM(w.points[w.runs[i]![1]]!)[0]) < 1);
+    expect(split.length).toBeGreaterThan(0);
+    for (const [s] of split) {
+      const mid = [(w.points[s - 1]![0]! + w.points[s]![0]!) / 2, (w.points[s - 1]![1]! + w.points[s]![1]!) / 2];
+      expect(booleanPointInPolygon(mid, holed)).toBe(false);
+    }
+  });
+
+  it('handles an oblique direction and another camera', async () => {
+    await checkPlan(concave, { height: 150, direction: 37, overlapH: 75, overlapW: 70, drone: 'm350_p1' });
+  });
+
+  it('covers every part of a multipolygon field; the template holds the largest part', async () => {
+    const big = ring([[0, 0], [500, 0], [500, 400], [0, 400]]);
+    const small = ring([[800, 0], [1000, 0], [1000, 200], [800, 200]]);
+    const { template, waylines } = await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [[small], [big]] } }, DEFAULTS));
+    expect(template.match(/<outerBoundaryIs>/g)).toHaveLength(1);
+    expect(coordList(/<outerBoundaryIs>[\s\S]*?<coordinates>([\s\S]*?)<\/coordinates>/.exec(template)![1]!)[0]![0]).toBeCloseTo(big[0]![0]!, 9);
+    const w = parseWaylines(waylines);
+    const segs = w.runs.map(([s, e]) => ({ type: 'LineString' as const, coordinates: [w.points[s]!, w.points[e]!] }));
+    const spacing = expectedSpacing(DEFAULTS);
+    for (const part of [big, small]) for (const p of samplePoints({ type: 'Polygon', coordinates: [part] }, 25)) {
+      expect(Math.min(...segs.map((g) => pointToLineDistance(p, g, { units: 'meters' })))).toBeLessThanOrEqual(spacing / 2 + 0.5);
+    }
+  });
+
+  it('writes well-formed XML using only elements found in real DJI exports', async (ctx) => {
+    const reason = missingShared('wpml', 'peer_dji_pilot2_export', 'CankovskaHora.kmz');
+    if (reason) { console.warn(reason); ctx.skip(); }
+    const ours = await unzip(await buildFlightPlanKmz({ geometry: holed }, DEFAULTS));
+    const real = await unzip(readFileSync(sharedPath('wpml', 'peer_dji_pilot2_export', 'CankovskaHora.kmz')));
+    const flight = readFileSync(sharedPath('wpml', 'liblinc-debug_dji_way_line', 'wpmz', 'template.kml'), 'utf8');
+    const tags = (xml: string) => new Set([...xml.matchAll(/<(wpml:\w+)[ >]/g)].map((m) => m[1]!));
+    const known = new Set([...tags(real.template), ...tags(real.waylines), ...tags(flight)]);
+    for (const xml of [ours.template, ours.waylines]) for (const t of tags(xml)) expect(known.has(t), t).toBe(true);
+    // The same top-level order as Pilot 2's export.
+    const order = (xml: string) => [...xml.matchAll(/^ {4}<(wpml:\w+|Folder)>/gm)].map((m) => m[1]);
+    expect(order(ours.template)).toEqual(order(real.template));
+    expect(order(ours.waylines)).toEqual(order(real.waylines));
+    // Inside the area Placemark and each waypoint Placemark, our elements come in Pilot 2's order.
+    const children = (xml: string, indent: number) => {
+      const block = /<Placemark>([\s\S]*?)<\/Placemark>/.exec(xml)![1]!;
+      return [...block.matchAll(new RegExp(`^ {${indent}}<((?:wpml:)?\\w+)>`, 'gm'))].map((m) => m[1]!);
+    };
+    for (const [mine, theirs] of [[children(ours.template, 8), children(real.template, 8)], [children(ours.waylines, 8), children(real.waylines, 8)]]) {
+      expect(mine!.length).toBeGreaterThan(8);
+      const positions = mine!.map((tag) => theirs!.indexOf(tag));
+      expect(positions.every((p) => p >= 0), mine!.join(' ')).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'wpml-'));
+    for (const [name, xml] of [['template.kml', ours.template], ['waylines.wpml', ours.waylines]] as const) {
+      writeFileSync(join(dir, name), xml);
+      execFileSync('xmllint', ['--noout', join(dir, name)]);
+    }
+  });
+});
+
+describe('flight parameters', () => {
+  it('fills the spec defaults', () => {
+    expect(validateFlightParams({})).toEqual({ height: 100, direction: 90, overlapH: 70, overlapW: 65, drone: 'mavic3m' });
+    expect(validateFlightParams({ height: '250', direction: '0', overlap_h: '95', overlap_w: '10', drone: 'm300_p1' })).toEqual({
+      height: 250, direction: 0, overlapH: 95, overlapW: 10, drone: 'm300_p1',
+    });
+  });
+  it.each([
+    { height: '19' }, { height: '501' }, { height: 'abc' }, { direction: '360' }, { direction: '-1' }, { direction: '45.5' },
+    { overlap_h: '9' }, { overlap_h: '96' }, { overlap_w: '100' }, { overlap_w: 'x' }, { drone: 'phantom' },
+  ])('rejects %o with 422', (q) => {
+    expect(() => validateFlightParams(q)).toThrow(expect.objectContaining({ kind: "unprocessable", key: "validation" }));
+  });
+});
+
+describe('file names and the all-fields ZIP', () => {
+  it('transliterates and sanitises names', () => {
+    expect(kmzFileName('Поле №1')).toMatch(/^Pole_1\.kmz$/);
+    expect(kmzFileName('Čierna Voda / sever')).toBe('Cierna_Voda_sever.kmz');
+    expect(kmzFileName('../../etc')).toMatch(/^[A-Za-z0-9_-]+\.kmz$/);
+    expect(kmzFileName('???')).toBe('field.kmz');
+    expect(uniqueKmzNames(['A', 'a', 'A'])).toEqual(['A.kmz', 'a-2.kmz', 'A-3.kmz']);
+  });
+
+  it('streams one KMZ per field with unique names', async () => {
+    const fields = [{ name: 'Поле', geometry: rectangle }, { name: 'Поле', geometry: concave }, { name: 'Dolné', geometry: holed }];
+    const chunks: Buffer[] = [];
+    for await (const c of buildAllFlightPlansZip(fields, DEFAULTS)) chunks.push(c as Buffer);
+    const zip = await JSZip.loadAsync(Buffer.concat(chunks));
+    expect(Object.keys(zip.files)).toEqual(['Pole.kmz', 'Pole-2.kmz', 'Dolne.kmz']);
+    for (const name of Object.keys(zip.files)) {
+      const inner = await unzip(await zip.file(name)!.async('nodebuffer'));
+      expect(one(inner.template, 'templateType')).toBe('mapping2d');
+    }
+  });
+});

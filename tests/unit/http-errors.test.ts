@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AppError, type ErrorKind, HTTP_STATUS, fromPrismaError } from '@/lib/http/errors';
+import { errorResponse } from '@/lib/http/respond';
+import { readJson, validate } from '@/lib/http/validate';
+import { log } from '@/lib/log';
+
+const silent = log.child({});
+silent.level = 'silent';
+
+describe('error mapping', () => {
+  const expected: Record<ErrorKind, number> = {
+    bad_request: 400,
+    unauthorized: 401,
+    forbidden: 403,
+    not_found: 404,
+    method_not_allowed: 405,
+    timeout: 408,
+    conflict: 409,
+    payload_too_large: 413,
+    unsupported_media_type: 415,
+    unprocessable: 422,
+    rate_limited: 429,
+    internal: 500,
+    unavailable: 503,
+    insufficient_storage: 507,
+  };
+
+  for (const [kind, status] of Object.entries(expected) as [ErrorKind, number][]) {
+    it(`${kind} answers ${status} with the failure envelope`, async () => {
+      expect(HTTP_STATUS[kind]).toBe(status);
+      const res = errorResponse(new AppError(kind, 'not_found'), 'en', 'rid', silent);
+      expect(res.status).toBe(status);
+      expect(await res.json()).toEqual({ success: false, error: 'Not found' });
+    });
+  }
+
+  it('translates the message into the caller language', async () => {
+    const err = new AppError('payload_too_large', 'payload_too_large', { limit: 50 });
+    expect((await errorResponse(err, 'ru', 'r', silent).json()).error).toBe('Размер запроса превышает допустимые 50 МБ');
+    expect((await errorResponse(err, 'sk', 'r', silent).json()).error).toBe('Požiadavka je väčšia ako povolených 50 MB');
+  });
+
+  it('puts Retry-After on 429', () => {
+    const res = errorResponse(new AppError('rate_limited', 'rate_limited', { seconds: 7 }, { 'Retry-After': '7' }), 'en', 'r', silent);
+    expect(res.headers.get('retry-after')).toBe('7');
+  });
+
+  it('hides unknown errors behind a 500 that names the request id, not the stack', async () => {
+    const res = errorResponse(new Error('secret database detail at /srv/x.ts:12'), 'en', 'req-42', silent);
+    expect(res.status).toBe(500);
+    const body = await res.json();
+    expect(body.success).toBe(false);
+    expect(body.error).toContain('req-42');
+    expect(JSON.stringify(body)).not.toContain('secret');
+  });
+
+  it('maps Prisma not-found and unique violations', () => {
+    expect(fromPrismaError({ code: 'P2025' })?.kind).toBe('not_found');
+    expect(fromPrismaError({ code: 'P2002' })?.kind).toBe('conflict');
+    expect(fromPrismaError(new Error('x'))).toBeUndefined();
+  });
+});
+
+describe('request validation', () => {
+  const schema = z.object({ name: z.string().min(2), size: z.number().max(10) });
+  const request = (body: string, type = 'application/json') =>
+    new Request('http://x/', { method: 'POST', body, headers: { 'content-type': type } });
+
+  it('answers 400 for malformed JSON before any handler code runs', async () => {
+    await expect(readJson(request('{"name": '), schema)).rejects.toMatchObject({ kind: 'bad_request', key: 'invalid_json' });
+  });
+
+  it('answers 400 when the body is not JSON at all', async () => {
+    await expect(readJson(request('name=x', 'application/x-www-form-urlencoded'), schema)).rejects.toMatchObject({ key: 'expected_json' });
+  });
+
+  it('answers 422 naming each wrong field, in the caller language', async () => {
+    let caught: unknown;
+    try {
+      validate(schema, { name: 'a', size: 11 });
+    } catch (e) {
+      caught = e;
+    }
+    const res = errorResponse(caught, 'en', 'r', silent);
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body.error).toBe('Invalid data: name: at least 2 characters; size: at most 10');
+    const ru = await errorResponse(caught, 'ru', 'r', silent).json();
+    expect(ru.error).toContain('name: не короче 2 символов');
+  });
+
+  it('says which field is missing', async () => {
+    let caught: unknown;
+    try {
+      validate(schema, { size: 1 });
+    } catch (e) {
+      caught = e;
+    }
+    expect((await errorResponse(caught, 'sk', 'r', silent).json()).error).toContain('name: povinné pole');
+  });
+});

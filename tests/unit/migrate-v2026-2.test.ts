@@ -1,0 +1,115 @@
+// Upgrading v2026.2 databases (../shared/fixtures/v2026_2): every value survives, a second run
+// changes nothing, and a failure leaves the original file exactly as it was.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createDb } from '@/lib/db/client';
+import { migrateV2026_2 } from '@/lib/db/legacy/v2026-2';
+import { diffLiveSqlite } from '@/lib/db/schema-engine';
+import { geometryAreaHa } from '@/lib/geo/area';
+import { readModels } from '@/prisma/generate';
+import { SHARED_DIR } from '../helpers/shared-data';
+
+const FIXTURES = join(SHARED_DIR, 'fixtures', 'v2026_2');
+const missing = existsSync(FIXTURES) ? undefined : `v2026.2 fixtures not found at ${FIXTURES}`;
+if (missing) console.warn(`skipping upgrade tests: ${missing}`);
+
+const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+function copyFixture(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'upgrade-'));
+  const file = join(dir, 'fields.db');
+  copyFileSync(join(FIXTURES, name), file);
+  return file;
+}
+
+describe.skipIf(!!missing)('upgrade from v2026.2', () => {
+  for (const fixture of ['v2026_2.db', 'v2026_2_legacy_columns.db']) {
+    it(`${fixture}: every field, owner, scan and zone survives in "Default Company"`, async () => {
+      const file = copyFixture(fixture);
+      const original = sha(file);
+      const report = await migrateV2026_2(file);
+      expect(report).toMatchObject({ status: 'migrated', owners: 3, fields: 5, scans: 2, zones: 2 });
+      expect(sha(report.backup!)).toBe(original);
+      expect(await diffLiveSqlite({ kind: 'sqlite', file }, readModels())).toBe('');
+
+      const db = createDb({ kind: 'sqlite', file });
+      const company = await db.company.findUniqueOrThrow({ where: { name: 'Default Company' } });
+      const fields = await db.field.findMany({ include: { owner: true }, orderBy: { id: 'asc' } });
+      expect(fields.every((f) => f.companyId === company.id)).toBe(true);
+      expect((await db.owner.findMany()).map((o) => [o.name, o.companyId])).toEqual([
+        ['Иванов И.И.', company.id], ['ООО «Агро-Юг»', company.id], ['Novák Ján', company.id],
+      ]);
+      expect(fields.map((f) => [f.id, f.name, f.status, f.parcelNumber, f.owner?.name ?? null])).toEqual([
+        [1, 'Поле 1', 'Собственность', '61:02:0600010:123', 'Иванов И.И.'],
+        [2, 'Северное', null, null, null],
+        [3, '', null, null, 'ООО «Агро-Юг»'],
+        [4, 'Lán pri ceste', 'Аренда', '12:34:567890:124', 'Novák Ján'],
+        [5, 'Поле с дыркой', 'Субаренда', null, 'Иванов И.И.'],
+      ]);
+      // Stored areas are what users saw (square metres -> hectares); a missing one is computed.
+      expect(fields.map((f) => f.area)).toEqual([25.5, 74, Math.round(geometryAreaHa(JSON.parse(fields[2]!.geometry)) * 1e4) / 1e4, 12.95, 54.8]);
+      expect(JSON.parse(fields[3]!.geometry).type).toBe('MultiPolygon');
+      expect(JSON.parse(fields[4]!.geometry).coordinates).toHaveLength(2);
+      expect(JSON.parse(fields[0]!.attributesJson)).toEqual({ Field_Name: 'Поле 1' });
+      expect(JSON.parse(fields[3]!.attributesJson)).toEqual({ KULTURA: 'orná pôda' });
+      expect(JSON.parse(fields[4]!.attributesJson)).toEqual({ NAME: 'Pole s dierou', yield: null });
+      expect(fields[1]!.minLon).toBeCloseTo(39.72, 9);
+
+      const scans = await db.scan.findMany({ orderBy: { id: 'asc' } });
+      expect(scans.map((s) => [s.id, s.fieldId, s.status, s.fileName, s.createdAt.toISOString()])).toEqual([
+        [1, 1, 'completed', 'ndvi_pole1.tif', '2026-03-20T10:15:00.000Z'],
+        [2, 2, 'pending', 'ndvi_sev.tif', '2026-03-22T08:00:00.123Z'],
+      ]);
+      expect(JSON.parse(scans[0]!.statsJson!)).toEqual({ min: -0.12, max: 0.91, mean: 0.63 });
+      const zones = await db.zone.findMany({ orderBy: { id: 'asc' } });
+      expect(zones.map((z) => [z.id, z.fieldId, z.scanId, z.name, z.minValue, z.maxValue, z.meanValue, z.color])).toEqual([
+        [1, 1, 1, 'Зона 1', 0.2, 0.5, 0.41, '#d7191c'],
+        [2, 1, null, 'Зона 2', 0.5, 0.9, 0.72, '#1a9641'],
+      ]);
+      await db.$disconnect();
+    });
+  }
+
+  it('is idempotent: a second run changes nothing and says so', async () => {
+    const file = copyFixture('v2026_2.db');
+    await migrateV2026_2(file);
+    const after = sha(file);
+    expect(await migrateV2026_2(file)).toMatchObject({ status: 'already-current' });
+    expect(sha(file)).toBe(after);
+  });
+
+  it('leaves the original untouched when it fails halfway', async () => {
+    const file = copyFixture('v2026_2.db');
+    // A zone with unreadable geometry: owners, fields and scans are already written when it fails.
+    execFileSync('python3', ['-c', `import sqlite3; c=sqlite3.connect(${JSON.stringify(file)}); c.execute("UPDATE fieldzone SET geometry_wkt='POLYGON ((1 2, 3' WHERE id=2"); c.commit()`]);
+    const before = sha(file);
+    await expect(migrateV2026_2(file)).rejects.toThrow(/zone 2/);
+    expect(sha(file)).toBe(before);
+    expect(readdirSync(join(file, '..')).filter((f) => f.endsWith('.migrating'))).toEqual([]);
+  });
+
+  it('refuses a database it does not recognise, without touching it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'upgrade-'));
+    const file = join(dir, 'other.db');
+    execFileSync('python3', ['-c', `import sqlite3; c=sqlite3.connect(${JSON.stringify(file)}); c.execute("CREATE TABLE field (id INTEGER)"); c.commit()`]);
+    const before = sha(file);
+    await expect(migrateV2026_2(file)).rejects.toThrow(/not a v2026.2 database/);
+    expect(sha(file)).toBe(before);
+    expect(readdirSync(dir).filter((f) => f.includes('backup'))).toEqual([]);
+  });
+
+  it('migrates the large fixture (5,000 fields, 200 owners) completely', async () => {
+    const file = copyFixture('v2026_2_large.db');
+    const started = performance.now();
+    const report = await migrateV2026_2(file);
+    console.log(`large fixture migrated in ${Math.round(performance.now() - started)} ms`);
+    expect(report).toMatchObject({ fields: 5000, owners: 200 });
+    const db = createDb({ kind: 'sqlite', file });
+    expect(await db.field.count()).toBe(5000);
+    expect(await db.field.count({ where: { owner: { isNot: null } } })).toBe(await db.field.count({ where: { ownerId: { not: null } } }));
+    await db.$disconnect();
+  });
+});

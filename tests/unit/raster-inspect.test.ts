@@ -1,0 +1,239 @@
+// Validation before any task is queued: real GeoTIFFs pass with their georeferencing, broken ones
+// (made here byte by byte) fail with the right status and reason.
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { booleanPointInPolygon } from '@turf/turf';
+import { describe, expect, it } from 'vitest';
+import { AppError, HTTP_STATUS } from '@/lib/http/errors';
+import { inspectRaster } from '@/lib/raster/inspect';
+import { computeZones } from '@/lib/raster/zones';
+import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
+
+const dir = mkdtempSync(join(tmpdir(), 'raster-inspect-'));
+
+interface TiffSpec {
+  width: number;
+  height: number;
+  /** Float32 pixels; when shorter than width x height the strip is declared full size anyway. */
+  pixels?: Float32Array;
+  georef?: { epsg: number; origin: [number, number]; pixel: number };
+  compression?: number;
+  nodata?: string;
+  /** Bands, interleaved by pixel in `pixels` (default 1). */
+  bands?: number;
+  dateTime?: string;
+  gdalMetadata?: string;
+}
+
+/** A little-endian, single-strip, float32 TIFF, optionally with GeoTIFF and GDAL tags. */
+function writeTiff(name: string, spec: TiffSpec): string {
+  const bands = spec.bands ?? 1;
+  const pixels = spec.pixels ?? new Float32Array(spec.width * spec.height * bands);
+  type Entry = [tag: number, type: number, values: number[] | string];
+  const declared = Math.min(0xffffffff, spec.width * spec.height * bands * 4);
+  const entries: Entry[] = [
+    [256, 4, [spec.width]],
+    [257, 4, [spec.height]],
+    [258, 3, Array(bands).fill(32)],
+    [259, 3, [spec.compression ?? 1]],
+    [262, 3, [1]],
+    [273, 4, [0]], // strip offset, patched below
+    [277, 3, [bands]],
+    [278, 4, [spec.height]],
+    [279, 4, [declared]],
+  ];
+  if (spec.dateTime) entries.push([306, 2, spec.dateTime + '\0']);
+  if (bands > 1) entries.push([338, 3, Array(bands - 1).fill(0)]);
+  entries.push([339, 3, Array(bands).fill(3)]);
+  if (spec.georef) {
+    const { epsg, origin, pixel } = spec.georef;
+    entries.push([33550, 12, [pixel, pixel, 0]], [33922, 12, [0, 0, 0, origin[0], origin[1], 0]]);
+    entries.push([34735, 3, [1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, epsg]]);
+  }
+  if (spec.gdalMetadata) entries.push([42112, 2, spec.gdalMetadata + '\0']);
+  if (spec.nodata) entries.push([42113, 2, spec.nodata + '\0']);
+  const size = (t: number) => ({ 2: 1, 3: 2, 4: 4, 12: 8 })[t]!;
+  const ifdSize = 2 + entries.length * 12 + 4;
+  let extra = 8 + ifdSize;
+  const blobs: Array<[number, Buffer]> = [];
+  const buf = Buffer.alloc(ifdSize);
+  buf.writeUInt16LE(entries.length, 0);
+  entries.forEach(([tag, type, values], i) => {
+    const count = typeof values === 'string' ? values.length : values.length;
+    const data = Buffer.alloc(count * size(type));
+    if (typeof values === 'string') data.write(values, 'latin1');
+    else values.forEach((v, k) => (type === 3 ? data.writeUInt16LE(v, k * 2) : type === 4 ? data.writeUInt32LE(v, k * 4) : data.writeDoubleLE(v, k * 8)));
+    const at = 2 + i * 12;
+    buf.writeUInt16LE(tag, at);
+    buf.writeUInt16LE(type, at + 2);
+    buf.writeUInt32LE(count, at + 4);
+    if (data.length <= 4) data.copy(buf, at + 8);
+    else {
+      buf.writeUInt32LE(extra, at + 8);
+      blobs.push([extra, data]);
+      extra += data.length;
+    }
+  });
+  const stripOffset = extra;
+  buf.writeUInt32LE(stripOffset, 2 + 5 * 12 + 8);
+  const header = Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]);
+  const file = Buffer.concat([header, buf, ...blobs.map(([, b]) => b), Buffer.from(pixels.buffer)]);
+  const path = join(dir, name);
+  writeFileSync(path, file);
+  return path;
+}
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  const err = await promise.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(AppError);
+  return err as AppError;
+}
+
+describe('inspectRaster on real files', () => {
+  const naip = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'];
+  const landsat = ['raster', 'landsat', '2020.tif'];
+  const drone = ['raster', 'plantcv', '615.tif'];
+  const skip = missingShared(...naip) ?? missingShared(...landsat) ?? missingShared(...drone);
+  if (skip) console.warn(skip);
+
+  it.skipIf(skip)('NAIP: UTM 14N, 4 bands, 5 m, nodata 0, footprint around gdalinfo corners', async () => {
+    const info = await inspectRaster(sharedPath(...naip));
+    expect(info).toMatchObject({ width: 934, height: 723, bands: 4, crs: { epsg: 26914 }, nodata: 0 });
+    expect(info.crs.proj4).toContain('+zone=14');
+    expect(info.pixelSizeM).toBeCloseTo(5, 6);
+    // gdalinfo: upper left 99d11'8.17"W 47d2'11.69"N; centre 99d9'17.36"W 47d1'13.30"N.
+    const ul = info.footprintWgs84.coordinates[0]![0]!;
+    expect(ul[0]).toBeCloseTo(-(99 + 11 / 60 + 8.17 / 3600), 4);
+    expect(ul[1]).toBeCloseTo(47 + 2 / 60 + 11.69 / 3600, 4);
+    expect(booleanPointInPolygon([-(99 + 9 / 60 + 17.36 / 3600), 47 + 1 / 60 + 13.3 / 3600], info.footprintWgs84)).toBe(true);
+  });
+
+  it.skipIf(skip)('Landsat: EPSG:4326 from ModelTransformation, north up despite the malformed tags', async () => {
+    const info = await inspectRaster(sharedPath(...landsat));
+    expect(info).toMatchObject({ width: 697, height: 377, bands: 4, crs: { epsg: 4326 } });
+    const lats = info.footprintWgs84.coordinates[0]!.map((p) => p[1]!);
+    expect(Math.max(...lats)).toBeCloseTo(-8.2821076, 5);
+    expect(Math.min(...lats)).toBeCloseTo(-8.586906, 5);
+    expect(info.pixelSizeM).toBeGreaterThan(85);
+    expect(info.pixelSizeM).toBeLessThan(95);
+  });
+
+  it.skipIf(skip)('drone clip: float32, 5 bands, nodata -10000, centimetre pixels', async () => {
+    const info = await inspectRaster(sharedPath(...drone));
+    expect(info).toMatchObject({ width: 161, height: 177, bands: 5, crs: { epsg: 32615 }, nodata: -10000 });
+    expect(info.pixelSizeM).toBeCloseTo(0.0355, 3);
+  });
+
+  it.skipIf(skip)('a truncated copy answers 422 raster_truncated', async () => {
+    const path = join(dir, 'truncated.tif');
+    copyFileSync(sharedPath(...naip), path);
+    const bytes = readFileSync(path);
+    writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const err = await failure(inspectRaster(path));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_truncated', 422]);
+  });
+});
+
+describe('inspectRaster on broken files', () => {
+  it('a file that is not a TIFF answers 415 raster_not_tiff', async () => {
+    const path = join(dir, 'not.tif');
+    writeFileSync(path, '\x89PNG\r\n\x1a\nthis is not a tiff');
+    const err = await failure(inspectRaster(path));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_not_tiff', 415]);
+  });
+
+  it('a TIFF header cut off after the magic answers 422 raster_unreadable', async () => {
+    const path = join(dir, 'stub.tif');
+    writeFileSync(path, Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0, 12]));
+    const err = await failure(inspectRaster(path));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_unreadable', 422]);
+  });
+
+  it('a TIFF without georeferencing answers 422 raster_no_crs', async () => {
+    const err = await failure(inspectRaster(writeTiff('nocrs.tif', { width: 4, height: 3 })));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_no_crs', 422]);
+  });
+
+  it('a TIFF declaring 100000 x 100000 pixels answers 422 raster_too_large', async () => {
+    const path = writeTiff('huge.tif', { width: 100_000, height: 100_000, pixels: new Float32Array(4), georef: { epsg: 32615, origin: [720000, 4303000], pixel: 1 } });
+    const err = await failure(inspectRaster(path));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_too_large', 422]);
+  });
+
+  it('an unsupported compression answers 422 raster_compression_unsupported', async () => {
+    const err = await failure(inspectRaster(writeTiff('ccitt.tif', { width: 4, height: 3, compression: 3, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 1 } })));
+    expect([err.key, err.params.code]).toEqual(['raster_compression_unsupported', 3]);
+  });
+
+  it('a small valid index GeoTIFF passes, zones, and a field elsewhere answers raster_no_overlap', async () => {
+    const width = 60;
+    const height = 40;
+    const pixels = new Float32Array(width * height).map((_, i) => (i % width < 20 ? 0.2 : i % width < 40 ? 0.5 : 0.8) + ((i * 7919) % 13) / 1000);
+    pixels[0] = -9999;
+    const path = writeTiff('index.tif', { width, height, pixels, nodata: '-9999', georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const info = await inspectRaster(path);
+    expect(info).toMatchObject({ width, height, bands: 1, nodata: -9999, crs: { epsg: 32615 } });
+    const fp = info.footprintWgs84.coordinates[0]!;
+    const lons = fp.map((p) => p[0]!);
+    const lats = fp.map((p) => p[1]!);
+    const inset = (f: number) => {
+      const [w, e, s, n] = [Math.min(...lons), Math.max(...lons), Math.min(...lats), Math.max(...lats)];
+      return { type: 'Polygon' as const, coordinates: [[[w - f, s - f], [e + f, s - f], [e + f, n + f], [w - f, n + f], [w - f, s - f]]] };
+    };
+    const result = await computeZones(path, inset(0.001), { zones: 3, method: 'equal', minZoneAreaHa: 0.01 });
+    expect(result.zones.map((z) => Math.round(z.mean * 10) / 10)).toEqual([0.2, 0.5, 0.8]);
+    expect(result.zones.map((z) => Math.round(z.areaHa))).toEqual([8, 8, 8]);
+    expect(result.validAreaHa).toBeCloseTo(24 - 0.01, 1);
+    const far = { type: 'Polygon' as const, coordinates: [[[10, 50], [10.01, 50], [10.01, 50.01], [10, 50]]] };
+    const err = await failure(computeZones(path, far, {}));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_no_overlap', 422]);
+  });
+
+  it('reads the capture date and band descriptions, and computes the index from the described bands', async () => {
+    const width = 30;
+    const height = 20;
+    // Bands stored as NIR, Red (an order no default would guess): NDVI 0.6 on the left, 0.2 on the right.
+    const pixels = new Float32Array(width * height * 2);
+    for (let i = 0; i < width * height; i++) {
+      const left = i % width < 15;
+      pixels[2 * i] = left ? 0.4 : 0.3;
+      pixels[2 * i + 1] = left ? 0.1 : 0.2;
+    }
+    const gdalMetadata =
+      '<GDALMetadata><Item name="DESCRIPTION" sample="0" role="description">NIR</Item>' +
+      '<Item name="DESCRIPTION" sample="1" role="description">Red</Item></GDALMetadata>';
+    const path = writeTiff('described.tif', { width, height, bands: 2, pixels, dateTime: '2024:06:15 10:30:00', gdalMetadata, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const info = await inspectRaster(path);
+    expect(info).toMatchObject({ bands: 2, bandNames: ['NIR', 'Red'], capturedAt: '2024-06-15T10:30:00' });
+    const fp = info.footprintWgs84.coordinates[0]!;
+    const ring = [0, 16, 32, 48, 64].map((i) => fp[i]!);
+    const result = await computeZones(path, { type: 'Polygon', coordinates: [ring] }, { zones: 3, method: 'equal', minZoneAreaHa: 0.01 });
+    expect(result.indexName).toBe('ndvi');
+    expect(result.stats.min).toBeCloseTo(0.2, 5);
+    expect(result.stats.max).toBeCloseTo(0.6, 5);
+    expect(result.zones.map((z) => z.areaHa.toFixed(1))).toEqual(['3.0', '3.0']);
+  });
+
+  it('an alpha band masks pixels and does not count as a band for the usual order', async () => {
+    const width = 20;
+    const height = 10;
+    // B,G,R,RE,NIR + alpha; NDVI 0.5 everywhere, the left half transparent.
+    const pixels = new Float32Array(width * height * 6);
+    for (let i = 0; i < width * height; i++) pixels.set([0.05, 0.1, 0.1, 0.2, 0.3, i % width < 10 ? 0 : 255], i * 6);
+    const gdalMetadata = '<GDALMetadata><Item name="COLORINTERP" sample="5" role="colorinterp">Alpha</Item></GDALMetadata>';
+    const path = writeTiff('alpha.tif', { width, height, bands: 6, pixels, gdalMetadata, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const fp = (await inspectRaster(path)).footprintWgs84.coordinates[0]!;
+    const result = await computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 });
+    expect(result.indexName).toBe('ndvi');
+    expect(result.stats.mean).toBeCloseTo(0.5, 5);
+    expect(result.validAreaHa).toBeCloseTo(1, 2);
+  });
+
+  it('an index the bands cannot give, or a zone count out of 3..7, answers 422', async () => {
+    const path = writeTiff('two.tif', { width: 4, height: 4, bands: 2, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const fp = (await inspectRaster(path)).footprintWgs84;
+    expect((await failure(computeZones(path, fp, { index: 'ndvi' }))).key).toBe('raster_bands_unknown');
+    expect((await failure(computeZones(path, fp, { zones: 9 }))).key).toBe('raster_zones_out_of_range');
+  });
+});

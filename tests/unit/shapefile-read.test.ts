@@ -1,0 +1,169 @@
+// Reading shapefile archives (lib/uploads/shapefile-layers.ts) against GDAL as the oracle: the same
+// vertices after reprojection to WGS84 (within 5 cm), the same decoded text; plus the repair of
+// self-touching rings and the overlap measure used to skip duplicates.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Position } from 'geojson';
+import * as shapefile from 'shapefile';
+import { describe, expect, it } from 'vitest';
+import { geometryAreaHa } from '@/lib/geo/area';
+import type { FieldGeometry } from '@/lib/geo/geometry';
+import { boundingBox, validateFieldGeometry } from '@/lib/geo/geometry';
+import { boundaryIndex, intersectionOverUnion } from '@/lib/geo/overlap';
+import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
+import { detectEncoding, encodingFromCpg, readShapefileZip } from '@/lib/uploads/shapefile-layers';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { ogr2ogrAvailable, square } from '../helpers/shapefile-zip';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'shp-unit-'));
+const metres = (a: Position, b: Position) => {
+  const dy = (a[1]! - b[1]!) * 111_320;
+  const dx = (a[0]! - b[0]!) * 111_320 * Math.cos((a[1]! * Math.PI) / 180);
+  return Math.hypot(dx, dy);
+};
+const ringsOf = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat());
+
+const missing = missingShared('vector', 'lpis', 'sk_lpis_2024.zip') ?? (ogr2ogrAvailable() ? undefined : 'ogr2ogr (gdal-bin) is not installed');
+if (missing) console.warn(`skipping the GDAL comparison: ${missing}`);
+
+describe.skipIf(!!missing)('reprojection agrees with GDAL/PROJ', () => {
+  for (const file of ['sk_lpis_2024', 'cz_lpis_2023', 'de_bb_gsa_2025', 'bg_arable_2024', 'ro_eurocrops_2021']) {
+    it(`${file}: every vertex within 5 cm of ogr2ogr's`, async () => {
+      const zip = sharedPath('vector', 'lpis', `${file}.zip`);
+      const ours = await readShapefileZip(zip, { workDir: tmp() });
+      const out = join(tmp(), 'gdal.geojson');
+      const shp = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).split('\n').find((n) => n.toLowerCase().endsWith('.shp'))!;
+      execFileSync('ogr2ogr', ['-f', 'GeoJSON', out, `/vsizip/${zip}/${shp}`, '-t_srs', 'EPSG:4326', '-lco', 'COORDINATE_PRECISION=10'], { stdio: 'pipe' });
+      const gdal = JSON.parse(readFileSync(out, 'utf8')).features as { geometry: FieldGeometry }[];
+      let worst = 0;
+      for (const f of ours.features) {
+        const reference = ringsOf(gdal[f.index]!.geometry).flat();
+        for (const ring of ringsOf(f.geometry)) {
+          for (const p of ring.slice(0, 8)) worst = Math.max(worst, Math.min(...reference.map((q) => metres(p, q))));
+        }
+      }
+      expect(worst).toBeLessThan(0.05);
+    });
+  }
+});
+
+describe('text encodings', () => {
+  it('reads code pages from .cpg files as GIS tools write them', () => {
+    expect(encodingFromCpg('1251')).toBe('windows-1251');
+    expect(encodingFromCpg('CP1251\n')).toBe('windows-1251');
+    expect(encodingFromCpg('ANSI 1250')).toBe('windows-1250');
+    expect(encodingFromCpg('windows-1252')).toBe('windows-1252');
+    expect(encodingFromCpg('UTF-8')).toBe('utf-8');
+    expect(encodingFromCpg('866')).toBe('ibm866');
+    expect(encodingFromCpg('nonsense')).toBeUndefined();
+  });
+
+  const cp = missingShared('vector', 'cp1251_points', 'shapefile-point-win1251.zip');
+  it.skipIf(!!cp)('detects CP1251 without a .cpg and decodes it as the UTF-8 twin reads', async () => {
+    const dir = tmp();
+    execFileSync('unzip', ['-q', '-o', sharedPath('vector', 'cp1251_points', 'shapefile-point-win1251.zip'), '-d', join(dir, 'w')]);
+    execFileSync('unzip', ['-q', '-o', sharedPath('vector', 'cp1251_points', 'shapefile-point-utf8.zip'), '-d', join(dir, 'u')]);
+    const dbf = readFileSync(join(dir, 'w', 'layer.dbf'));
+    const encoding = detectEncoding(dbf.subarray(dbf.readUInt16LE(8)));
+    expect(encoding).toBe('windows-1251');
+    const w = await shapefile.read(join(dir, 'w', 'layer.shp'), join(dir, 'w', 'layer.dbf'), { encoding });
+    const u = await shapefile.read(join(dir, 'u', 'layer.shp'), join(dir, 'u', 'layer.dbf'), { encoding: 'utf-8' });
+    expect(w.features.map((f) => f.properties)).toEqual(u.features.map((f) => f.properties));
+    expect(String(u.features[0]!.properties!.unicode)).toMatch(/^Значимость этих проблем/);
+  });
+
+  it('keeps ASCII as UTF-8 and tells Cyrillic from Latin code pages by their bytes', () => {
+    expect(detectEncoding(Buffer.from('plain ascii'))).toBe('utf-8');
+    expect(detectEncoding(Buffer.from('Dočasný travní porost', 'utf8'))).toBe('utf-8');
+    expect(detectEncoding(Buffer.from([0xcf, 0xee, 0xeb, 0xe5, 0x20, 0xb9, 0x31]))).toBe('windows-1251'); // "Поле №1"
+    expect(detectEncoding(Buffer.from([0x47, 0x72, 0xfc, 0x6e, 0x6c, 0x61, 0x6e, 0x64]))).toBe('windows-1252'); // "Grünland"
+  });
+});
+
+describe('self-touching rings', () => {
+  // A square with a hole shaped like a figure eight: both loops meet at (0.5, 0.5).
+  const eight = [[0.3, 0.3], [0.5, 0.5], [0.7, 0.3], [0.7, 0.5], [0.5, 0.5], [0.3, 0.7], [0.3, 0.5], [0.3, 0.3]];
+  const outer = [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]];
+  it('splits a figure-eight hole into two holes touching at a point, keeping the area', () => {
+    const g: FieldGeometry = { type: 'Polygon', coordinates: [outer, eight] };
+    const split = splitSelfTouchingRings(g)!;
+    expect(split.type).toBe('Polygon');
+    expect(split.coordinates).toHaveLength(3);
+    expect(() => validateFieldGeometry(split)).not.toThrow();
+    expect(geometryAreaHa(split)).toBeCloseTo(geometryAreaHa(g), 6);
+  });
+
+  it('splits an outer ring that pinches off a loop outside itself into two polygons', () => {
+    const bow: FieldGeometry = { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [2, 1], [2, 2], [1, 2], [1, 1], [0, 1], [0, 0]]] };
+    const split = splitSelfTouchingRings(bow)!;
+    expect(split.type).toBe('MultiPolygon');
+    expect(split.coordinates).toHaveLength(2);
+    expect(geometryAreaHa(split)).toBeCloseTo(geometryAreaHa(bow), 6);
+  });
+
+  it('leaves simple rings alone', () => {
+    expect(splitSelfTouchingRings({ type: 'Polygon', coordinates: [outer] })).toBeUndefined();
+  });
+});
+
+describe('overlap', () => {
+  const a = square(17, 48, 100) as FieldGeometry;
+  const shifted = (g: FieldGeometry, dLon: number) => ({ type: 'Polygon', coordinates: [g.coordinates[0]!.map((p) => [(p as number[])[0]! + dLon, (p as number[])[1]!])] }) as FieldGeometry;
+  it('measures intersection over union on the ellipsoid', () => {
+    expect(intersectionOverUnion(a, a)).toBeCloseTo(1, 6);
+    const width = (a.coordinates[0]![1] as number[])[0]! - 17;
+    // Shifted by a tenth of its width: 0.9 / 1.1 overlap.
+    expect(intersectionOverUnion(a, shifted(a, width / 10))).toBeCloseTo(0.9 / 1.1, 3);
+    expect(intersectionOverUnion(a, shifted(a, width * 2))).toBe(0);
+  });
+
+  it('finds a duplicate above the threshold only', () => {
+    const width = (a.coordinates[0]![1] as number[])[0]! - 17;
+    const index = boundaryIndex([a]);
+    const probe = (g: FieldGeometry) => index.hasDuplicate(boundingBox(g), () => g);
+    expect(probe(shifted(a, width / 100))).toBe(true);
+    expect(probe(shifted(a, width / 10))).toBe(false);
+    expect(probe(square(18, 48, 100) as FieldGeometry)).toBe(false);
+  });
+});
+
+const CRS_CASES: [string, string, number, number][] = [
+  // [label, -t_srs for ogr2ogr, lon, lat]
+  ['WGS 84 / UTM 1N', 'EPSG:32601', -177.5, 52],
+  ['WGS 84 / UTM 37N', 'EPSG:32637', 39.5, 45],
+  ['WGS 84 / UTM 60S', 'EPSG:32760', 178.5, -40],
+  ['ETRS89 / UTM 32N', 'EPSG:25832', 9.5, 51],
+  ['S-JTSK / Krovak East North', 'EPSG:5514', 16.6, 49.2],
+  ['LKS-92 / Latvia TM', 'EPSG:3059', 24.1, 56.9],
+  ['D96/TM', 'EPSG:3794', 14.5, 46.05],
+  ['SWEREF99 TM', 'EPSG:3006', 15, 59.3],
+  ['NZGD2000 / NZTM', 'EPSG:2193', 172.6, -43.5],
+  ['Pulkovo 1942 / Gauss-Kruger zone 7 (Russia)', 'EPSG:28407', 39.2, 51.7],
+  ['Pulkovo 1942 / Gauss-Kruger zone 13 (Kazakhstan)', 'EPSG:28413', 76.9, 43.25],
+  ['Pulkovo 1942 / Gauss-Kruger zone 10 (Turkmenistan)', 'EPSG:28410', 58.4, 37.9],
+  ['MSK-50 zone 1 (WKT)', '+proj=tmerc +lat_0=0 +lon_0=35.48333333333 +k=1 +x_0=1250000 +y_0=-5712900.566 +ellps=krass +towgs84=23.57,-140.95,-79.8,0,0.35,0.79,-0.22 +units=m +no_defs', 36, 55.5],
+  ['ETRS89 geographic', 'EPSG:4258', 13.4, 52.5],
+  ['OSGB 1936 / British National Grid', 'EPSG:27700', -1.5, 52.6],
+  ['Pulkovo 1942(58) / Poland CS92', 'EPSG:2180', 19.5, 52],
+];
+
+describe.skipIf(!ogr2ogrAvailable())('coordinate systems written by GDAL', () => {
+  for (const [label, srs, lon, lat] of CRS_CASES) {
+    it(`${label}: read back within 5 cm of GDAL`, async () => {
+      const { shapefileZip } = await import('../helpers/shapefile-zip');
+      const dir = tmp();
+      const zipPath = join(dir, 'in.zip');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(zipPath, await shapefileZip({ features: [{ geometry: square(lon, lat, 300), properties: { name: label } }], srs }));
+      const ours = await readShapefileZip(zipPath, { workDir: join(dir, 'x') });
+      expect(ours.features).toHaveLength(1);
+      const out = join(dir, 'gdal.geojson');
+      execFileSync('ogr2ogr', ['-f', 'GeoJSON', out, `/vsizip/${zipPath}/fields.shp`, '-t_srs', 'EPSG:4326', '-lco', 'COORDINATE_PRECISION=10'], { stdio: 'pipe' });
+      const reference = ringsOf(JSON.parse(readFileSync(out, 'utf8')).features[0].geometry).flat();
+      const worst = Math.max(...ringsOf(ours.features[0]!.geometry).flat().map((p) => Math.min(...reference.map((q) => metres(p, q)))));
+      expect(worst).toBeLessThan(0.05);
+    });
+  }
+});
