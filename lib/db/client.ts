@@ -1,12 +1,13 @@
 // The one Prisma client of the process, on SQLite (libsql driver adapter) or PostgreSQL (pg), chosen
 // from the configuration. Both clients come from the same models, so they share one type.
-import './sqlite-busy-timeout';
+import type { Client, Config } from '@libsql/client';
 import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { config } from '../config';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { migrate } from './migrate';
+import { SqliteFileClient } from './sqlite-file-client';
 import { type DbTarget, dbTarget, sqliteUrl } from './target';
 
 export type Db = SqliteClient;
@@ -18,14 +19,30 @@ export function createDb(target: DbTarget): Db {
     // Same models, same generated API: only the SQL dialect differs.
     return new PostgresClient({ adapter }) as unknown as Db;
   }
-  return new SqliteClient({ adapter: new PrismaLibSql({ url: sqliteUrl(target.file) }) });
+  return new SqliteClient({
+    adapter: new PrismaSqliteFile(target.file),
+    // A transaction may wait for the write lock held by another process or a task thread (see
+    // SqliteFileClient); Prisma must not give up on it sooner.
+    transactionOptions: { maxWait: SQLITE_LOCK_WAIT_MS + 1000 },
+  });
 }
 
-/** SQLite settings: foreign keys enforced (the busy timeout is set per connection, see sqlite-busy-timeout). */
-export async function prepareDb(db: Db, kind: DbTarget['kind']): Promise<void> {
-  if (kind !== 'sqlite') return;
-  await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
-  await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+const SQLITE_LOCK_WAIT_MS = 15_000;
+
+/** Prisma's libsql adapter on our own connection handling (see sqlite-file-client for why). */
+class PrismaSqliteFile extends PrismaLibSql {
+  readonly #file: string;
+
+  constructor(file: string) {
+    super({ url: sqliteUrl(file) });
+    this.#file = file;
+  }
+
+  override createClient(config: Config): Client {
+    // Prisma's shadow database is in memory: one connection, which the plain client keeps.
+    if (config.url === ':memory:') return super.createClient(config);
+    return new SqliteFileClient(this.#file, { lockWaitMs: SQLITE_LOCK_WAIT_MS }) as unknown as Client;
+  }
 }
 
 // Kept on globalThis so that `next dev` reloads do not open a new pool each time.
@@ -47,7 +64,7 @@ function ensureDb() {
   if (!holder.__fieldmapDb) {
     const target = dbTarget(config());
     const client = createDb(target);
-    const ready = migrate(target).then(() => prepareDb(client, target.kind));
+    const ready = migrate(target).then(() => undefined);
     ready.catch(() => {
       // Let the next request try again (a database that was down at start may come back).
       holder.__fieldmapDb = undefined;

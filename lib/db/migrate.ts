@@ -5,10 +5,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import './sqlite-busy-timeout';
-import { createClient } from '@libsql/client';
 import pg from 'pg';
-import { type DbTarget, sqliteUrl } from './target';
+import { SqliteFileClient } from './sqlite-file-client';
+import type { DbTarget } from './target';
 
 export interface Migration {
   name: string;
@@ -50,9 +49,8 @@ export async function migrate(target: DbTarget, root?: string): Promise<string[]
 }
 
 async function migrateSqlite(file: string, all: Migration[]): Promise<string[]> {
-  const client = createClient({ url: sqliteUrl(file) });
+  const client = new SqliteFileClient(file);
   try {
-    await client.execute('PRAGMA busy_timeout = 10000');
     await client.execute('PRAGMA journal_mode = WAL');
     await client.execute(CREATE_TABLE);
     const done: string[] = [];

@@ -66,9 +66,14 @@ export const insufficientStorage = () => new AppError('insufficient_storage', 'i
 /** A write that failed because the disk or the quota is full: the server's problem (507), whatever was being written. */
 export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '');
 
-/** Prisma's known request errors that mean "not there" or "already there". */
+/** The database kept its write lock for another change longer than a request waits (SQLite's single writer). */
+export const databaseBusy = () => new AppError('unavailable', 'database_busy', {}, { 'Retry-After': '5' });
+
+/** Prisma's known request errors that mean "not there", "already there" or "busy, try again". */
 export function fromPrismaError(err: unknown): AppError | undefined {
   const code = (err as { code?: unknown })?.code;
+  // P1008: SQLite stayed locked for the whole wait; P2028: a transaction could not start in time.
+  if (code === 'P1008' || code === 'P2028') return databaseBusy();
   if (code === 'P2025') return notFound();
   if (code === 'P2002') return conflict('duplicate');
   if (code === 'P2003') return unprocessable('reference_missing');

@@ -1,5 +1,7 @@
 // One real server per API run, on a fresh SQLite file or (TEST_DB=postgresql) a fresh PostgreSQL
 // database that is dropped afterwards.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { scratchPostgres, scratchSqlite } from '../../lib/db/scratch';
 import { startServer } from '../helpers/server';
@@ -13,10 +15,15 @@ declare module 'vitest' {
   }
 }
 
+const ROOT = join(import.meta.dirname, '..', '..');
+
 export default async function setup(project: TestProject) {
   const kind = process.env.TEST_DB === 'postgresql' ? 'postgresql' : 'sqlite';
   const scratch = kind === 'postgresql' ? await scratchPostgres() : scratchSqlite();
-  const server = await startServer({ env: scratch.env });
+  // The server's own output stays in test-results/ so that a failed run can be diagnosed afterwards.
+  mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+  rmSync(join(ROOT, 'test-results', `server-${kind}.log`), { force: true });
+  const server = await startServer({ env: scratch.env, logFile: join(ROOT, 'test-results', `server-${kind}.log`) });
   project.provide('baseUrl', server.url);
   project.provide('dbKind', kind);
   project.provide('serverEnv', server.env);

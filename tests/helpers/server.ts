@@ -1,7 +1,7 @@
 // Starts the built server (`next start`) as a real process on a free port, with its own database and
 // data folder. Tests use it through HTTP only.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   dataDir?: string;
   port?: number;
+  /** Appends everything the server prints to this file (kept for diagnosis after a run). */
+  logFile?: string;
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<TestServer> {
@@ -58,8 +60,10 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const log = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined;
   const keep = (b: Buffer) => {
     output = (output + b.toString()).slice(-20_000);
+    log?.write(b);
   };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
@@ -99,7 +103,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     },
     async restart() {
       await server.stop();
-      return startServer({ env: opts.env, dataDir, port });
+      return startServer({ ...opts, dataDir, port });
     },
   };
   return server;

@@ -60,6 +60,13 @@ describe('error mapping', () => {
     expect(fromPrismaError({ code: 'P2002' })?.kind).toBe('conflict');
     expect(fromPrismaError(new Error('x'))).toBeUndefined();
   });
+
+  it('answers a database that stayed locked with 503, Retry-After and words in the user language', async () => {
+    const res = errorResponse({ code: 'P1008', message: 'Operation has timed out' }, 'sk', 'req-1', silent);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect((await res.json()).error).toMatch(/Databáza je zaneprázdnená/);
+  });
 });
 
 describe('request validation', () => {
