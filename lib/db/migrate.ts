@@ -57,7 +57,7 @@ async function migrateSqlite(file: string, all: Migration[]): Promise<string[]> 
     for (;;) {
       // One migration per write transaction; re-read the applied list inside it so that two
       // processes starting together do not apply the same file twice.
-      const tx = await client.transaction('write');
+      const tx = await client.transaction();
       try {
         const rows = await tx.execute('SELECT name, checksum FROM "_migrations"');
         const pending = checkApplied(new Map(rows.rows.map((r) => [String(r.name), String(r.checksum)])), all);

@@ -15,7 +15,7 @@
 // Waits happen between attempts, off the event loop: the binding's busy timeout blocks the thread, so
 // it is kept short.
 import { createRequire } from 'node:module';
-import type { InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client';
+import type { InStatement, ResultSet, Transaction } from '@libsql/client';
 import type { Sqlite3Client as Sqlite3ClientType } from '@libsql/client/sqlite3';
 import type { Database as DatabaseType } from 'libsql';
 
@@ -175,8 +175,8 @@ export class SqliteFileClient {
     }
   }
 
-  /** Every transaction takes the write lock when it begins, whatever mode is asked for (see above). */
-  async transaction(_mode?: TransactionMode): Promise<SqliteFileTransaction> {
+  /** Every transaction takes the write lock when it begins, whatever mode the caller asks for (see above). */
+  async transaction(): Promise<SqliteFileTransaction> {
     if (this.closed) throw Object.assign(new Error('The client is closed'), { code: 'CLIENT_CLOSED' });
     let conn: DatabaseType | null = null;
     return retryWhileBusy(

@@ -63,7 +63,7 @@ describe('SqliteFileClient', () => {
     await released;
 
     // With @libsql/client this COMMIT fails ("SQL statements in progress") and the BEGIN keeps the lock.
-    const tx = await client.transaction('deferred');
+    const tx = await client.transaction();
     await tx.execute({ sql: 'INSERT INTO t VALUES (?)', args: [2] });
     await tx.commit();
     expect(tx.closed).toBe(true);
@@ -80,7 +80,7 @@ describe('SqliteFileClient', () => {
     const file = scratchFile();
     const client = await tableIn(file);
     const second = new SqliteFileClient(file, { lockWaitMs: 2000 });
-    const tx = await client.transaction('deferred');
+    const tx = await client.transaction();
     expect(Number((await tx.execute('SELECT count(*) AS n FROM t')).rows[0]!.n)).toBe(0);
     const otherWrite = second.execute({ sql: 'INSERT INTO t VALUES (?)', args: [7] });
     await new Promise((r) => setTimeout(r, 50));
@@ -95,7 +95,7 @@ describe('SqliteFileClient', () => {
   it('a committed transaction is closed: its connection is gone and using it again is refused', async () => {
     const file = scratchFile();
     const client = await tableIn(file);
-    const tx = await client.transaction('write');
+    const tx = await client.transaction();
     await tx.execute({ sql: 'INSERT INTO t VALUES (?)', args: [1] });
     await tx.commit();
     await expect(tx.commit()).rejects.toThrow(/closed/);
