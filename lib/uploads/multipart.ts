@@ -9,6 +9,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
+import { config } from '../config';
 import { AppError, badRequest, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unsupportedMediaType } from '../http/errors';
 
 export interface ReceivedFile {
@@ -34,7 +35,7 @@ export interface ReceiveOptions {
   /** Part name -> largest size in bytes. */
   files: Record<string, number>;
   maxFieldBytes?: number;
-  /** No byte for this long ends the upload with 408. */
+  /** No byte for this long ends the upload with 408 (default: UPLOAD_IDLE_TIMEOUT_S). */
   idleTimeoutMs?: number;
 }
 
@@ -78,17 +79,23 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
 
   const done = new Promise<void>((resolve, reject) => {
     let failed = false;
+    // The file parts being written: a failure must end them too, or their pipelines (which the
+    // clean-up awaits) would wait forever for bytes that will never come.
+    const parts = new Set<Readable>();
     const fail = (err: unknown) => {
       if (failed) return;
       failed = true;
+      clearTimeout(idle);
       source.unpipe(parser);
       source.destroy();
+      for (const part of parts) part.destroy();
       reject(err);
     };
     let idle: NodeJS.Timeout | undefined;
+    const idleMs = opts.idleTimeoutMs ?? config().UPLOAD_IDLE_TIMEOUT_S * 1000;
     const touch = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => fail(requestTimeout()), opts.idleTimeoutMs ?? 60_000);
+      idle = setTimeout(() => fail(requestTimeout()), idleMs);
     };
     touch();
     source.on('data', touch);
@@ -106,6 +113,8 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
       }
       const path = join(opts.dir, `${Date.now()}-${randomBytes(6).toString('hex')}.part`);
       written.push(path);
+      parts.add(stream);
+      stream.once('close', () => parts.delete(stream));
       const hash = createHash('sha256');
       let size = 0;
       const meter = new Transform({

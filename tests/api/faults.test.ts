@@ -115,6 +115,56 @@ function startShapefileUpload(api: Api, zip: Uint8Array) {
   );
 }
 
+describe('a stalled upload', () => {
+  let scratch: ScratchDb;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    scratch = await scratchOfThisPass();
+    server = await startServer({ env: { ...scratch.env, UPLOAD_IDLE_TIMEOUT_S: '1' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await scratch?.drop();
+  });
+
+  it('a client that stops sending gets 408 in its language, the connection closes and its partial file is gone', async () => {
+    const { api } = await registerCompany(server.url, { language: 'sk' });
+    const tmp = join(server.dataDir, 'tmp');
+    const boundary = '----fieldmap-stalled-upload';
+    const req = request(`${server.url}/upload`, {
+      method: 'POST',
+      headers: {
+        cookie: `session_token=${api.cookie}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(50 * 1024 * 1024),
+      },
+    });
+    const answered = new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (b: Buffer) => (body += b.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+    });
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="raster_file"; filename="stalled.tif"\r\nContent-Type: image/tiff\r\n\r\n`);
+    req.write(Buffer.alloc(2 * 1024 * 1024, 7));
+    // Then nothing more: the server must not wait for the 48 MB still announced.
+    const started = Date.now();
+    const res = await answered;
+    req.destroy();
+    expect(res.status).toBe(408);
+    expect(res.headers.connection).toBe('close');
+    const body = JSON.parse(res.body);
+    expect(body.success).toBe(false);
+    expect(body.error).toBe(JSON.parse(readFileSync('messages/sk.json', 'utf8')).errors.upload_timeout);
+    expect(Date.now() - started, 'answered after the idle timeout, not after the announced length').toBeLessThan(30_000);
+    await waitFor('the partial file removed', () => (!existsSync(tmp) || readdirSync(tmp).length === 0 ? true : undefined), 10_000);
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  });
+});
+
 describe('crash: SIGKILL and restart on the same database and data folder', () => {
   let scratch: ScratchDb;
   let server: TestServer;
