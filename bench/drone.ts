@@ -2,7 +2,8 @@
 // in a child process whose wall time and peak RSS (VmHWM) are reported, and OpenCV's own panorama
 // stitcher (python3-opencv, Stitcher SCANS: the original product's approach, which places nothing on
 // the map) on the same photos as the reference. Writes bench/results/drone.json.
-// Usage: npx tsx bench/drone.ts
+// Then the same on generated surveys of 50 and 200 photos of 20 MP (bench/drone-survey.ts).
+// Usage: npx tsx bench/drone.ts  (DRONE_BENCH_SIZES=50 for the smaller one only)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { checkSurvey } from '@/lib/drone/survey';
 import { DRONE_ZIP_LIMITS } from '@/lib/fields/drone-survey';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
 import { sharedPath } from '@/tests/helpers/shared-data';
+import { generatedSurvey } from './drone-survey';
 import { printTable, round, type Row, writeResults } from './lib';
 
 const IMAGES = sharedPath('drone', 'brighton_beach', 'images');
@@ -30,11 +32,11 @@ function zipPhotos(files: string[], out: string): Promise<void> {
 
 const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
 
-async function worker(): Promise<void> {
+async function worker(imagesDir: string): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'drone-bench-'));
   // The ZIP an operator uploads, made first and untimed.
   const zipPath = join(workDir, 'flight.zip');
-  await zipPhotos(readdirSync(IMAGES).sort().map((f) => join(IMAGES, f)), zipPath);
+  await zipPhotos(readdirSync(imagesDir).sort().map((f) => join(imagesDir, f)), zipPath);
   const t0 = performance.now();
   const phases: Record<string, number> = {};
   const mark = (name: string) => (phases[name] = round((performance.now() - t0) / 1000, 2));
@@ -55,7 +57,7 @@ async function worker(): Promise<void> {
   mark('classification');
   rmSync(workDir, { recursive: true, force: true });
   console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, uploadChecksS, phases, peakRssMb: peakRssMb(), gsdM: mosaic.gsdM, size: [mosaic.width, mosaic.height],
-    misalignmentPx: mosaic.medianMisalignmentPx, index: index.indexName, crop: crop.crop_type }));
+    misalignmentPx: mosaic.medianMisalignmentPx, index: index.indexName, crop: crop.crop_type, photos: photos.length }));
 }
 
 const OPENCV_STITCH = `
@@ -76,12 +78,17 @@ function openCvStitcher(): { seconds: number; peakRssMb: number; status: number 
   return { status: Number(out[0]), seconds: Number(out[1]), peakRssMb: Number(out[2]) };
 }
 
+/** The pipeline on one folder of photos, in a child process of its own (for its peak RSS). */
+function runPipeline(imagesDir: string) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'worker', imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`drone worker failed on ${imagesDir}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+}
+
 if (process.argv[2] === 'worker') {
-  await worker();
+  await worker(process.argv[3]!);
 } else {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'worker'], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`drone worker failed: ${r.stderr}`);
-  const ours = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+  const ours = runPipeline(IMAGES);
   const ref = openCvStitcher();
   const rows: Row[] = [
     { metric: 'brighton_beach end to end (18 photos)', value: round(ours.seconds, 1), unit: 's', target: '< 20 s', ok: ours.seconds < 20 },
@@ -94,7 +101,20 @@ if (process.argv[2] === 'worker') {
     rows.push({ metric: 'OpenCV Stitcher peak RSS', value: round(ref.peakRssMb, 0), unit: 'MB' });
     rows.push({ metric: 'ours / OpenCV stitcher time', value: round(ours.seconds / ref.seconds, 2), unit: 'x' });
   }
+  // Generated surveys of 20 MP photos (bench/drone-survey.ts); DRONE_BENCH_SIZES=50 skips the 200.
+  const generated: Record<string, unknown> = {};
+  for (const n of (process.env.DRONE_BENCH_SIZES ?? '50,200').split(',').map(Number).filter(Boolean)) {
+    const g0 = performance.now();
+    const dir = await generatedSurvey(sharedPath('raster', 'naip', 'm_4709963_se_14_1_20190904.tif'), n);
+    const makeS = (performance.now() - g0) / 1000;
+    const run = runPipeline(dir);
+    generated[n] = { ...run, generatedInS: round(makeS, 1) };
+    const limitS = n >= 200 ? 300 : undefined;
+    rows.push({ metric: `generated survey, ${run.photos} photos of 20 MP, end to end`, value: round(run.seconds, 1), unit: 's', target: limitS ? '< 300 s' : undefined, ok: limitS ? run.seconds < limitS : undefined });
+    rows.push({ metric: `generated survey, ${run.photos} photos, peak RSS`, value: round(run.peakRssMb, 0), unit: 'MB', target: '< 2048 MB', ok: run.peakRssMb < 2048 });
+    rows.push({ metric: `generated survey, ${run.photos} photos, seam misalignment`, value: round(run.misalignmentPx, 2), unit: 'px', target: '<= 3 px', ok: run.misalignmentPx <= 3 });
+  }
   printTable('Drone orthomosaic', rows);
   console.log('phases (s since start):', ours.phases, 'load average:', readFileSync('/proc/loadavg', 'utf8').trim());
-  writeResults('drone', rows, { ours, opencvStitcher: ref, loadAverage: readFileSync('/proc/loadavg', 'utf8').trim() });
+  writeResults('drone', rows, { ours, generated, opencvStitcher: ref, loadAverage: readFileSync('/proc/loadavg', 'utf8').trim() });
 }
