@@ -8,7 +8,7 @@ PORT ?= 3000
 APT_PACKAGES := chromium gdal-bin poppler-utils libxml2-utils fonts-dejavu-core geographiclib-tools libimage-exiftool-perl unzip zip
 SOURCES := $(shell find app components lib messages public -type f -not -path 'lib/db/generated/*' 2>/dev/null) next.config.ts package.json
 
-.PHONY: run test install generate migrate build system-deps services clean bench
+.PHONY: run test install generate migrate build system-deps bench-deps services clean bench
 
 run: install generate migrate build
 	@echo "Fieldmap on http://localhost:$(PORT)"
@@ -55,7 +55,11 @@ services:
 	@if command -v redis-server >/dev/null && ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then \
 	  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no >/dev/null 2>&1 || true; fi
 
-bench: install generate build
+# The drone bench times OpenCV's own stitcher (Debian's python3-opencv) beside ours.
+bench-deps:
+	@dpkg -s python3-opencv >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-opencv >/dev/null; }
+
+bench: install generate system-deps bench-deps services build
 	npm run -s bench
 
 clean:

@@ -146,12 +146,24 @@ interface Placed {
 }
 
 /** Decoded full-resolution pixels of captures, least recently used dropped beyond the byte budget. */
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The coarsest decoding of the photos (JPEG decoders shrink by 2, 4 and 8 almost for free) whose
+ * pixels are still no more than about 10 % coarser than the output grid's.
+ */
+export function decodeScale(nativeGsd: number, outputGsd: number): number {
+  let scale = 1;
+  while (scale > 1 / 8 && scale / 2 >= (0.9 * nativeGsd) / outputGsd) scale /= 2;
+  return scale;
+}
+
 class PhotoCache {
   private readonly items = new Map<number, Uint8Array>();
   private bytes = 0;
   constructor(
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
-    /** Decoding scale (1 or 1/2): a coarser output grid does not need every source pixel. */
+    /** Decoding scale (1, 1/2, 1/4 or 1/8, see decodeScale): a coarser output grid does not need every source pixel. */
     private readonly scale: number,
   ) {}
 
@@ -171,6 +183,14 @@ class PhotoCache {
       this.bytes -= v.length;
     }
     return px;
+  }
+
+  /** Forgets a photo that no later part of the mosaic needs. */
+  release(i: number): void {
+    const px = this.items.get(i);
+    if (!px) return;
+    this.items.delete(i);
+    this.bytes -= px.length;
   }
 
   /** Pixel-interleaved bands in `this.bands` order. */
@@ -317,7 +337,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const gains = exposureGains(placed.length, features[0]!.channels, pairs);
 
   const out = new Uint8Array(W * H * stride);
-  const scale = gsd >= 1.8 * nativeGsd ? 0.5 : 1;
+  const scale = decodeScale(nativeGsd, gsd);
   const cache = new PhotoCache(placed, bands, opts.cacheBytes ?? 900 * 1024 * 1024, scale);
   // Inverse placements: pixel = centre + M · (ground - t), M = inverse of [[a, -b], [b, a]] with y flipped.
   const inv = adj.placements.map((p, i) => {
@@ -332,13 +352,15 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const u0 = new Float64Array(nCap), v0 = new Float64Array(nCap), du = new Float64Array(nCap), dv = new Float64Array(nCap);
   const cu = new Float64Array(nCap), cvv = new Float64Array(nCap), cd = new Float64Array(nCap), ce = new Float64Array(nCap);
   const cand = new Int32Array(nCap);
-  const imgs: Uint8Array[] = new Array(nCap);
+  const imgs: Uint8Array[] = new Array<Uint8Array>(nCap).fill(EMPTY);
   const widths = Int32Array.from(placed.map((p) => Math.round(p.width * scale))), heights = Int32Array.from(placed.map((p) => Math.round(p.height * scale)));
   for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
     const row1 = Math.min(H, row0 + BLOCK_ROWS);
     const nTop = y0 - row0 * gsd, nBottom = y0 - row1 * gsd;
     const inBlock = placed.map((_, i) => i).filter((i) => bbox[i]![3]! >= nBottom && bbox[i]![2]! <= nTop);
     const px = await Promise.all(inBlock.map((i) => cache.get(i)));
+    // Only this block's photos stay referenced here, so that the cache's evictions free memory.
+    imgs.fill(EMPTY);
     inBlock.forEach((i, k) => (imgs[i] = px[k]!));
     for (let row = row0; row < row1; row++) {
       const n = y0 - (row + 0.5) * gsd;
@@ -411,6 +433,8 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
         out[o + nb] = 255;
       }
     }
+    // Rows go north to south: a photo that ends above this block is done with.
+    for (const i of inBlock) if (bbox[i]![2]! > nBottom) cache.release(i);
     progress(48 + (42 * row1) / H);
   }
 

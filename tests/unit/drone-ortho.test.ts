@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
 import { utmFrame } from '@/lib/drone/frame';
-import { buildOrthomosaic, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
+import { buildOrthomosaic, decodeScale, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 const skip = missingShared('drone', 'brighton_beach', 'images');
@@ -84,5 +84,18 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     // cannot remove (about 13 cm at the seams). The bound below is what the pipeline achieves today.
     expect(mosaic.medianMisalignmentPx).toBeGreaterThan(0);
     expect(mosaic.medianMisalignmentPx).toBeLessThan(4);
+  });
+});
+
+describe('decodeScale', () => {
+  it('decodes photos as coarsely as the output grid allows, never coarser than about 10 % past it', () => {
+    expect(decodeScale(0.025, 0.025)).toBe(1);
+    expect(decodeScale(0.025, 0.04)).toBe(1); // half-size pixels would be 0.05 m: too coarse for 0.04
+    expect(decodeScale(0.025, 0.05)).toBe(0.5);
+    expect(decodeScale(0.0247, 0.118)).toBe(0.25); // 200 photos of 20 MP under a 25 MP cap
+    expect(decodeScale(0.01, 1)).toBe(0.125); // the decoder shrinks by 8 at most
+    for (const [native, out] of [[0.02, 0.03], [0.02, 0.07], [0.03, 0.5]] as const) {
+      expect(native / decodeScale(native, out)).toBeLessThanOrEqual(out / 0.9 + 1e-12);
+    }
   });
 });
