@@ -132,7 +132,11 @@ describe('login and logout', () => {
   });
 
   it('logout on one server process is seen by another', async () => {
-    const second = await startServer({ env: { ...serverEnv(), DATA_DIR: serverEnv().DATA_DIR! } });
+    // Same database, its own data folder: without REDIS_URL a process owns its data folder, and its
+    // start-up clean-up would remove the shared server's uploads in flight.
+    const sameDatabase = { ...serverEnv() };
+    delete sameDatabase.DATA_DIR;
+    const second = await startServer({ env: sameDatabase });
     try {
       const { api } = await registerCompany(baseUrl());
       const other = new Api(second.url);
