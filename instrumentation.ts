@@ -1,9 +1,12 @@
 // Next.js calls register() once when a server process starts: in the embedded setup this process
 // also runs background tasks, so tasks a previous process left unfinished are resumed now. Files a
 // killed process left half-written in the data folder are removed first (lib/uploads/cleanup.ts).
+// Large uploads get the time they need (lib/http/request-timeout.ts).
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { config } = await import('./lib/config');
+  const { setRequestTimeout } = await import('./lib/http/request-timeout');
+  setRequestTimeout(config().REQUEST_TIMEOUT_S * 1000);
   const { cleanupDataDir } = await import('./lib/uploads/cleanup');
   const { log } = await import('./lib/log');
   const cleanup = async (opts: { staleAfterMs: number; knownTaskIds?: Set<string> }) => {

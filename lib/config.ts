@@ -18,6 +18,8 @@ const schema = z.object({
   MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   /** An upload that sends no byte for this long is stopped with 408 (a stalled client holds a connection and a file). */
   UPLOAD_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Longest time one request may take to arrive whole (Node's own default, 300 s, would end large uploads). */
+  REQUEST_TIMEOUT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(4 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -121,7 +121,7 @@ describe('a stalled upload', () => {
 
   beforeAll(async () => {
     scratch = await scratchOfThisPass();
-    server = await startServer({ env: { ...scratch.env, UPLOAD_IDLE_TIMEOUT_S: '1' } });
+    server = await startServer({ env: { ...scratch.env, UPLOAD_IDLE_TIMEOUT_S: '1', REQUEST_TIMEOUT_S: '3' } });
   });
   afterAll(async () => {
     await server?.stop();
@@ -163,6 +163,35 @@ describe('a stalled upload', () => {
     await waitFor('the partial file removed', () => (!existsSync(tmp) || readdirSync(tmp).length === 0 ? true : undefined), 10_000);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
   });
+
+  it('a client that trickles forever is ended by REQUEST_TIMEOUT_S (the setting reaches the real server)', async () => {
+    const { api } = await registerCompany(server.url);
+    const tmp = join(server.dataDir, 'tmp');
+    const boundary = '----fieldmap-trickle';
+    const req = request(`${server.url}/upload`, {
+      method: 'POST',
+      headers: { cookie: `session_token=${api.cookie}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(50 * 1024 * 1024) },
+    });
+    const ended = new Promise<string>((resolve) => {
+      req.on('response', (res) => resolve(`answered ${res.statusCode}`));
+      req.on('error', (err) => resolve(`ended: ${err.message}`));
+    });
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="raster_file"; filename="trickle.tif"\r\nContent-Type: image/tiff\r\n\r\n`);
+    // A kilobyte every 200 ms: never idle for the 1 s idle timeout, never done.
+    const timer = setInterval(() => req.write(Buffer.alloc(1024, 7)), 200);
+    const started = Date.now();
+    try {
+      // Node checks request deadlines every 30 s; with its default of 300 s this would not end here.
+      const outcome = await Promise.race([ended, sleep(45_000).then(() => 'still running')]);
+      expect(outcome).not.toBe('still running');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+    } finally {
+      clearInterval(timer);
+      req.destroy();
+    }
+    await waitFor('the partial file removed', () => (!existsSync(tmp) || readdirSync(tmp).length === 0 ? true : undefined), 10_000);
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  }, 120_000);
 });
 
 describe('crash: SIGKILL and restart on the same database and data folder', () => {
