@@ -1,13 +1,16 @@
 // Importing a ZIP of shapefiles as fields. Every polygon layer is read and reprojected into a staging
-// file (lib/fields/import-rows.ts; in a worker thread for large archives, so the event loop stays free); then, in one transaction, the owners the file names
-// are found or created and the rows are inserted in batches, leaving out parcels the company already
-// has (intersection over union above 0.9).
+// file (lib/fields/import-rows.ts; in a worker thread for large archives, so the event loop stays
+// free); then, in one transaction on the database driver (lib/db/driver-transaction.ts), the owners
+// the file names are found or created and the rows are inserted in batches, leaving out parcels the
+// company already has (intersection over union above 0.9).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { insertRows } from '../db/bulk-insert';
+import { config } from '../config';
+import { insertRows, withDriverTransaction } from '../db/driver-transaction';
+import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
 import type { BBox, FieldGeometry } from '../geo/geometry';
 import { boundaryIndex } from '../geo/overlap';
@@ -82,29 +85,24 @@ export async function importShapefile(
     // source's business (registers hold overlapping declarations) and are all imported.
     const index = boundaryIndex(await existingBoundaries(db, staged.bbox));
     let created = 0;
-    await db.$transaction(
-      async (tx) => {
-        const owners = await ensureOwners(tx as TenantDb, staged.owners);
-        const now = new Date();
-        let batch: unknown[][] = [];
-        const flush = async () => {
-          // The company is stated here, not by the tenant extension: raw SQL passes it by.
-          await insertRows(tx, 'field', FIELD_COLUMNS, batch);
-          created += batch.length;
-          batch = [];
-        };
-        for await (const line of createInterface({ input: createReadStream(staged.rowsFile), crlfDelay: Infinity })) {
-          if (!line) continue;
-          const { meta: r, geometry, attributes } = parseStagedRow(line);
-          if (index.hasDuplicate(r, () => JSON.parse(geometry) as FieldGeometry)) continue;
-          batch.push([companyId, r.owner ? (owners.get(r.owner) ?? null) : null, r.name, r.area, r.status, r.parcelNumber, geometry, attributes, r.minLon, r.minLat, r.maxLon, r.maxLat, now, now]);
-          if (batch.length >= ROWS_PER_BATCH) await flush();
-        }
-        if (batch.length) await flush();
-      },
-      // A 100,000-parcel file takes seconds to write; the default 5 s limit would abort it.
-      { timeout: 300_000, maxWait: 30_000 },
-    );
+    await withDriverTransaction(dbTarget(config()), async (tx) => {
+      const owners = await ensureOwners(tx, companyId, staged.owners);
+      const now = new Date();
+      let batch: unknown[][] = [];
+      const flush = async () => {
+        await insertRows(tx, 'field', FIELD_COLUMNS, batch);
+        created += batch.length;
+        batch = [];
+      };
+      for await (const line of createInterface({ input: createReadStream(staged.rowsFile), crlfDelay: Infinity })) {
+        if (!line) continue;
+        const { meta: r, geometry, attributes } = parseStagedRow(line);
+        if (index.hasDuplicate(r, () => JSON.parse(geometry) as FieldGeometry)) continue;
+        batch.push([companyId, r.owner ? (owners.get(r.owner) ?? null) : null, r.name, r.area, r.status, r.parcelNumber, geometry, attributes, r.minLon, r.minLat, r.maxLon, r.maxLat, now, now]);
+        if (batch.length >= ROWS_PER_BATCH) await flush();
+      }
+      if (batch.length) await flush();
+    });
     return { fields_created: created, skipped: staged.skipped, duplicates_skipped: staged.count - created, crs: staged.crs, encoding: staged.encoding };
   } finally {
     await rm(workDir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 // Field owners: a list per company, names unique within the company.
+import type { DriverTransaction } from '../db/driver-transaction';
 import type { TenantDb } from '../db/tenant';
 import { conflict } from '../http/errors';
 import { roundArea } from '../fields/fields';
@@ -37,12 +38,23 @@ export async function deleteOwner(db: TenantDb, id: number) {
   await db.owner.delete({ where: { id } });
 }
 
-/** Finds owners by name or creates them; used by imports. Returns name -> id. */
-export async function ensureOwners(db: TenantDb, names: Iterable<string>): Promise<Map<string, number>> {
+/**
+ * Finds owners by name or creates them, inside an import's driver transaction (which the tenant
+ * extension does not see: the company is stated in each statement). Returns name -> id.
+ */
+export async function ensureOwners(tx: DriverTransaction, companyId: number, names: Iterable<string>): Promise<Map<string, number>> {
   const wanted = [...new Set(names)].filter(Boolean);
-  const found = new Map((await db.owner.findMany({ where: { name: { in: wanted } }, select: { id: true, name: true } })).map((o) => [o.name, o.id]));
+  const found = new Map<string, number>();
+  for (let i = 0; i < wanted.length; i += 500) {
+    const chunk = wanted.slice(i, i + 500);
+    const rows = await tx.query(`SELECT "id", "name" FROM "owner" WHERE "company_id" = ? AND "name" IN (${chunk.map(() => '?').join(', ')})`, [companyId, ...chunk]);
+    for (const r of rows) found.set(String(r.name), Number(r.id));
+  }
+  const now = new Date();
   for (const name of wanted) {
-    if (!found.has(name)) found.set(name, (await db.owner.create({ data: { name } as Parameters<TenantDb['owner']['create']>[0]['data'] })).id);
+    if (found.has(name)) continue;
+    const [row] = await tx.query('INSERT INTO "owner" ("company_id", "name", "created_at", "updated_at") VALUES (?, ?, ?, ?) RETURNING "id"', [companyId, name, now, now]);
+    found.set(name, Number(row!.id));
   }
   return found;
 }
