@@ -179,7 +179,6 @@ function reproject(g: Polygon | MultiPolygon, convert: (xy: number[]) => [number
     : { type: 'MultiPolygon', coordinates: g.coordinates.map((poly) => poly.map(ring)) };
 }
 
-/** A repaired boundary, when it keeps the original's area within 1 %; else the feature is skipped. */
 /** A repair may change a boundary's area by at most 1 %. */
 const keptArea = (before: number, after: number) => before > 0 && Math.abs(after - before) / before <= 0.01;
 
