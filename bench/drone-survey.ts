@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { seededRandom } from '@/lib/drone/crop-set';
 import { utmFrame } from '@/lib/drone/frame';
 
 const PHOTO_W = 5472, PHOTO_H = 3648;
@@ -18,11 +19,6 @@ const HEIGHT_M = 90;
 const GSD = (SENSOR_W_MM / PHOTO_W) * (HEIGHT_M / FOCAL_MM); // 2.47 cm
 const WORLD_M_PER_NAIP_PX = 0.85;
 const WORLD_P = 0.1; // metres per world pixel
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
 
 interface World {
   raw: Buffer;
@@ -57,8 +53,7 @@ export async function generatedSurvey(naipPath: string, photos: number, seed = 1
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const world = await makeWorld(naipPath);
-  const rand = rng(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+  const { uniform: rand, normal: gauss } = seededRandom(seed);
   const frame = utmFrame(17.1, 48.1);
   const [E0, N0] = frame.toUtm(17.1, 48.1);
 

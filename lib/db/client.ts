@@ -7,7 +7,7 @@ import { config } from '../config';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { migrate } from './migrate';
-import { SqliteFileClient } from './sqlite-file-client';
+import { SQLITE_LOCK_WAIT_MS, SqliteFileClient } from './sqlite-file-client';
 import { type DbTarget, dbTarget, sqliteUrl } from './target';
 
 export type Db = SqliteClient;
@@ -27,8 +27,6 @@ export function createDb(target: DbTarget): Db {
   });
 }
 
-const SQLITE_LOCK_WAIT_MS = 15_000;
-
 /** Prisma's libsql adapter on our own connection handling (see sqlite-file-client for why). */
 class PrismaSqliteFile extends PrismaLibSql {
   readonly #file: string;
@@ -41,7 +39,7 @@ class PrismaSqliteFile extends PrismaLibSql {
   override createClient(config: Config): Client {
     // Prisma's shadow database is in memory: one connection, which the plain client keeps.
     if (config.url === ':memory:') return super.createClient(config);
-    return new SqliteFileClient(this.#file, { lockWaitMs: SQLITE_LOCK_WAIT_MS }) as unknown as Client;
+    return new SqliteFileClient(this.#file) as unknown as Client;
   }
 }
 
@@ -53,8 +51,8 @@ export function db(): Db {
 }
 
 /**
- * Resolves once pending migrations are applied (a new empty database starts cleanly) and the
- * connection is configured; route handlers await it before their first query.
+ * Resolves once pending migrations are applied (a new empty database starts cleanly); route
+ * handlers await it before their first query.
  */
 export function dbReady(): Promise<void> {
   return ensureDb().ready;

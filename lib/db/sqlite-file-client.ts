@@ -25,6 +25,8 @@ const { Sqlite3Client } = nodeRequire('@libsql/client/sqlite3') as { Sqlite3Clie
 
 /** How long one attempt waits for a lock inside SQLite (blocking the thread). */
 const BUSY_TIMEOUT_MS = 50;
+/** How long a statement or a BEGIN is tried again, by default, while the database is locked. */
+export const SQLITE_LOCK_WAIT_MS = 15_000;
 
 export interface SqliteFileClientOptions {
   /** How long a statement or a BEGIN is tried again while the database is locked. */
@@ -134,7 +136,6 @@ class SqliteFileTransaction implements Transaction {
 }
 
 export class SqliteFileClient {
-  readonly protocol = 'file';
   closed = false;
   readonly #path: string;
   readonly #lockWaitMs: number;
@@ -142,7 +143,7 @@ export class SqliteFileClient {
 
   constructor(path: string, opts: SqliteFileClientOptions = {}) {
     this.#path = path;
-    this.#lockWaitMs = opts.lockWaitMs ?? 15_000;
+    this.#lockWaitMs = opts.lockWaitMs ?? SQLITE_LOCK_WAIT_MS;
   }
 
   #sharedConnection() {

@@ -145,7 +145,6 @@ interface Placed {
   prior: Placement;
 }
 
-/** Decoded full-resolution pixels of captures, least recently used dropped beyond the byte budget. */
 const EMPTY = new Uint8Array(0);
 
 /**
@@ -158,6 +157,7 @@ export function decodeScale(nativeGsd: number, outputGsd: number): number {
   return scale;
 }
 
+/** Decoded pixels of captures, least recently used dropped beyond the byte budget. */
 class PhotoCache {
   private readonly items = new Map<number, Uint8Array>();
   private bytes = 0;

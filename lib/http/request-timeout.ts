@@ -15,8 +15,9 @@ export function setRequestTimeout(ms: number): void {
   if (proto.__fieldmapRequestTimeoutMs === undefined) {
     const emit = proto.emit;
     proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
-      const wanted = (http.Server.prototype as PatchedServer).__fieldmapRequestTimeoutMs!;
-      if (event === 'connection' && this.requestTimeout !== wanted) {
+      // Every event of every server passes here: only a new connection looks further.
+      const wanted = event === 'connection' ? (http.Server.prototype as PatchedServer).__fieldmapRequestTimeoutMs! : undefined;
+      if (wanted !== undefined && this.requestTimeout !== wanted) {
         this.requestTimeout = wanted;
         // As Node's constructor does: the headers' deadline may not be later than the request's.
         if (this.headersTimeout > wanted) this.headersTimeout = wanted;

@@ -65,6 +65,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     output = (output + b.toString()).slice(-20_000);
     log?.write(b);
   };
+  proc.once('exit', () => log?.end());
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
