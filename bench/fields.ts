@@ -9,7 +9,7 @@ import { geometryAreaHa } from '../lib/geo/area';
 import { boundingBox } from '../lib/geo/geometry';
 import { registerCompany } from '../tests/helpers/company';
 import { startServer } from '../tests/helpers/server';
-import { type Row, median, printTable, round, writeResults } from './lib';
+import { type Row, median, printTable, processCpuMs, round, writeResults } from './lib';
 
 const FIELDS = 10_000;
 
@@ -44,7 +44,8 @@ async function seed(scratch: ScratchDb, companyId: number) {
   return ids;
 }
 
-async function load(url: string, cookie: string, paths: () => string) {
+async function load(url: string, pid: number, cookie: string, paths: () => string) {
+  const cpu0 = processCpuMs(pid);
   const result = await autocannon({
     url,
     connections: 16,
@@ -52,7 +53,8 @@ async function load(url: string, cookie: string, paths: () => string) {
     headers: { cookie: `session_token=${cookie}` },
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }) }],
   } as unknown as autocannon.Options);
-  return { rps: round(result.requests.average, 0), p99: result.latency.p99, non2xx: result.non2xx };
+  const cpuPerRequest = (processCpuMs(pid) - cpu0) / Math.max(1, result.requests.total);
+  return { rps: round(result.requests.average, 0), p99: result.latency.p99, non2xx: result.non2xx, cpuMs: round(cpuPerRequest, 2) };
 }
 
 export async function benchFields(): Promise<Row[]> {
@@ -98,17 +100,24 @@ export async function benchFields(): Promise<Row[]> {
         await api.get('/api/stats');
         statsTimes.push(performance.now() - t);
       }
-      const single = await load(server.url, api.cookie!, () => `/api/fields/${ids[Math.floor(Math.random() * ids.length)]}`);
-      const stats = await load(server.url, api.cookie!, () => '/api/stats');
+      const pid = server.proc.pid!;
+      // The lightest route (public, one SELECT 1): what Next.js and Node cost a request before our code.
+      const floor = await load(server.url, pid, '', () => '/api/health');
+      const single = await load(server.url, pid, api.cookie!, () => `/api/fields/${ids[Math.floor(Math.random() * ids.length)]}`);
+      const stats = await load(server.url, pid, api.cookie!, () => '/api/stats');
       const rows: Row[] = [
         { metric: `${kind}: full list (${FIELDS} fields, ${round(bytes / 1e6)} MB)`, value: round(median(listTimes.slice(1))), unit: 'ms', target: '< 400', ok: median(listTimes.slice(1)) < 400 },
         { metric: `${kind}: full list, uncompressed`, value: round(median(plainTimes.slice(1))), unit: 'ms', target: '< 400', ok: median(plainTimes.slice(1)) < 400 },
         { metric: `${kind}: bbox 1 % window (~${Math.round(inWindow / 30)} fields)`, value: round(median(bboxTimes)), unit: 'ms', target: '< 20', ok: median(bboxTimes) < 20 },
         { metric: `${kind}: single field, 16 clients`, value: single.rps, unit: 'req/s', target: '> 1000', ok: single.rps > 1000 },
         { metric: `${kind}: single field p99`, value: single.p99, unit: 'ms', target: '< 20', ok: single.p99 < 20 },
+        { metric: `${kind}: single field, server CPU per request`, value: single.cpuMs, unit: 'ms' },
+        { metric: `${kind}: GET /api/health, 16 clients (the server's floor)`, value: floor.rps, unit: 'req/s' },
+        { metric: `${kind}: GET /api/health, server CPU per request`, value: floor.cpuMs, unit: 'ms' },
         { metric: `${kind}: stats`, value: round(median(statsTimes)), unit: 'ms', target: '< 50', ok: median(statsTimes) < 50 },
         { metric: `${kind}: stats, 16 clients`, value: stats.rps, unit: 'req/s' },
         { metric: `${kind}: stats p99`, value: stats.p99, unit: 'ms' },
+        { metric: `${kind}: stats, server CPU per request`, value: stats.cpuMs, unit: 'ms' },
         { metric: `${kind}: non-2xx answers under load`, value: single.non2xx + stats.non2xx, unit: '', target: '0', ok: single.non2xx + stats.non2xx === 0 },
       ];
       all.push(...rows);

@@ -7,21 +7,22 @@
 // all open). It also starts transactions DEFERRED, so a transaction that read first fails at once
 // (SQLITE_BUSY_SNAPSHOT) when another connection wrote meanwhile, and it never sets a busy timeout.
 //
-// Here the libsql binding and @libsql/client's statement conversion stay; the connections are ours:
+// Here the libsql binding stays; the connections and statements are ours:
 // - plain statements run on one shared connection; when one fails busy the connection is replaced
 //   (a fresh one has no half-run statement) and the statement is tried again after a pause;
 // - each transaction gets a connection of its own, starts with BEGIN IMMEDIATE (it waits for the
-//   write lock up front instead of failing later), always ends in COMMIT or ROLLBACK, and is closed.
+//   write lock up front instead of failing later), always ends in COMMIT or ROLLBACK, and is closed;
+// - a connection keeps its prepared statements (lib/db/sqlite-statements.ts): @libsql/client prepares
+//   every statement again and reads its column list twice, a fifth of a small query's cost.
 // Waits happen between attempts, off the event loop: the binding's busy timeout blocks the thread, so
 // it is kept short.
 import { createRequire } from 'node:module';
 import type { InStatement, ResultSet, Transaction } from '@libsql/client';
-import type { Sqlite3Client as Sqlite3ClientType } from '@libsql/client/sqlite3';
 import type { Database as DatabaseType } from 'libsql';
+import { PreparedStatements } from './sqlite-statements';
 
 const nodeRequire = createRequire(import.meta.url);
 const Database = nodeRequire('libsql') as typeof import('libsql');
-const { Sqlite3Client } = nodeRequire('@libsql/client/sqlite3') as { Sqlite3Client: typeof Sqlite3ClientType };
 
 /** How long one attempt waits for a lock inside SQLite (blocking the thread). */
 const BUSY_TIMEOUT_MS = 50;
@@ -76,11 +77,11 @@ function closeQuietly(conn: DatabaseType): void {
 /** A transaction on its own connection; whatever happens, the connection ends outside a transaction and closed. */
 class SqliteFileTransaction implements Transaction {
   #conn: DatabaseType | null;
-  #statements: Sqlite3ClientType;
+  #statements: PreparedStatements;
 
-  constructor(path: string, conn: DatabaseType) {
+  constructor(conn: DatabaseType) {
     this.#conn = conn;
-    this.#statements = new Sqlite3Client(path, {}, conn, 'number');
+    this.#statements = new PreparedStatements(conn);
   }
 
   get closed(): boolean {
@@ -94,7 +95,7 @@ class SqliteFileTransaction implements Transaction {
 
   async execute(stmt: InStatement): Promise<ResultSet> {
     this.#open();
-    return this.#statements.execute(stmt);
+    return this.#statements.run(stmt);
   }
 
   async batch(stmts: InStatement[]): Promise<ResultSet[]> {
@@ -139,7 +140,7 @@ export class SqliteFileClient {
   closed = false;
   readonly #path: string;
   readonly #lockWaitMs: number;
-  #shared: { conn: DatabaseType; statements: Sqlite3ClientType } | null = null;
+  #shared: { conn: DatabaseType; statements: PreparedStatements } | null = null;
 
   constructor(path: string, opts: SqliteFileClientOptions = {}) {
     this.#path = path;
@@ -150,7 +151,7 @@ export class SqliteFileClient {
     if (this.closed) throw Object.assign(new Error('The client is closed'), { code: 'CLIENT_CLOSED' });
     if (!this.#shared) {
       const conn = openConnection(this.#path);
-      this.#shared = { conn, statements: new Sqlite3Client(this.#path, {}, conn, 'number') };
+      this.#shared = { conn, statements: new PreparedStatements(conn) };
     }
     return this.#shared;
   }
@@ -163,7 +164,7 @@ export class SqliteFileClient {
 
   async execute(stmt: InStatement): Promise<ResultSet> {
     // Outside a transaction a statement that failed busy changed nothing, so trying it again is safe.
-    return retryWhileBusy(this.#lockWaitMs, () => this.#sharedConnection().statements.execute(stmt), this.#replaceShared);
+    return retryWhileBusy(this.#lockWaitMs, () => this.#sharedConnection().statements.run(stmt), this.#replaceShared);
   }
 
   async executeMultiple(sql: string): Promise<void> {
@@ -185,7 +186,7 @@ export class SqliteFileClient {
       () => {
         conn = openConnection(this.#path);
         conn.exec('BEGIN IMMEDIATE');
-        return new SqliteFileTransaction(this.#path, conn);
+        return new SqliteFileTransaction(conn);
       },
       () => {
         if (conn) closeQuietly(conn);

@@ -33,42 +33,81 @@ function geometryColumns(geometry: FieldGeometry) {
   return { geometry: JSON.stringify(geometry), ...boundingBox(geometry) };
 }
 
-export async function listFields(db: TenantDb, query: z.infer<typeof fieldListQuery>) {
+/**
+ * Rows per query of a list (about 1.5 MB of geometry text): the ids are bound parameters, and Prisma
+ * allows SQLite 999 of them in one statement.
+ */
+const LIST_PAGE = 500;
+
+/**
+ * The company's fields matching `query`, in pages ordered by id. The matching ids come first from
+ * one query the indexes answer alone (the bounding-box indexes cover a map window); the rows, with
+ * kilobytes of geometry each, are then read a page at a time by primary key. This keeps the memory
+ * of a 10,000-field list flat and lets the answer stream. A field deleted meanwhile is left out; one
+ * changed meanwhile is answered as it is when its page is read.
+ */
+export async function* fieldPages(db: TenantDb, query: z.infer<typeof fieldListQuery>, pageSize = LIST_PAGE) {
   const [minLon, minLat, maxLon, maxLat] = query.bbox ?? [];
-  // Owner names come from one small query: a relation include per row costs twice the time.
-  const [fields, owners] = await Promise.all([db.field.findMany({
-    where: {
-      ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
-      ...(query.owner_id ? { ownerId: query.owner_id } : {}),
-      ...(query.status ? { status: query.status } : {}),
-      ...(query.q ? { OR: [{ name: contains(query.q) }, { parcelNumber: contains(query.q) }] } : {}),
-    },
-    select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
-    orderBy: { id: 'asc' },
-  }), db.owner.findMany({ select: { id: true, name: true } })]);
+  const where = {
+    ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
+    ...(query.owner_id ? { ownerId: query.owner_id } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.q ? { OR: [{ name: contains(query.q) }, { parcelNumber: contains(query.q) }] } : {}),
+  };
+  const [matching, owners] = await Promise.all([
+    db.field.findMany({ where, select: { id: true }, orderBy: { id: 'asc' } }),
+    // Owner names come from one small query: a relation include per row costs twice the time.
+    db.owner.findMany({ select: { id: true, name: true } }),
+  ]);
   const ownerName = new Map(owners.map((o) => [o.id, o.name]));
-  return fields.map((f) => ({ ...f, owner: f.ownerId === null ? null : (ownerName.get(f.ownerId) ?? null) }));
+  for (let start = 0; start < matching.length; start += pageSize) {
+    const page = await db.field.findMany({
+      where: { id: { in: matching.slice(start, start + pageSize).map((f) => f.id) } },
+      select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
+      orderBy: { id: 'asc' },
+    });
+    if (page.length) yield page.map((f) => ({ ...f, owner: f.ownerId === null ? null : (ownerName.get(f.ownerId) ?? null) }));
+  }
+}
+
+export async function listFields(db: TenantDb, query: z.infer<typeof fieldListQuery>) {
+  const fields = [];
+  for await (const page of fieldPages(db, query)) fields.push(...page);
+  return fields;
 }
 
 type ListedField = Awaited<ReturnType<typeof listFields>>[number];
 
 /**
- * The FeatureCollection as JSON text. Geometries are stored as GeoJSON text already, so they are
+ * One GeoJSON Feature as JSON text. Geometries are stored as GeoJSON text already, so they are
  * spliced in rather than parsed and serialised again (the full list of 10,000 fields stays fast).
  */
+function featureJson(f: ListedField): string {
+  return `{"type":"Feature","id":${f.id},"properties":${JSON.stringify({
+    name: f.name,
+    area: roundArea(f.area),
+    owner: f.owner,
+    owner_id: f.ownerId,
+    status: f.status,
+    parcel_number: f.parcelNumber,
+  })},"geometry":${f.geometry}}`;
+}
+
 export function featureCollectionJson(fields: ListedField[]): string {
-  const features = fields.map(
-    (f) =>
-      `{"type":"Feature","id":${f.id},"properties":${JSON.stringify({
-        name: f.name,
-        area: roundArea(f.area),
-        owner: f.owner,
-        owner_id: f.ownerId,
-        status: f.status,
-        parcel_number: f.parcelNumber,
-      })},"geometry":${f.geometry}}`,
-  );
-  return `{"type":"FeatureCollection","features":[${features.join(',')}]}`;
+  return `{"type":"FeatureCollection","features":[${fields.map(featureJson).join(',')}]}`;
+}
+
+/**
+ * The FeatureCollection as text chunks, a page of features each, for a streamed answer. The opening
+ * travels with the first page, so nothing is produced before the first query has succeeded.
+ */
+export async function* featureCollectionChunks(pages: AsyncIterable<ListedField[]>): AsyncGenerator<string> {
+  let opening = '{"type":"FeatureCollection","features":[';
+  for await (const page of pages) {
+    yield opening + page.map(featureJson).join(',');
+    opening = ',';
+  }
+  yield `${opening === ',' ? '' : opening}]}`;
 }
 
 export async function getField(db: TenantDb, id: number) {

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
 import { baseUrl } from '../helpers/context';
+import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
+
+const noOgr = ogr2ogrAvailable() ? undefined : 'ogr2ogr (gdal-bin) is not installed: the 2,500-parcel shapefile cannot be made';
+if (noOgr) console.warn(`skipping the long-list test: ${noOgr}`);
 
 const rect = (lon: number, lat: number, d = 0.01) => ({
   type: 'Polygon' as const,
@@ -38,6 +42,30 @@ describe('fields', () => {
       properties: { name: 'B', area: expect.any(Number), owner: null, owner_id: null, status: 'Аренда', parcel_number: null },
       geometry: rect(20.1, 48),
     });
+  });
+
+  it.skipIf(!!noOgr)('streams a list longer than one page, the same gzipped for a client that asks and plain otherwise', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const features = Array.from({ length: 2500 }, (_, i) => ({
+      geometry: square(30 + (i % 50) * 0.001, 50 + Math.floor(i / 50) * 0.001, 50),
+      properties: { NAME: `P${i}`, STATUS: 'Аренда' },
+    }));
+    const imported = await api.upload('/upload', { shapefile_zip: { data: await shapefileZip({ features, encoding: 'UTF-8' }), name: 'p.zip', type: 'application/zip' } });
+    expect(imported.body.fields_created, imported.text).toBe(2500);
+    const gzipped = await api.get('/api/fields', { 'accept-encoding': 'gzip' });
+    const plain = await api.get('/api/fields', { 'accept-encoding': 'identity' });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(gzipped.text).toBe(plain.text);
+    const list = JSON.parse(plain.text);
+    expect(list.features.map((f: { properties: { name: string } }) => f.properties.name)).toEqual(features.map((_, i) => `P${i}`));
+    const ids = list.features.map((f: { id: number }) => f.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // A window over the last rows of the grid: the filter holds across pages.
+    const window = JSON.parse((await api.get('/api/fields?bbox=30.0101,50.045,30.0199,50.0499')).text);
+    expect(window.features.map((f: { properties: { name: string } }) => f.properties.name)).toEqual(
+      features.map((_, i) => i).filter((i) => i >= 2250 && i % 50 >= 10 && i % 50 <= 19).map((i) => `P${i}`),
+    );
   });
 
   it('filters by bbox, owner, status and text', async () => {

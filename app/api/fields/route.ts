@@ -1,13 +1,13 @@
-import { createField, featureCollectionJson, listFields } from '@/lib/fields/fields';
+import { createField, featureCollectionChunks, fieldPages } from '@/lib/fields/fields';
 import { createFieldBody, fieldListQuery } from '@/lib/fields/schemas';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
+import { streamResponse } from '@/lib/http/stream';
 import { readJson, readQuery } from '@/lib/http/validate';
 
-export const GET = route('GET /api/fields', async ({ db, url }) => {
-  const fields = await listFields(db, readQuery(url, fieldListQuery));
-  return new Response(featureCollectionJson(fields), { headers: { 'content-type': 'application/geo+json; charset=utf-8' } });
-});
+export const GET = route('GET /api/fields', async ({ db, url }) =>
+  streamResponse(featureCollectionChunks(fieldPages(db, readQuery(url, fieldListQuery))), 'application/geo+json; charset=utf-8'),
+);
 
 export const POST = route('POST /api/fields', async ({ req, db }) => {
   const field = await createField(db, await readJson(req, createFieldBody));

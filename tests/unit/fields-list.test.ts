@@ -1,0 +1,97 @@
+// The field list read page by page from a real SQLite file, and its streamed JSON text.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, createDb } from '@/lib/db/client';
+import { migrate } from '@/lib/db/migrate';
+import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
+import { tenantDb } from '@/lib/db/tenant';
+import { featureCollectionChunks, featureCollectionJson, fieldPages, listFields } from '@/lib/fields/fields';
+import { boundingBox } from '@/lib/geo/geometry';
+import { streamResponse } from '@/lib/http/stream';
+
+let scratch: ScratchDb;
+let db: Db;
+const companies: number[] = [];
+
+function square(lon: number, lat: number) {
+  const d = 0.001;
+  return { type: 'Polygon' as const, coordinates: [[[lon, lat], [lon + d, lat], [lon + d, lat + d], [lon, lat + d], [lon, lat]]] };
+}
+
+beforeAll(async () => {
+  scratch = scratchSqlite();
+  await migrate(scratch.target);
+  db = createDb(scratch.target);
+  for (const name of ['A', 'B']) {
+    const company = await db.company.create({ data: { name, slug: name.toLowerCase() } });
+    companies.push(company.id);
+    const owner = await db.owner.create({ data: { companyId: company.id, name: `Владелец ${name}` } });
+    // Interleaved with the other company's, so that pages must skip foreign ids.
+    for (let i = 0; i < 5; i++) {
+      const geometry = square(30 + i, 50);
+      await db.field.create({
+        data: { companyId: company.id, ownerId: i % 2 ? owner.id : null, name: `${name}${i}`, area: 1.23456789, status: i < 3 ? 'Аренда' : null, geometry: JSON.stringify(geometry), ...boundingBox(geometry) },
+      });
+    }
+  }
+});
+
+afterAll(async () => {
+  await db?.$disconnect();
+  await scratch?.drop();
+});
+
+const collect = async <T>(it: AsyncIterable<T>) => {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+};
+
+describe('fieldPages', () => {
+  it('reads the own company only, in id order, a page at a time', async () => {
+    const pages = await collect(fieldPages(tenantDb(db, companies[0]!), {}, 2));
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    const fields = pages.flat();
+    expect(fields.map((f) => f.name)).toEqual(['A0', 'A1', 'A2', 'A3', 'A4']);
+    expect(fields.map((f) => f.id)).toEqual([...fields.map((f) => f.id)].sort((a, b) => a - b));
+    expect(fields[1]!.owner).toBe('Владелец A');
+    expect(fields[0]!.owner).toBeNull();
+  });
+
+  it('keeps the filters on every page', async () => {
+    const b = tenantDb(db, companies[1]!);
+    expect((await collect(fieldPages(b, { status: 'Аренда' }, 1))).flat().map((f) => f.name)).toEqual(['B0', 'B1', 'B2']);
+    expect((await collect(fieldPages(b, { bbox: [31.5, 49.9, 33.5, 50.1] }, 1))).flat().map((f) => f.name)).toEqual(['B2', 'B3']);
+    expect(await collect(fieldPages(b, { q: 'nothing' }, 2))).toEqual([]);
+  });
+});
+
+describe('featureCollectionChunks', () => {
+  it('joins to exactly the collection written in one piece, for none, one and several pages', async () => {
+    const fields = await listFields(tenantDb(db, companies[0]!), {});
+    for (const pages of [[], [fields], [fields.slice(0, 2), fields.slice(2, 4), fields.slice(4)]]) {
+      const text = (await collect(featureCollectionChunks((async function* () { yield* pages; })()))).join('');
+      expect(text).toBe(featureCollectionJson(pages.flat()));
+      expect(JSON.parse(text).features).toHaveLength(pages.flat().length);
+    }
+    expect(JSON.parse(featureCollectionJson(fields)).features[0].properties.area).toBe(1.2346);
+  });
+});
+
+describe('streamResponse', () => {
+  it('sends the chunks in order as one body', async () => {
+    const chunks = async function* () {
+      yield '{"a":';
+      yield '"Поле"}';
+    };
+    const res = await streamResponse(chunks(), 'application/json');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(await res.text()).toBe('{"a":"Поле"}');
+  });
+
+  it('fails before answering when the first chunk fails', async () => {
+    const failing = async function* (): AsyncGenerator<string> {
+      throw new Error('database down');
+    };
+    await expect(streamResponse(failing(), 'application/json')).rejects.toThrow('database down');
+  });
+});
