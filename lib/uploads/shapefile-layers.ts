@@ -1,7 +1,7 @@
-// A ZIP of shapefiles to fields in WGS84: every polygon layer in the archive (subfolders too), its
-// coordinate system from the .prj, its text encoding from the .cpg, the DBF language driver or the
-// bytes themselves, the usual columns mapped to name/owner/status/parcel number, geometry checked
-// and, when it crosses itself, repaired only if that keeps its area.
+// The files of an extracted ZIP of shapefiles to fields in WGS84: every polygon layer in the archive
+// (subfolders too), its coordinate system from the .prj, its text encoding from the .cpg, the DBF
+// language driver or the bytes themselves, the usual columns mapped to name/owner/status/parcel
+// number, geometry checked and, when it crosses itself, repaired only if that keeps its area.
 import { createRequire } from 'node:module';
 import { open, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
@@ -13,7 +13,6 @@ import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';
 import { splitSelfTouchingRings } from '../geo/ring-split';
-import { extractZipSafely } from './zip-archive';
 
 // shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
 // of a large import. Node's own TextDecoder knows the same WHATWG code pages: it is handed over in
@@ -360,11 +359,6 @@ async function readLayer(
   // table says how many records there are, and any missing one makes the layer damaged, not shorter.
   if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
   return { crs: crs?.epsg ? `EPSG:${crs.epsg}` : (crs?.name ?? 'unknown'), encoding, records: index + 1 };
-}
-
-/** Every feature of every layer of an archive, reprojected and checked. */
-export async function readShapefileZip(zipPath: string, opts: ReadOptions & { workDir: string }): Promise<ShapefileImport> {
-  return readShapefileFiles(await extractZipSafely(zipPath, opts.workDir), opts.workDir, opts);
 }
 
 /**
