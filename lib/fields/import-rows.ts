@@ -1,13 +1,16 @@
-// The reading half of a shapefile import, run in a worker thread (lib/tasks/run-in-thread.ts) so the
-// web server's event loop stays free: every feature becomes the row it will be, written as one line
-// of a staging file, so neither thread holds 100,000 parcels in memory.
-// A line is `meta<TAB>geometry<TAB>attributes`, three JSON texts (JSON text never holds a raw tab).
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+// The reading half of a shapefile import, run in worker threads (lib/tasks/run-in-thread.ts) so the
+// web server's event loop stays free and a large archive is read on every core: each thread takes
+// its share of the features (ReadShare) and turns each into the row it will be, written as one line
+// of its own staging file, so no thread holds 100,000 parcels in memory. The insert reads the files
+// back merged into the archive's order.
+// A line is `seq<TAB>meta<TAB>geometry<TAB>attributes`: the record's position in the archive, then
+// three JSON texts (JSON text never holds a raw tab).
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, boundingBox } from '../geo/geometry';
-import { type ColumnMapping, type ImportFeature, type SkippedFeature, readShapefileZip } from '../uploads/shapefile-layers';
+import { type ColumnMapping, type ImportFeature, type ReadShare, type SkippedFeature, readShapefileFiles } from '../uploads/shapefile-layers';
 import { roundArea } from './fields';
 import { PARCEL_NUMBER } from './schemas';
 
@@ -38,15 +41,43 @@ export function fieldRowMeta(f: ImportFeature): FieldRowMeta {
   };
 }
 
-const stagedRowLine = (meta: FieldRowMeta, f: ImportFeature) => `${JSON.stringify(meta)}\t${JSON.stringify(f.geometry)}\t${JSON.stringify(f.attributes)}\n`;
+const stagedRowLine = (meta: FieldRowMeta, f: ImportFeature) => `${f.seq}\t${JSON.stringify(meta)}\t${JSON.stringify(f.geometry)}\t${JSON.stringify(f.attributes)}\n`;
 
-export function parseStagedRow(line: string): { meta: FieldRowMeta; geometry: string; attributes: string } {
-  const [meta, geometry, attributes] = line.split('\t');
-  return { meta: JSON.parse(meta!) as FieldRowMeta, geometry: geometry!, attributes: attributes! };
+export interface StagedRow {
+  seq: number;
+  meta: FieldRowMeta;
+  geometry: string;
+  attributes: string;
+}
+
+function parseStagedRow(line: string): StagedRow {
+  const [seq, meta, geometry, attributes] = line.split('\t');
+  return { seq: Number(seq), meta: JSON.parse(meta!) as FieldRowMeta, geometry: geometry!, attributes: attributes! };
+}
+
+async function nextRow(lines: AsyncIterator<string>): Promise<StagedRow | undefined> {
+  for (let line = await lines.next(); !line.done; line = await lines.next()) if (line.value) return parseStagedRow(line.value);
+  return undefined;
+}
+
+/** The rows of every share's staging file, merged back into the archive's order. */
+export async function* stagedRows(rowsFiles: string[]): AsyncGenerator<StagedRow> {
+  const readers = rowsFiles.map((f) => createInterface({ input: createReadStream(f), crlfDelay: Infinity })[Symbol.asyncIterator]());
+  const heads = await Promise.all(readers.map(nextRow));
+  for (;;) {
+    let first = -1;
+    heads.forEach((row, i) => {
+      if (row && (first < 0 || row.seq < heads[first]!.seq)) first = i;
+    });
+    if (first < 0) return;
+    yield heads[first]!;
+    heads[first] = await nextRow(readers[first]!);
+  }
 }
 
 export interface StagedRows {
-  rowsFile: string;
+  /** One staging file per share, each in the archive's order. */
+  rowsFiles: string[];
   count: number;
   /** Box around every row, or null when there is none. */
   bbox: BBox | null;
@@ -57,23 +88,30 @@ export interface StagedRows {
 }
 
 export interface StageRowsPayload {
-  zipPath: string;
+  /** The extracted archive's files, under filesDir. */
+  files: string[];
+  filesDir: string;
+  /** Where the staging file is written. */
   workDir: string;
   mapping?: ColumnMapping;
+  share: ReadShare;
 }
 
+const joinBoxes = (a: BBox | null, b: BBox | null): BBox | null =>
+  a && b ? { minLon: Math.min(a.minLon, b.minLon), minLat: Math.min(a.minLat, b.minLat), maxLon: Math.max(a.maxLon, b.maxLon), maxLat: Math.max(a.maxLat, b.maxLat) } : (a ?? b);
+
+/** Reads one share of the archive's features into a staging file of rows. */
 export async function stageShapefileRows(p: StageRowsPayload): Promise<StagedRows> {
-  const rowsFile = join(p.workDir, 'rows.tsv');
-  const filesDir = join(p.workDir, 'files');
+  const rowsFile = join(p.workDir, `rows-${p.share.part}.tsv`);
   const fd = openSync(rowsFile, 'w');
   let buffer = '';
   let count = 0;
   let bbox: BBox | null = null;
   const owners = new Set<string>();
   try {
-    const read = await readShapefileZip(p.zipPath, {
-      workDir: filesDir,
+    const read = await readShapefileFiles(p.files, p.filesDir, {
       mapping: p.mapping,
+      share: p.share,
       onFeature: (f) => {
         const meta = fieldRowMeta(f);
         buffer += stagedRowLine(meta, f);
@@ -83,15 +121,27 @@ export async function stageShapefileRows(p: StageRowsPayload): Promise<StagedRow
         }
         count++;
         if (meta.owner) owners.add(meta.owner);
-        bbox = bbox
-          ? { minLon: Math.min(bbox.minLon, meta.minLon), minLat: Math.min(bbox.minLat, meta.minLat), maxLon: Math.max(bbox.maxLon, meta.maxLon), maxLat: Math.max(bbox.maxLat, meta.maxLat) }
-          : { minLon: meta.minLon, minLat: meta.minLat, maxLon: meta.maxLon, maxLat: meta.maxLat };
+        bbox = joinBoxes(bbox, meta);
       },
     });
     writeSync(fd, buffer);
-    return { rowsFile, count, bbox, owners: [...owners], skipped: read.skipped, crs: read.crs, encoding: read.encoding };
+    return { rowsFiles: [rowsFile], count, bbox, owners: [...owners], skipped: read.skipped, crs: read.crs, encoding: read.encoding };
   } finally {
     closeSync(fd);
-    await rm(filesDir, { recursive: true, force: true });
   }
+}
+
+/** The shares' staged rows as one. */
+export function joinStagedRows(shares: StagedRows[]): StagedRows {
+  const [first] = shares;
+  if (!first) throw new Error('joinStagedRows: no shares');
+  return {
+    rowsFiles: shares.flatMap((s) => s.rowsFiles),
+    count: shares.reduce((n, s) => n + s.count, 0),
+    bbox: shares.reduce<BBox | null>((box, s) => joinBoxes(box, s.bbox), null),
+    owners: [...new Set(shares.flatMap((s) => s.owners))],
+    skipped: shares.flatMap((s) => s.skipped).sort((a, b) => a.seq - b.seq),
+    crs: first.crs,
+    encoding: first.encoding,
+  };
 }

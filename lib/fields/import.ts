@@ -1,12 +1,12 @@
-// Importing a ZIP of shapefiles as fields. Every polygon layer is read and reprojected into a staging
-// file (lib/fields/import-rows.ts; in a worker thread for large archives, so the event loop stays
-// free); then, in one transaction on the database driver (lib/db/driver-transaction.ts), the owners
-// the file names are found or created and the rows are inserted in batches, leaving out parcels the
-// company already has (intersection over union above 0.9).
-import { createReadStream } from 'node:fs';
+// Importing a ZIP of shapefiles as fields. The archive is extracted, then every polygon layer is read
+// and reprojected into staging files (lib/fields/import-rows.ts; for large archives in a worker thread
+// per core, each with its share of the features, so the event loop stays free); then, in one
+// transaction on the database driver (lib/db/driver-transaction.ts), the owners the file names are
+// found or created and the rows are inserted in batches, in the archive's order, leaving out parcels
+// the company already has (intersection over union above 0.9).
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { config } from '../config';
 import { insertRows, withDriverTransaction } from '../db/driver-transaction';
@@ -18,8 +18,9 @@ import { AppError, unprocessable } from '../http/errors';
 import { ensureOwners } from '../owners/owners';
 import { JobError, runInThread } from '../tasks/run-in-thread';
 import type { ColumnMapping, SkippedFeature } from '../uploads/shapefile-layers';
+import { extractZipSafely } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from './fields';
-import { type StageRowsPayload, type StagedRows, parseStagedRow, stageShapefileRows } from './import-rows';
+import { type StageRowsPayload, type StagedRows, joinStagedRows, stageShapefileRows, stagedRows } from './import-rows';
 
 const column = z.string().trim().min(1).max(64).optional();
 const mappingSchema = z.object({ name: column, owner: column, status: column, parcel_number: column }).strict();
@@ -57,15 +58,32 @@ async function existingBoundaries(db: TenantDb, box: BBox | null): Promise<Field
 
 /** Archives up to this size are read in the request's own thread: a worker's start (about a second) costs more. */
 const READ_IN_THREAD_ABOVE_BYTES = 2 * 1024 * 1024;
+/** Reading threads for a large archive: one per core, and two at most, which keeps the peak memory in bounds. */
+const READ_THREADS = Math.min(2, availableParallelism());
 
-async function stageRows(payload: StageRowsPayload): Promise<StagedRows> {
-  if ((await stat(payload.zipPath)).size <= READ_IN_THREAD_ABOVE_BYTES) return stageShapefileRows(payload);
+async function stageShare(payload: StageRowsPayload): Promise<StagedRows> {
   try {
     return (await runInThread('shapefile_rows', payload, payload.workDir, () => undefined)) as StagedRows;
   } catch (err) {
     // The reader's refusals (bad archive, missing part...) come back as message keys.
     if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);
     throw err;
+  }
+}
+
+async function stageRows(zipPath: string, workDir: string, mapping: ColumnMapping | undefined): Promise<StagedRows> {
+  const filesDir = join(workDir, 'files');
+  try {
+    const files = await extractZipSafely(zipPath, filesDir);
+    const payload = (part: number, parts: number): StageRowsPayload => ({ files, filesDir, workDir, mapping, share: { part, parts } });
+    if ((await stat(zipPath)).size <= READ_IN_THREAD_ABOVE_BYTES) return await stageShapefileRows(payload(0, 1));
+    // Every share is waited for, so that no thread still writes when the work folder is removed.
+    const shares = await Promise.allSettled(Array.from({ length: READ_THREADS }, (_, part) => stageShare(payload(part, READ_THREADS))));
+    const failed = shares.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return joinStagedRows(shares.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : [])));
+  } finally {
+    await rm(filesDir, { recursive: true, force: true });
   }
 }
 
@@ -80,7 +98,7 @@ export async function importShapefile(
 ): Promise<ShapefileImportResult> {
   const workDir = await mkdtemp(join(opts.workRoot, 'shp-'));
   try {
-    const staged = await stageRows({ zipPath, workDir, mapping: opts.mapping });
+    const staged = await stageRows(zipPath, workDir, opts.mapping);
     // A parcel the company already has is not created again. Overlaps within one file are the
     // source's business (registers hold overlapping declarations) and are all imported.
     const index = boundaryIndex(await existingBoundaries(db, staged.bbox));
@@ -94,9 +112,7 @@ export async function importShapefile(
         created += batch.length;
         batch = [];
       };
-      for await (const line of createInterface({ input: createReadStream(staged.rowsFile), crlfDelay: Infinity })) {
-        if (!line) continue;
-        const { meta: r, geometry, attributes } = parseStagedRow(line);
+      for await (const { meta: r, geometry, attributes } of stagedRows(staged.rowsFiles)) {
         if (index.hasDuplicate(r, () => JSON.parse(geometry) as FieldGeometry)) continue;
         batch.push([companyId, r.owner ? (owners.get(r.owner) ?? null) : null, r.name, r.area, r.status, r.parcelNumber, geometry, attributes, r.minLon, r.minLat, r.maxLon, r.maxLat, now, now]);
         if (batch.length >= ROWS_PER_BATCH) await flush();

@@ -1,7 +1,7 @@
-// A ZIP of shapefiles to fields in WGS84: every polygon layer in the archive (subfolders too), its
-// coordinate system from the .prj, its text encoding from the .cpg, the DBF language driver or the
-// bytes themselves, the usual columns mapped to name/owner/status/parcel number, geometry checked
-// and, when it crosses itself, repaired only if that keeps its area.
+// The files of an extracted ZIP of shapefiles to fields in WGS84: every polygon layer in the archive
+// (subfolders too), its coordinate system from the .prj, its text encoding from the .cpg, the DBF
+// language driver or the bytes themselves, the usual columns mapped to name/owner/status/parcel
+// number, geometry checked and, when it crosses itself, repaired only if that keeps its area.
 import { createRequire } from 'node:module';
 import { open, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
@@ -13,7 +13,6 @@ import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';
 import { splitSelfTouchingRings } from '../geo/ring-split';
-import { extractZipSafely } from './zip-archive';
 
 // shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
 // of a large import. Node's own TextDecoder knows the same WHATWG code pages: it is handed over in
@@ -33,6 +32,8 @@ export interface ColumnMapping {
 export interface ImportFeature {
   layer: string;
   index: number;
+  /** Position of the record in the archive, counting every layer's records in reading order. */
+  seq: number;
   geometry: FieldGeometry;
   name: string | null;
   owner: string | null;
@@ -44,6 +45,8 @@ export interface ImportFeature {
 }
 
 export interface SkippedFeature {
+  /** As ImportFeature.seq. */
+  seq: number;
   feature: string;
   /** Message key under `errors.` and its parameters (translated by the route). */
   key: string;
@@ -153,6 +156,18 @@ async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promi
   }
 }
 
+/** The first bytes of a file (fewer when it is shorter): a .shp can be hundreds of MB. */
+async function readHead(path: string, length: number): Promise<Buffer> {
+  const file = await open(path);
+  try {
+    const head = Buffer.alloc(length);
+    const { bytesRead } = await file.read(head, 0, length, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
 /** Code pages that the WHATWG decoders know (DOS 437/850/852 are not among them). */
 function decodable(encoding: string): boolean {
   try {
@@ -167,13 +182,19 @@ function decodable(encoding: string): boolean {
 
 const SHAPE_POLYGON = new Set([5, 15, 25]);
 
-function closeRing(ring: Position[]): Position[] {
+/** A ring converted and closed; a closing vertex that repeats the first is not converted again. */
+function reprojectRing(ring: Position[], convert: (xy: number[]) => [number, number]): Position[] {
   const [first, last] = [ring[0], ring.at(-1)];
-  return first && last && (first[0] !== last[0] || first[1] !== last[1]) ? [...ring, first] : ring;
+  if (!first || !last) return [];
+  const open = ring.length > 1 && first[0] === last[0] && first[1] === last[1] ? ring.length - 1 : ring.length;
+  const out: Position[] = [];
+  for (let i = 0; i < open; i++) out.push(convert(ring[i]!));
+  out.push([...out[0]!]);
+  return out;
 }
 
 function reproject(g: Polygon | MultiPolygon, convert: (xy: number[]) => [number, number]): FieldGeometry {
-  const ring = (r: Position[]) => closeRing(r.map((p) => convert(p)));
+  const ring = (r: Position[]) => reprojectRing(r, convert);
   return g.type === 'Polygon'
     ? { type: 'Polygon', coordinates: g.coordinates.map(ring) }
     : { type: 'MultiPolygon', coordinates: g.coordinates.map((poly) => poly.map(ring)) };
@@ -202,6 +223,26 @@ export function repairGeometry(g: FieldGeometry): FieldGeometry | undefined {
   if (!merged) return undefined;
   const repaired = merged.geometry as FieldGeometry;
   return keptArea(geometryAreaHa(g), geometryAreaHa(repaired)) && findIntersections(feature(repaired), false).length === 0 ? repaired : undefined;
+}
+
+// --- Reading ---------------------------------------------------------------------------------
+
+/**
+ * The records one of several readers of an archive reprojects and checks: runs of RECORDS_PER_RUN
+ * taken in turn, so that each reader gets as many parcels of each size as the others.
+ */
+export interface ReadShare {
+  part: number;
+  parts: number;
+}
+const RECORDS_PER_RUN = 64;
+const isInShare = (seq: number, share: ReadShare) => Math.floor(seq / RECORDS_PER_RUN) % share.parts === share.part;
+
+interface ReadOptions {
+  mapping?: ColumnMapping;
+  /** Hands features over one by one instead of collecting them (`features` stays empty). */
+  onFeature?: (f: ImportFeature) => void;
+  share?: ReadShare;
 }
 
 // --- Layers ------------------------------------------------------------------------------------
@@ -239,10 +280,18 @@ function* positions(g: Polygon | MultiPolygon): Generator<Position> {
   for (const poly of g.type === 'Polygon' ? [g.coordinates] : g.coordinates) for (const ring of poly) yield* ring;
 }
 
+const polygonShape = (g: Polygon | MultiPolygon | null) => (g && (g.type === 'Polygon' || g.type === 'MultiPolygon') && g.coordinates.length > 0 ? g : undefined);
+
 const textValue = (v: unknown) => (v === null || v === undefined ? null : String(v).replace(/\u0000/g, '').trim() || null);
 
-async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImport, emit: (f: ImportFeature) => void): Promise<{ crs: string; encoding: string }> {
-  const header = await readFile(layer.shp);
+async function readLayer(
+  layer: Layer,
+  firstSeq: number,
+  opts: ReadOptions,
+  out: ShapefileImport,
+  emit: (f: ImportFeature) => void,
+): Promise<{ crs: string; encoding: string; records: number }> {
+  const header = await readHead(layer.shp, 100);
   if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
   const shapeType = header.readInt32LE(32);
   if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: layer.name, type: shapeType });
@@ -257,15 +306,11 @@ async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImp
     const { done, value } = (await source.read()) as { done: boolean; value: Feature<Polygon | MultiPolygon | null> };
     if (done) break;
     index++;
-    const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, typeof v === 'string' ? textValue(v) : v]));
-    columns ??= pickColumns(Object.keys(props), mapping);
-    const label = `${layer.name} #${index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
-    const geometry = value.geometry;
-    if (!geometry || !(geometry.type === 'Polygon' || geometry.type === 'MultiPolygon') || geometry.coordinates.length === 0) {
-      out.skipped.push({ feature: label, key: 'shp_empty_shape', params: {} });
-      continue;
-    }
-    if (!convert) {
+    const seq = firstSeq + index;
+    columns ??= pickColumns(Object.keys(value.properties ?? {}), opts.mapping);
+    const geometry = polygonShape(value.geometry);
+    // Every reader settles the coordinate system on the layer's first shape, whichever records it reads.
+    if (geometry && !convert) {
       const first = positions(geometry).next().value!;
       if (!crs) {
         // Without a .prj only coordinates that can only be lon/lat are accepted.
@@ -274,6 +319,13 @@ async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImp
       }
       crs = crsForLocation(crs, first);
       convert = toWgs84(crs);
+    }
+    if (opts.share && !isInShare(seq, opts.share)) continue;
+    const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, typeof v === 'string' ? textValue(v) : v]));
+    const label = `${layer.name} #${index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
+    if (!geometry || !convert) {
+      out.skipped.push({ seq, feature: label, key: 'shp_empty_shape', params: {} });
+      continue;
     }
     let wgs = reproject(geometry, convert);
     try {
@@ -284,7 +336,7 @@ async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImp
       if (!(err instanceof AppError)) throw err;
       const repaired = err.key === 'geometry_self_intersection' ? repairGeometry(wgs) : undefined;
       if (!repaired) {
-        out.skipped.push({ feature: label, key: err.key, params: err.params });
+        out.skipped.push({ seq, feature: label, key: err.key, params: err.params });
         continue;
       }
       wgs = repaired;
@@ -293,6 +345,7 @@ async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImp
     emit({
       layer: layer.name,
       index,
+      seq,
       geometry: wgs,
       name: columns.name ? textValue(props[columns.name]) : null,
       owner: columns.owner ? textValue(props[columns.owner]) : null,
@@ -305,21 +358,22 @@ async function readLayer(layer: Layer, mapping: ColumnMapping, out: ShapefileImp
   // The reader stops quietly at a record that claims more bytes than the file holds: the attribute
   // table says how many records there are, and any missing one makes the layer damaged, not shorter.
   if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
-  return { crs: crs?.epsg ? `EPSG:${crs.epsg}` : (crs?.name ?? 'unknown'), encoding };
+  return { crs: crs?.epsg ? `EPSG:${crs.epsg}` : (crs?.name ?? 'unknown'), encoding, records: index + 1 };
 }
 
 /**
- * Every feature of every layer, reprojected and checked. With `onFeature` the features are handed
- * over one by one and not collected (`features` stays empty): a large import keeps only its rows.
+ * Every feature of every layer among an extracted archive's files (under root), reprojected and
+ * checked; with a share, only that share's features and skipped records.
  */
-export async function readShapefileZip(zipPath: string, opts: { workDir: string; mapping?: ColumnMapping; onFeature?: (f: ImportFeature) => void }): Promise<ShapefileImport> {
-  const files = await extractZipSafely(zipPath, opts.workDir);
-  const layers = await findLayers(files, opts.workDir);
+export async function readShapefileFiles(files: string[], root: string, opts: ReadOptions = {}): Promise<ShapefileImport> {
+  const layers = await findLayers(files, root);
   const out: ShapefileImport = { crs: '', encoding: '', features: [], skipped: [] };
   const crsList = new Set<string>();
   const encodings = new Set<string>();
+  let seq = 0;
   for (const layer of layers) {
-    const { crs, encoding } = await readLayer(layer, opts.mapping ?? {}, out, opts.onFeature ?? ((f) => out.features.push(f)));
+    const { crs, encoding, records } = await readLayer(layer, seq, opts, out, opts.onFeature ?? ((f) => out.features.push(f)));
+    seq += records;
     crsList.add(crs);
     encodings.add(encoding);
   }
@@ -327,4 +381,3 @@ export async function readShapefileZip(zipPath: string, opts: { workDir: string;
   out.encoding = [...encodings].join(', ');
   return out;
 }
-

@@ -243,6 +243,22 @@ describe.skipIf(noGdal)('shapefile import of generated archives', () => {
     const refused = await uploadZip(api, points);
     expect([refused.status, refused.body]).toEqual([422, { success: false, error: 'Layer fields does not contain polygons (shape type 1)' }]);
     expect(await fieldCount(api)).toBe(1);
+ 
+    // Enough features for two reading threads to get shares (runs of 64 records, taken in turn), with a
+    // crossing boundary in the second run and in the third: fields and skipped features keep the file's
+    // order.
+    const names = Array.from({ length: 150 }, (_, i) => `parcel ${i + 1}`);
+    const many = await padded(
+      await shapefileZip({
+        features: names.map((name, i) => ({ geometry: i === 69 || i === 129 ? bowTie : square(18 + (i % 10) * 0.01, 48 + Math.floor(i / 10) * 0.01, 100), properties: { name } })),
+      }),
+    );
+    const shared = await uploadZip(api, many);
+    expect(shared.status, shared.text).toBe(200);
+    expect(shared.body).toMatchObject({ fields_created: 148, duplicates_skipped: 0 });
+    expect(shared.body.skipped.map((s: { feature: string }) => s.feature)).toEqual(['fields #70 (parcel 70)', 'fields #130 (parcel 130)']);
+    const listed = (await api.get('/api/fields')).body.features.map((f: { properties: { name: string } }) => f.properties.name);
+    expect(listed).toEqual(['in a thread', ...names.filter((_, i) => i !== 69 && i !== 129)]);
   });
 
   it('lets operators and above import, and refuses viewers', async () => {

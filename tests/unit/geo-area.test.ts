@@ -1,8 +1,11 @@
-// Field areas against GeographicLib's own Planimeter (Debian geographiclib-tools) as the oracle.
+// Field areas against GeographicLib's own Planimeter (Debian geographiclib-tools) as the oracle, and
+// against GeographicLib's JavaScript port over random polygons of every size and place.
 import { execFileSync, spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import geodesic from 'geographiclib-geodesic';
 import type { Polygon, Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
-import { geometryAreaHa } from '@/lib/geo/area';
+import { geometryAreaHa, geometryAreaM2 } from '@/lib/geo/area';
 
 const hasPlanimeter = spawnSync('Planimeter', ['--version']).status === 0;
 if (!hasPlanimeter) console.warn('skipping area oracle tests: Planimeter (apt-get install geographiclib-tools) not found');
@@ -53,5 +56,55 @@ describe('geodesic field area', () => {
     const b = geometryAreaHa({ type: 'Polygon', coordinates: [[...ring].reverse()] });
     expect(a).toBeCloseTo(b, 9);
     expect(geometryAreaHa({ type: 'MultiPolygon', coordinates: [[ring], [rect(21, 50, 0.01, 0.01)]] })).toBeCloseTo(2 * a, 6);
+  });
+});
+
+interface Geodesic {
+  Direct(lat: number, lon: number, azimuth: number, distance: number): { lat2: number; lon2: number };
+  Polygon(polyline: boolean): { AddPoint(lat: number, lon: number): void; Compute(reverse: boolean, sign: boolean): { area: number } };
+}
+const wgs84 = (geodesic as unknown as { Geodesic: { WGS84: Geodesic } }).Geodesic.WGS84;
+
+function geographicLibM2(ring: Position[]): number {
+  const poly = wgs84.Polygon(false);
+  for (const [lon, lat] of ring.slice(0, -1)) poly.AddPoint(lat!, lon!);
+  return Math.abs(poly.Compute(false, true).area);
+}
+
+/** A closed ring: vertices at the given (increasing) azimuths and distances (metres) from a centre. */
+const starRing = (lat: number, lon: number, spokes: { azimuth: number; distance: number }[]): Position[] => {
+  const ring = spokes.map((s) => {
+    const p = wgs84.Direct(lat, lon, s.azimuth, s.distance);
+    return [p.lon2, p.lat2];
+  });
+  return [...ring, ring[0]!];
+};
+
+describe('geodesic field area over random polygons', () => {
+  // Sizes from 10 m to 2,000 km, anywhere (poles and the antimeridian too), 3 to 40 vertices, with
+  // or without a hole: small ones are measured on the authalic sphere, the others by GeographicLib.
+  // Spoke i points within the first half of the i-th of n equal sectors, so the centre is inside and
+  // a hole of a tenth of the shortest spoke is too.
+  const randomPolygon = fc.record({
+    lat: fc.double({ min: -89, max: 89, noNaN: true }),
+    lon: fc.double({ min: -180, max: 180, noNaN: true }),
+    size: fc.double({ min: 1, max: 6.3, noNaN: true }).map((e) => 10 ** e),
+    spokes: fc.array(fc.record({ turn: fc.double({ min: 0, max: 0.5, noNaN: true }), stretch: fc.double({ min: 0.3, max: 1, noNaN: true }) }), { minLength: 4, maxLength: 40 }),
+    hole: fc.option(fc.double({ min: 0.01, max: 0.08, noNaN: true })),
+    reversed: fc.boolean(),
+  });
+
+  it('agrees with GeographicLib within 0.01 %', () => {
+    fc.assert(
+      fc.property(randomPolygon, (p) => {
+        const outer = starRing(p.lat, p.lon, p.spokes.map((s, i) => ({ azimuth: ((i + s.turn) * 360) / p.spokes.length, distance: s.stretch * p.size })));
+        const hole = p.hole === null ? undefined : starRing(p.lat, p.lon, [0, 120, 240].map((azimuth) => ({ azimuth, distance: p.hole! * p.size })));
+        const rings = hole ? [outer, hole] : [outer];
+        const expected = geographicLibM2(outer) - (hole ? geographicLibM2(hole) : 0);
+        const got = geometryAreaM2({ type: 'Polygon', coordinates: p.reversed ? rings.map((r) => [...r].reverse()) : rings });
+        expect(Math.abs(got - expected)).toBeLessThanOrEqual(1e-4 * expected);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

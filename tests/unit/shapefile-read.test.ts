@@ -13,11 +13,13 @@ import type { FieldGeometry } from '@/lib/geo/geometry';
 import { boundingBox, validateFieldGeometry } from '@/lib/geo/geometry';
 import { boundaryIndex, intersectionOverUnion } from '@/lib/geo/overlap';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
-import { detectEncoding, encodingFromCpg, readShapefileZip } from '@/lib/uploads/shapefile-layers';
+import { detectEncoding, encodingFromCpg, readShapefileFiles } from '@/lib/uploads/shapefile-layers';
+import { extractZipSafely } from '@/lib/uploads/zip-archive';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { ogr2ogrAvailable, square } from '../helpers/shapefile-zip';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'shp-unit-'));
+const readZip = async (zip: string, dir = tmp()) => readShapefileFiles(await extractZipSafely(zip, dir), dir);
 const metres = (a: Position, b: Position) => {
   const dy = (a[1]! - b[1]!) * 111_320;
   const dx = (a[0]! - b[0]!) * 111_320 * Math.cos((a[1]! * Math.PI) / 180);
@@ -32,7 +34,7 @@ describe.skipIf(!!missing)('reprojection agrees with GDAL/PROJ', () => {
   for (const file of ['sk_lpis_2024', 'cz_lpis_2023', 'de_bb_gsa_2025', 'bg_arable_2024', 'ro_eurocrops_2021']) {
     it(`${file}: every vertex within 5 cm of ogr2ogr's`, async () => {
       const zip = sharedPath('vector', 'lpis', `${file}.zip`);
-      const ours = await readShapefileZip(zip, { workDir: tmp() });
+      const ours = await readZip(zip);
       const out = join(tmp(), 'gdal.geojson');
       const shp = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).split('\n').find((n) => n.toLowerCase().endsWith('.shp'))!;
       execFileSync('ogr2ogr', ['-f', 'GeoJSON', out, `/vsizip/${zip}/${shp}`, '-t_srs', 'EPSG:4326', '-lco', 'COORDINATE_PRECISION=10'], { stdio: 'pipe' });
@@ -157,7 +159,7 @@ describe.skipIf(!ogr2ogrAvailable())('coordinate systems written by GDAL', () =>
       const zipPath = join(dir, 'in.zip');
       const { writeFileSync } = await import('node:fs');
       writeFileSync(zipPath, await shapefileZip({ features: [{ geometry: square(lon, lat, 300), properties: { name: label } }], srs }));
-      const ours = await readShapefileZip(zipPath, { workDir: join(dir, 'x') });
+      const ours = await readZip(zipPath, join(dir, 'x'));
       expect(ours.features).toHaveLength(1);
       const out = join(dir, 'gdal.geojson');
       execFileSync('ogr2ogr', ['-f', 'GeoJSON', out, `/vsizip/${zipPath}/fields.shp`, '-t_srs', 'EPSG:4326', '-lco', 'COORDINATE_PRECISION=10'], { stdio: 'pipe' });
