@@ -79,11 +79,11 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(Math.hypot(cE - mE, cN - mN)).toBeLessThan(20);
   });
 
-  it('aligns neighbouring photos along the seams (median over re-matched features)', () => {
-    // Target is 3 px; this forest survey flown at 40 m has 20 m trees, whose parallax a planar mosaic
-    // cannot remove (about 13 cm at the seams). The bound below is what the pipeline achieves today.
+  it('aligns neighbouring photos along the seams (median over matched features, cross-fitted relief)', () => {
+    // Issue 10's target. On flat ground this forest survey flown at 40 m stayed at 3.55 px: the relief
+    // (tree canopy, banks) displaces features between neighbouring photos; the relief grid takes it out.
     expect(mosaic.medianMisalignmentPx).toBeGreaterThan(0);
-    expect(mosaic.medianMisalignmentPx).toBeLessThan(4);
+    expect(mosaic.medianMisalignmentPx).toBeLessThanOrEqual(3);
   });
 });
 
