@@ -16,7 +16,7 @@ import { detectFeatures, FEATURE_WIDTH, matchPair, median } from './features';
 import type { Placement, UtmFrame } from './frame';
 import { footprint, gpsPlacement, groundSampleM, heightM, toGround, utmFrame } from './frame';
 import type { ReliefGrid, TiePoints } from './relief';
-import { heightAt, onRelief, reliefFactors, reliefGrid, tiePointHeights } from './relief';
+import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, tiePointHeights } from './relief';
 import type { Capture } from './survey';
 import { groupCaptures, otherFlights } from './survey';
 
@@ -366,10 +366,11 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   // Inverse placements: pixel = centre + M · (ground - t), M = inverse of [[a, -b], [b, a]] with y flipped.
   const inv = adj.placements.map((p, i) => {
     const k = p.a * p.a + p.b * p.b;
-    // Decoded-pixel coordinates of the centre (pixel centres scale about the corner).
-    const cx = placed[i]!.centre[0], cy = placed[i]!.centre[1];
-    return { p, cx, cy, ia: p.a / k, ib: p.b / k, cxd: (cx + 0.5) * scale - 0.5, cyd: (cy + 0.5) * scale - 0.5, height: flyingHeightM[i]! };
+    return { p, cx: placed[i]!.centre[0], cy: placed[i]!.centre[1], ia: p.a / k, ib: p.b / k };
   });
+  // Decoded-pixel coordinates of each photo's centre (pixel centres scale about the corner), its height.
+  const cxd = Float64Array.from(placed, (p) => (p.centre[0] + 0.5) * scale - 0.5), cyd = Float64Array.from(placed, (p) => (p.centre[1] + 0.5) * scale - 0.5);
+  const flyH = Float64Array.from(flyingHeightM);
   const bbox = finalRings.map((r) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))]);
   const cutoff = 6 * FEATHER_M;
   const acc = new Float64Array(nb);
@@ -392,7 +393,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     for (let row = row0; row < row1; row++) {
       const n = y0 - (row + 0.5) * gsd;
       const rowCands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
-      for (let col = 0; col < W; col++) rowHeights[col] = heightAt(relief, x0 + (col + 0.5) * gsd, n);
+      heightsAlongRow(relief, n, x0 + 0.5 * gsd, gsd, rowHeights);
       for (const i of rowCands) {
         const { p, cx, cy, ia, ib } = inv[i]!;
         const dx = x0 + 0.5 * gsd - p.tx, dy = n - p.ty;
@@ -406,12 +407,12 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
       for (let col = 0; col < W; col++) {
         let dmin = Infinity;
         let nc = 0;
+        const z = rowHeights[col]!;
         for (let k = 0; k < rowCands.length; k++) {
           const i = rowCands[k]!;
           // Flat-ground pixel moved out from the centre by H / (H - h) at this spot's height.
-          const { cxd, cyd, height } = inv[i]!;
-          const spread = height / (height - rowHeights[col]!);
-          const u = cxd + (u0[i]! + du[i]! * col - cxd) * spread, v = cyd + (v0[i]! + dv[i]! * col - cyd) * spread;
+          const spread = flyH[i]! / (flyH[i]! - z);
+          const u = cxd[i]! + (u0[i]! + du[i]! * col - cxd[i]!) * spread, v = cyd[i]! + (v0[i]! + dv[i]! * col - cyd[i]!) * spread;
           const w = widths[i]! - 1, h = heights[i]! - 1;
           if (u < 0 || v < 0 || u >= w || v >= h) continue;
           const ex = x0 + (col + 0.5) * gsd - inv[i]!.p.tx, ey = n - inv[i]!.p.ty;

@@ -98,18 +98,26 @@ function neighbourMean(z: Float32Array, cols: number, rows: number, onlyEmpty: b
   });
 }
 
-/** Height at a ground position: bilinear between cell centres, the edge value beyond the grid. */
-export function heightAt(g: ReliefGrid, e: number, n: number): number {
-  const x = Math.min(g.cols - 1, Math.max(0, (e - g.e0) / g.cellM)), y = Math.min(g.rows - 1, Math.max(0, (n - g.n0) / g.cellM));
-  const x0 = Math.min(g.cols - 2, Math.floor(x)), y0 = Math.min(g.rows - 2, Math.floor(y));
-  if (x0 < 0 || y0 < 0) {
-    // A single row or column of cells.
-    const k = (y0 < 0 ? 0 : Math.round(y)) * g.cols + (x0 < 0 ? 0 : Math.round(x));
-    return g.z[k]!;
+/**
+ * Heights along a row of ground points (e0 + c·step, n), c = 0 .. out.length - 1: bilinear between
+ * cell centres, the edge value beyond the grid. One row at a time is what the compositing needs.
+ */
+export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array): Float64Array {
+  const y = Math.min(g.rows - 1, Math.max(0, (n - g.n0) / g.cellM));
+  const r0 = Math.min(Math.max(0, g.rows - 2), Math.floor(y)), r1 = Math.min(g.rows - 1, r0 + 1), fy = y - r0;
+  const lastCol = g.cols - 1;
+  for (let c = 0; c < out.length; c++) {
+    const x = Math.min(lastCol, Math.max(0, (e0 + c * step - g.e0) / g.cellM));
+    const c0 = Math.min(Math.max(0, lastCol - 1), Math.floor(x)), c1 = Math.min(lastCol, c0 + 1), fx = x - c0;
+    const south = g.z[r0 * g.cols + c0]! * (1 - fx) + g.z[r0 * g.cols + c1]! * fx;
+    const north = g.z[r1 * g.cols + c0]! * (1 - fx) + g.z[r1 * g.cols + c1]! * fx;
+    out[c] = south * (1 - fy) + north * fy;
   }
-  const fx = x - x0, fy = y - y0, k = y0 * g.cols + x0;
-  return (g.z[k]! * (1 - fx) + g.z[k + 1]! * fx) * (1 - fy) + (g.z[k + g.cols]! * (1 - fx) + g.z[k + g.cols + 1]! * fx) * fy;
+  return out;
 }
+
+/** Height at one ground position. */
+export const heightAt = (g: ReliefGrid, e: number, n: number): number => heightsAlongRow(g, n, e, 0, new Float64Array(1))[0]!;
 
 /**
  * Where a pixel of a photo lands on the relief, given where the flat placement puts it (`e`, `n`):
