@@ -16,7 +16,7 @@ import { detectFeatures, FEATURE_WIDTH, matchPair, median } from './features';
 import type { Placement, UtmFrame } from './frame';
 import { footprint, gpsPlacement, groundSampleM, heightM, toGround, utmFrame } from './frame';
 import type { ReliefGrid, TiePoints } from './relief';
-import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, tiePointHeights } from './relief';
+import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
 import type { Capture } from './survey';
 import { groupCaptures, otherFlights } from './survey';
 
@@ -77,6 +77,8 @@ const BLOCK_ROWS = 128;
 const RELIEF_CELL_M = 2;
 /** Adjustments on the relief of the previous one (heights and placements settle together). */
 const RELIEF_ROUNDS = 2;
+/** Points per side of a footprint traced over the relief (bounds of the output grid and of each photo). */
+const FOOTPRINT_POINTS_PER_SIDE = 16;
 
 const MS_BANDS = ['blue', 'green', 'red', 'rededge', 'nir'];
 
@@ -341,11 +343,10 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   }
   progress(48);
 
-  // 4. Output grid. Below the reference plane a photo reaches further out (by H / (H - h)).
-  const lowest = relief.z.reduce((lo, z) => Math.min(lo, z), 0);
+  // 4. Output grid, from the photos' footprints as they lie on the relief.
   const finalRings = placed.map((p, i) => {
-    const reach = flyingHeightM[i]! / (flyingHeightM[i]! - lowest);
-    return footprint({ ...adj.placements[i]!, a: adj.placements[i]!.a * reach, b: adj.placements[i]!.b * reach }, p.width, p.height);
+    const q = adj.placements[i]!;
+    return ringOnRelief(relief, footprint(q, p.width, p.height), [q.tx, q.ty], flyingHeightM[i]!, FOOTPRINT_POINTS_PER_SIDE);
   });
   const all = finalRings.flat();
   const minE = Math.min(...all.map((q) => q[0])), maxE = Math.max(...all.map((q) => q[0]));

@@ -145,3 +145,16 @@ export function reliefFactors(pairs: PairMatch[], tie: TiePoints, g: ReliefGrid,
     return f;
   });
 }
+
+/** A photo's footprint ring (closed, on flat ground) as it lies on the relief, `perEdge` points a side. */
+export function ringOnRelief(g: ReliefGrid, ring: [number, number][], t: [number, number], flyingHeightM: number, perEdge: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let k = 0; k + 1 < ring.length; k++) {
+    const [a, b] = [ring[k]!, ring[k + 1]!];
+    for (let s = 0; s < perEdge; s++) {
+      const f = s / perEdge;
+      out.push(onRelief(g, t, flyingHeightM, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f));
+    }
+  }
+  return [...out, out[0]!];
+}

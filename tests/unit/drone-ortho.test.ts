@@ -45,6 +45,9 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(info.size).toEqual([mosaic.width, mosaic.height]);
     info.geoTransform.forEach((v: number, k: number) => expect(v).toBeCloseTo(mosaic.geoTransform[k]!, 9));
     expect(mosaic.photoCount).toBe(18);
+    // The 18 footprints span about 179 m both ways (178-179 m placed flat): none is cut short.
+    expect(mosaic.width * mosaic.gsdM).toBeGreaterThan(175);
+    expect(mosaic.height * mosaic.gsdM).toBeGreaterThan(175);
     // Native resolution is about 1.9 cm; the 25 MP output cap coarsens it to about 3.6 cm for this extent.
     expect(mosaic.gsdM).toBeGreaterThan(0.017);
     expect(mosaic.gsdM).toBeLessThan(0.04);

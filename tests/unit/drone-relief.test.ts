@@ -6,7 +6,7 @@ import { adjustPlacements } from '@/lib/drone/adjust';
 import type { PairMatch } from '@/lib/drone/features';
 import { median } from '@/lib/drone/features';
 import { toGround, toPixel, type Placement } from '@/lib/drone/frame';
-import { heightAt, onRelief, reliefFactors, reliefGrid, tiePointHeights, type TiePoints } from '@/lib/drone/relief';
+import { heightAt, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights, type TiePoints } from '@/lib/drone/relief';
 
 const H = 40;
 const CENTRE: [number, number] = [2000, 1125];
@@ -96,6 +96,19 @@ describe('onRelief', () => {
       // Flat ground would have put it h/(H - h) of its distance from the nadir farther out.
       expect(Math.hypot(flat[0] - e, flat[1] - n)).toBeCloseTo((Math.hypot(e - photos[1]!.tx, n - photos[1]!.ty) * 3) / (H - 3), 6);
     });
+  });
+});
+
+describe('ringOnRelief', () => {
+  it('traces a footprint over the relief: out by (H - h) / H from the nadir where the ground lies low', () => {
+    const low = reliefGrid({ e: Float64Array.of(0, 100, 0, 100, 50), n: Float64Array.of(0, 0, 100, 100, 50), z: Float64Array.of(-2, -2, -2, -2, -2) }, 200);
+    const ring: [number, number][] = [[10, 10], [90, 10], [90, 90], [10, 90], [10, 10]];
+    const traced = ringOnRelief(low, ring, [50, 50], H, 4);
+    expect(traced).toHaveLength(17);
+    expect(traced[0]).toEqual(traced.at(-1));
+    expect(traced[0]![0]).toBeCloseTo(50 - 40 * (H + 2) / H, 9);
+    expect(traced[2]![0]).toBeCloseTo(50, 9); // middle of the south side
+    expect(traced[2]![1]).toBeCloseTo(50 - 40 * (H + 2) / H, 9);
   });
 });
 
