@@ -56,10 +56,12 @@ export function tiePointHeights(pairs: PairMatch[], placements: Placement[], cen
 }
 
 /**
- * Median height of the `selected` tie points per cell; empty cells next to measured ones (up to
- * FILL_CELLS away) take their neighbours' mean, farther ones the median height of all, where nothing
- * says the ground differs from the reference; then one 3×3 mean, so that the compositing never tears
- * the image along cell edges.
+ * Median height of the `selected` tie points per cell, within the range of all but the 1 % highest
+ * and lowest of them (a cell beyond rests on the few extreme points at the survey's far edges or on
+ * water, where the triangulation is weakest, and its steep slope would smear the one photo there);
+ * empty cells next to measured ones (up to FILL_CELLS away) take their neighbours' mean, farther ones
+ * the median height of all, where nothing says the ground differs from the reference; then one 3×3
+ * mean, so that the compositing never tears the image along cell edges.
  */
 export function reliefGrid(points: TiePoints, cellM: number, selected: (k: number) => boolean = () => true): ReliefGrid {
   let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
@@ -76,9 +78,11 @@ export function reliefGrid(points: TiePoints, cellM: number, selected: (k: numbe
   for (let k = 0; k < points.z.length; k++) {
     if (selected(k)) cells[Math.floor((points.n[k]! - minN) / cellM) * cols + Math.floor((points.e[k]! - minE) / cellM)]!.push(points.z[k]!);
   }
-  let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? median(c) : NaN));
+  const sorted = Float64Array.from(used).sort();
+  const [lo, hi] = [sorted[Math.floor(0.01 * (sorted.length - 1))]!, sorted[Math.ceil(0.99 * (sorted.length - 1))]!];
+  let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(hi, Math.max(lo, median(c))) : NaN));
   for (let pass = 0; pass < FILL_CELLS; pass++) z = neighbourMean(z, cols, rows, true);
-  const typical = median(used);
+  const typical = median(sorted);
   return { e0: minE + cellM / 2, n0: minN + cellM / 2, cellM, cols, rows, z: neighbourMean(z.map((v) => (Number.isNaN(v) ? typical : v)), cols, rows, false) };
 }
 
