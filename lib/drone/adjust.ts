@@ -1,7 +1,10 @@
 // One global least-squares adjustment of all photo placements: matched points must land on the same
 // ground spot, GPS positions and GPS-derived scale/heading act as soft priors. The similarity model is
 // linear in (a, b, tx, ty), so each iteration is one linear solve; a few reweighting passes (Huber)
-// damp the matches RANSAC let through on relief (trees, roofs).
+// damp the matches RANSAC let through on relief (trees, roofs). Every match counts alike: the seams
+// run through the big overlaps of neighbouring photos, which a per-pair cap would under-weight. Given
+// the relief (relief.ts), a match's offsets from each photo's centre shrink by (1 - h/H), which keeps
+// the problem linear.
 import type { Placement } from './frame';
 import type { PairMatch } from './features';
 import { median } from './features';
@@ -14,8 +17,6 @@ export interface AdjustOptions {
   /** Relative standard deviation of the GPS-derived scale and heading. */
   scaleSigma: number;
 }
-
-const MAX_POINTS_PER_PAIR = 150;
 
 /** Solves the symmetric positive-definite system N x = r in place (Cholesky). */
 export function solveSpd(N: Float64Array, r: Float64Array, m: number): Float64Array {
@@ -46,26 +47,23 @@ export function solveSpd(N: Float64Array, r: Float64Array, m: number): Float64Ar
   return x;
 }
 
-/** Evenly spread subset of a pair's inliers, so big pairs do not outweigh small ones. */
-function subsample(pair: PairMatch): Float64Array {
-  const n = pair.pts.length / 4;
-  if (n <= MAX_POINTS_PER_PAIR) return pair.pts;
-  const out = new Float64Array(MAX_POINTS_PER_PAIR * 4);
-  for (let k = 0; k < MAX_POINTS_PER_PAIR; k++) out.set(pair.pts.subarray(4 * Math.floor((k * n) / MAX_POINTS_PER_PAIR), 4 * Math.floor((k * n) / MAX_POINTS_PER_PAIR) + 4), 4 * k);
-  return out;
-}
-
 export interface Adjustment {
   placements: Placement[];
   /** Ground distance (m) between matched points after adjustment, one per used match. */
   residualsM: Float64Array;
 }
 
-/** `centres[i]` is photo i's image centre (cx, cy) in pixels; `priors` its GPS placement. */
-export function adjustPlacements(priors: Placement[], centres: [number, number][], pairs: PairMatch[], opts: AdjustOptions): Adjustment {
+/**
+ * `centres[i]` is photo i's image centre (cx, cy) in pixels; `priors` its GPS placement.
+ * `reliefFactors[k]` holds, for each match of `pairs[k]`, the factors (1 - h/H) of photos i and j at
+ * the match's height h (none: flat ground).
+ */
+export function adjustPlacements(
+  priors: Placement[], centres: [number, number][], pairs: PairMatch[], opts: AdjustOptions, reliefFactors?: Float64Array[],
+): Adjustment {
   const n = priors.length;
   const m = 4 * n;
-  const obs = pairs.map((p) => ({ i: p.i, j: p.j, pts: subsample(p) }));
+  const obs = pairs.map((p, k) => ({ i: p.i, j: p.j, pts: p.pts, relief: reliefFactors?.[k] ?? new Float64Array(p.pts.length / 2).fill(1) }));
   let weights = obs.map((o) => new Float64Array(o.pts.length / 4).fill(1));
   let x: Float64Array = new Float64Array(priors.flatMap((p) => [p.a, p.b, p.tx, p.ty]));
   let residuals = new Float64Array(0);
@@ -96,8 +94,9 @@ export function adjustPlacements(priors: Placement[], centres: [number, number][
       for (let q = 0; q < o.pts.length / 4; q++) {
         const w = wm * weights[k]![q]!;
         if (w === 0) continue;
-        const x1 = o.pts[4 * q]! - cxi, y1 = cyi - o.pts[4 * q + 1]!;
-        const x2 = o.pts[4 * q + 2]! - cxj, y2 = cyj - o.pts[4 * q + 3]!;
+        const [ki, kj] = [o.relief[2 * q]!, o.relief[2 * q + 1]!];
+        const x1 = ki * (o.pts[4 * q]! - cxi), y1 = ki * (cyi - o.pts[4 * q + 1]!);
+        const x2 = kj * (o.pts[4 * q + 2]! - cxj), y2 = kj * (cyj - o.pts[4 * q + 3]!);
         add([I, I + 1, I + 2, J, J + 1, J + 2], [x1, -y1, 1, -x2, y2, -1], 0, w);
         add([I, I + 1, I + 3, J, J + 1, J + 3], [y1, x1, 1, -y2, -x2, -1], 0, w);
       }
@@ -118,8 +117,9 @@ export function adjustPlacements(priors: Placement[], centres: [number, number][
       const [a2, b2, tx2, ty2] = x.subarray(4 * o.j, 4 * o.j + 4);
       const res = new Float64Array(o.pts.length / 4);
       for (let q = 0; q < res.length; q++) {
-        const x1 = o.pts[4 * q]! - cxi, y1 = cyi - o.pts[4 * q + 1]!;
-        const x2 = o.pts[4 * q + 2]! - cxj, y2 = cyj - o.pts[4 * q + 3]!;
+        const [ki, kj] = [o.relief[2 * q]!, o.relief[2 * q + 1]!];
+        const x1 = ki * (o.pts[4 * q]! - cxi), y1 = ki * (cyi - o.pts[4 * q + 1]!);
+        const x2 = kj * (o.pts[4 * q + 2]! - cxj), y2 = kj * (cyj - o.pts[4 * q + 3]!);
         const dx = a1! * x1 - b1! * y1 + tx1! - (a2! * x2 - b2! * y2 + tx2!);
         const dy = b1! * x1 + a1! * y1 + ty1! - (b2! * x2 + a2! * y2 + ty2!);
         res[q] = Math.hypot(dx, dy);

@@ -1,6 +1,7 @@
-// Orthomosaic: photos placed on a UTM grid from GPS, refined by image matching and one global
-// adjustment, composited pixel by pixel from the photo nearest nadir with feathered seams and
-// per-photo exposure gains, written as a tiled, compressed GeoTIFF (GDAL) plus a WGS84 web preview.
+// Orthomosaic: photos placed on a UTM grid from GPS, refined by image matching and a global
+// adjustment on the relief the matches show (relief.ts), composited pixel by pixel from the photo
+// nearest nadir with feathered seams and per-photo exposure gains, written as a tiled, compressed
+// GeoTIFF (GDAL) plus a WGS84 web preview.
 import { execFile } from 'node:child_process';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import type { Features, PairMatch } from './features';
 import { detectFeatures, FEATURE_WIDTH, matchPair, median } from './features';
 import type { Placement, UtmFrame } from './frame';
 import { footprint, gpsPlacement, groundSampleM, heightM, toGround, utmFrame } from './frame';
+import type { ReliefGrid, TiePoints } from './relief';
+import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
 import type { Capture } from './survey';
 import { groupCaptures, otherFlights } from './survey';
 
@@ -39,7 +42,7 @@ export interface Mosaic {
   crs: string;
   gsdM: number;
   photoCount: number;
-  /** Median distance between matched features of overlapping photos after adjustment, in output pixels. */
+  /** Median distance between matched features of overlapping photos along the seams, as composited, in output pixels. */
   medianMisalignmentPx: number;
   width: number;
   height: number;
@@ -70,6 +73,12 @@ const FEATHER_M = 0.6;
 /** Photo edges fade over this many pixels so a neighbour can take over smoothly. */
 const EDGE_FEATHER_PX = 60;
 const BLOCK_ROWS = 128;
+/** Relief grid cell: trees and banks are resolved, single noisy tie points are not. */
+const RELIEF_CELL_M = 2;
+/** Adjustments on the relief of the previous one (heights and placements settle together). */
+const RELIEF_ROUNDS = 2;
+/** Points per side of a footprint traced over the relief (bounds of the output grid and of each photo). */
+const FOOTPRINT_POINTS_PER_SIDE = 16;
 
 const MS_BANDS = ['blue', 'green', 'red', 'rededge', 'nir'];
 
@@ -142,6 +151,8 @@ interface Placed {
   height: number;
   centre: [number, number];
   gsd: number;
+  /** Height above ground the prior's scale `gsd` was derived from (m). */
+  heightM: number;
   prior: Placement;
 }
 
@@ -235,7 +246,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     const h = heightM(p, medianHeight);
     // Without optics, assume a typical 84° horizontal field of view.
     const gsd = groundSampleM(p, h) ?? (2 * h * Math.tan((42 * Math.PI) / 180)) / p.widthPx;
-    return { capture, width: p.widthPx, height: p.heightPx, centre: [p.widthPx / 2, p.heightPx / 2], gsd, prior: gpsPlacement(p, frame, h, gsd) };
+    return { capture, width: p.widthPx, height: p.heightPx, centre: [p.widthPx / 2, p.heightPx / 2], gsd, heightM: h, prior: gpsPlacement(p, frame, h, gsd) };
   });
 
   // 1. Features on reduced copies, two photos at a time (sharp decodes on its own threads).
@@ -316,13 +327,27 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     throw new StitchError(linked.length > 1 ? 'too_little_overlap' : 'disconnected', `${groups.length} groups`);
   }
 
-  // 3. Global adjustment.
+  // 3. Global adjustment on flat ground, then on the relief its tie points show, twice.
   const matchSigmaM = median(placed.map((p) => (p.gsd * p.width) / FEATURE_WIDTH));
-  const adj = adjustPlacements(placed.map((p) => p.prior), placed.map((p) => p.centre), pairs, { gpsSigmaM: GPS_SIGMA_M, matchSigmaM, scaleSigma: 0.3 });
+  const priors = placed.map((p) => p.prior), centres = placed.map((p) => p.centre);
+  const adjustOpts = { gpsSigmaM: GPS_SIGMA_M, matchSigmaM, scaleSigma: 0.3 };
+  let adj = adjustPlacements(priors, centres, pairs, adjustOpts);
+  let flyingHeightM = flyingHeights(placed, adj.placements);
+  let tie = tiePointHeights(pairs, adj.placements, centres, flyingHeightM);
+  let relief = reliefGrid(tie, RELIEF_CELL_M);
+  for (let round = 0; round < RELIEF_ROUNDS; round++) {
+    adj = adjustPlacements(priors, centres, pairs, adjustOpts, reliefFactors(pairs, tie, relief, flyingHeightM));
+    flyingHeightM = flyingHeights(placed, adj.placements);
+    tie = tiePointHeights(pairs, adj.placements, centres, flyingHeightM);
+    relief = reliefGrid(tie, RELIEF_CELL_M);
+  }
   progress(48);
 
-  // 4. Output grid.
-  const finalRings = placed.map((p, i) => footprint(adj.placements[i]!, p.width, p.height));
+  // 4. Output grid, from the photos' footprints as they lie on the relief.
+  const finalRings = placed.map((p, i) => {
+    const q = adj.placements[i]!;
+    return ringOnRelief(relief, footprint(q, p.width, p.height), [q.tx, q.ty], flyingHeightM[i]!, FOOTPRINT_POINTS_PER_SIDE);
+  });
   const all = finalRings.flat();
   const minE = Math.min(...all.map((q) => q[0])), maxE = Math.max(...all.map((q) => q[0]));
   const minN = Math.min(...all.map((q) => q[1])), maxN = Math.max(...all.map((q) => q[1]));
@@ -344,6 +369,9 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     const k = p.a * p.a + p.b * p.b;
     return { p, cx: placed[i]!.centre[0], cy: placed[i]!.centre[1], ia: p.a / k, ib: p.b / k };
   });
+  // Decoded-pixel coordinates of each photo's centre (pixel centres scale about the corner), its height.
+  const cxd = Float64Array.from(placed, (p) => (p.centre[0] + 0.5) * scale - 0.5), cyd = Float64Array.from(placed, (p) => (p.centre[1] + 0.5) * scale - 0.5);
+  const flyH = Float64Array.from(flyingHeightM);
   const bbox = finalRings.map((r) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))]);
   const cutoff = 6 * FEATHER_M;
   const acc = new Float64Array(nb);
@@ -352,6 +380,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const u0 = new Float64Array(nCap), v0 = new Float64Array(nCap), du = new Float64Array(nCap), dv = new Float64Array(nCap);
   const cu = new Float64Array(nCap), cvv = new Float64Array(nCap), cd = new Float64Array(nCap), ce = new Float64Array(nCap);
   const cand = new Int32Array(nCap);
+  const rowHeights = new Float64Array(W);
   const imgs: Uint8Array[] = new Array<Uint8Array>(nCap).fill(EMPTY);
   const widths = Int32Array.from(placed.map((p) => Math.round(p.width * scale))), heights = Int32Array.from(placed.map((p) => Math.round(p.height * scale)));
   for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
@@ -365,10 +394,11 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     for (let row = row0; row < row1; row++) {
       const n = y0 - (row + 0.5) * gsd;
       const rowCands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
+      heightsAlongRow(relief, n, x0 + 0.5 * gsd, gsd, rowHeights);
       for (const i of rowCands) {
         const { p, cx, cy, ia, ib } = inv[i]!;
         const dx = x0 + 0.5 * gsd - p.tx, dy = n - p.ty;
-        // Decoded-pixel coordinates (pixel centres scale about the corner).
+        // Decoded-pixel coordinates on flat ground.
         u0[i] = (cx + ia * dx + ib * dy + 0.5) * scale - 0.5;
         v0[i] = (cy + ib * dx - ia * dy + 0.5) * scale - 0.5;
         du[i] = ia * gsd * scale;
@@ -378,9 +408,12 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
       for (let col = 0; col < W; col++) {
         let dmin = Infinity;
         let nc = 0;
+        const z = rowHeights[col]!;
         for (let k = 0; k < rowCands.length; k++) {
           const i = rowCands[k]!;
-          const u = u0[i]! + du[i]! * col, v = v0[i]! + dv[i]! * col;
+          // Flat-ground pixel moved out from the centre by H / (H - h) at this spot's height.
+          const spread = flyH[i]! / (flyH[i]! - z);
+          const u = cxd[i]! + (u0[i]! + du[i]! * col - cxd[i]!) * spread, v = cyd[i]! + (v0[i]! + dv[i]! * col - cyd[i]!) * spread;
           const w = widths[i]! - 1, h = heights[i]! - 1;
           if (u < 0 || v < 0 || u >= w || v >= h) continue;
           const ex = x0 + (col + 0.5) * gsd - inv[i]!.p.tx, ey = n - inv[i]!.p.ty;
@@ -460,7 +493,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     crs: `EPSG:${frame.epsg}`,
     gsdM: gsd,
     photoCount: captures.length,
-    medianMisalignmentPx: seamMisalignmentM(pairs, adj.placements, placed) / gsd,
+    medianMisalignmentPx: seamMisalignmentM(pairs, tie, adj.placements, centres, flyingHeightM) / gsd,
     width: W,
     height: H,
     bands,
@@ -475,18 +508,29 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   return mosaic;
 }
 
+/** Height of each photo above the reference plane: its GPS/optics height, rescaled with its adjusted scale. */
+function flyingHeights(placed: Placed[], placements: Placement[]): number[] {
+  return placed.map((p, i) => (p.heightM * Math.hypot(placements[i]!.a, placements[i]!.b)) / p.gsd);
+}
+
 /**
  * Median ground distance between matched features of two photos where the output switches between
- * them (both about equally far from nadir): the misalignment a person sees along seams.
+ * them (both about equally far from nadir), each feature where the compositing puts it on the relief:
+ * the misalignment a person sees along seams. Cross-fitted: the features are split in two halves, and
+ * each half is placed on the relief grid of the other half only, so that no feature's own height
+ * (which would realign it perfectly) flatters the figure.
  */
-function seamMisalignmentM(pairs: PairMatch[], placements: Placement[], placed: Placed[]): number {
+function seamMisalignmentM(pairs: PairMatch[], tie: TiePoints, placements: Placement[], centres: [number, number][], flyingHeightM: number[]): number {
+  const halves: [ReliefGrid, ReliefGrid] = [reliefGrid(tie, RELIEF_CELL_M, (k) => k % 2 === 1), reliefGrid(tie, RELIEF_CELL_M, (k) => k % 2 === 0)];
   const res: number[] = [];
+  let k = 0;
   for (const { i, j, pts } of pairs) {
     const [pi, pj] = [placements[i]!, placements[j]!];
-    const [ci, cj] = [placed[i]!.centre, placed[j]!.centre];
-    for (let q = 0; q < pts.length; q += 4) {
-      const [e1, n1] = toGround(pi, ci[0], ci[1], pts[q]!, pts[q + 1]!);
-      const [e2, n2] = toGround(pj, cj[0], cj[1], pts[q + 2]!, pts[q + 3]!);
+    const ti: [number, number] = [pi.tx, pi.ty], tj: [number, number] = [pj.tx, pj.ty];
+    for (let q = 0; q < pts.length; q += 4, k++) {
+      const relief = halves[k % 2]!;
+      const [e1, n1] = onRelief(relief, ti, flyingHeightM[i]!, ...toGround(pi, centres[i]![0], centres[i]![1], pts[q]!, pts[q + 1]!));
+      const [e2, n2] = onRelief(relief, tj, flyingHeightM[j]!, ...toGround(pj, centres[j]![0], centres[j]![1], pts[q + 2]!, pts[q + 3]!));
       const di = Math.hypot(e1 - pi.tx, n1 - pi.ty), dj = Math.hypot(e2 - pj.tx, n2 - pj.ty);
       if (Math.abs(di - dj) < 3 * FEATHER_M) res.push(Math.hypot(e1 - e2, n1 - n2));
     }

@@ -342,10 +342,9 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const scan = (await c.as.viewer.get(`/api/scans/${res.body.scan_id}`)).body.scan;
     expect(scan).toMatchObject({ source: 'drone', status: 'completed', index: 'vari', field_id: fieldId, file_name: 'flight.zip', crop_type: null });
     expect(scan.details).toMatchObject({ photos: 18, crs: 'EPSG:32615' });
-    // Issue 10 targets 3 px; on this forest survey (20 m trees at 40 m height, parallax a planar
-    // mosaic cannot remove) the pipeline reaches about 3.5 px, the bound of tests/unit/drone-ortho.test.ts.
+    // Issue 10's target, as in tests/unit/drone-ortho.test.ts (the same photos, the same pipeline).
     expect(scan.details.median_misalignment_px).toBeGreaterThan(0);
-    expect(scan.details.median_misalignment_px).toBeLessThan(4);
+    expect(scan.details.median_misalignment_px).toBeLessThanOrEqual(3);
     expect(scan.zones.features.length).toBeGreaterThanOrEqual(3);
     // The mosaic is placed on the map: its bounds hold every photo centre.
     const [[south, west], [north, east]] = scan.preview.bounds as [[number, number], [number, number]];

@@ -45,6 +45,9 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(info.size).toEqual([mosaic.width, mosaic.height]);
     info.geoTransform.forEach((v: number, k: number) => expect(v).toBeCloseTo(mosaic.geoTransform[k]!, 9));
     expect(mosaic.photoCount).toBe(18);
+    // The 18 footprints span about 179 m both ways (178-179 m placed flat): none is cut short.
+    expect(mosaic.width * mosaic.gsdM).toBeGreaterThan(175);
+    expect(mosaic.height * mosaic.gsdM).toBeGreaterThan(175);
     // Native resolution is about 1.9 cm; the 25 MP output cap coarsens it to about 3.6 cm for this extent.
     expect(mosaic.gsdM).toBeGreaterThan(0.017);
     expect(mosaic.gsdM).toBeLessThan(0.04);
@@ -79,11 +82,11 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(Math.hypot(cE - mE, cN - mN)).toBeLessThan(20);
   });
 
-  it('aligns neighbouring photos along the seams (median over re-matched features)', () => {
-    // Target is 3 px; this forest survey flown at 40 m has 20 m trees, whose parallax a planar mosaic
-    // cannot remove (about 13 cm at the seams). The bound below is what the pipeline achieves today.
+  it('aligns neighbouring photos along the seams (median over matched features, cross-fitted relief)', () => {
+    // Issue 10's target. On flat ground this forest survey flown at 40 m stayed at 3.55 px: the relief
+    // (tree canopy, banks) displaces features between neighbouring photos; the relief grid takes it out.
     expect(mosaic.medianMisalignmentPx).toBeGreaterThan(0);
-    expect(mosaic.medianMisalignmentPx).toBeLessThan(4);
+    expect(mosaic.medianMisalignmentPx).toBeLessThanOrEqual(3);
   });
 });
 

@@ -1,0 +1,164 @@
+// Relief: the ground under a survey is not one plane. A point h metres above the reference plane is
+// seen from a camera H metres up displaced away from the nadir by the factor H / (H - h), so two photos
+// place it at different spots, most visibly along the seams. Each tie point's height follows from that
+// disagreement (its parallax); a coarse, smoothed height grid of the tie points then lets the
+// adjustment and the compositing put every pixel where it lies on the ground.
+import type { PairMatch } from './features';
+import type { Placement } from './frame';
+import { toGround } from './frame';
+import { median } from './features';
+
+/** Ground position (on the relief) and height above the reference plane of every tie point, pair by pair. */
+export interface TiePoints {
+  e: Float64Array;
+  n: Float64Array;
+  z: Float64Array;
+}
+
+/** Height grid over cell centres; `z` row-major from the south-west cell. */
+export interface ReliefGrid {
+  e0: number;
+  n0: number;
+  cellM: number;
+  cols: number;
+  rows: number;
+  z: Float32Array;
+}
+
+/** Grid cells hold the median height of at least this many tie points; others are filled from neighbours. */
+const MIN_POINTS_PER_CELL = 5;
+const FILL_CELLS = 2;
+
+/**
+ * Heights of the tie points of `pairs` under `placements`. `flyingHeightM[i]` is photo i's height
+ * above the reference plane; each photo's image centre is taken as its nadir (cameras pointing down).
+ */
+export function tiePointHeights(pairs: PairMatch[], placements: Placement[], centres: [number, number][], flyingHeightM: number[]): TiePoints {
+  const total = pairs.reduce((s, p) => s + p.pts.length / 4, 0);
+  const out: TiePoints = { e: new Float64Array(total), n: new Float64Array(total), z: new Float64Array(total) };
+  let k = 0;
+  for (const { i, j, pts } of pairs) {
+    const [pi, pj] = [placements[i]!, placements[j]!];
+    const [hi, hj] = [flyingHeightM[i]!, flyingHeightM[j]!];
+    for (let q = 0; q < pts.length; q += 4, k++) {
+      const [ei, ni] = toGround(pi, centres[i]![0], centres[i]![1], pts[q]!, pts[q + 1]!);
+      const [ej, nj] = toGround(pj, centres[j]![0], centres[j]![1], pts[q + 2]!, pts[q + 3]!);
+      // Flat positions g = t + (P - t)·H/(H - z); solve the two for z in least squares.
+      const vx = (ei - pi.tx) / hi - (ej - pj.tx) / hj, vy = (ni - pi.ty) / hi - (nj - pj.ty) / hj;
+      const vv = vx * vx + vy * vy;
+      const z = vv > 1e-8 ? ((ei - ej) * vx + (ni - nj) * vy) / vv : 0;
+      out.z[k] = z;
+      out.e[k] = pi.tx + (ei - pi.tx) * (1 - z / hi);
+      out.n[k] = pi.ty + (ni - pi.ty) * (1 - z / hi);
+    }
+  }
+  return out;
+}
+
+/**
+ * Median height of the `selected` tie points per cell, within the range of all but the 1 % highest
+ * and lowest of them (a cell beyond rests on the few extreme points at the survey's far edges or on
+ * water, where the triangulation is weakest, and its steep slope would smear the one photo there);
+ * empty cells next to measured ones (up to FILL_CELLS away) take their neighbours' mean, farther ones
+ * the median height of all, where nothing says the ground differs from the reference; then one 3×3
+ * mean, so that the compositing never tears the image along cell edges.
+ */
+export function reliefGrid(points: TiePoints, cellM: number, selected: (k: number) => boolean = () => true): ReliefGrid {
+  let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
+  const used: number[] = [];
+  for (let k = 0; k < points.z.length; k++) {
+    if (!selected(k)) continue;
+    used.push(points.z[k]!);
+    minE = Math.min(minE, points.e[k]!); maxE = Math.max(maxE, points.e[k]!);
+    minN = Math.min(minN, points.n[k]!); maxN = Math.max(maxN, points.n[k]!);
+  }
+  if (!used.length) return { e0: 0, n0: 0, cellM, cols: 1, rows: 1, z: new Float32Array(1) };
+  const cols = Math.floor((maxE - minE) / cellM) + 1, rows = Math.floor((maxN - minN) / cellM) + 1;
+  const cells: number[][] = Array.from({ length: cols * rows }, () => []);
+  for (let k = 0; k < points.z.length; k++) {
+    if (selected(k)) cells[Math.floor((points.n[k]! - minN) / cellM) * cols + Math.floor((points.e[k]! - minE) / cellM)]!.push(points.z[k]!);
+  }
+  const sorted = Float64Array.from(used).sort();
+  const [lo, hi] = [sorted[Math.floor(0.01 * (sorted.length - 1))]!, sorted[Math.ceil(0.99 * (sorted.length - 1))]!];
+  let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(hi, Math.max(lo, median(c))) : NaN));
+  for (let pass = 0; pass < FILL_CELLS; pass++) z = neighbourMean(z, cols, rows, true);
+  const typical = median(sorted);
+  return { e0: minE + cellM / 2, n0: minN + cellM / 2, cellM, cols, rows, z: neighbourMean(z.map((v) => (Number.isNaN(v) ? typical : v)), cols, rows, false) };
+}
+
+/** 3×3 mean of the known cells around each cell; with `onlyEmpty`, known cells keep their value. */
+function neighbourMean(z: Float32Array, cols: number, rows: number, onlyEmpty: boolean): Float32Array {
+  return z.map((v, k) => {
+    if (onlyEmpty && !Number.isNaN(v)) return v;
+    const c = k % cols, r = (k - c) / cols;
+    let s = 0, n = 0;
+    for (let y = Math.max(0, r - 1); y <= Math.min(rows - 1, r + 1); y++) {
+      for (let x = Math.max(0, c - 1); x <= Math.min(cols - 1, c + 1); x++) {
+        const w = z[y * cols + x]!;
+        if (!Number.isNaN(w)) { s += w; n++; }
+      }
+    }
+    return n ? s / n : NaN;
+  });
+}
+
+/**
+ * Heights along a row of ground points (e0 + c·step, n), c = 0 .. out.length - 1: bilinear between
+ * cell centres, the edge value beyond the grid. One row at a time is what the compositing needs.
+ */
+export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array): Float64Array {
+  const y = Math.min(g.rows - 1, Math.max(0, (n - g.n0) / g.cellM));
+  const r0 = Math.min(Math.max(0, g.rows - 2), Math.floor(y)), r1 = Math.min(g.rows - 1, r0 + 1), fy = y - r0;
+  const lastCol = g.cols - 1;
+  for (let c = 0; c < out.length; c++) {
+    const x = Math.min(lastCol, Math.max(0, (e0 + c * step - g.e0) / g.cellM));
+    const c0 = Math.min(Math.max(0, lastCol - 1), Math.floor(x)), c1 = Math.min(lastCol, c0 + 1), fx = x - c0;
+    const south = g.z[r0 * g.cols + c0]! * (1 - fx) + g.z[r0 * g.cols + c1]! * fx;
+    const north = g.z[r1 * g.cols + c0]! * (1 - fx) + g.z[r1 * g.cols + c1]! * fx;
+    out[c] = south * (1 - fy) + north * fy;
+  }
+  return out;
+}
+
+/** Height at one ground position. */
+export const heightAt = (g: ReliefGrid, e: number, n: number): number => heightsAlongRow(g, n, e, 0, new Float64Array(1))[0]!;
+
+/**
+ * Where a pixel of a photo lands on the relief, given where the flat placement puts it (`e`, `n`):
+ * pulled towards the photo's nadir `t` by (1 - h/H) at the height h found there.
+ */
+export function onRelief(g: ReliefGrid, t: [number, number], flyingHeightM: number, e: number, n: number): [number, number] {
+  let [x, y] = [e, n];
+  for (let it = 0; it < 3; it++) {
+    const k = 1 - heightAt(g, x, y) / flyingHeightM;
+    [x, y] = [t[0] + (e - t[0]) * k, t[1] + (n - t[1]) * k];
+  }
+  return [x, y];
+}
+
+/** For each match of each pair, the factors (1 - h/H) of photos i and j at the height the grid gives its tie point. */
+export function reliefFactors(pairs: PairMatch[], tie: TiePoints, g: ReliefGrid, flyingHeightM: number[]): Float64Array[] {
+  let k = 0;
+  return pairs.map(({ i, j, pts }) => {
+    const f = new Float64Array(pts.length / 2);
+    for (let q = 0; q < f.length; q += 2, k++) {
+      const z = heightAt(g, tie.e[k]!, tie.n[k]!);
+      f[q] = 1 - z / flyingHeightM[i]!;
+      f[q + 1] = 1 - z / flyingHeightM[j]!;
+    }
+    return f;
+  });
+}
+
+/** A photo's footprint ring (closed, on flat ground) as it lies on the relief, `perEdge` points a side. */
+export function ringOnRelief(g: ReliefGrid, ring: [number, number][], t: [number, number], flyingHeightM: number, perEdge: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let k = 0; k + 1 < ring.length; k++) {
+    const [a, b] = [ring[k]!, ring[k + 1]!];
+    for (let s = 0; s < perEdge; s++) {
+      const f = s / perEdge;
+      out.push(onRelief(g, t, flyingHeightM, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f));
+    }
+  }
+  return [...out, out[0]!];
+}
