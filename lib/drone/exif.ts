@@ -180,8 +180,10 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
 }
 
 /**
- * Sensor size in mm for the imaged area: focal-plane resolution tags first, then the 35 mm equivalent
- * (same diagonal field of view), then the camera table.
+ * Sensor size in mm for the imaged area: focal-plane resolution tags first, then the camera table,
+ * then the 35 mm equivalent (same diagonal field of view). The table comes before the equivalent
+ * because makers state the equivalent for the whole 4:3 sensor: a DJI FC300S in 16:9 mode keeps the
+ * sensor's 6.17 mm width, where the diagonal would say 6.8 mm and place the survey 10 % too wide.
  */
 function sensorSize(
   x: Record<string, unknown>, model: string | null, width: number, height: number, focal: number | null, focal35: number | null,
@@ -193,13 +195,14 @@ function sensorSize(
     const w = (width / xres) * mmPerUnit;
     if (w > 1 && w < 60) return [w, (w * height) / width];
   }
+  const w = model ? SENSOR_WIDTH_MM[model] : undefined;
+  if (w) return [w, (w * height) / width];
   if (focal && focal35) {
     const diag = (43.2666 * focal) / focal35;
     const d = Math.hypot(width, height);
     return [(diag * width) / d, (diag * height) / d];
   }
-  const w = model ? SENSOR_WIDTH_MM[model] : undefined;
-  return w ? [w, (w * height) / width] : null;
+  return null;
 }
 
 /** Horizontal and vertical field of view (radians), or null when the optics are unknown. */

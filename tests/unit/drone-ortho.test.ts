@@ -9,7 +9,7 @@ import { booleanPointInPolygon, buffer, point } from '@turf/turf';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
-import { utmFrame } from '@/lib/drone/frame';
+import { footprint, gpsPlacement, groundSampleM, heightM, utmFrame } from '@/lib/drone/frame';
 import { buildOrthomosaic, decodeScale, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
@@ -45,9 +45,16 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(info.size).toEqual([mosaic.width, mosaic.height]);
     info.geoTransform.forEach((v: number, k: number) => expect(v).toBeCloseTo(mosaic.geoTransform[k]!, 9));
     expect(mosaic.photoCount).toBe(18);
-    // The 18 footprints span about 179 m both ways (178-179 m placed flat): none is cut short.
-    expect(mosaic.width * mosaic.gsdM).toBeGreaterThan(175);
-    expect(mosaic.height * mosaic.gsdM).toBeGreaterThan(175);
+    // The grid spans the 18 footprints as GPS and the camera place them on flat ground (about 162 m
+    // each way): none is cut short. The adjustment may move a photo by a few metres.
+    const frame = utmFrame(photos[0]!.gps!.lon, photos[0]!.gps!.lat);
+    const corners = photos.flatMap((p) => {
+      const height = heightM(p, 40);
+      return footprint(gpsPlacement(p, frame, height, groundSampleM(p, height)!), p.widthPx, p.heightPx);
+    });
+    const span = (k: 0 | 1) => Math.max(...corners.map((c) => c[k])) - Math.min(...corners.map((c) => c[k]));
+    expect(mosaic.width * mosaic.gsdM).toBeGreaterThan(span(0) - 4);
+    expect(mosaic.height * mosaic.gsdM).toBeGreaterThan(span(1) - 4);
     // Native resolution is about 1.9 cm; the 25 MP output cap coarsens it to about 3.6 cm for this extent.
     expect(mosaic.gsdM).toBeGreaterThan(0.017);
     expect(mosaic.gsdM).toBeLessThan(0.04);

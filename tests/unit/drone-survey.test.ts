@@ -40,9 +40,10 @@ describe('readDroneExif', () => {
     expect(p.gimbal).toEqual({ yaw: 45, pitch: -89.9, roll: 0 });
     expect(p.flight).toEqual({ yaw: 46, pitch: 1.8, roll: 3 });
     expect([p.focalLengthMm, p.focalLength35mm, p.widthPx, p.heightPx]).toEqual([3.61, 20, 4000, 2250]);
-    // 35 mm equivalent 20 mm on a 16:9 crop of the 1/2.3" sensor: about 6.8 x 3.8 mm imaged.
-    expect(p.sensorWidthMm!).toBeGreaterThan(6.5);
-    expect(p.sensorWidthMm!).toBeLessThan(7.1);
+    // A 16:9 crop of the FC300S's 1/2.3" sensor keeps its full 6.17 mm width (DJI's 35 mm
+    // equivalent, 20 mm, is the whole 4:3 sensor's: its diagonal would say 6.8 mm).
+    expect(p.sensorWidthMm!).toBeCloseTo(6.17, 2);
+    expect(p.sensorHeightMm!).toBeCloseTo(3.47, 2);
     expect(p.capturedAt).toBe('2016-06-23T16:31:59');
     expect(p.bandName).toBeNull();
   });
