@@ -331,15 +331,14 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const matchSigmaM = median(placed.map((p) => (p.gsd * p.width) / FEATURE_WIDTH));
   const priors = placed.map((p) => p.prior), centres = placed.map((p) => p.centre);
   const adjustOpts = { gpsSigmaM: GPS_SIGMA_M, matchSigmaM, scaleSigma: 0.3 };
-  let adj = adjustPlacements(priors, centres, pairs, adjustOpts);
-  let flyingHeightM = flyingHeights(placed, adj.placements);
-  let tie = tiePointHeights(pairs, adj.placements, centres, flyingHeightM);
-  let relief = reliefGrid(tie, RELIEF_CELL_M);
-  for (let round = 0; round < RELIEF_ROUNDS; round++) {
-    adj = adjustPlacements(priors, centres, pairs, adjustOpts, reliefFactors(pairs, tie, relief, flyingHeightM));
+  let factors: Float64Array[] | undefined; // none: flat ground
+  let adj!: ReturnType<typeof adjustPlacements>, flyingHeightM!: number[], tie!: TiePoints, relief!: ReliefGrid;
+  for (let round = 0; round <= RELIEF_ROUNDS; round++) {
+    adj = adjustPlacements(priors, centres, pairs, adjustOpts, factors);
     flyingHeightM = flyingHeights(placed, adj.placements);
     tie = tiePointHeights(pairs, adj.placements, centres, flyingHeightM);
     relief = reliefGrid(tie, RELIEF_CELL_M);
+    if (round < RELIEF_ROUNDS) factors = reliefFactors(pairs, tie, relief, flyingHeightM);
   }
   progress(48);
 

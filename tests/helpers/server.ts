@@ -38,8 +38,6 @@ export interface ServerOptions {
   port?: number;
   /** Appends everything the server prints to this file (kept for diagnosis after a run). */
   logFile?: string;
-  /** Node's own flags for the server process, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
-  nodeArgs?: string[];
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<TestServer> {
@@ -56,7 +54,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     ...(process.env.NEXT_DIST_DIR ? { NEXT_DIST_DIR: process.env.NEXT_DIST_DIR } : {}),
     ...opts.env,
   };
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], {
+  const proc = spawn(process.execPath, [join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -50,19 +50,25 @@ describe('PreparedStatements', () => {
   it('writes and reads every value type as @libsql/client does', async () => {
     const when = new Date('2026-05-01T10:00:00Z');
     const blob = new Uint8Array([1, 2, 3, 250]).buffer;
-    const [insertA] = await both({ sql: 'INSERT INTO t (name, area, big, data, at) VALUES (?, ?, ?, ?, ?)', args: ['Поле 1', 12.5, 9007199254740991n, blob, when] });
-    expect(insertA).toMatchObject({ rowsAffected: 1, lastInsertRowid: 1n });
-    await both({ sql: 'INSERT INTO t (name, area, big, data, at) VALUES (:name, @area, $big, NULL, :at)', args: { name: 'Поле 2', area: 0.25, big: 7, at: true } });
+    const insert = (name: string): InStatement => ({ sql: 'INSERT INTO t (name, area, big, data, at) VALUES (?, ?, ?, ?, ?)', args: [name, 12.5, 9007199254740991n, blob, when] });
+    // Each writes a row of its own; both then read both rows.
+    expect(plain(ours.run(insert('Поле 1')))).toMatchObject({ rowsAffected: 1, lastInsertRowid: 1n });
+    expect(plain(await theirs.execute(insert('Поле 2')))).toMatchObject({ rowsAffected: 1, lastInsertRowid: 2n });
+    const named: InStatement = { sql: 'INSERT INTO t (name, area, big, data, at) VALUES (:name, @area, $big, NULL, :at)', args: { name: 'Поле 3', area: 0.25, big: 7, at: true } };
+    expect(plain(ours.run(named))).toMatchObject({ rowsAffected: 1, lastInsertRowid: 3n });
     const [a, b] = await both('SELECT id, name, area, big, data, at, name AS id FROM t ORDER BY id');
     expect(a).toEqual(b);
-    expect((a as ReturnType<typeof plain>).byPosition.length).toBe(2);
-    expect((a as ReturnType<typeof plain>).byName[0]).toMatchObject({ id: 1, name: 'Поле 1', area: 12.5, big: 9007199254740991, at: when.valueOf() });
+    const rows = (a as ReturnType<typeof plain>).byName;
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatchObject({ id: 1, name: 'Поле 1', area: 12.5, big: 9007199254740991, at: when.valueOf() });
+    expect(rows[1]).toEqual({ ...rows[0], id: 2, name: 'Поле 2' });
+    expect(rows[2]).toMatchObject({ id: 3, name: 'Поле 3', big: 7, data: null, at: 1 });
   });
 
   it('answers a cached statement with the rows as they are now', async () => {
     const count = () => Number(ours.run('SELECT count(*) AS n FROM t').rows[0]!.n);
     const before = count();
-    ours.run({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['Поле 3'] });
+    ours.run({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['Поле 4'] });
     expect(count()).toBe(before + 1);
   });
 
