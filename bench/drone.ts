@@ -2,6 +2,7 @@
 // in a child process whose wall time and peak RSS (VmHWM) are reported, and OpenCV's own panorama
 // stitcher (python3-opencv, Stitcher SCANS: the original product's approach, which places nothing on
 // the map) on the same photos as the reference. Writes bench/results/drone.json.
+// The seams are re-matched in the output in an untimed run of their own.
 // Then the same on generated surveys of 50 and 200 photos of 20 MP (bench/drone-survey.ts).
 // Usage: npx tsx bench/drone.ts  (DRONE_BENCH_SIZES=50 for the smaller one only)
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -60,6 +61,15 @@ async function worker(imagesDir: string): Promise<void> {
     misalignmentPx: mosaic.medianMisalignmentPx, index: index.indexName, crop: crop.crop_type, photos: photos.length }));
 }
 
+/** The seams re-matched in the output (an untimed build of its own: the check costs seconds the pipeline does not spend). */
+async function seamWorker(imagesDir: string): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'drone-seams-'));
+  const photos = await Promise.all(readdirSync(imagesDir).sort().map((f) => readDroneExif(join(imagesDir, f))));
+  const mosaic = await buildOrthomosaic(photos, { workDir, rematchSeams: true });
+  rmSync(workDir, { recursive: true, force: true });
+  console.log(JSON.stringify(mosaic.rematchedSeams));
+}
+
 const OPENCV_STITCH = `
 import cv2, sys, glob, time, resource
 t = time.time()
@@ -79,22 +89,26 @@ function openCvStitcher(): { seconds: number; peakRssMb: number; status: number 
 }
 
 /** The pipeline on one folder of photos, in a child process of its own (for its peak RSS). */
-function runPipeline(imagesDir: string) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'worker', imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 });
+function runPipeline(imagesDir: string, mode: 'worker' | 'seams' = 'worker') {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, mode, imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`drone worker failed on ${imagesDir}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }
 
 if (process.argv[2] === 'worker') {
   await worker(process.argv[3]!);
+} else if (process.argv[2] === 'seams') {
+  await seamWorker(process.argv[3]!);
 } else {
   const ours = runPipeline(IMAGES);
+  const seams = runPipeline(IMAGES, 'seams');
   const ref = openCvStitcher();
   const rows: Row[] = [
     { metric: 'brighton_beach end to end (18 photos)', value: round(ours.seconds, 1), unit: 's', target: '< 20 s', ok: ours.seconds < 20 },
     { metric: 'brighton_beach upload checks (unzip, EXIF, survey checks)', value: round(ours.uploadChecksS, 2), unit: 's', target: 'answer at once' },
     { metric: 'brighton_beach peak RSS', value: round(ours.peakRssMb, 0), unit: 'MB', target: '< 1536 MB', ok: ours.peakRssMb < 1536 },
-    { metric: 'brighton_beach seam misalignment', value: round(ours.misalignmentPx, 2), unit: 'px', target: '<= 3 px', ok: ours.misalignmentPx <= 3 },
+    { metric: 'brighton_beach seam misalignment, re-matched in the output', value: round(seams.medianPx, 2), unit: 'px', target: '<= 3 px', ok: seams.medianPx <= 3 },
+    { metric: `  (over ${seams.matches} features on ${seams.pairs} seams; the pipeline's own estimate)`, value: round(ours.misalignmentPx, 2), unit: 'px' },
   ];
   if ('skipped' in ref) console.warn(`OpenCV stitcher not timed: ${ref.skipped} (make bench installs it)`);
   if ('seconds' in ref) {
@@ -117,5 +131,5 @@ if (process.argv[2] === 'worker') {
   }
   printTable('Drone orthomosaic', rows);
   console.log('phases (s since start):', ours.phases, 'load average:', readFileSync('/proc/loadavg', 'utf8').trim());
-  writeResults('drone', rows, { ours, generated, opencvStitcher: ref, loadAverage: readFileSync('/proc/loadavg', 'utf8').trim() });
+  writeResults('drone', rows, { ours, seams, generated, opencvStitcher: ref, loadAverage: readFileSync('/proc/loadavg', 'utf8').trim() });
 }

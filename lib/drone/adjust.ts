@@ -161,3 +161,55 @@ export function exposureGains(n: number, channels: number, pairs: PairMatch[]): 
   }
   return Array.from({ length: n }, (_, i) => gains.map((g) => g[i]!));
 }
+
+/** Uncertainty of the optics-derived scale (take-off-relative height over uneven ground) and of the compass heading. */
+export interface BlockPriorSigma {
+  scale: number;
+  headingRad: number;
+}
+
+/**
+ * The similarity (complex factor z = s·e^{iθ} about the block's centroid, then a shift) that lays an
+ * adjusted block on its GPS positions, as photogrammetry georeferences a reconstruction on its camera
+ * positions. Matches fix the block's shape; its overall size and turn are the GPS track's, weighed
+ * against the optics and compass (`optics`: the placements before any adjustment) by their
+ * uncertainties, so that a short track of noisy fixes barely moves a well-known camera. `total` is
+ * the block's resulting size and turn relative to the optics, as a complex factor [re, im].
+ */
+export function gpsBlockFit(
+  adjusted: Placement[], optics: Placement[], gps: [number, number][], gpsSigmaM: number, prior: BlockPriorSigma,
+): { apply: (p: Placement) => Placement; total: [number, number] } {
+  const n = adjusted.length;
+  const cE = adjusted.reduce((s, p) => s + p.tx, 0) / n, cN = adjusted.reduce((s, p) => s + p.ty, 0) / n;
+  const gE = gps.reduce((s, g) => s + g[0], 0) / n, gN = gps.reduce((s, g) => s + g[1], 0) / n;
+  // Least-squares z mapping adjusted centres onto GPS (complex: z = Σ g·conj(c) / Σ |c|²).
+  let re = 0, im = 0, spread = 0;
+  adjusted.forEach((p, i) => {
+    const x = p.tx - cE, y = p.ty - cN, u = gps[i]![0] - gE, v = gps[i]![1] - gN;
+    re += u * x + v * y;
+    im += v * x - u * y;
+    spread += x * x + y * y;
+  });
+  // The block's present size and turn relative to the optics and compass (mean of a/optics in complex terms).
+  let cr = 0, ci = 0;
+  adjusted.forEach((p, i) => {
+    const o = optics[i]!, k = o.a * o.a + o.b * o.b;
+    cr += (p.a * o.a + p.b * o.b) / k / n;
+    ci += (p.b * o.a - p.a * o.b) / k / n;
+  });
+  const current = { logS: Math.log(Math.hypot(cr, ci)), theta: Math.atan2(ci, cr) };
+  const fitted = spread > 0 && re !== 0 ? { logS: Math.log(Math.hypot(re, im) / spread), theta: Math.atan2(im, re) } : { logS: 0, theta: 0 };
+  // What the GPS says the block's total size and turn are, and its weight against the priors (1/σ²).
+  const wGps = spread / gpsSigmaM ** 2;
+  const blend = (gpsTotal: number, sigma: number) => (gpsTotal * wGps) / (wGps + 1 / sigma ** 2);
+  const total = { logS: blend(current.logS + fitted.logS, prior.scale), theta: blend(current.theta + fitted.theta, prior.headingRad) };
+  const logS = total.logS - current.logS, theta = total.theta - current.theta;
+  const zr = Math.exp(logS) * Math.cos(theta), zi = Math.exp(logS) * Math.sin(theta);
+  return {
+    apply: (p) => {
+      const x = p.tx - cE, y = p.ty - cN;
+      return { a: zr * p.a - zi * p.b, b: zi * p.a + zr * p.b, tx: gE + zr * x - zi * y, ty: gN + zi * x + zr * y };
+    },
+    total: [Math.exp(total.logS) * Math.cos(total.theta), Math.exp(total.logS) * Math.sin(total.theta)],
+  };
+}

@@ -24,21 +24,29 @@ export interface Features {
 
 /** ORB keypoints and descriptors of one photo, on a copy reduced to FEATURE_WIDTH. */
 export async function detectFeatures(path: string, width: number): Promise<Features> {
-  const { cv } = await openCv();
   const scale = Math.min(1, FEATURE_WIDTH / width);
   const { data, info } = await sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const ch = info.channels;
-  const grey = new Uint8Array(info.width * info.height);
-  for (let i = 0, j = 0; i < grey.length; i++, j += ch) {
-    grey[i] = ch >= 3 ? (data[j]! * 77 + data[j + 1]! * 150 + data[j + 2]! * 29) >> 8 : data[j]!;
-  }
-  const img = cv.matFromArray(info.height, info.width, cv.CV_8UC1, grey);
-  const orb = new cv.ORB(ORB_FEATURES);
+  return orbFeatures(data, info.width, info.height, info.channels, scale);
+}
+
+/**
+ * ORB keypoints and descriptors of pixel-interleaved 8-bit pixels (`channels` per pixel, the first
+ * three read as RGB), with their positions divided by `scale` (the pixels' reduction from the
+ * original). Only where `mask` is non-zero, when given.
+ */
+export async function orbFeatures(
+  data: Uint8Array, width: number, height: number, channels: number, scale = 1, mask?: Uint8Array, maxFeatures = ORB_FEATURES, pyramidLevels = 8,
+): Promise<Features> {
+  const { cv } = await openCv();
+  const ch = channels;
+  const grey = greyOf(data, width * height, ch);
+  const img = cv.matFromArray(height, width, cv.CV_8UC1, grey);
+  const orb = new cv.ORB(maxFeatures, 1.2, pyramidLevels);
   const kps = new cv.KeyPointVector();
   const desc = new cv.Mat();
-  const mask = new cv.Mat();
+  const maskMat = mask ? cv.matFromArray(height, width, cv.CV_8UC1, mask) : new cv.Mat();
   try {
-    orb.detectAndCompute(img, mask, kps, desc);
+    orb.detectAndCompute(img, maskMat, kps, desc);
     const count = kps.size();
     const points = new Float64Array(count * 2);
     const colours = new Float32Array(count * ch);
@@ -47,18 +55,27 @@ export async function detectFeatures(path: string, width: number): Promise<Featu
       const pt = kps.get(k).pt;
       points[2 * k] = (pt.x + 0.5) / scale - 0.5;
       points[2 * k + 1] = (pt.y + 0.5) / scale - 0.5;
-      const x0 = Math.max(0, Math.round(pt.x) - r), x1 = Math.min(info.width - 1, Math.round(pt.x) + r);
-      const y0 = Math.max(0, Math.round(pt.y) - r), y1 = Math.min(info.height - 1, Math.round(pt.y) + r);
+      const x0 = Math.max(0, Math.round(pt.x) - r), x1 = Math.min(width - 1, Math.round(pt.x) + r);
+      const y0 = Math.max(0, Math.round(pt.y) - r), y1 = Math.min(height - 1, Math.round(pt.y) + r);
       for (let c = 0; c < ch; c++) {
         let s = 0;
-        for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) s += data[(y * info.width + x) * ch + c]!;
+        for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) s += data[(y * width + x) * ch + c]!;
         colours[k * ch + c] = s / ((x1 - x0 + 1) * (y1 - y0 + 1));
       }
     }
     return { points, colours, channels: ch, descriptors: Uint8Array.from(desc.data as Uint8Array), count };
   } finally {
-    img.delete(); orb.delete(); kps.delete(); desc.delete(); mask.delete();
+    img.delete(); orb.delete(); kps.delete(); desc.delete(); maskMat.delete();
   }
+}
+
+/** Luma of pixel-interleaved pixels (first three channels as RGB), or the first channel. */
+export function greyOf(data: Uint8Array, pixels: number, channels: number): Uint8Array {
+  const grey = new Uint8Array(pixels);
+  for (let i = 0, j = 0; i < pixels; i++, j += channels) {
+    grey[i] = channels >= 3 ? (data[j]! * 77 + data[j + 1]! * 150 + data[j + 2]! * 29) >> 8 : data[j]!;
+  }
+  return grey;
 }
 
 export interface PairMatch {
@@ -139,7 +156,7 @@ function popcount32(v: number): number {
  * Descriptor matches searched only near where GPS predicts each point in the other photo (ratio test
  * among those): far fewer comparisons than brute force, and repeated texture elsewhere cannot win.
  */
-function guidedMatches(
+export function guidedMatches(
   fi: Features, pi: Placement, ci: [number, number], fj: Features, pj: Placement, cj: [number, number], radiusM: number,
 ): [number, number][] {
   // Keypoints of j bucketed on the ground in cells one search radius wide.

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import type { Polygon } from 'geojson';
 import sharp from 'sharp';
 import { AppError } from '@/lib/http/errors';
-import { adjustPlacements, exposureGains } from './adjust';
+import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
 import { detectFeatures, FEATURE_WIDTH, matchPair, median } from './features';
@@ -17,6 +17,8 @@ import type { Placement, UtmFrame } from './frame';
 import { footprint, gpsPlacement, groundSampleM, heightM, toGround, utmFrame } from './frame';
 import type { ReliefGrid, TiePoints } from './relief';
 import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
+import type { GridWindow, SeamCheck } from './seams';
+import { rematchSeams } from './seams';
 import type { Capture } from './survey';
 import { groupCaptures, otherFlights } from './survey';
 
@@ -44,6 +46,8 @@ export interface Mosaic {
   photoCount: number;
   /** Median distance between matched features of overlapping photos along the seams, as composited, in output pixels. */
   medianMisalignmentPx: number;
+  /** The same measured on the output by re-matching features (only with BuildOptions.rematchSeams). */
+  rematchedSeams?: SeamCheck;
   width: number;
   height: number;
   /** Band names in file order ("red", "green", "blue" or multispectral names lower-cased); alpha follows. */
@@ -63,10 +67,14 @@ export interface BuildOptions {
   maxPixels?: number;
   /** Budget for decoded full-resolution photos held at once. */
   cacheBytes?: number;
+  /** Also re-match features along the seams in the output (rematchSeams): a check for tests and benchmarks, seconds more. */
+  rematchSeams?: boolean;
 }
 
 export const DEFAULT_MAX_PIXELS = 25_000_000;
 const GPS_SIGMA_M = 3;
+/** Take-off-relative height over uneven ground (a few metres at 40 m) and a calibrated compass. */
+const BLOCK_PRIOR_SIGMA = { scale: 0.05, headingRad: (3 * Math.PI) / 180 };
 const MIN_OVERLAP = 0.2;
 /** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
 const FEATHER_M = 0.6;
@@ -329,12 +337,20 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
 
   // 3. Global adjustment on flat ground, then on the relief its tie points show, twice.
   const matchSigmaM = median(placed.map((p) => (p.gsd * p.width) / FEATURE_WIDTH));
-  const priors = placed.map((p) => p.prior), centres = placed.map((p) => p.centre);
+  // Each adjustment is then laid on the GPS track (scale and heading as the GPS positions show them,
+  // as photogrammetry georeferences a block), and the next one keeps that scale.
+  const optics = placed.map((p) => p.prior), centres = placed.map((p) => p.centre);
+  const gps = optics.map((p): [number, number] => [p.tx, p.ty]);
+  let priors = optics;
   const adjustOpts = { gpsSigmaM: GPS_SIGMA_M, matchSigmaM, scaleSigma: 0.3 };
   let factors: Float64Array[] | undefined; // none: flat ground
   let adj!: ReturnType<typeof adjustPlacements>, flyingHeightM!: number[], tie!: TiePoints, relief!: ReliefGrid;
   for (let round = 0; round <= RELIEF_ROUNDS; round++) {
     adj = adjustPlacements(priors, centres, pairs, adjustOpts, factors);
+    const block = gpsBlockFit(adj.placements, optics, gps, GPS_SIGMA_M, BLOCK_PRIOR_SIGMA);
+    adj = { ...adj, placements: adj.placements.map(block.apply) };
+    const [zr, zi] = block.total;
+    priors = optics.map((p) => ({ ...p, a: zr * p.a - zi * p.b, b: zi * p.a + zr * p.b }));
     flyingHeightM = flyingHeights(placed, adj.placements);
     tie = tiePointHeights(pairs, adj.placements, centres, flyingHeightM);
     relief = reliefGrid(tie, RELIEF_CELL_M);
@@ -360,18 +376,89 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const stride = nb + 1;
   const gains = exposureGains(placed.length, features[0]!.channels, pairs);
 
-  const out = new Uint8Array(W * H * stride);
   const scale = decodeScale(nativeGsd, gsd);
-  const cache = new PhotoCache(placed, bands, opts.cacheBytes ?? 900 * 1024 * 1024, scale);
+  const sources: Sources = {
+    placed, placements: adj.placements, flyingHeightM, relief, gains, nb, scale,
+    bbox: finalRings.map((r) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))]),
+    cache: new PhotoCache(placed, bands, opts.cacheBytes ?? 900 * 1024 * 1024, scale),
+  };
+  const out = await composite(sources, { x0, y0, gsd, W, H }, null, (row) => progress(48 + (42 * row) / H));
+  const rematchedSeams = opts.rematchSeams
+    ? await rematchSeams({ rings: finalRings, nadirs: adj.placements.map((p) => [p.tx, p.ty]), nb, render: (win, i) => composite(sources, win, [i]) }, { x0, y0, gsd, W, H }, pairs)
+    : undefined;
+
+  // 5. Files: raw + VRT -> tiled, compressed GeoTIFF through GDAL; preview in WGS84.
+  const rawPath = join(opts.workDir, 'mosaic.raw');
+  const vrtPath = join(opts.workDir, 'mosaic.vrt');
+  const geotiffPath = join(opts.workDir, 'mosaic.tif');
+  const previewPng = join(opts.workDir, 'preview.png');
+  const geoTransform: Mosaic['geoTransform'] = [x0, gsd, 0, y0, 0, -gsd];
+  await writeFile(rawPath, out);
+  await writeFile(vrtPath, rawVrt('mosaic.raw', W, H, [...bands, 'alpha'], frame, geoTransform));
+  await unlink(geotiffPath).catch(() => undefined);
+  await run('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ZLEVEL=3', '-co', 'BIGTIFF=IF_SAFER', '-co', 'NUM_THREADS=2', vrtPath, geotiffPath]);
+  progress(96);
+  const boundsWgs84 = await writePreview(out, W, H, stride, nb, bands, frame, geoTransform, previewPng);
+
+  const hull = convexHull(all).map(([e, n]) => frame.toWgs84(e, n));
+  const mosaic: Mosaic = {
+    geotiffPath,
+    previewPng,
+    boundsWgs84,
+    footprintWgs84: { type: 'Polygon', coordinates: [hull] },
+    crs: `EPSG:${frame.epsg}`,
+    gsdM: gsd,
+    photoCount: captures.length,
+    medianMisalignmentPx: seamMisalignmentM(pairs, tie, adj.placements, centres, flyingHeightM) / gsd,
+    ...(rematchedSeams ? { rematchedSeams } : {}),
+    width: W,
+    height: H,
+    bands,
+    geoTransform,
+    rawPath,
+    photoCentresWgs84: adj.placements.map((p, i) => {
+      const [e, n] = toGround(p, placed[i]!.centre[0], placed[i]!.centre[1], placed[i]!.centre[0], placed[i]!.centre[1]);
+      return frame.toWgs84(e, n);
+    }),
+  };
+  progress(100);
+  return mosaic;
+}
+
+/** What compositing draws from: the photos as finally placed on the relief. */
+interface Sources {
+  placed: Placed[];
+  placements: Placement[];
+  flyingHeightM: number[];
+  relief: ReliefGrid;
+  /** Per-photo exposure gains, per channel. */
+  gains: number[][];
+  /** Bands (alpha follows in the output). */
+  nb: number;
+  /** Decoding scale of the photos (decodeScale). */
+  scale: number;
+  /** Each photo's [minE, maxE, minN, maxN] on the relief. */
+  bbox: number[][];
+  cache: PhotoCache;
+}
+
+/**
+ * Pixel-interleaved bands + alpha of a window of the mosaic, each pixel from the photo nearest nadir
+ * there with feathered seams, drawn from `only` these photos (null: all of them).
+ */
+async function composite(src: Sources, grid: GridWindow, only: number[] | null, onRows?: (rowsDone: number) => void): Promise<Uint8Array> {
+  const { placed, placements, relief, gains, nb, scale, bbox, cache } = src;
+  const { x0, y0, gsd, W, H } = grid;
+  const stride = nb + 1;
+  const out = new Uint8Array(W * H * stride);
   // Inverse placements: pixel = centre + M · (ground - t), M = inverse of [[a, -b], [b, a]] with y flipped.
-  const inv = adj.placements.map((p, i) => {
+  const inv = placements.map((p, i) => {
     const k = p.a * p.a + p.b * p.b;
     return { p, cx: placed[i]!.centre[0], cy: placed[i]!.centre[1], ia: p.a / k, ib: p.b / k };
   });
   // Decoded-pixel coordinates of each photo's centre (pixel centres scale about the corner), its height.
   const cxd = Float64Array.from(placed, (p) => (p.centre[0] + 0.5) * scale - 0.5), cyd = Float64Array.from(placed, (p) => (p.centre[1] + 0.5) * scale - 0.5);
-  const flyH = Float64Array.from(flyingHeightM);
-  const bbox = finalRings.map((r) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))]);
+  const flyH = Float64Array.from(src.flyingHeightM);
   const cutoff = 6 * FEATHER_M;
   const acc = new Float64Array(nb);
   const nCap = placed.length;
@@ -385,7 +472,8 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
     const row1 = Math.min(H, row0 + BLOCK_ROWS);
     const nTop = y0 - row0 * gsd, nBottom = y0 - row1 * gsd;
-    const inBlock = placed.map((_, i) => i).filter((i) => bbox[i]![3]! >= nBottom && bbox[i]![2]! <= nTop);
+    const inBlock = (only ?? placed.map((_, i) => i)).filter((i) =>
+      bbox[i]![3]! >= nBottom && bbox[i]![2]! <= nTop && bbox[i]![1]! >= x0 && bbox[i]![0]! <= x0 + W * gsd);
     const px = await Promise.all(inBlock.map((i) => cache.get(i)));
     // Only this block's photos stay referenced here, so that the cache's evictions free memory.
     imgs.fill(EMPTY);
@@ -465,46 +553,11 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
         out[o + nb] = 255;
       }
     }
-    // Rows go north to south: a photo that ends above this block is done with.
-    for (const i of inBlock) if (bbox[i]![2]! > nBottom) cache.release(i);
-    progress(48 + (42 * row1) / H);
+    // Rows go north to south: a photo that ends above this block is done with (on the whole grid).
+    if (!only) for (const i of inBlock) if (bbox[i]![2]! > nBottom) cache.release(i);
+    onRows?.(row1);
   }
-
-  // 5. Files: raw + VRT -> tiled, compressed GeoTIFF through GDAL; preview in WGS84.
-  const rawPath = join(opts.workDir, 'mosaic.raw');
-  const vrtPath = join(opts.workDir, 'mosaic.vrt');
-  const geotiffPath = join(opts.workDir, 'mosaic.tif');
-  const previewPng = join(opts.workDir, 'preview.png');
-  const geoTransform: Mosaic['geoTransform'] = [x0, gsd, 0, y0, 0, -gsd];
-  await writeFile(rawPath, out);
-  await writeFile(vrtPath, rawVrt('mosaic.raw', W, H, [...bands, 'alpha'], frame, geoTransform));
-  await unlink(geotiffPath).catch(() => undefined);
-  await run('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ZLEVEL=3', '-co', 'BIGTIFF=IF_SAFER', '-co', 'NUM_THREADS=2', vrtPath, geotiffPath]);
-  progress(96);
-  const boundsWgs84 = await writePreview(out, W, H, stride, nb, bands, frame, geoTransform, previewPng);
-
-  const hull = convexHull(all).map(([e, n]) => frame.toWgs84(e, n));
-  const mosaic: Mosaic = {
-    geotiffPath,
-    previewPng,
-    boundsWgs84,
-    footprintWgs84: { type: 'Polygon', coordinates: [hull] },
-    crs: `EPSG:${frame.epsg}`,
-    gsdM: gsd,
-    photoCount: captures.length,
-    medianMisalignmentPx: seamMisalignmentM(pairs, tie, adj.placements, centres, flyingHeightM) / gsd,
-    width: W,
-    height: H,
-    bands,
-    geoTransform,
-    rawPath,
-    photoCentresWgs84: adj.placements.map((p, i) => {
-      const [e, n] = toGround(p, placed[i]!.centre[0], placed[i]!.centre[1], placed[i]!.centre[0], placed[i]!.centre[1]);
-      return frame.toWgs84(e, n);
-    }),
-  };
-  progress(100);
-  return mosaic;
+  return out;
 }
 
 /** Height of each photo above the reference plane: its GPS/optics height, rescaled with its adjusted scale. */

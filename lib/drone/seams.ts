@@ -1,0 +1,166 @@
+// Seam check on the output itself: two neighbouring photos are each drawn alone into the mosaic's grid
+// around the seam between them, features are found again in both drawings and matched, and each
+// match's offset is how far apart the two photos put the same thing where the mosaic switches from
+// one to the other. Independent of the adjustment's own matches (other copies, other keypoints).
+// Keypoints only say roughly where (their detector is pixel-coarse, more so on its coarser pyramid
+// levels); each match is then refined by normalised cross-correlation of the patch around it.
+import { greyOf, guidedMatches, median, orbFeatures } from './features';
+
+/** A north-up window of the output grid: top-left corner (UTM), pixel size, size in pixels. */
+export interface GridWindow {
+  x0: number;
+  y0: number;
+  gsd: number;
+  W: number;
+  H: number;
+}
+
+export interface SeamCheck {
+  /** Median offset between re-matched features along the seams, in output pixels. */
+  medianPx: number;
+  /** Re-matched features the median is over. */
+  matches: number;
+  /** Neighbouring pairs whose seam showed matches. */
+  pairs: number;
+}
+
+export interface SeamSources {
+  /** Each photo's footprint on the ground (closed ring, UTM). */
+  rings: [number, number][][];
+  /** Ground point under each photo's centre (UTM): the compositing takes the nearest photo. */
+  nadirs: [number, number][];
+  /** Draws one photo alone into a window: pixel-interleaved bands + alpha (bands = `nb`). */
+  render: (window: GridWindow, photo: number) => Promise<Uint8Array>;
+  nb: number;
+}
+
+/** Half-width of the band around a seam that is searched (m): as wide as the feathering across it. */
+const BAND_M = 1.8;
+/** Matches farther apart than this (output pixels) are taken for different things. */
+const SEARCH_PX = 64;
+/** Correlation patch half-size and refinement search radius (output pixels). */
+const PATCH = 10;
+const REFINE = 6;
+/** A refined match counts when the patches correlate at least this well. */
+const MIN_NCC = 0.8;
+/** A window never exceeds this many pixels a side (seams longer than that are sampled in their middle). */
+const MAX_SIDE_PX = 2048;
+
+function insideRing(ring: [number, number][], e: number, n: number): boolean {
+  let inside = false;
+  for (let k = 0, l = ring.length - 1; k < ring.length; l = k++) {
+    const [xk, yk] = ring[k]!, [xl, yl] = ring[l]!;
+    if (yk > n !== yl > n && e < ((xl - xk) * (n - yk)) / (yl - yk) + xk) inside = !inside;
+  }
+  return inside;
+}
+
+/**
+ * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
+ * theirs); `seenByBoth` when the caller already knows both cover it.
+ */
+function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, seenByBoth = false): boolean {
+  const d = (k: number) => Math.hypot(e - src.nadirs[k]![0], n - src.nadirs[k]![1]);
+  const di = d(i), dj = d(j);
+  if (Math.abs(di - dj) > BAND_M) return false;
+  const far = Math.max(di, dj);
+  for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && d(k) < far && insideRing(src.rings[k]!, e, n)) return false;
+  return seenByBoth || (insideRing(src.rings[i]!, e, n) && insideRing(src.rings[j]!, e, n));
+}
+
+/** The window around the seam of i and j (null: they share none), from a 0.5 m lattice over their common box. */
+function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number): GridWindow | null {
+  const box = (r: [number, number][]) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))];
+  const [a, b] = [box(src.rings[i]!), box(src.rings[j]!)];
+  const minE = Math.max(a[0]!, b[0]!), maxE = Math.min(a[1]!, b[1]!), minN = Math.max(a[2]!, b[2]!), maxN = Math.min(a[3]!, b[3]!);
+  let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
+  for (let e = minE; e <= maxE; e += 0.5) {
+    for (let n = minN; n <= maxN; n += 0.5) {
+      if (!onSeam(src, i, j, e, n)) continue;
+      e0 = Math.min(e0, e); e1 = Math.max(e1, e); n0 = Math.min(n0, n); n1 = Math.max(n1, n);
+    }
+  }
+  if (e0 > e1) return null;
+  // A margin for the features' neighbourhoods; long seams keep their middle.
+  const { gsd } = grid;
+  const margin = 1;
+  const ce = (e0 + e1) / 2, cn = (n0 + n1) / 2;
+  const half = (lo: number, hi: number) => Math.min((hi - lo) / 2 + margin, (MAX_SIDE_PX * gsd) / 2);
+  const col0 = Math.max(0, Math.floor((ce - half(e0, e1) - grid.x0) / gsd)), col1 = Math.min(grid.W, Math.ceil((ce + half(e0, e1) - grid.x0) / gsd));
+  const row0 = Math.max(0, Math.floor((grid.y0 - cn - half(n0, n1)) / gsd)), row1 = Math.min(grid.H, Math.ceil((grid.y0 - cn + half(n0, n1)) / gsd));
+  if (col1 - col0 < 32 || row1 - row0 < 32) return null;
+  return { x0: grid.x0 + col0 * gsd, y0: grid.y0 - row0 * gsd, gsd, W: col1 - col0, H: row1 - row0 };
+}
+
+/**
+ * Sub-pixel offset of the patch around (x, y) of image a in image b, searched within REFINE pixels of
+ * (x + dx, y + dy) by normalised cross-correlation; null when the patch is flat, leaves either image,
+ * correlates poorly or peaks at the search's edge.
+ */
+export function refineOffset(a: Uint8Array, b: Uint8Array, W: number, H: number, x: number, y: number, dx: number, dy: number): [number, number] | null {
+  const r = PATCH, s = REFINE;
+  if (x - r < 0 || y - r < 0 || x + r >= W || y + r >= H) return null;
+  if (x + dx - r - s < 0 || y + dy - r - s < 0 || x + dx + r + s >= W || y + dy + r + s >= H) return null;
+  const n = (2 * r + 1) ** 2;
+  let sa = 0, saa = 0;
+  for (let v = -r; v <= r; v++) for (let u = -r; u <= r; u++) { const p = a[(y + v) * W + x + u]!; sa += p; saa += p * p; }
+  const va = saa - (sa * sa) / n;
+  if (va < n * 25) return null; // under 5 grey levels of contrast: nothing to align on
+  const ncc = new Float64Array((2 * s + 1) ** 2);
+  let best = -2, bu = 0, bv = 0;
+  for (let ov = -s; ov <= s; ov++) {
+    for (let ou = -s; ou <= s; ou++) {
+      let sb = 0, sbb = 0, sab = 0;
+      for (let v = -r; v <= r; v++) {
+        const ra = (y + v) * W + x, rb = (y + dy + ov + v) * W + x + dx + ou;
+        for (let u = -r; u <= r; u++) { const p = a[ra + u]!, q = b[rb + u]!; sb += q; sbb += q * q; sab += p * q; }
+      }
+      const vb = sbb - (sb * sb) / n;
+      const c = vb > 0 ? (sab - (sa * sb) / n) / Math.sqrt(va * vb) : -1;
+      ncc[(ov + s) * (2 * s + 1) + ou + s] = c;
+      if (c > best) { best = c; bu = ou; bv = ov; }
+    }
+  }
+  if (best < MIN_NCC || Math.abs(bu) === s || Math.abs(bv) === s) return null;
+  // Parabola through the peak and its neighbours, along each axis.
+  const at = (u: number, v: number) => ncc[(v + s) * (2 * s + 1) + u + s]!;
+  const sub = (m: number, c: number, p: number) => (m - 2 * c + p < 0 ? (0.5 * (m - p)) / (m - 2 * c + p) : 0);
+  return [dx + bu + sub(at(bu - 1, bv), best, at(bu + 1, bv)), dy + bv + sub(at(bu, bv - 1), best, at(bu, bv + 1))];
+}
+
+/**
+ * Re-matches features between each neighbouring pair as drawn into the output grid, along the seam
+ * where the mosaic switches between them; the median offset over all of them, in output pixels.
+ */
+export async function rematchSeams(src: SeamSources, grid: GridWindow, pairs: { i: number; j: number }[]): Promise<SeamCheck> {
+  const offsets: number[] = [];
+  let seams = 0;
+  const identity = { a: 1, b: 0, tx: 0, ty: 0 };
+  for (const { i, j } of pairs) {
+    const win = seamWindow(src, grid, i, j);
+    if (!win) continue;
+    const [pi, pj] = [await src.render(win, i), await src.render(win, j)];
+    const stride = src.nb + 1;
+    // Features only where both photos cover the ground and the seam runs.
+    const mask = new Uint8Array(win.W * win.H);
+    for (let r = 0; r < win.H; r++) {
+      const n = win.y0 - (r + 0.5) * win.gsd;
+      for (let c = 0; c < win.W; c++) {
+        const k = r * win.W + c;
+        if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, true)) mask[k] = 255;
+      }
+    }
+    const [fi, fj] = await Promise.all([orbFeatures(pi, win.W, win.H, stride, 1, mask), orbFeatures(pj, win.W, win.H, stride, 1, mask)]);
+    const [gi, gj] = [greyOf(pi, win.W * win.H, stride), greyOf(pj, win.W * win.H, stride)];
+    let found = 0;
+    for (const [a, b] of guidedMatches(fi, identity, [0, 0], fj, identity, [0, 0], SEARCH_PX)) {
+      const xi = Math.round(fi.points[2 * a]!), yi = Math.round(fi.points[2 * a + 1]!);
+      const offset = refineOffset(gi, gj, win.W, win.H, xi, yi, Math.round(fj.points[2 * b]!) - xi, Math.round(fj.points[2 * b + 1]!) - yi);
+      if (offset === null) continue;
+      offsets.push(Math.hypot(offset[0], offset[1]));
+      found++;
+    }
+    if (found) seams++;
+  }
+  return { medianPx: offsets.length ? median(offsets) : NaN, matches: offsets.length, pairs: seams };
+}

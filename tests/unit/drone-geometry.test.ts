@@ -1,0 +1,87 @@
+// Laying an adjusted block of photos on its GPS track, and the correlation that measures seams.
+import { describe, expect, it } from 'vitest';
+import { gpsBlockFit } from '@/lib/drone/adjust';
+import type { Placement } from '@/lib/drone/frame';
+import { refineOffset } from '@/lib/drone/seams';
+
+/** A 6 x 3 flight grid 20 m apart, heading east, 3 cm pixels. */
+const gps: [number, number][] = Array.from({ length: 18 }, (_, k) => [500_000 + 20 * (k % 6), 5_000_000 + 20 * Math.floor(k / 6)]);
+const prior = { scale: 0.05, headingRad: (3 * Math.PI) / 180 };
+
+/**
+ * The block as optics and compass place it when they are off: `s` times too large and turned by `deg`
+ * about (cx, cy). The adjustment keeps that size (matches only fix the shape).
+ */
+function distorted(s: number, deg: number, points = gps): Placement[] {
+  const t = (deg * Math.PI) / 180, [cx, cy] = [500_050, 5_000_020];
+  return points.map(([e, n]) => ({
+    a: 0.03 * s * Math.cos(t), b: 0.03 * s * Math.sin(t),
+    tx: cx + s * (Math.cos(t) * (e - cx) - Math.sin(t) * (n - cy)), ty: cy + s * (Math.sin(t) * (e - cx) + Math.cos(t) * (n - cy)),
+  }));
+}
+
+describe('gpsBlockFit', () => {
+  it('takes the size and turn of a long, well-fixed track from the GPS', () => {
+    const block = distorted(1.04, 2);
+    const fit = gpsBlockFit(block, block, gps, 0.05, prior);
+    block.map(fit.apply).forEach((p, i) => {
+      expect(Math.hypot(p.tx - gps[i]![0], p.ty - gps[i]![1])).toBeLessThan(0.01);
+      expect(Math.hypot(p.a, p.b)).toBeCloseTo(0.03, 5);
+      expect(Math.atan2(p.b, p.a)).toBeCloseTo(0, 4);
+    });
+    // Relative to the optics: 1/1.04 the size, turned back by 2°.
+    expect(Math.hypot(...fit.total)).toBeCloseTo(1 / 1.04, 4);
+    expect((Math.atan2(fit.total[1], fit.total[0]) * 180) / Math.PI).toBeCloseTo(-2, 2);
+  });
+
+  it('weighs noisy fixes against the optics: 3 m GPS over this track takes the size part of the way', () => {
+    const block = distorted(1.04, 0);
+    const fit = gpsBlockFit(block, block, gps, 3, prior);
+    // Weight of the GPS: Σr² / σ² over the block's 18 centres (about their centroid), against 1 / 0.05² = 400 for the optics.
+    const wGps = block.reduce((s, p) => s + (p.tx - 500_050) ** 2 + (p.ty - 5_000_020) ** 2, 0) / 9;
+    expect(Math.hypot(...fit.total)).toBeCloseTo(1.04 ** (-wGps / (wGps + 400)), 6);
+    expect(wGps / (wGps + 400)).toBeGreaterThan(0.5);
+  });
+
+  it('barely moves two photos 20 m apart', () => {
+    const pair = gps.slice(0, 2), block = distorted(1.04, 3, pair);
+    const fit = gpsBlockFit(block, block, pair, 3, prior);
+    expect(Math.hypot(...fit.total)).toBeGreaterThan(0.995);
+    expect(Math.abs(Math.atan2(fit.total[1], fit.total[0]))).toBeLessThan((0.2 * Math.PI) / 180);
+  });
+});
+
+/** Smooth random texture (sum of sinusoids), sampled with a sub-pixel shift. */
+function texture(W: number, H: number, dx = 0, dy = 0): Uint8Array {
+  const waves = Array.from({ length: 12 }, (_, k) => ({ fx: Math.cos(k * 2.4) * (0.08 + 0.02 * k), fy: Math.sin(k * 2.4) * (0.08 + 0.02 * k), ph: k * 1.7 }));
+  const img = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const v = waves.reduce((s, w) => s + Math.sin(w.fx * (x - dx) + w.fy * (y - dy) + w.ph), 0);
+      img[y * W + x] = Math.max(0, Math.min(255, Math.round(128 + 30 * v)));
+    }
+  }
+  return img;
+}
+
+describe('refineOffset', () => {
+  it('finds a sub-pixel shift between two drawings of the same ground', () => {
+    const a = texture(80, 80), b = texture(80, 80, 2.3, -1.6);
+    const found = refineOffset(a, b, 80, 80, 40, 40, 2, -2);
+    expect(found).not.toBeNull();
+    expect(found![0]).toBeCloseTo(2.3, 0);
+    expect(found![1]).toBeCloseTo(-1.6, 0);
+    expect(Math.hypot(found![0] - 2.3, found![1] + 1.6)).toBeLessThan(0.25);
+  });
+
+  it('declines flat patches, patches that do not correlate and peaks at the edge of its search', () => {
+    const flat = new Uint8Array(80 * 80).fill(120);
+    expect(refineOffset(flat, texture(80, 80), 80, 80, 40, 40, 0, 0)).toBeNull();
+    const other = texture(80, 80, 37.5, 21.25).reverse();
+    expect(refineOffset(texture(80, 80), other, 80, 80, 40, 40, 0, 0)).toBeNull();
+    // The true shift (9 px) lies beyond the 6 px the search covers around the guess (0).
+    expect(refineOffset(texture(80, 80), texture(80, 80, 9, 0), 80, 80, 40, 40, 0, 0)).toBeNull();
+    // Too near the border for the patch.
+    expect(refineOffset(texture(80, 80), texture(80, 80), 80, 80, 5, 40, 0, 0)).toBeNull();
+  });
+});
