@@ -21,6 +21,8 @@ const schema = z.object({
   /** Longest time one request may take to arrive whole (Node's own default, 300 s, would end large uploads). */
   REQUEST_TIMEOUT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(4 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Re-match features along the seams of every drone mosaic and keep the result with the scan (seconds more per survey). */
+  DRONE_SEAM_CHECK: z.enum(['0', '1']).default('0'),
 });
 
 export type Config = z.infer<typeof schema> & {

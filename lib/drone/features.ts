@@ -159,6 +159,7 @@ function popcount32(v: number): number {
 export function guidedMatches(
   fi: Features, pi: Placement, ci: [number, number], fj: Features, pj: Placement, cj: [number, number], radiusM: number,
 ): [number, number][] {
+  if (!fi.count || !fj.count) return [];
   // Keypoints of j bucketed on the ground in cells one search radius wide.
   const gj = new Float64Array(fj.count * 2);
   let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;

@@ -81,9 +81,10 @@ function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number): G
     }
   }
   if (e0 > e1) return null;
-  // A margin for the features' neighbourhoods; long seams keep their middle.
+  // A margin for the features' neighbourhoods (ORB ignores the 31 pixels next to an image's edge);
+  // long seams keep their middle.
   const { gsd } = grid;
-  const margin = 1;
+  const margin = Math.max(1, 40 * gsd);
   const ce = (e0 + e1) / 2, cn = (n0 + n1) / 2;
   const half = (lo: number, hi: number) => Math.min((hi - lo) / 2 + margin, (MAX_SIDE_PX * gsd) / 2);
   const col0 = Math.max(0, Math.floor((ce - half(e0, e1) - grid.x0) / gsd)), col1 = Math.min(grid.W, Math.ceil((ce + half(e0, e1) - grid.x0) / gsd));

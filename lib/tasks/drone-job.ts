@@ -4,6 +4,7 @@ import type { MultiPolygon, Polygon } from 'geojson';
 import { classifyCrop, measureRowPattern } from '../drone/classify';
 import { readDroneExif } from '../drone/exif';
 import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
+import { config } from '../config';
 import { buildOrthomosaic } from '../drone/ortho';
 import { AppError } from '../http/errors';
 import { computeZones, type ZoningResult } from '../raster/zones';
@@ -18,7 +19,9 @@ export interface DroneJobPayload {
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
   const photos = await Promise.all(payload.photoPaths.map((p) => readDroneExif(p)));
-  const mosaic = await buildOrthomosaic(photos, { workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching') });
+  const mosaic = await buildOrthomosaic(photos, {
+    workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching'), rematchSeams: config().DRONE_SEAM_CHECK === '1',
+  });
   // "NDVI analysis" only when there is an NDVI; a visible-band index is never called so.
   const indexStep = indexFor(mosaic.bands) === 'NDVI' ? 'ndvi' : 'index';
   ctx.progress(72, indexStep);
@@ -60,6 +63,9 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         index_path: analysis.indexGeotiffPath,
         field_coverage: analysis.fieldCoverage,
         median_misalignment_px: mosaic.medianMisalignmentPx,
+        ...(mosaic.rematchedSeams
+          ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }
+          : {}),
       },
     },
     zones: zoning?.zones ?? [],

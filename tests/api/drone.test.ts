@@ -12,10 +12,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { CROPS } from '@/lib/drone/crops';
 import { readDroneExif } from '@/lib/drone/exif';
+import { utmFrame } from '@/lib/drone/frame';
 import { surveyCentroids } from '@/lib/drone/survey';
 import type { Api } from '../helpers/api';
 import { createCompany, type TestCompany } from '../helpers/company';
 import { baseUrl, directDb, serverEnv } from '../helpers/context';
+import { agreementWithCloud, lasTopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
 
@@ -342,7 +344,11 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const scan = (await c.as.viewer.get(`/api/scans/${res.body.scan_id}`)).body.scan;
     expect(scan).toMatchObject({ source: 'drone', status: 'completed', index: 'vari', field_id: fieldId, file_name: 'flight.zip', crop_type: null });
     expect(scan.details).toMatchObject({ photos: 18, crs: 'EPSG:32615' });
-    // Issue 10's target, as in tests/unit/drone-ortho.test.ts (the same photos, the same pipeline).
+    // Issue 10's target: the seams re-matched in the output (DRONE_SEAM_CHECK=1 on the test server),
+    // and the pipeline's own estimate.
+    expect(scan.details.seam_check.matches).toBeGreaterThan(1000);
+    expect(scan.details.seam_check.median_px).toBeGreaterThan(0);
+    expect(scan.details.seam_check.median_px).toBeLessThanOrEqual(3);
     expect(scan.details.median_misalignment_px).toBeGreaterThan(0);
     expect(scan.details.median_misalignment_px).toBeLessThanOrEqual(3);
     expect(scan.zones.features.length).toBeGreaterThanOrEqual(3);
@@ -356,8 +362,29 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     }
     const png = await fetch(`${baseUrl()}${scan.preview.url}`, { headers: { cookie: `session_token=${c.as.viewer.cookie}` } });
     expect(png.headers.get('content-type')).toBe('image/png');
-    const meta = await sharp(Buffer.from(await png.arrayBuffer())).metadata();
+    const pngBytes = Buffer.from(await png.arrayBuffer());
+    const meta = await sharp(pngBytes).metadata();
     expect(meta.width! * meta.height!).toBeGreaterThan(100_000);
+    // The preview, laid on the map by its bounds, shows what ODM reconstructed where ODM puts it
+    // (as tests/unit/drone-ortho.test.ts checks on the GeoTIFF).
+    const cloud = await lasTopView(sharedPath('drone', 'brighton_beach', 'model.laz'), 0.2);
+    const { data: preview, info } = await sharp(pngBytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const frame = utmFrame(-92, 46.84);
+    const rgb = new Uint8Array(cloud.width * cloud.height * 3), filled = new Uint8Array(cloud.width * cloud.height);
+    for (let r = 0; r < cloud.height; r++) {
+      for (let col = 0; col < cloud.width; col++) {
+        const [lon, lat] = frame.toWgs84(cloud.x0 + (col + 0.5) * cloud.cell, cloud.y0 - (r + 0.5) * cloud.cell);
+        const x = Math.floor(((lon - west) / (east - west)) * info.width), y = Math.floor(((north - lat) / (north - south)) * info.height);
+        if (x < 0 || y < 0 || x >= info.width || y >= info.height || preview[(y * info.width + x) * 4 + 3] !== 255) continue;
+        const k = r * cloud.width + col;
+        for (let b = 0; b < 3; b++) rgb[3 * k + b] = preview[(y * info.width + x) * 4 + b]!;
+        filled[k] = 255;
+      }
+    }
+    const agreement = await agreementWithCloud(cloud, rgb, filled);
+    console.log(`brighton_beach preview vs ODM: ${agreement.used} of ${agreement.matches} matches, extent corners moved ${agreement.cornersM.map((d) => d.toFixed(2)).join(', ')} m`);
+    expect(agreement.used).toBeGreaterThan(100);
+    expect(Math.max(...agreement.cornersM)).toBeLessThan(5);
 
     const cls = await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`);
     expect(cls.status, cls.text).toBe(200);

@@ -1,8 +1,10 @@
 // A coloured LAS/LAZ point cloud seen from above: the colour of the highest point in each cell of a
 // north-up grid over the cloud's extent. Used to compare a mosaic with what a photogrammetry tool
-// reconstructed from the same photos.
+// reconstructed from the same photos, and that comparison.
 import { readFileSync } from 'node:fs';
 import { createLazPerf } from 'laz-perf';
+import { guidedMatches, orbFeatures } from '@/lib/drone/features';
+import { openCv } from '@/lib/drone/opencv';
 
 export interface TopView {
   /** RGB, row-major from the north-west corner; cells without points are 0 in `filled`. */
@@ -72,5 +74,52 @@ export async function lasTopView(path: string, cell: number): Promise<TopView> {
   } finally {
     laz.delete();
     lp._free(data);
+  }
+}
+
+export interface CloudAgreement {
+  /** Feature matches found, and those consistent with one transform (RANSAC, 1 m). */
+  matches: number;
+  used: number;
+  /** Size and turn of the mosaic against the cloud. */
+  scale: number;
+  turnDeg: number;
+  /** How far each corner of the cloud's extent lies from where the mosaic shows it (m). */
+  cornersM: number[];
+}
+
+/**
+ * Matches the cloud's top view against an image of the mosaic on the same grid (`rgb`, 3 bands,
+ * `filled` where it has data): the affine transform between them, and where it carries the corners
+ * of the cloud's extent.
+ */
+export async function agreementWithCloud(cloud: TopView, rgb: Uint8Array, filled: Uint8Array): Promise<CloudAgreement> {
+  const [fc, fo] = await Promise.all([
+    orbFeatures(cloud.rgb, cloud.width, cloud.height, 3, 1, cloud.filled),
+    orbFeatures(rgb, cloud.width, cloud.height, 3, 1, filled),
+  ]);
+  const identity = { a: 1, b: 0, tx: 0, ty: 0 };
+  const found = guidedMatches(fc, identity, [0, 0], fo, identity, [0, 0], 5 / cloud.cell);
+  const { cv } = await openCv();
+  const from = cv.matFromArray(found.length, 1, cv.CV_32FC2, found.flatMap(([a]) => [fc.points[2 * a]!, fc.points[2 * a + 1]!]));
+  const to = cv.matFromArray(found.length, 1, cv.CV_32FC2, found.flatMap(([, b]) => [fo.points[2 * b]!, fo.points[2 * b + 1]!]));
+  const inliers = new cv.Mat();
+  const affine = cv.estimateAffine2D(from, to, inliers, cv.RANSAC, 1 / cloud.cell, 2000, 0.995, 10);
+  try {
+    const [m00, m01, m02, m10, m11, m12] = Array.from(affine.data64F as Float64Array) as number[];
+    const { bounds } = cloud;
+    const cornersM = [[bounds.minX, bounds.minY], [bounds.minX, bounds.maxY], [bounds.maxX, bounds.minY], [bounds.maxX, bounds.maxY]].map(([x, y]) => {
+      const c = (x! - cloud.x0) / cloud.cell, r = (cloud.y0 - y!) / cloud.cell;
+      return Math.hypot(m00! * c + m01! * r + m02! - c, m10! * c + m11! * r + m12! - r) * cloud.cell;
+    });
+    return {
+      matches: found.length,
+      used: (inliers.data as Uint8Array).reduce((s, v) => s + v, 0),
+      scale: Math.sqrt(m00! * m11! - m01! * m10!),
+      turnDeg: (Math.atan2(m10! - m01!, m00! + m11!) * 180) / Math.PI,
+      cornersM,
+    };
+  } finally {
+    [from, to, inliers, affine].forEach((m) => m.delete());
   }
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { gpsBlockFit } from '@/lib/drone/adjust';
 import type { Placement } from '@/lib/drone/frame';
+import { guidedMatches, type Features } from '@/lib/drone/features';
 import { refineOffset } from '@/lib/drone/seams';
 
 /** A 6 x 3 flight grid 20 m apart, heading east, 3 cm pixels. */
@@ -83,5 +84,16 @@ describe('refineOffset', () => {
     expect(refineOffset(texture(80, 80), texture(80, 80, 9, 0), 80, 80, 40, 40, 0, 0)).toBeNull();
     // Too near the border for the patch.
     expect(refineOffset(texture(80, 80), texture(80, 80), 80, 80, 5, 40, 0, 0)).toBeNull();
+  });
+});
+
+describe('guidedMatches', () => {
+  it('finds nothing, rather than failing, when either side has no features (a seam drawn over blank ground)', () => {
+    const none: Features = { points: new Float64Array(0), colours: new Float32Array(0), channels: 3, descriptors: new Uint8Array(0), count: 0 };
+    const one: Features = { points: Float64Array.of(10, 10), colours: new Float32Array(3), channels: 3, descriptors: new Uint8Array(32), count: 1 };
+    const identity = { a: 1, b: 0, tx: 0, ty: 0 };
+    expect(guidedMatches(one, identity, [0, 0], none, identity, [0, 0], 64)).toEqual([]);
+    expect(guidedMatches(none, identity, [0, 0], one, identity, [0, 0], 64)).toEqual([]);
+    expect(guidedMatches(one, identity, [0, 0], one, identity, [0, 0], 64)).toEqual([[0, 0]]);
   });
 });

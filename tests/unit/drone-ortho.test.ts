@@ -10,10 +10,8 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
 import { footprint, gpsPlacement, groundSampleM, heightM, utmFrame } from '@/lib/drone/frame';
-import { guidedMatches, orbFeatures } from '@/lib/drone/features';
-import { openCv } from '@/lib/drone/opencv';
 import { buildOrthomosaic, decodeScale, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
-import { lasTopView, type TopView } from '../helpers/point-cloud';
+import { agreementWithCloud, lasTopView, type TopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 const skip = missingShared('drone', 'brighton_beach', 'images');
@@ -81,29 +79,10 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(bounds.maxX).toBeLessThan(gx + mosaic.width * gsd);
     expect(bounds.minY).toBeGreaterThan(gy - mosaic.height * gsd);
     const ours = boxAverage(readFileSync(mosaic.rawPath), mosaic, cloud);
-    const [fc, fo] = await Promise.all([
-      orbFeatures(cloud.rgb, cloud.width, cloud.height, 3, 1, cloud.filled),
-      orbFeatures(ours.rgb, cloud.width, cloud.height, 3, 1, ours.filled),
-    ]);
-    const identity = { a: 1, b: 0, tx: 0, ty: 0 };
-    const found = guidedMatches(fc, identity, [0, 0], fo, identity, [0, 0], 5 / cloud.cell);
-    const { cv } = await openCv();
-    const from = cv.matFromArray(found.length, 1, cv.CV_32FC2, found.flatMap(([a]) => [fc.points[2 * a]!, fc.points[2 * a + 1]!]));
-    const to = cv.matFromArray(found.length, 1, cv.CV_32FC2, found.flatMap(([, b]) => [fo.points[2 * b]!, fo.points[2 * b + 1]!]));
-    const inliers = new cv.Mat();
-    const affine = cv.estimateAffine2D(from, to, inliers, cv.RANSAC, 1 / cloud.cell, 2000, 0.995, 10);
-    const [m00, m01, m02, m10, m11, m12] = Array.from(affine.data64F as Float64Array);
-    const used = (inliers.data as Uint8Array).reduce((s, v) => s + v, 0);
-    [from, to, inliers, affine].forEach((m) => m.delete());
-    // Each corner of the cloud's extent, carried over to the mosaic: how far it moves.
-    const corners = [[bounds.minX, bounds.minY], [bounds.minX, bounds.maxY], [bounds.maxX, bounds.minY], [bounds.maxX, bounds.maxY]].map(([x, y]) => {
-      const c = (x! - cloud.x0) / cloud.cell, r = (cloud.y0 - y!) / cloud.cell;
-      return Math.hypot(m00! * c + m01! * r + m02! - c, m10! * c + m11! * r + m12! - r) * cloud.cell;
-    });
-    const scale = Math.sqrt(m00! * m11! - m01! * m10!), turnDeg = (Math.atan2(m10! - m01!, m00! + m11!) * 180) / Math.PI;
-    console.log(`brighton_beach vs ODM: ${used} of ${found.length} matches; scale ${scale.toFixed(4)}, turn ${turnDeg.toFixed(2)}°, extent corners moved ${corners.map((d) => d.toFixed(2)).join(', ')} m`);
+    const { used, matches, scale, turnDeg, cornersM } = await agreementWithCloud(cloud, ours.rgb, ours.filled);
+    console.log(`brighton_beach vs ODM: ${used} of ${matches} matches; scale ${scale.toFixed(4)}, turn ${turnDeg.toFixed(2)}°, extent corners moved ${cornersM.map((d) => d.toFixed(2)).join(', ')} m`);
     expect(used).toBeGreaterThan(100);
-    expect(Math.max(...corners)).toBeLessThan(5);
+    expect(Math.max(...cornersM)).toBeLessThan(5);
     // Both are laid on the same GPS track: same size within 3 %, same orientation within 2°.
     expect(Math.abs(scale - 1)).toBeLessThan(0.03);
     expect(Math.abs(turnDeg)).toBeLessThan(2);

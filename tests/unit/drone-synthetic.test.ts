@@ -44,7 +44,7 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     truth = await makeSyntheticSurvey({ naipPath: sharedPath(...naip), dir: join(root, 'survey'), gpsNoiseM: 3, seed: 7 });
     const photos = await Promise.all(truth.files.map(readDroneExif));
     checkSurvey(photos);
-    mosaic = await buildOrthomosaic(photos, { workDir: join(root, 'out') });
+    mosaic = await buildOrthomosaic(photos, { workDir: join(root, 'out'), rematchSeams: true });
   }, 600_000);
 
   it('recognises the band photos of each capture and places the captures within 1.5 m RMSE', () => {
@@ -57,9 +57,13 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
       return Math.hypot(e1 - e2, n1 - n2);
     });
     const rmse = Math.sqrt(errors.reduce((s, e) => s + e * e, 0) / errors.length);
-    console.log(`synthetic: ${errors.length} captures, position RMSE ${rmse.toFixed(2)} m, seam misalignment ${mosaic.medianMisalignmentPx.toFixed(2)} px`);
+    const seams = mosaic.rematchedSeams!;
+    console.log(`synthetic: ${errors.length} captures, position RMSE ${rmse.toFixed(2)} m, seam misalignment ${mosaic.medianMisalignmentPx.toFixed(2)} px (re-matched ${seams.medianPx.toFixed(2)} px over ${seams.matches} features on ${seams.pairs} seams)`);
     expect(rmse).toBeLessThan(1.5);
     expect(mosaic.medianMisalignmentPx).toBeLessThan(3);
+    expect(seams.matches).toBeGreaterThan(100);
+    expect(seams.pairs).toBeGreaterThanOrEqual(10);
+    expect(seams.medianPx).toBeLessThanOrEqual(3);
   });
 
   it('computes NDVI inside the field within 0.02 of the source image and writes the index GeoTIFF', async () => {
