@@ -49,10 +49,18 @@ function geodesicRingM2(ring: Position[]): number {
   return Math.abs(poly.Compute(false, true).area);
 }
 
-/** Longitude step in radians, the short way round. */
+/**
+ * Longitude step in radians, the short way round, to the precision of the step itself: `to - from`
+ * is rounded to the precision of longitudes (about 3e-14° near ±180°), which for a parcel of a few
+ * metres is a 1e-4 part of its area once the steps cancel around the ring. So the difference is kept
+ * as an exact sum (Knuth's TwoSum) while it is brought into ±180° (exactly, by Sterbenz's lemma).
+ */
 const lonStep = (from: number, to: number) => {
-  const d = (to - from) % 360;
-  return (d > 180 ? d - 360 : d < -180 ? d + 360 : d) * RAD;
+  const sum = to - from;
+  const back = sum - to;
+  const error = (to - (sum - back)) + (-from - back);
+  const d = sum > 180 ? sum - 360 : sum < -180 ? sum + 360 : sum;
+  return (d + error) * RAD;
 };
 
 /**
