@@ -101,11 +101,13 @@ export const fieldNotFound = () => new AppError('unprocessable', 'drone_field_no
 
 /**
  * Expected processing time in seconds, from the measured speed of this pipeline on 2 cores
- * (bench/drone.ts: brighton_beach, 18 photos of 9 MP, 27-31 s on a loaded 2-core machine): a fixed
- * start-up plus a per-photo cost (decode, features, matching, compositing).
+ * (bench/drone.ts on a quiet machine: 14.8 s for brighton_beach's 18 photos, 22.9 s for 50 photos of
+ * 20 MP, 49.4 s for 200), with about 20 % to spare for a busy machine: a fixed part (the output grid
+ * is capped, so compositing costs about the same at any size) plus a per-photo cost (decoding,
+ * features, matching).
  */
-export const SECONDS_FIXED = 5;
-export const SECONDS_PER_PHOTO = 1.4;
+export const SECONDS_FIXED = 12;
+export const SECONDS_PER_PHOTO = 0.25;
 export function estimateProcessingSeconds(photoCount: number): number {
   return Math.ceil(SECONDS_FIXED + SECONDS_PER_PHOTO * Math.max(0, photoCount));
 }
