@@ -4,6 +4,8 @@ import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import exifr from 'exifr';
 import { AppError } from '@/lib/http/errors';
+import type { Radiometry } from './radiometry';
+import { readRadiometry } from './radiometry';
 
 export interface Attitude {
   yaw: number;
@@ -36,6 +38,8 @@ export interface DronePhoto {
   /** Multispectral band (XMP BandName, e.g. "NIR", "Red") and the capture it belongs to. */
   bandName: string | null;
   captureUuid: string | null;
+  /** Radiometric calibration of a multispectral band photo (black level, vignetting, sunlight sensor), when recorded. */
+  radiometry: Radiometry | null;
 }
 
 /** Sensor widths (mm) of common survey cameras; the 4:3 sensor height is derived from the image shape. */
@@ -176,6 +180,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
     capturedAtMs: date.ms,
     bandName: str(x.BandName),
     captureUuid: str(x.CaptureUUID) ?? str(x.CaptureId),
+    radiometry: str(x.BandName) ? readRadiometry(x) : null,
   };
 }
 

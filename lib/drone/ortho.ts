@@ -12,11 +12,13 @@ import { AppError } from '@/lib/http/errors';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
-import { detectFeatures, FEATURE_WIDTH, matchPair, median } from './features';
+import { detectFeatures, FEATURE_WIDTH, matchPair, median, orbFeatures } from './features';
 import type { Placement, UtmFrame } from './frame';
 import { footprint, gpsPlacement, groundSampleM, heightM, toGround, utmFrame } from './frame';
 import type { ReliefGrid, TiePoints } from './relief';
 import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
+import type { Radiometry } from './radiometry';
+import { calibratedBandBytes, surveyScale } from './radiometry';
 import type { GridWindow, SeamCheck } from './seams';
 import { rematchSeams } from './seams';
 import type { Capture } from './survey';
@@ -184,6 +186,8 @@ class PhotoCache {
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
     /** Decoding scale (1, 1/2, 1/4 or 1/8, see decodeScale): a coarser output grid does not need every source pixel. */
     private readonly scale: number,
+    /** Common 8-bit factor of radiometrically calibrated bands (radiometry.ts), for band photos that record their calibration. */
+    private readonly radiometricScale: number,
   ) {}
 
   async get(i: number): Promise<Uint8Array> {
@@ -227,7 +231,9 @@ class PhotoCache {
     for (const photo of capture.photos) {
       const b = this.bands.indexOf((photo.bandName ?? '').toLowerCase().replace(/[^a-z]/g, ''));
       if (b < 0) continue;
-      const { data } = await sharp(photo.path).extractChannel(0).resize(width, height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+      const data = photo.radiometry
+        ? await calibratedBandBytes({ ...photo, radiometry: photo.radiometry }, width, height, this.radiometricScale)
+        : (await sharp(photo.path).extractChannel(0).resize(width, height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true })).data;
       for (let k = 0, o = b; k < data.length; k++, o += nb) out[o] = data[k]!;
     }
     return out;
@@ -257,13 +263,17 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     return { capture, width: p.widthPx, height: p.heightPx, centre: [p.widthPx / 2, p.heightPx / 2], gsd, heightM: h, prior: gpsPlacement(p, frame, h, gsd) };
   });
 
-  // 1. Features on reduced copies, two photos at a time (sharp decodes on its own threads).
+  // 1. Features on reduced copies, two photos at a time (sharp decodes on its own threads). A band photo
+  // that records its calibration is calibrated first: raw counts sit in a narrow range above the black
+  // level and darken towards the edges, which starves the detector and skews the exposure comparison.
+  const radiometricScale = await radiometricScaleOf(captures);
   const features: Features[] = new Array(placed.length);
   let done = 0;
   const queue = placed.map((_, i) => i);
   await Promise.all([0, 1].map(async () => {
     for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-      features[i] = await detectFeatures(placed[i]!.capture.main.path, placed[i]!.width);
+      const { main } = placed[i]!.capture;
+      features[i] = main.radiometry ? await calibratedFeatures({ ...main, radiometry: main.radiometry }, radiometricScale) : await detectFeatures(main.path, placed[i]!.width);
       progress((35 * ++done) / placed.length);
     }
   }));
@@ -380,7 +390,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const sources: Sources = {
     placed, placements: adj.placements, flyingHeightM, relief, gains, nb, scale,
     bbox: finalRings.map((r) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))]),
-    cache: new PhotoCache(placed, bands, opts.cacheBytes ?? 900 * 1024 * 1024, scale),
+    cache: new PhotoCache(placed, bands, opts.cacheBytes ?? 900 * 1024 * 1024, scale, radiometricScale),
   };
   const out = await composite(sources, { x0, y0, gsd, W, H }, null, (row) => progress(48 + (42 * row) / H));
   const rematchedSeams = opts.rematchSeams
@@ -558,6 +568,24 @@ async function composite(src: Sources, grid: GridWindow, only: number[] | null, 
     onRows?.(row1);
   }
   return out;
+}
+
+/**
+ * The one 8-bit factor for every calibrated band of the survey, from the capture nearest the middle
+ * of the flight (1 when no band photo records its calibration).
+ */
+async function radiometricScaleOf(captures: Capture[]): Promise<number> {
+  const calibrated = captures.map((c) => c.photos.filter((p) => p.radiometry));
+  const withCalibration = calibrated.filter((c) => c.length);
+  const middle = withCalibration[withCalibration.length >> 1];
+  return middle ? surveyScale(middle.map((p) => ({ ...p, radiometry: p.radiometry! }))) : 1;
+}
+
+/** ORB features of a calibrated band photo on a copy reduced to FEATURE_WIDTH. */
+async function calibratedFeatures(photo: DronePhoto & { radiometry: Radiometry }, radiometricScale: number): Promise<Features> {
+  const s = Math.min(1, FEATURE_WIDTH / photo.widthPx);
+  const w = Math.round(photo.widthPx * s), h = Math.round(photo.heightPx * s);
+  return orbFeatures(await calibratedBandBytes(photo, w, h, radiometricScale), w, h, 1, w / photo.widthPx);
 }
 
 /** Height of each photo above the reference plane: its GPS/optics height, rescaled with its adjusted scale. */

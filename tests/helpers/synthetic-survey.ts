@@ -1,12 +1,12 @@
 // A drone survey with known truth, cut from a real 4-band image (NAIP: red, green, blue, NIR): a
 // serpentine flight grid of multispectral captures (one TIFF per band, XMP BandName + CaptureUUID,
 // like a DJI P4 Multispectral), each frame rotated a little off its logged heading, with a slight
-// perspective tilt, its own exposure and GPS noise, and the EXIF/XMP a drone writes (exiftool).
+// perspective tilt, its own exposure and GPS noise, and the EXIF/XMP a drone writes (exiftool); the
+// bands are 16-bit counts with the black level, vignetting and sunlight reading of a real camera.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
-import sharp from 'sharp';
 import { utmFrame } from '@/lib/drone/frame';
 
 export interface SurveyTruth {
@@ -36,6 +36,42 @@ export interface SurveyOptions {
 
 const W = 800, H = 600, HEIGHT_M = 100, GSD = 0.25;
 const BANDS = ['Red', 'Green', 'Blue', 'NIR'];
+/**
+ * What each band's camera records, as a P4 Multispectral does (its image processing guide's example
+ * vignetting polynomial): 16-bit counts above a black level of 4096, darker towards the edges, with
+ * its own gain, exposure (µs), sunlight reading and sensitivity adjustment.
+ */
+const VIGNETTING = [0.000218235, 1.20722e-6, -2.8676e-9, 5.1742e-12, -4.16853e-15, 1.36962e-18];
+const VIGNETTING_CENTRE = [W / 2 + 3, H / 2 - 2] as const;
+const BLACK_LEVEL = 4096;
+const CAMERA = [
+  { gain: 1, exposureUs: 1000, irradiance: 2100, pCam: 1 },
+  { gain: 1, exposureUs: 1200, irradiance: 2000, pCam: 1.02 },
+  { gain: 2, exposureUs: 600, irradiance: 1800, pCam: 0.98 },
+  { gain: 1, exposureUs: 2500, irradiance: 1500, pCam: 1 },
+];
+/** Reflectance of a world pixel value of 255. */
+const REFLECTANCE_PER_DN = 0.2 / 255;
+
+/** Raw counts a band's camera records for reflectance `ref` at pixel (u, v). */
+function recordedCounts(band: number, ref: number, u: number, v: number): number {
+  const c = CAMERA[band]!;
+  const r = Math.hypot(u - VIGNETTING_CENTRE[0], v - VIGNETTING_CENTRE[1]);
+  const vignetting = 1 + VIGNETTING.reduceRight((f, k) => (f + k) * r, 0);
+  const counts = BLACK_LEVEL + (ref * c.irradiance * c.gain * (c.exposureUs / 1e6) * 65535) / c.pCam / vignetting;
+  return Math.min(65535, Math.round(counts));
+}
+
+/** A 16-bit TIFF through GDAL (sharp writes 16 bits from raw input only scaled). */
+function writeUint16Tiff(file: string, px: Uint16Array): void {
+  writeFileSync(`${file}.raw`, Buffer.from(px.buffer, px.byteOffset, px.byteLength));
+  writeFileSync(`${file}.vrt`, `<VRTDataset rasterXSize="${W}" rasterYSize="${H}"><VRTRasterBand dataType="UInt16" band="1" subClass="VRTRawRasterBand">
+<SourceFilename relativeToVRT="0">${file}.raw</SourceFilename><ImageOffset>0</ImageOffset><PixelOffset>2</PixelOffset><LineOffset>${2 * W}</LineOffset><ByteOrder>LSB</ByteOrder>
+</VRTRasterBand></VRTDataset>`);
+  execFileSync('gdal_translate', ['-q', '-co', 'COMPRESS=DEFLATE', `${file}.vrt`, file]);
+  rmSync(`${file}.raw`);
+  rmSync(`${file}.vrt`);
+}
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -86,7 +122,7 @@ export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTr
     const th = (-trueHeading * Math.PI) / 180;
     const [ca, sa] = [Math.cos(th), Math.sin(th)];
     const uuid = `synthetic-${opts.seed ?? 7}-${k}`;
-    const out = BANDS.map(() => Buffer.alloc(W * H));
+    const out = BANDS.map(() => new Uint16Array(W * H));
     for (let v = 0; v < H; v++) {
       const y = H / 2 - v - 0.5;
       const s = GSD * (1 + tilt * (y / (H / 2)));
@@ -94,7 +130,7 @@ export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTr
         const x = u + 0.5 - W / 2;
         const ge = e + s * (ca * x - sa * y), gn = n + s * (sa * x + ca * y);
         const wx = (ge - E0) / P - 0.5, wy = (N0 - gn) / P - 0.5;
-        for (let b = 0; b < 4; b++) out[b]![v * W + u] = Math.min(255, Math.round(sample(bands[b]!, wx, wy) * gain));
+        for (let b = 0; b < 4; b++) out[b]![v * W + u] = recordedCounts(b, sample(bands[b]!, wx, wy) * gain * REFLECTANCE_PER_DN, u, v);
       }
     }
     const [lonT, latT] = frame.toWgs84(e, n);
@@ -104,13 +140,17 @@ export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTr
     const date = opts.dateOf?.(k) ?? '2024:06:15';
     for (const [b, name] of BANDS.entries()) {
       const file = join(opts.dir, `IMG_${String(k).padStart(4, '0')}_${b + 1}.tif`);
-      await sharp(out[b]!, { raw: { width: W, height: H, channels: 1 } }).tiff({ compression: 'deflate' }).toFile(file);
+      writeUint16Tiff(file, out[b]!);
+      const c = CAMERA[b]!;
       const xmp = join(opts.dir, `x${k}_${b}.xmp`);
       writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
 <rdf:Description rdf:about="" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" xmlns:Camera="http://pix4d.com/camera/1.0/"
  drone-dji:RelativeAltitude="+${HEIGHT_M.toFixed(2)}" drone-dji:GimbalYawDegree="${heading.toFixed(1)}" drone-dji:GimbalPitchDegree="-90.0"
- drone-dji:GimbalRollDegree="0.0" drone-dji:FlightYawDegree="${heading.toFixed(1)}" drone-dji:CaptureUUID="${uuid}" Camera:BandName="${name}"/>
+ drone-dji:GimbalRollDegree="0.0" drone-dji:FlightYawDegree="${heading.toFixed(1)}" drone-dji:CaptureUUID="${uuid}" Camera:BandName="${name}"
+ drone-dji:BlackLevel="${BLACK_LEVEL}" drone-dji:VignettingData="${VIGNETTING.join(', ')}" drone-dji:CalibratedOpticalCenterX="${VIGNETTING_CENTRE[0]}"
+ drone-dji:CalibratedOpticalCenterY="${VIGNETTING_CENTRE[1]}" drone-dji:SensorGain="${c.gain}" drone-dji:ExposureTime="${c.exposureUs}"
+ drone-dji:Irradiance="${c.irradiance}" drone-dji:SensorGainAdjustment="${c.pCam}"/>
 </rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
       const sec = String(k % 60).padStart(2, '0'), min = String(10 + Math.floor(k / 60)).padStart(2, '0');
       args.push(`-XMP<=${xmp}`, '-Make=DJI', '-Model=P4 Multispectral', `-DateTimeOriginal=${date} 10:${min}:${sec}`, '-OffsetTimeOriginal=+02:00',
