@@ -1,4 +1,5 @@
-// Fixed-window request limits (spec 8: KMZ export 100 per minute). Counted in this process's memory
+// Fixed-window request limits (spec 8: KMZ export 100 per minute), each window opening with its
+// first request. Counted in this process's memory
 // in the embedded setup, and in Redis when REDIS_URL is set so that every web process shares them.
 import IORedis from 'ioredis';
 import { config } from '../config';
@@ -24,10 +25,11 @@ async function hit(key: string, windowSeconds: number): Promise<{ count: number;
   const now = Date.now();
   if (config().REDIS_URL) {
     redis ??= new IORedis(config().REDIS_URL!, { maxRetriesPerRequest: 2 });
-    const window = Math.floor(now / (windowSeconds * 1000));
-    const k = `fieldmap:rl:${key}:${window}`;
-    const [[, count]] = (await redis.multi().incr(k).expire(k, windowSeconds + 1).exec()) as [[unknown, number]];
-    return { count, resetSeconds: Math.ceil(((window + 1) * windowSeconds * 1000 - now) / 1000) };
+    // The window opens with the first request, as in memory (a window on the clock's minutes would
+    // let twice the limit through around a minute's turn).
+    const k = `fieldmap:rl:${key}`;
+    const [, [, count], [, ttlMs]] = (await redis.multi().set(k, '0', 'EX', windowSeconds, 'NX').incr(k).pttl(k).exec()) as [unknown, [unknown, number], [unknown, number]];
+    return { count, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
   }
   let entry = memory.get(key);
   if (!entry || entry.resetAt <= now) {
