@@ -1,5 +1,6 @@
 // Browser tests drive Debian's Chromium (never a downloaded browser) against the built server on a
 // fresh SQLite database.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,11 @@ import { defineConfig } from '@playwright/test';
 
 // Evaluated again in each worker: the main process's values are inherited through the environment.
 process.env.E2E_DATA ??= mkdtempSync(join(tmpdir(), 'fieldmap-e2e-'));
-process.env.E2E_PORT ??= String(3100 + Math.floor(Math.random() * 800));
+// A port the system says is free (a random one once landed on MariaDB's 3306). The config is read
+// synchronously, so a short child process asks.
+process.env.E2E_PORT ??= execFileSync(process.execPath, [
+  '-e', "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); })",
+]).toString();
 const port = Number(process.env.E2E_PORT);
 
 export default defineConfig({
