@@ -91,7 +91,7 @@ export async function calibratedBandBytes(
 }
 
 /** Raw counts of a band photo, decoded at the given size (16 bits kept). */
-export async function readBandCounts(path: string, width: number, height: number): Promise<Uint16Array> {
+async function readBandCounts(path: string, width: number, height: number): Promise<Uint16Array> {
   const { data } = await sharp(path).extractChannel(0).resize(width, height, { fit: 'fill' }).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
   const bytes = data.byteOffset % 2 ? Uint8Array.from(data) : data;
   return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
