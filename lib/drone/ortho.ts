@@ -394,7 +394,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   };
   const out = await composite(sources, { x0, y0, gsd, W, H }, null, (row) => progress(48 + (42 * row) / H));
   const rematchedSeams = opts.rematchSeams
-    ? await rematchSeams({ rings: finalRings, nadirs: adj.placements.map((p) => [p.tx, p.ty]), nb, render: (win, i) => composite(sources, win, [i]) }, { x0, y0, gsd, W, H }, pairs)
+    ? await rematchSeams({ rings: finalRings, bbox: sources.bbox, nadirs: adj.placements.map((p) => [p.tx, p.ty]), nb, render: (win, i) => composite(sources, win, [i]) }, { x0, y0, gsd, W, H }, pairs)
     : undefined;
 
   // 5. Files: raw + VRT -> tiled, compressed GeoTIFF through GDAL; preview in WGS84.

@@ -4,6 +4,7 @@
 // one to the other. Independent of the adjustment's own matches (other copies, other keypoints).
 // Keypoints only say roughly where (their detector is pixel-coarse, more so on its coarser pyramid
 // levels); each match is then refined by normalised cross-correlation of the patch around it.
+import { pointInRing } from '@/lib/geo/point-in-ring';
 import { greyOf, guidedMatches, median, orbFeatures } from './features';
 
 /** A north-up window of the output grid: top-left corner (UTM), pixel size, size in pixels. */
@@ -25,8 +26,9 @@ export interface SeamCheck {
 }
 
 export interface SeamSources {
-  /** Each photo's footprint on the ground (closed ring, UTM). */
+  /** Each photo's footprint on the ground (closed ring, UTM), and its [minE, maxE, minN, maxN]. */
   rings: [number, number][][];
+  bbox: number[][];
   /** Ground point under each photo's centre (UTM): the compositing takes the nearest photo. */
   nadirs: [number, number][];
   /** Draws one photo alone into a window: pixel-interleaved bands + alpha (bands = `nb`). */
@@ -46,15 +48,6 @@ const MIN_NCC = 0.8;
 /** A window never exceeds this many pixels a side (seams longer than that are sampled in their middle). */
 const MAX_SIDE_PX = 2048;
 
-function insideRing(ring: [number, number][], e: number, n: number): boolean {
-  let inside = false;
-  for (let k = 0, l = ring.length - 1; k < ring.length; l = k++) {
-    const [xk, yk] = ring[k]!, [xl, yl] = ring[l]!;
-    if (yk > n !== yl > n && e < ((xl - xk) * (n - yk)) / (yl - yk) + xk) inside = !inside;
-  }
-  return inside;
-}
-
 /**
  * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
  * theirs); `seenByBoth` when the caller already knows both cover it.
@@ -64,14 +57,13 @@ function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, se
   const di = d(i), dj = d(j);
   if (Math.abs(di - dj) > BAND_M) return false;
   const far = Math.max(di, dj);
-  for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && d(k) < far && insideRing(src.rings[k]!, e, n)) return false;
-  return seenByBoth || (insideRing(src.rings[i]!, e, n) && insideRing(src.rings[j]!, e, n));
+  for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && d(k) < far && pointInRing([e, n], src.rings[k]!)) return false;
+  return seenByBoth || (pointInRing([e, n], src.rings[i]!) && pointInRing([e, n], src.rings[j]!));
 }
 
 /** The window around the seam of i and j (null: they share none), from a 0.5 m lattice over their common box. */
 function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number): GridWindow | null {
-  const box = (r: [number, number][]) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))];
-  const [a, b] = [box(src.rings[i]!), box(src.rings[j]!)];
+  const [a, b] = [src.bbox[i]!, src.bbox[j]!];
   const minE = Math.max(a[0]!, b[0]!), maxE = Math.min(a[1]!, b[1]!), minN = Math.max(a[2]!, b[2]!), maxN = Math.min(a[3]!, b[3]!);
   let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
   for (let e = minE; e <= maxE; e += 0.5) {

@@ -2,6 +2,7 @@
 // its left, so each patch gives one outer ring (clockwise in row-down grid coordinates) and its
 // holes. Vertices in the middle of straight runs are dropped unless a third patch meets there,
 // which keeps neighbouring patches' shared borders vertex-for-vertex identical (no slivers).
+import { pointInRing } from '../geo/point-in-ring';
 
 export type GridPolygon = Array<Array<[number, number]>>;
 
@@ -103,14 +104,4 @@ function holeProbe(hole: Array<[number, number]>): [number, number] {
   const dx = Math.sign(b[0] - a[0]);
   const dy = Math.sign(b[1] - a[1]);
   return [mx - dy * 0.25, my + dx * 0.25];
-}
-
-function pointInRing([px, py]: [number, number], ring: Array<[number, number]>): boolean {
-  let inside = false;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const [xi, yi] = ring[i]!;
-    const [xj, yj] = ring[j]!;
-    if (yi > py !== yj > py && px < xi + ((py - yi) * (xj - xi)) / (yj - yi)) inside = !inside;
-  }
-  return inside;
 }
