@@ -12,7 +12,7 @@ SOURCES := $(shell find app components lib messages public -type f -not -path 'l
 
 run: install generate migrate build
 	@echo "Fieldmap on http://localhost:$(PORT)"
-	node node_modules/next/dist/bin/next start -p $(PORT) --keepAliveTimeout 65000
+	node --import tsx lib/server/serve.ts start -p $(PORT) --keepAliveTimeout 65000
 
 test: install generate system-deps services build
 	npm run -s typecheck

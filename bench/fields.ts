@@ -9,9 +9,11 @@ import { type ScratchDb, postgresAvailable, scratchPostgres, scratchSqlite } fro
 import { roundArea } from '../lib/fields/fields';
 import { geometryAreaHa } from '../lib/geo/area';
 import { boundingBox } from '../lib/geo/geometry';
+import { webConcurrency } from '../lib/server/cluster';
 import { registerCompany } from '../tests/helpers/company';
 import { startServer } from '../tests/helpers/server';
-import { type Row, median, printTable, processCpuMs, round, writeResults } from './lib';
+import { treeCpuMs } from '../tests/helpers/proc';
+import { type Row, median, printTable, round, writeResults } from './lib';
 
 const FIELDS = 10_000;
 
@@ -62,7 +64,7 @@ function timedGet(base: string, path: string, cookie: string, encoding: 'gzip' |
 }
 
 async function load(url: string, pid: number, cookie: string, paths: () => string) {
-  const cpu0 = processCpuMs(pid);
+  const cpu0 = treeCpuMs(pid);
   const result = await autocannon({
     url,
     connections: 16,
@@ -70,7 +72,7 @@ async function load(url: string, pid: number, cookie: string, paths: () => strin
     headers: { cookie: `session_token=${cookie}` },
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }) }],
   } as unknown as autocannon.Options);
-  const cpuPerRequest = (processCpuMs(pid) - cpu0) / Math.max(1, result.requests.total);
+  const cpuPerRequest = (treeCpuMs(pid) - cpu0) / Math.max(1, result.requests.total);
   return { rps: round(result.requests.average, 0), p99: result.latency.p99, non2xx: result.non2xx, cpuMs: round(cpuPerRequest, 2) };
 }
 
@@ -81,7 +83,9 @@ export async function benchFields(): Promise<Row[]> {
   for (const kind of kinds) {
     const scratch = kind === 'sqlite' ? scratchSqlite() : await scratchPostgres();
     await migrate(scratch.target);
-    const server = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'error' } });
+    // As `make run` serves: one web process per core (lib/server/cluster.ts).
+    const processes = webConcurrency(undefined);
+    const server = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'error', WEB_CONCURRENCY: String(processes) } });
     try {
       const { api, user } = await registerCompany(server.url);
       const ids = await seed(scratch, user.company.id);
@@ -125,14 +129,19 @@ export async function benchFields(): Promise<Row[]> {
       const floor = await load(server.url, pid, '', () => '/api/health');
       const single = await load(server.url, pid, api.cookie!, () => `/api/fields/${ids[Math.floor(Math.random() * ids.length)]}`);
       const stats = await load(server.url, pid, api.cookie!, () => '/api/stats');
+      // The same on a server of one web process, for comparison (sessions live in the database).
+      const one = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'error', WEB_CONCURRENCY: '1' } });
+      const singleOne = await load(one.url, one.proc.pid!, api.cookie!, () => `/api/fields/${ids[Math.floor(Math.random() * ids.length)]}`).finally(() => one.stop());
       const rows: Row[] = [
         { metric: `${kind}: full list (${FIELDS} fields, ${round(fullPlain.bytes / 1e6)} MB), plain`, value: round(fullPlain.ms), unit: 'ms', target: '< 400', ok: fullPlain.ms < 400 },
         { metric: `${kind}: full list, gzip (${round(fullGzip.bytes / 1e6)} MB on the wire)`, value: round(fullGzip.ms), unit: 'ms', target: '< 400', ok: fullGzip.ms < 400 },
         { metric: `${kind}: bbox 1 % window (~${Math.round(inWindow / 30)} fields), plain`, value: round(median(bboxPlain)), unit: 'ms', target: '< 20', ok: median(bboxPlain) < 20 },
         { metric: `${kind}: bbox 1 % window, gzip`, value: round(median(bboxGzip)), unit: 'ms', target: '< 20', ok: median(bboxGzip) < 20 },
-        { metric: `${kind}: single field, 16 clients`, value: single.rps, unit: 'req/s', target: '> 1000', ok: single.rps > 1000 },
+        { metric: `${kind}: single field, 16 clients, ${processes} web processes`, value: single.rps, unit: 'req/s', target: '> 1000', ok: single.rps > 1000 },
         { metric: `${kind}: single field p99`, value: single.p99, unit: 'ms', target: '< 20', ok: single.p99 < 20 },
         { metric: `${kind}: single field, server CPU per request`, value: single.cpuMs, unit: 'ms' },
+        { metric: `${kind}: single field, 16 clients, 1 web process`, value: singleOne.rps, unit: 'req/s' },
+        { metric: `${kind}: single field p99, 1 web process`, value: singleOne.p99, unit: 'ms' },
         { metric: `${kind}: GET /api/health, 16 clients (the server's floor)`, value: floor.rps, unit: 'req/s' },
         { metric: `${kind}: GET /api/health, server CPU per request`, value: floor.cpuMs, unit: 'ms' },
         { metric: `${kind}: stats`, value: round(median(statsTimes)), unit: 'ms', target: '< 50', ok: median(statsTimes) < 50 },

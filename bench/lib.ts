@@ -1,5 +1,5 @@
 // Shared by the benchmarks: results go to bench/results/<name>.json and a table on stdout.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const RESULTS_DIR = join(import.meta.dirname, 'results');
@@ -38,12 +38,3 @@ export const median = (xs: number[]) => {
 };
 
 export const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-
-/**
- * CPU time a process has used so far, in ms (user + system, all its threads, from /proc). Per
- * request it says what a request costs the server whatever else shares the machine.
- */
-export function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}

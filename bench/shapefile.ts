@@ -1,6 +1,6 @@
 // Importing a large shapefile through POST /upload: ~100,000 real Slovak LPIS parcels (S-JTSK/Krovak,
 // CP1252), made by copying the 100 parcels of sk_lpis_2024 on a grid, zipped. Reports the server's
-// wall time, CPU time and peak RSS (VmHWM of the server process), and GDAL's ogr2ogr converting the
+// wall time, CPU time and peak RSS (the highest VmHWM of the server's processes: the one that took the upload), and GDAL's ogr2ogr converting the
 // same archive to GeoJSON in WGS84 as a reference.
 // Usage: npx tsx bench/shapefile.ts [copies]   (default 1000 copies = 100,000 parcels)
 import { execFileSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { scratchSqlite } from '../lib/db/scratch';
 import { registerCompany } from '../tests/helpers/company';
+import { peakProcessRssMb, treeCpuMs } from '../tests/helpers/proc';
 import { startServer } from '../tests/helpers/server';
 import { sharedPath } from '../tests/helpers/shared-data';
 import { type Row, printTable, round, writeResults } from './lib';
@@ -49,16 +50,6 @@ async function buildInput(): Promise<string> {
   return zip;
 }
 
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-/**
- * CPU seconds the server process has used, all its threads (the reading threads too): a figure that
- * others' work on the machine changes less than the wall time.
- */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-};
-const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function main() {
   const t0 = performance.now();
@@ -71,16 +62,17 @@ async function main() {
   const server = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'error' } });
   try {
     const { api } = await registerCompany(server.url);
-    const rssBefore = peakRssMb(server.proc.pid!);
+    const rssBefore = peakProcessRssMb(server.proc.pid!);
     const form = new FormData();
     form.append('shapefile_zip', await openAsBlob(zip), 'parcels.zip');
-    const cpuBefore = cpuSeconds(server.proc.pid!);
+    // CPU of all the server's processes and their threads: a figure others' work on the machine changes less than the wall time.
+    const cpuBefore = treeCpuMs(server.proc.pid!) / 1000;
     const t = performance.now();
     const res = await api.request('POST', '/upload', form);
     const seconds = (performance.now() - t) / 1000;
-    const cpu = cpuSeconds(server.proc.pid!) - cpuBefore;
+    const cpu = treeCpuMs(server.proc.pid!) / 1000 - cpuBefore;
     if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${res.text.slice(0, 500)}`);
-    const peak = peakRssMb(server.proc.pid!);
+    const peak = peakProcessRssMb(server.proc.pid!);
 
     const gdalOut = join(DIR, 'gdal.geojson');
     rmSync(gdalOut, { force: true });

@@ -1,8 +1,10 @@
 // Fixed-window request limits (spec 8: KMZ export 100 per minute), each window opening with its
-// first request. Counted in this process's memory
-// in the embedded setup, and in Redis when REDIS_URL is set so that every web process shares them.
+// first request. Counted in memory in the embedded setup (the cluster's primary when the server runs
+// several web processes, lib/server/cluster.ts), and in Redis when REDIS_URL is set so that every
+// web process shares them.
 import IORedis from 'ioredis';
 import { config } from '../config';
+import { hitInPrimary, webRole } from '../server/ipc';
 import { AppError } from './errors';
 
 export interface Limit {
@@ -18,11 +20,25 @@ export interface LimitState {
   resetSeconds: number;
 }
 
-const memory = new Map<string, { count: number; resetAt: number }>();
+export type Windows = Map<string, { count: number; resetAt: number }>;
+
+/** Counts one request in `windows`, held in memory: the count so far in the key's window and its seconds left. */
+export function countHit(windows: Windows, key: string, windowSeconds: number, now = Date.now()) {
+  let entry = windows.get(key);
+  if (!entry || entry.resetAt <= now) {
+    entry = { count: 0, resetAt: now + windowSeconds * 1000 };
+    windows.set(key, entry);
+    if (windows.size > 10_000) for (const [k, v] of windows) if (v.resetAt <= now) windows.delete(k);
+  }
+  entry.count++;
+  return { count: entry.count, resetSeconds: Math.ceil((entry.resetAt - now) / 1000) };
+}
+
+// On globalThis: Next.js may load this module once per route bundle, and a limit is the process's.
+const memory: Windows = ((globalThis as { __fieldmapRateWindows?: Windows }).__fieldmapRateWindows ??= new Map());
 let redis: IORedis | undefined;
 
 async function hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }> {
-  const now = Date.now();
   if (config().REDIS_URL) {
     redis ??= new IORedis(config().REDIS_URL!, { maxRetriesPerRequest: 2 });
     // The window opens with the first request, as in memory (a window on the clock's minutes would
@@ -31,14 +47,8 @@ async function hit(key: string, windowSeconds: number): Promise<{ count: number;
     const [, [, count], [, ttlMs]] = (await redis.multi().set(k, '0', 'EX', windowSeconds, 'NX').incr(k).pttl(k).exec()) as [unknown, [unknown, number], [unknown, number]];
     return { count, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
   }
-  let entry = memory.get(key);
-  if (!entry || entry.resetAt <= now) {
-    entry = { count: 0, resetAt: now + windowSeconds * 1000 };
-    memory.set(key, entry);
-    if (memory.size > 10_000) for (const [k, v] of memory) if (v.resetAt <= now) memory.delete(k);
-  }
-  entry.count++;
-  return { count: entry.count, resetSeconds: Math.ceil((entry.resetAt - now) / 1000) };
+  if (webRole()) return hitInPrimary(key, windowSeconds);
+  return countHit(memory, key, windowSeconds);
 }
 
 export const rateLimitHeaders = (s: LimitState): Record<string, string> => ({

@@ -1,9 +1,10 @@
-// The embedded setup (no REDIS_URL): tasks run in worker threads of the server process, one at a
-// time per kind (the machine has few cores). At start-up, tasks left behind by a previous process
-// are resumed.
+// The embedded setup (no REDIS_URL): tasks run in worker threads of the server process (of its
+// runner process when it has several, lib/server/cluster.ts), one at a time per kind (the machine
+// has few cores). At start-up, tasks left behind by a previous process are resumed.
 import { randomUUID } from 'node:crypto';
 import { db } from '../db/client';
 import { log } from '../log';
+import { onTaskFromPrimary } from '../server/ipc';
 import { claimTask, requeueInterrupted, runClaimedTask } from './lifecycle';
 import { runInThread } from './run-in-thread';
 import type { TaskKind } from './types';
@@ -50,6 +51,7 @@ async function runOne(id: string): Promise<void> {
 }
 
 export async function startLocalRunner(): Promise<void> {
+  onTaskFromPrimary(enqueueLocal);
   const client = db();
   const pending = await requeueInterrupted(client);
   const kinds = new Map((await client.task.findMany({ where: { id: { in: pending } }, select: { id: true, kind: true } })).map((t) => [t.id, t.kind as TaskKind]));

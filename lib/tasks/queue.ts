@@ -1,8 +1,10 @@
 // Submitting background work: a task row first (so any process can answer for it and a restart can
-// resume it), then a dispatch to whoever runs tasks here.
+// resume it), then a dispatch to whoever runs tasks: BullMQ, the runner process of this server, or
+// this process.
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import type { TenantDb } from '../db/tenant';
+import { tellPrimary, webRole } from '../server/ipc';
 import { enqueueLocal } from './local-runner';
 import type { TaskKind } from './types';
 
@@ -33,6 +35,9 @@ export async function dispatchTask(id: string, kind: TaskKind): Promise<void> {
   if (config().REDIS_URL) {
     const { enqueueRedis } = await import('./redis-queue');
     await enqueueRedis(id, kind);
+  } else if (webRole() === 'web') {
+    // Another web process of this server runs the tasks (lib/server/cluster.ts).
+    tellPrimary({ fieldmap: 'task', id, kind });
   } else {
     enqueueLocal(id, kind);
   }

@@ -1,20 +1,17 @@
 // What API tests share: the server of this run, and a database handle on the same database for the
 // few checks that must look underneath the API (stored hashes, expiry).
-import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { createDb } from '../../lib/db/client';
 import { dbTarget } from '../../lib/db/target';
 import { Api } from './api';
+import { treeRssBytes } from './proc';
 
 export const baseUrl = () => inject('baseUrl');
 export const dbKind = () => inject('dbKind');
 export const serverEnv = () => inject('serverEnv');
 
-/** Resident memory of the shared server process, from /proc. */
-export function serverRss(): number {
-  const status = readFileSync(`/proc/${inject('serverPid')}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-}
+/** Resident memory of the shared server's processes, from /proc. */
+export const serverRss = () => treeRssBytes(inject('serverPid'));
 export const api = () => new Api(inject('baseUrl'));
 
 export function directDb() {

@@ -1,10 +1,12 @@
-// Starts the built server (`next start`) as a real process on a free port, with its own database and
+// Starts the built server (lib/server/serve.ts, as `make run` does) as real processes on a free port, with its own database and
 // data folder. Tests use it through HTTP only.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { treeRssBytes } from './proc';
 
 export interface TestServer {
   url: string;
@@ -12,7 +14,7 @@ export interface TestServer {
   env: Record<string, string>;
   dataDir: string;
   proc: ChildProcess;
-  /** Resident memory of the server process in bytes (from /proc). */
+  /** Resident memory of the server's processes in bytes (from /proc). */
   rss(): number;
   stop(signal?: NodeJS.Signals): Promise<void>;
   restart(): Promise<TestServer>;
@@ -49,12 +51,15 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     DATA_DIR: dataDir,
     SERVICE_DB: join(dataDir, 'fields.db'),
     LOG_LEVEL: 'warn',
+    // Two web processes whatever the machine's cores, so that every run tests the same server.
+    WEB_CONCURRENCY: '2',
     NEXT_TELEMETRY_DISABLED: '1',
     // A separate build folder lets parallel checkouts of work build and test without clashing.
     ...(process.env.NEXT_DIST_DIR ? { NEXT_DIST_DIR: process.env.NEXT_DIST_DIR } : {}),
     ...opts.env,
   };
-  const proc = spawn(process.execPath, [join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], {
+  // As `make run` starts it: several web processes (lib/server/cluster.ts).
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/server/serve.ts'), 'start', '-p', String(port), '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,8 +78,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode}):\n${output}`);
     try {
-      const res = await fetch(`${url}/api/health`);
-      if (res.status === 200) break;
+      // Every web process has started (the primary says so), and the server answers.
+      if (/web process(es)? ready/.test(output) && (await statusOnNewConnection(`${url}/api/health`)) === 200) break;
     } catch {
       /* not listening yet */
     }
@@ -91,9 +96,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     dataDir,
     proc,
     rss() {
-      // next start runs the server in the process it was started as.
-      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+      return treeRssBytes(proc.pid!);
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode) return;
@@ -108,6 +111,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     },
   };
   return server;
+}
+
+/** The status of a GET on a connection of its own, closed after the answer (none is left open to the server). */
+export function statusOnNewConnection(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    }).on('error', reject);
+  });
 }
 
 export function removeDir(dir: string): void {

@@ -1,0 +1,120 @@
+// The production server: several `next start` processes on one port (node:cluster), because one
+// Node.js process uses one core for requests. The primary serves nothing itself: it starts the
+// processes, counts rate limits for all of them (lib/server/ipc.ts) and starts a process again when
+// one dies. The first process is the runner: it runs the embedded background tasks and cleans the
+// data folder, and the others start only once it is ready, so that the clean-up of a fresh start
+// never meets an upload in progress.
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { type Windows, countHit } from '../http/rate-limit';
+import { log } from '../log';
+import { type ToPrimary, type ToWorker, type WebRole, isMessage } from './ipc';
+
+const NEXT_BIN = join(import.meta.dirname, '..', '..', 'node_modules', 'next', 'dist', 'bin', 'next');
+
+/** More exits than this within a minute is a crash loop: the server stops instead of trying again. */
+const MAX_EXITS_PER_MINUTE = 5;
+
+/** How many web processes: WEB_CONCURRENCY, else one per core (at most 8: tasks use the rest). */
+export function webConcurrency(value: string | undefined, cores = availableParallelism()): number {
+  if (value === undefined || value === '') return Math.max(1, Math.min(cores, 8));
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`Invalid configuration:\n  WEB_CONCURRENCY: must be a whole number from 1 to 64, got "${value}"`);
+  return n;
+}
+
+/** Runs `next <nextArgs>` (e.g. `start -p 3000`) in `count` processes until SIGTERM or SIGINT. */
+export function startCluster(nextArgs: string[], count: number): void {
+  const roles = new Map<Worker, WebRole>();
+  const listening = new WeakSet<Worker>();
+  const ready = new WeakSet<Worker>();
+  let announced = false;
+  const windows: Windows = new Map();
+  const exits: number[] = [];
+  let runner: Worker | undefined;
+  let othersStarted = false;
+  let stopping = false;
+  let exitCode = 0;
+
+  // The processes accept connections from the shared socket themselves: with the primary handing
+  // them out (round robin), a connection handed to a process that has just died is never answered.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  cluster.setupPrimary({ exec: NEXT_BIN, args: nextArgs, execArgv: [] });
+
+  const fork = (role: WebRole, restarted = false) => {
+    const worker = cluster.fork({ FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
+    roles.set(worker, role);
+    if (role === 'runner') runner = worker;
+    worker.once('listening', () => listening.add(worker));
+    worker.on('message', (m: unknown) => {
+      if (isMessage<ToPrimary>(m)) answer(worker, m);
+    });
+  };
+
+  const send = (worker: Worker, m: ToWorker) => {
+    if (worker.isConnected()) worker.send(m);
+  };
+
+  const answer = (from: Worker, m: ToPrimary) => {
+    if (m.fieldmap === 'ready') {
+      ready.add(from);
+      if (from === runner && !othersStarted && !stopping) {
+        othersStarted = true;
+        for (let i = 1; i < count; i++) fork('web');
+      }
+      if (!announced && roles.size === count && [...roles.keys()].every((w) => ready.has(w))) {
+        announced = true;
+        console.log(`✓ ${count} web process${count === 1 ? '' : 'es'} ready`);
+      }
+    } else if (m.fieldmap === 'task') {
+      // With no runner alive the task waits in the database; the next runner resumes it at start.
+      if (runner) send(runner, m);
+    } else {
+      const { count: n, resetSeconds } = countHit(windows, m.key, m.windowSeconds);
+      send(from, { fieldmap: 'hit', ask: m.ask, count: n, resetSeconds });
+    }
+  };
+
+  // Each web process finishes what it has in flight (Next.js waits for open requests); a second
+  // signal ends them at once.
+  const stop = (code: number) => {
+    if (stopping) {
+      for (const worker of roles.keys()) worker.process.kill('SIGKILL');
+      process.exit(code);
+    }
+    stopping = true;
+    exitCode = code;
+    if (roles.size === 0) process.exit(code);
+    // One still starting has nothing in flight, and `next start` ignores SIGTERM until it listens.
+    for (const worker of roles.keys()) worker.process.kill(listening.has(worker) ? 'SIGTERM' : 'SIGKILL');
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const role = roles.get(worker)!;
+    roles.delete(worker);
+    if (role === 'runner') runner = undefined;
+    if (stopping) {
+      if (roles.size === 0) process.exit(exitCode);
+      return;
+    }
+    if (!listening.has(worker)) {
+      log.fatal({ role, code, signal }, 'a web process could not start; stopping');
+      return stop(code || 1);
+    }
+    const now = Date.now();
+    exits.push(now);
+    while (exits[0]! < now - 60_000) exits.shift();
+    if (exits.length > MAX_EXITS_PER_MINUTE) {
+      log.fatal({ exits: exits.length }, 'web processes keep exiting; stopping');
+      return stop(1);
+    }
+    log.error({ role, code, signal }, 'a web process exited; starting another');
+    fork(role, role === 'runner');
+  });
+
+  // 128 + the signal's number, as a process ended by the signal reports (and as `next start` did).
+  process.on('SIGTERM', () => stop(143));
+  process.on('SIGINT', () => stop(130));
+  fork('runner');
+}
