@@ -42,7 +42,9 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR ?? '.next',
   serverExternalPackages: ['pino', 'pdfkit', '@libsql/client', 'libsql', 'pg', '@prisma/adapter-libsql', '@prisma/adapter-pg', 'busboy',
     // Its browser build (which the bundler would pick) reads paths with fetch().
-    'shapefile'],
+    'shapefile',
+    // Bundled, it cannot load `fs` and `zlib` and warns about it each time a process loads it.
+    'exifr'],
   async headers() {
     return [{ source: '/:path*', headers: securityHeaders }];
   },
