@@ -1,5 +1,5 @@
-// The production server: several `next start` processes on one port (node:cluster), because one
-// Node.js process uses one core for requests. The primary serves nothing itself: it starts the
+// The production server: several web processes (lib/server/web.ts, Next.js as `next start` runs
+// it) on one port (node:cluster), because one Node.js process uses one core for requests. The primary serves nothing itself: it starts the
 // processes, counts rate limits for all of them (lib/server/ipc.ts) and starts a process again when
 // one dies. The first process is the runner: it runs the embedded background tasks and cleans the
 // data folder, and the others start only once it is ready, so that the clean-up of a fresh start
@@ -7,11 +7,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { type Windows, countHit } from '../http/rate-limit';
 import { log } from '../log';
 import { type ToPrimary, type ToWorker, type WebRole, isMessage } from './ipc';
 
-const NEXT_BIN = join(import.meta.dirname, '..', '..', 'node_modules', 'next', 'dist', 'bin', 'next');
+const WEB_ENTRY = join(import.meta.dirname, 'web.ts');
 
 /** More exits than this within a minute is a crash loop: the server stops instead of trying again. */
 const MAX_EXITS_PER_MINUTE = 5;
@@ -24,8 +25,34 @@ export function webConcurrency(value: string | undefined, cores = availableParal
   return n;
 }
 
-/** Runs `next <nextArgs>` (e.g. `start -p 3000`) in `count` processes until SIGTERM or SIGINT. */
-export function startCluster(nextArgs: string[], count: number): void {
+export interface ServeOptions {
+  port: number;
+  hostname?: string;
+  keepAliveTimeoutMs: number;
+}
+
+/** `next start`'s own arguments (`[start] -p 3000 -H 127.0.0.1 --keepAliveTimeout 65000`); the port defaults to PORT, then 3000. */
+export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv): ServeOptions {
+  const { values } = parseArgs({
+    args: args[0] === 'start' ? args.slice(1) : args,
+    options: { port: { type: 'string', short: 'p' }, hostname: { type: 'string', short: 'H' }, keepAliveTimeout: { type: 'string' } },
+  });
+  const number = (name: string, value: string, max: number) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > max) throw new Error(`Invalid arguments:\n  ${name}: must be a whole number up to ${max}, got "${value}"`);
+    return n;
+  };
+  return {
+    port: number('port', values.port ?? env.PORT ?? '3000', 65535),
+    hostname: values.hostname,
+    // Node's own default, as `next start` leaves it.
+    keepAliveTimeoutMs: values.keepAliveTimeout === undefined ? 5000 : number('keepAliveTimeout', values.keepAliveTimeout, 2 ** 31 - 1),
+  };
+}
+
+/** Runs the web process with `args` (`start -p 3000`, checked first) in `count` processes until SIGTERM or SIGINT. */
+export function startCluster(args: string[], count: number): void {
+  parseServeArgs(args, process.env);
   const roles = new Map<Worker, WebRole>();
   const listening = new WeakSet<Worker>();
   const ready = new WeakSet<Worker>();
@@ -37,19 +64,30 @@ export function startCluster(nextArgs: string[], count: number): void {
   let stopping = false;
   let exitCode = 0;
 
-  // The processes accept connections from the shared socket themselves: with the primary handing
-  // them out (round robin), a connection handed to a process that has just died is never answered.
-  cluster.schedulingPolicy = cluster.SCHED_NONE;
-  cluster.setupPrimary({ exec: NEXT_BIN, args: nextArgs, execArgv: [] });
+  // The primary hands out connections in turn (node:cluster's default here). Left to the kernel, a
+  // burst of new connections went to whichever process woke first, often all of them to one. The
+  // cost: a connection handed to a process at the instant it dies is never answered (Node's
+  // round-robin handle neither closes nor re-routes it); its client's own timeout ends it.
+  cluster.schedulingPolicy = cluster.SCHED_RR;
+  cluster.setupPrimary({ exec: WEB_ENTRY, args, execArgv: ['--import', 'tsx'] });
 
   const fork = (role: WebRole, restarted = false) => {
     const worker = cluster.fork({ FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
     roles.set(worker, role);
     if (role === 'runner') runner = worker;
-    worker.once('listening', () => listening.add(worker));
+    worker.once('listening', () => {
+      listening.add(worker);
+      announceWhenAllReady();
+    });
     worker.on('message', (m: unknown) => {
       if (isMessage<ToPrimary>(m)) answer(worker, m);
     });
+  };
+
+  const announceWhenAllReady = () => {
+    if (announced || roles.size !== count || ![...roles.keys()].every((w) => ready.has(w) && listening.has(w))) return;
+    announced = true;
+    console.log(`✓ ${count} web process${count === 1 ? '' : 'es'} ready`);
   };
 
   const send = (worker: Worker, m: ToWorker) => {
@@ -63,10 +101,7 @@ export function startCluster(nextArgs: string[], count: number): void {
         othersStarted = true;
         for (let i = 1; i < count; i++) fork('web');
       }
-      if (!announced && roles.size === count && [...roles.keys()].every((w) => ready.has(w))) {
-        announced = true;
-        console.log(`✓ ${count} web process${count === 1 ? '' : 'es'} ready`);
-      }
+      announceWhenAllReady();
     } else if (m.fieldmap === 'task') {
       // With no runner alive the task waits in the database; the next runner resumes it at start.
       if (runner) send(runner, m);
@@ -86,7 +121,7 @@ export function startCluster(nextArgs: string[], count: number): void {
     stopping = true;
     exitCode = code;
     if (roles.size === 0) process.exit(code);
-    // One still starting has nothing in flight, and `next start` ignores SIGTERM until it listens.
+    // One still starting has nothing in flight.
     for (const worker of roles.keys()) worker.process.kill(listening.has(worker) ? 'SIGTERM' : 'SIGKILL');
   };
 

@@ -1,5 +1,5 @@
 // `make run` and the tests start the server here: `node --import tsx lib/server/serve.ts start -p 3000`
-// runs `next start -p 3000` in WEB_CONCURRENCY processes (lib/server/cluster.ts).
+// takes `next start`'s arguments and runs WEB_CONCURRENCY web processes (lib/server/cluster.ts).
 import { startCluster, webConcurrency } from './cluster';
 
 try {
