@@ -32,7 +32,7 @@ export interface ServeOptions {
 }
 
 /** `next start`'s own arguments (`[start] -p 3000 -H 127.0.0.1 --keepAliveTimeout 65000`); the port defaults to PORT, then 3000. */
-export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv): ServeOptions {
+export function parseServeArgs(args: string[], env: Record<string, string | undefined>): ServeOptions {
   const { values } = parseArgs({
     args: args[0] === 'start' ? args.slice(1) : args,
     options: { port: { type: 'string', short: 'p' }, hostname: { type: 'string', short: 'H' }, keepAliveTimeout: { type: 'string' } },

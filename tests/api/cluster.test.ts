@@ -2,7 +2,9 @@
 // (lib/server/cluster.ts), one of them the runner of the embedded background tasks.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScratchDb, scratchPostgres, scratchSqlite } from '@/lib/db/scratch';
 import { createCompany, registerCompany } from '../helpers/company';
@@ -88,6 +90,34 @@ describe('a server of several web processes', () => {
     // ...and the 101st request is refused wherever it lands.
     expect(await getOnNewConnection(url, c.as.operator.cookie!)).toBe(429);
     expect(await getOnNewConnection(url, c.as.operator.cookie!)).toBe(429);
+  });
+
+  it('compresses at a fast level what the client accepts, and nothing for a client that accepts nothing', async () => {
+    const { api } = await registerCompany(server.url);
+    for (let i = 0; i < 30; i++) expect((await api.post('/api/fields', { name: `Поле ${i}`, geometry: rect(20 + i * 0.02, 50) })).status).toBe(201);
+    const raw = (encoding?: string) =>
+      new Promise<{ encoding?: string; body: Buffer }>((resolve, reject) => {
+        http
+          .get(`${server.url}/api/fields`, { headers: { cookie: `session_token=${api.cookie}`, ...(encoding ? { 'accept-encoding': encoding } : {}) } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+    const plain = await raw();
+    expect(plain.encoding).toBeUndefined();
+    const list = JSON.parse(plain.body.toString());
+    expect(list.features).toHaveLength(30);
+    const gzip = await raw('gzip');
+    expect(gzip.encoding).toBe('gzip');
+    expect(JSON.parse(gunzipSync(gzip.body).toString())).toEqual(list);
+    // Level 1: zlib's header says "fastest" (XFL = 4).
+    expect(gzip.body[8]).toBe(4);
+    const br = await raw('gzip, deflate, br');
+    expect(br.encoding).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(br.body).toString())).toEqual(list);
+    expect(br.body.length).toBeLessThan(plain.body.length / 2);
   });
 
   // A server of its own for each process killed: connections the test's client keeps open to the

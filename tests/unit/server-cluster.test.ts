@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Windows, countHit } from '@/lib/http/rate-limit';
-import { webConcurrency } from '@/lib/server/cluster';
+import { parseServeArgs, webConcurrency } from '@/lib/server/cluster';
 
 describe('web processes', () => {
   it('are one per core by default, at most 8, and WEB_CONCURRENCY chooses otherwise', () => {
@@ -32,5 +32,20 @@ describe('rate limits counted in memory', () => {
     for (let i = 0; i <= 10_000; i++) countHit(windows, `k${i}`, 1, 0);
     countHit(windows, 'late', 1, 5_000);
     expect(windows.size).toBe(1);
+  });
+});
+
+describe('the server arguments', () => {
+  it('are `next start`’s: port, host and keep-alive, the port from PORT or 3000 when not given', () => {
+    expect(parseServeArgs(['start', '-p', '3100', '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], {})).toEqual({ port: 3100, hostname: '127.0.0.1', keepAliveTimeoutMs: 65000 });
+    expect(parseServeArgs(['--port', '0'], {})).toEqual({ port: 0, hostname: undefined, keepAliveTimeoutMs: 5000 });
+    expect(parseServeArgs([], { PORT: '8080' }).port).toBe(8080);
+    expect(parseServeArgs(['start'], {}).port).toBe(3000);
+  });
+
+  it('refuse a bad port or an unknown option, naming it', () => {
+    expect(() => parseServeArgs(['-p', 'http'], {})).toThrow(/port: must be a whole number up to 65535, got "http"/);
+    expect(() => parseServeArgs(['-p', '70000'], {})).toThrow(/port/);
+    expect(() => parseServeArgs(['--turbo'], {})).toThrow(/turbo/);
   });
 });
