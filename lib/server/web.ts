@@ -1,8 +1,8 @@
 // One web process of the server (lib/server/cluster.ts): Next.js's request handler on Node's HTTP
 // server, as `next start` runs it, with answers compressed here instead of by Next.js. Next.js
 // compresses at zlib's level 6 and a route handler cannot send its own encoding, so the full fields
-// list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a fifth of that for a
-// tenth more bytes, and runs on libuv's threads while the list is still being written.
+// list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a quarter of that for a
+// fifth more bytes, and runs on libuv's threads while the list is still being written.
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import { join } from 'node:path';
 import { constants } from 'node:zlib';
@@ -22,7 +22,7 @@ const COMPRESSION = {
   chunkSize: 256 * 1024,
 };
 
-export async function startWeb(opts: ServeOptions): Promise<void> {
+async function startWeb(opts: ServeOptions): Promise<void> {
   const app = next({ dev: false, dir: ROOT, hostname: opts.hostname, port: opts.port });
   const handle = app.getRequestHandler();
   const compress = compression(COMPRESSION);
