@@ -1,6 +1,6 @@
 // Large answers (a company's whole field list is tens of megabytes) are sent as they are produced:
 // memory stays flat, the first bytes leave at once, and the web process's compression (level 1, on
-// libuv's thread pool: lib/server/web.ts) works on each part while the next one is read. A route
+// libuv's thread pool: lib/server/web.mjs) works on each part while the next one is read. A route
 // handler cannot choose its own encoding: Next.js drops a Content-Encoding it sets (send-response.js).
 import { Readable } from 'node:stream';
 

@@ -1,4 +1,4 @@
-// The production server: several web processes (lib/server/web.ts, Next.js as `next start` runs
+// The production server: several web processes (lib/server/web.mjs, Next.js as `next start` runs
 // it) on one port (node:cluster), because one Node.js process uses one core for requests. The primary serves nothing itself: it starts the
 // processes, counts rate limits for all of them (lib/server/ipc.ts) and starts a process again when
 // one dies. The first process is the runner: it runs the embedded background tasks and cleans the
@@ -12,7 +12,7 @@ import { type Windows, countHit } from '../http/rate-limit';
 import { log } from '../log';
 import { type ToPrimary, type ToWorker, type WebRole, isMessage } from './ipc';
 
-const WEB_ENTRY = join(import.meta.dirname, 'web.ts');
+const WEB_ENTRY = join(import.meta.dirname, 'web.mjs');
 
 /** More exits than this within a minute is a crash loop: the server stops instead of trying again. */
 const MAX_EXITS_PER_MINUTE = 5;
@@ -52,7 +52,7 @@ export function parseServeArgs(args: string[], env: Record<string, string | unde
 
 /** Runs the web process with `args` (`start -p 3000`, checked first) in `count` processes until SIGTERM or SIGINT. */
 export function startCluster(args: string[], count: number): void {
-  parseServeArgs(args, process.env);
+  const serve = JSON.stringify(parseServeArgs(args, process.env));
   const roles = new Map<Worker, WebRole>();
   const listening = new WeakSet<Worker>();
   const ready = new WeakSet<Worker>();
@@ -69,10 +69,10 @@ export function startCluster(args: string[], count: number): void {
   // cost: a connection handed to a process at the instant it dies is never answered (Node's
   // round-robin handle neither closes nor re-routes it); its client's own timeout ends it.
   cluster.schedulingPolicy = cluster.SCHED_RR;
-  cluster.setupPrimary({ exec: WEB_ENTRY, args, execArgv: ['--import', 'tsx'] });
+  cluster.setupPrimary({ exec: WEB_ENTRY, execArgv: [] });
 
   const fork = (role: WebRole, restarted = false) => {
-    const worker = cluster.fork({ FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
+    const worker = cluster.fork({ FIELDMAP_SERVE: serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
     roles.set(worker, role);
     if (role === 'runner') runner = worker;
     worker.once('listening', () => {

@@ -1,0 +1,64 @@
+// One web process of the server (lib/server/cluster.ts): Next.js's request handler on Node's HTTP
+// server, as `next start` runs it, with answers compressed here instead of by Next.js. Next.js
+// compresses at zlib's level 6 and a route handler cannot send its own encoding, so the full fields
+// list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a quarter of that for a
+// fifth more bytes, and runs on libuv's threads while the list is still being written.
+// Plain JavaScript, unlike the rest: loading it through tsx cost each process 65 MB.
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { constants } from 'node:zlib';
+import compression from 'compression';
+import next from 'next';
+
+/** The listening options the primary parsed (`ServeOptions` in cluster.ts). */
+const { port, hostname, keepAliveTimeoutMs } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
+
+const compress = compression({
+  // Fast levels: large JSON answers are the ones that wait, and static files are cached for good anyway.
+  level: 1,
+  brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
+  // Room for 4 MB of answer ahead of the compressor, so that Next.js goes on writing the answer
+  // while libuv's thread compresses what came before (with zlib's 16 kB the two took turns).
+  highWaterMark: 4 * 1024 * 1024,
+  chunkSize: 256 * 1024,
+});
+
+const app = next({ dev: false, dir: fileURLToPath(new URL('../..', import.meta.url)), hostname, port });
+const handle = app.getRequestHandler();
+const serve = (req, res) =>
+  handle(req, res).catch((err) => {
+    console.error(err);
+    if (!res.headersSent) res.statusCode = 500;
+    res.end();
+  });
+// A client that accepts no encoding is answered without the middleware's wrapping at all.
+const server = createServer((req, res) => (req.headers['accept-encoding'] ? compress(req, res, () => void serve(req, res)) : void serve(req, res)));
+server.keepAliveTimeout = keepAliveTimeoutMs;
+
+try {
+  await app.prepare();
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, hostname, resolve);
+  });
+} catch (err) {
+  console.error(err);
+  process.exit(1);
+}
+console.log(`✓ web process ${process.pid} listening on ${hostname ?? '0.0.0.0'}:${port}`);
+
+// Finish what is in flight, then leave. Keep-alive connections idle at the signal are closed at once
+// and the others as soon as their answer is out, instead of waiting for their clients.
+let closing = false;
+const close = (code) => {
+  if (closing) return;
+  closing = true;
+  const sweep = setInterval(() => server.closeIdleConnections(), 100);
+  server.close(() => {
+    clearInterval(sweep);
+    void app.close().finally(() => process.exit(code));
+  });
+  server.closeIdleConnections();
+};
+process.on('SIGTERM', () => close(143));
+process.on('SIGINT', () => close(130));
