@@ -90,7 +90,8 @@ export async function benchFields(): Promise<Row[]> {
       const { api, user } = await registerCompany(server.url);
       const ids = await seed(scratch, user.company.id);
       // Times are to the answer's last byte as it travels (gzip for a client that accepts it, which
-      // Next.js compresses at its fixed level 6, or plain), not the client's own decoding and parsing.
+      // the web process compresses at level 1, lib/server/web.mjs; or plain), not the client's own
+      // decoding and parsing.
       const timeList = async (path: string, encoding: 'gzip' | 'identity', runs: number) => {
         const times: number[] = [];
         let last: Buffer = Buffer.alloc(0);

@@ -111,8 +111,8 @@ export function startCluster(args: string[], count: number): void {
     }
   };
 
-  // Each web process finishes what it has in flight (Next.js waits for open requests); a second
-  // signal ends them at once.
+  // Each web process finishes what it has in flight (lib/server/web.mjs closes once its open
+  // requests are answered); a second signal ends them at once.
   const stop = (code: number) => {
     if (stopping) {
       for (const worker of roles.keys()) worker.process.kill('SIGKILL');
