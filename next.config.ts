@@ -36,7 +36,7 @@ const securityHeaders = [
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
-  // The server's web processes compress, at a faster level than Next.js would (lib/server/web.ts).
+  // The server's web processes compress, at a faster level than Next.js would (lib/server/web.mjs).
   compress: false,
   // `make test` type-checks the whole tree as its own step; the build need not do it twice.
   typescript: { ignoreBuildErrors: true },

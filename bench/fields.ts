@@ -3,6 +3,7 @@
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
+import { parseConfig } from '../lib/config';
 import { createDb } from '../lib/db/client';
 import { migrate } from '../lib/db/migrate';
 import { type ScratchDb, postgresAvailable, scratchPostgres, scratchSqlite } from '../lib/db/scratch';
@@ -84,7 +85,7 @@ export async function benchFields(): Promise<Row[]> {
     const scratch = kind === 'sqlite' ? scratchSqlite() : await scratchPostgres();
     await migrate(scratch.target);
     // As `make run` serves: one web process per core (lib/server/cluster.ts).
-    const processes = webConcurrency(undefined);
+    const processes = webConcurrency(parseConfig(process.env).WEB_CONCURRENCY);
     const server = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'error', WEB_CONCURRENCY: String(processes) } });
     try {
       const { api, user } = await registerCompany(server.url);

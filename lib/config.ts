@@ -21,6 +21,12 @@ const schema = z.object({
   /** Longest time one request may take to arrive whole (Node's own default, 300 s, would end large uploads). */
   REQUEST_TIMEOUT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(4 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Web processes of the server (lib/server/cluster.ts); unset: one per core, at most 8. */
+  WEB_CONCURRENCY: z
+    .string()
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 64, { error: (iss) => `must be a whole number from 1 to 64, got "${String(iss.input)}"` })
+    .transform(Number)
+    .optional(),
   /** Re-match features along the seams of every drone mosaic and keep the result with the scan (seconds more per survey). */
   DRONE_SEAM_CHECK: z.enum(['0', '1']).default('0'),
 });

@@ -1,7 +1,7 @@
 // The production server: several web processes (lib/server/web.mjs, Next.js as `next start` runs
-// it) on one port (node:cluster), because one Node.js process uses one core for requests. The primary serves nothing itself: it starts the
-// processes, counts rate limits for all of them (lib/server/ipc.ts) and starts a process again when
-// one dies. The first process is the runner: it runs the embedded background tasks and cleans the
+// it) on one port (node:cluster), because one Node.js process uses one core for requests. The
+// primary serves nothing itself: it starts the processes, counts rate limits for all of them
+// (lib/server/ipc.ts) and starts a process again when one dies. The first process is the runner: it runs the embedded background tasks and cleans the
 // data folder, and the others start only once it is ready, so that the clean-up of a fresh start
 // never meets an upload in progress.
 import cluster, { type Worker } from 'node:cluster';
@@ -17,13 +17,8 @@ const WEB_ENTRY = join(import.meta.dirname, 'web.mjs');
 /** More exits than this within a minute is a crash loop: the server stops instead of trying again. */
 const MAX_EXITS_PER_MINUTE = 5;
 
-/** How many web processes: WEB_CONCURRENCY, else one per core (at most 8: tasks use the rest). */
-export function webConcurrency(value: string | undefined, cores = availableParallelism()): number {
-  if (value === undefined || value === '') return Math.max(1, Math.min(cores, 8));
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`Invalid configuration:\n  WEB_CONCURRENCY: must be a whole number from 1 to 64, got "${value}"`);
-  return n;
-}
+/** How many web processes: WEB_CONCURRENCY as configured (lib/config.ts), else one per core (at most 8: tasks use the rest). */
+export const webConcurrency = (configured: number | undefined, cores = availableParallelism()): number => configured ?? Math.max(1, Math.min(cores, 8));
 
 export interface ServeOptions {
   port: number;
@@ -31,8 +26,8 @@ export interface ServeOptions {
   keepAliveTimeoutMs: number;
 }
 
-/** `next start`'s own arguments (`[start] -p 3000 -H 127.0.0.1 --keepAliveTimeout 65000`); the port defaults to PORT, then 3000. */
-export function parseServeArgs(args: string[], env: Record<string, string | undefined>): ServeOptions {
+/** `next start`'s own arguments (`[start] -p 3000 -H 127.0.0.1 --keepAliveTimeout 65000`); the port defaults to `defaultPort` (PORT). */
+export function parseServeArgs(args: string[], defaultPort: number): ServeOptions {
   const { values } = parseArgs({
     args: args[0] === 'start' ? args.slice(1) : args,
     options: { port: { type: 'string', short: 'p' }, hostname: { type: 'string', short: 'H' }, keepAliveTimeout: { type: 'string' } },
@@ -43,16 +38,16 @@ export function parseServeArgs(args: string[], env: Record<string, string | unde
     return n;
   };
   return {
-    port: number('port', values.port ?? env.PORT ?? '3000', 65535),
+    port: values.port === undefined ? defaultPort : number('port', values.port, 65535),
     hostname: values.hostname,
     // Node's own default, as `next start` leaves it.
     keepAliveTimeoutMs: values.keepAliveTimeout === undefined ? 5000 : number('keepAliveTimeout', values.keepAliveTimeout, 2 ** 31 - 1),
   };
 }
 
-/** Runs the web process with `args` (`start -p 3000`, checked first) in `count` processes until SIGTERM or SIGINT. */
-export function startCluster(args: string[], count: number): void {
-  const serve = JSON.stringify(parseServeArgs(args, process.env));
+/** Runs the web process in `count` processes with `options` until SIGTERM or SIGINT. */
+export function startCluster(options: ServeOptions, count: number): void {
+  const serve = JSON.stringify(options);
   const roles = new Map<Worker, WebRole>();
   const listening = new WeakSet<Worker>();
   const ready = new WeakSet<Worker>();

@@ -2,6 +2,7 @@
 // and CPU are the tree's, read from /proc.
 import { readFileSync, readdirSync } from 'node:fs';
 
+/** /proc counts CPU time in USER_HZ ticks, 100 a second on Linux. */
 const CLOCK_TICKS = 100;
 
 function readProc(pid: number, file: string): string | undefined {

@@ -1,18 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { type Windows, countHit } from '@/lib/http/rate-limit';
+import { parseConfig } from '@/lib/config';
 import { parseServeArgs, webConcurrency } from '@/lib/server/cluster';
 
 describe('web processes', () => {
   it('are one per core by default, at most 8, and WEB_CONCURRENCY chooses otherwise', () => {
+    const configured = (value: string) => parseConfig({ WEB_CONCURRENCY: value } as unknown as NodeJS.ProcessEnv).WEB_CONCURRENCY;
     expect(webConcurrency(undefined, 2)).toBe(2);
-    expect(webConcurrency('', 1)).toBe(1);
+    expect(webConcurrency(configured(''), 1)).toBe(1);
     expect(webConcurrency(undefined, 64)).toBe(8);
-    expect(webConcurrency('3', 2)).toBe(3);
-    expect(webConcurrency('1', 16)).toBe(1);
+    expect(webConcurrency(configured('3'), 2)).toBe(3);
+    expect(webConcurrency(configured('1'), 16)).toBe(1);
   });
 
   it('refuse a WEB_CONCURRENCY that is not a whole number from 1 to 64, naming it', () => {
-    for (const bad of ['0', '-1', '2.5', 'two', '65']) expect(() => webConcurrency(bad, 2)).toThrow(/WEB_CONCURRENCY: must be a whole number from 1 to 64/);
+    for (const bad of ['0', '-1', '2.5', 'two', '65']) {
+      expect(() => parseConfig({ WEB_CONCURRENCY: bad } as unknown as NodeJS.ProcessEnv)).toThrow(/WEB_CONCURRENCY: must be a whole number from 1 to 64/);
+    }
   });
 });
 
@@ -37,15 +41,16 @@ describe('rate limits counted in memory', () => {
 
 describe('the server arguments', () => {
   it('are `next start`’s: port, host and keep-alive, the port from PORT or 3000 when not given', () => {
-    expect(parseServeArgs(['start', '-p', '3100', '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], {})).toEqual({ port: 3100, hostname: '127.0.0.1', keepAliveTimeoutMs: 65000 });
-    expect(parseServeArgs(['--port', '0'], {})).toEqual({ port: 0, hostname: undefined, keepAliveTimeoutMs: 5000 });
-    expect(parseServeArgs([], { PORT: '8080' }).port).toBe(8080);
-    expect(parseServeArgs(['start'], {}).port).toBe(3000);
+    const port = (env: Record<string, string>) => parseConfig(env as unknown as NodeJS.ProcessEnv).PORT;
+    expect(parseServeArgs(['start', '-p', '3100', '-H', '127.0.0.1', '--keepAliveTimeout', '65000'], port({}))).toEqual({ port: 3100, hostname: '127.0.0.1', keepAliveTimeoutMs: 65000 });
+    expect(parseServeArgs(['--port', '0'], port({}))).toEqual({ port: 0, hostname: undefined, keepAliveTimeoutMs: 5000 });
+    expect(parseServeArgs([], port({ PORT: '8080' })).port).toBe(8080);
+    expect(parseServeArgs(['start'], port({})).port).toBe(3000);
   });
 
   it('refuse a bad port or an unknown option, naming it', () => {
-    expect(() => parseServeArgs(['-p', 'http'], {})).toThrow(/port: must be a whole number up to 65535, got "http"/);
-    expect(() => parseServeArgs(['-p', '70000'], {})).toThrow(/port/);
-    expect(() => parseServeArgs(['--turbo'], {})).toThrow(/turbo/);
+    expect(() => parseServeArgs(['-p', 'http'], 3000)).toThrow(/port: must be a whole number up to 65535, got "http"/);
+    expect(() => parseServeArgs(['-p', '70000'], 3000)).toThrow(/port/);
+    expect(() => parseServeArgs(['--turbo'], 3000)).toThrow(/turbo/);
   });
 });
