@@ -7,8 +7,10 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { config } = await import('./lib/config');
   const { setRequestTimeout } = await import('./lib/http/request-timeout');
-  const { tellPrimary, webRole } = await import('./lib/server/ipc');
+  const { onClearSessionsFromPrimary, tellPrimary, webRole } = await import('./lib/server/ipc');
+  const { clearProcessSessionCache } = await import('./lib/auth/session-cache');
   setRequestTimeout(config().REQUEST_TIMEOUT_S * 1000);
+  if (webRole()) onClearSessionsFromPrimary(clearProcessSessionCache);
   try {
     if (process.env.REDIS_URL) {
       // Other web processes share the folder and may be receiving uploads: only what nobody touched for hours.

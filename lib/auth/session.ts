@@ -3,6 +3,7 @@
 // in the database, so sessions survive restarts and work across processes.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client';
+import { cachedSession, processSessionCache, rememberSession } from './session-cache';
 
 export const SESSION_COOKIE = 'session_token';
 export const SESSION_HOURS = 24;
@@ -51,20 +52,26 @@ export async function createSession(
   return { token: `${raw}.${sign(raw, opts.secret)}`, expiresAt, maxAgeSeconds: hours * 3600 };
 }
 
-export async function findSession(db: Db, token: string, secret: string) {
+const readSession = (db: Db, hash: string) => db.session.findUnique({ where: { tokenHash: hash }, include: { user: { include: { company: true } } } });
+
+export type ActiveSession = NonNullable<Awaited<ReturnType<typeof readSession>>>;
+
+/** The session of a token with its user and company, while all three are active; from the process's cache when it has it. */
+export async function findSession(db: Db, token: string, secret: string): Promise<ActiveSession | undefined> {
   const raw = verifyToken(token, secret);
   if (!raw) return undefined;
-  const session = await db.session.findUnique({
-    where: { tokenHash: tokenHash(raw) },
-    include: { user: { include: { company: true } } },
-  });
+  const hash = tokenHash(raw);
+  const cache = processSessionCache<ActiveSession>();
+  const cached = cache && cachedSession(cache, hash);
+  if (cached) return cached;
+  const generation = cache?.generation ?? 0;
+  const session = await readSession(db, hash);
   if (!session || session.expiresAt <= new Date()) return undefined;
   const { user } = session;
   if (!user.isActive || !user.company.isActive) return undefined;
+  if (cache) rememberSession(cache, hash, session, generation);
   return session;
 }
-
-export type ActiveSession = NonNullable<Awaited<ReturnType<typeof findSession>>>;
 
 export async function destroySession(db: Db, token: string, secret: string): Promise<void> {
   const raw = verifyToken(token, secret);

@@ -3,6 +3,7 @@
 import type { Client, Config } from '@libsql/client';
 import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { trackSessionWrites } from '../auth/session-cache';
 import { config } from '../config';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
@@ -61,7 +62,8 @@ export function dbReady(): Promise<void> {
 function ensureDb() {
   if (!holder.__fieldmapDb) {
     const target = dbTarget(config());
-    const client = createDb(target);
+    // Changes to sessions, users and companies clear the session caches (lib/auth/session-cache.ts).
+    const client = trackSessionWrites(createDb(target));
     const ready = migrate(target).then(() => undefined);
     ready.catch(() => {
       // Let the next request try again (a database that was down at start may come back).

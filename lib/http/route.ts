@@ -1,11 +1,13 @@
 // The one wrapper every route handler goes through: request id and logger, language, session and
-// permission check (lib/auth/permissions.ts), same-origin check, the tenant-scoped database, and the
+// permission check (lib/auth/permissions.ts), same-origin check, the tenant-scoped database, the
+// clearing of session caches after a change to accounts (lib/auth/session-cache.ts), and the
 // mapping of any error to the spec's envelope.
 import { randomUUID } from 'node:crypto';
 import type { NextRequest } from 'next/server';
 import { ROUTES, type RouteKey } from '../auth/permissions';
 import { hasRole } from '../auth/roles';
 import { type ActiveSession, findSession, requestToken } from '../auth/session';
+import { clearingSessionsOnWrite } from '../auth/session-cache';
 import { config } from '../config';
 import { type Db, db, dbReady } from '../db/client';
 import { type TenantDb, tenantDb } from '../db/tenant';
@@ -85,7 +87,7 @@ export function route<K extends RouteKey, P extends Params = Params>(
       const base = { req, url: new URL(req.url), params, requestId, log, locale };
       if (access === 'public') {
         if (UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
-        response = await (handler as (c: PublicContext<P>) => Promise<Response>)({ ...base, baseDb: db() });
+        response = await clearingSessionsOnWrite(() => (handler as (c: PublicContext<P>) => Promise<Response>)({ ...base, baseDb: db() }));
       } else {
         const found = requestToken(req);
         if (!found) throw unauthorized();
@@ -95,7 +97,7 @@ export function route<K extends RouteKey, P extends Params = Params>(
         // Cookies ride along with cross-site requests; bearer tokens do not.
         if (found.via === 'cookie' && UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
         if (!hasRole(session.user.role, access)) throw forbidden();
-        response = await (handler as (c: AuthedContext<P>) => Promise<Response>)({
+        const ctx: AuthedContext<P> = {
           ...base,
           locale,
           log: log.child({ userId: session.userId, companyId: session.companyId }),
@@ -103,7 +105,8 @@ export function route<K extends RouteKey, P extends Params = Params>(
           user: session.user,
           db: tenantDb(db(), session.companyId),
           sessionDb: db(),
-        });
+        };
+        response = await clearingSessionsOnWrite(() => (handler as (c: AuthedContext<P>) => Promise<Response>)(ctx));
       }
     } catch (err) {
       response = errorResponse(err, locale, requestId, log);

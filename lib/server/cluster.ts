@@ -1,7 +1,7 @@
 // The production server: several web processes (lib/server/web.mjs, Next.js as `next start` runs
 // it) on one port (node:cluster), because one Node.js process uses one core for requests. The
 // primary serves nothing itself: it starts the processes, counts rate limits for all of them
-// (lib/server/ipc.ts) and starts a process again when one dies. The first process is the runner: it runs the embedded background tasks and cleans the
+// (lib/server/ipc.ts), passes on session-cache clears, and starts a process again when one dies. The first process is the runner: it runs the embedded background tasks and cleans the
 // data folder, and the others start only once it is ready, so that the clean-up of a fresh start
 // never meets an upload in progress.
 import cluster, { type Worker } from 'node:cluster';
@@ -16,6 +16,9 @@ const WEB_ENTRY = join(import.meta.dirname, 'web.mjs');
 
 /** More exits than this within a minute is a crash loop: the server stops instead of trying again. */
 const MAX_EXITS_PER_MINUTE = 5;
+
+/** How long a clear of the session caches waits for a process that does not confirm it. */
+const CLEAR_SESSIONS_TIMEOUT_MS = 5000;
 
 /** How many web processes: WEB_CONCURRENCY as configured (lib/config.ts), else one per core (at most 8: tasks use the rest). */
 export const webConcurrency = (configured: number | undefined, cores = availableParallelism()): number => configured ?? Math.max(1, Math.min(cores, 8));
@@ -58,6 +61,9 @@ export function startCluster(options: ServeOptions, count: number): void {
   let othersStarted = false;
   let stopping = false;
   let exitCode = 0;
+  // Clears of the session caches a process asked for: the processes yet to confirm, by clear number.
+  const clears = new Map<number, { waiting: Set<Worker>; done: () => void }>();
+  let nextClear = 1;
 
   // The primary hands out connections in turn (node:cluster's default here). Left to the kernel, a
   // burst of new connections went to whichever process woke first, often all of them to one. The
@@ -100,10 +106,37 @@ export function startCluster(options: ServeOptions, count: number): void {
     } else if (m.fieldmap === 'task') {
       // With no runner alive the task waits in the database; the next runner resumes it at start.
       if (runner) send(runner, m);
-    } else {
+    } else if (m.fieldmap === 'hit') {
       const { count: n, resetSeconds } = countHit(windows, m.key, m.windowSeconds);
       send(from, { fieldmap: 'hit', ask: m.ask, count: n, resetSeconds });
+    } else if (m.fieldmap === 'sessions-changed') {
+      clearSessionsOfOthers(from, m.ask);
+    } else {
+      confirmClear(from, m.clear);
     }
+  };
+
+  // A process that is not listening yet has read no session, and reads only what is committed.
+  const clearSessionsOfOthers = (from: Worker, ask: number) => {
+    const clear = nextClear++;
+    const waiting = new Set([...roles.keys()].filter((w) => w !== from && listening.has(w) && w.isConnected()));
+    const timer = setTimeout(() => {
+      log.error({ processes: [...waiting].map((w) => w.process.pid) }, 'web processes did not confirm clearing their session caches');
+      done();
+    }, CLEAR_SESSIONS_TIMEOUT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      clears.delete(clear);
+      send(from, { fieldmap: 'sessions-changed', ask });
+    };
+    clears.set(clear, { waiting, done });
+    for (const worker of waiting) send(worker, { fieldmap: 'clear-sessions', clear });
+    if (waiting.size === 0) done();
+  };
+  const confirmClear = (from: Worker, clear: number) => {
+    const pending = clears.get(clear);
+    pending?.waiting.delete(from);
+    if (pending?.waiting.size === 0) pending.done();
   };
 
   // Each web process finishes what it has in flight (lib/server/web.mjs closes once its open
@@ -124,6 +157,7 @@ export function startCluster(options: ServeOptions, count: number): void {
     const role = roles.get(worker)!;
     roles.delete(worker);
     if (role === 'runner') runner = undefined;
+    for (const [clear] of clears) confirmClear(worker, clear);
     if (stopping) {
       if (roles.size === 0) process.exit(exitCode);
       return;
