@@ -1,5 +1,5 @@
 // Active sessions by token hash, kept in each web process for up to a minute: the look-up (a session,
-// its user and company: three statements) was a third of a single-field request's server time.
+// its user and company: three statements) was about a quarter of a single-field request's server time.
 //
 // Kept right by clearing, not by expiry: a request that changes or removes sessions, users or
 // companies (logout, a new password, a role, a deactivation...) clears the cache of every process of
@@ -76,7 +76,7 @@ export async function clearingSessionsOnWrite<T>(fn: () => Promise<T>): Promise<
 export const clearProcessSessionCache = () => clearSessionCache(shared().cache);
 
 /** Clears this process's cache and, in a server of several processes, every other's (awaiting them). */
-export async function clearSessionCaches(): Promise<void> {
+async function clearSessionCaches(): Promise<void> {
   if (!processSessionCache()) return;
   clearProcessSessionCache();
   if (webRole()) await clearSessionsEverywhere();
@@ -95,7 +95,7 @@ function markWrite({ operation, args, query }: { operation: string; args: unknow
 
 /** The database client, marking the current request when it changes sessions, users or companies. */
 export function trackSessionWrites(db: Db): Db {
-  // Hooked on these three models only: a hook on every model made each query of the others dearer.
+  // Only these three models bear on a session.
   return db.$extends({
     name: 'session-writes',
     query: { session: { $allOperations: markWrite }, user: { $allOperations: markWrite }, company: { $allOperations: markWrite } },

@@ -1,7 +1,8 @@
 // The production server: several web processes (lib/server/web.mjs, Next.js as `next start` runs
 // it) on one port (node:cluster), because one Node.js process uses one core for requests. The
 // primary serves nothing itself: it starts the processes, counts rate limits for all of them
-// (lib/server/ipc.ts), passes on session-cache clears, and starts a process again when one dies. The first process is the runner: it runs the embedded background tasks and cleans the
+// (lib/server/ipc.ts), passes on clears of their session caches, and starts a process again when
+// one dies. The first process is the runner: it runs the embedded background tasks and cleans the
 // data folder, and the others start only once it is ready, so that the clean-up of a fresh start
 // never meets an upload in progress.
 import cluster, { type Worker } from 'node:cluster';
