@@ -1,7 +1,7 @@
 // Importing a large shapefile through POST /upload: ~100,000 real Slovak LPIS parcels (S-JTSK/Krovak,
 // CP1252), made by copying the 100 parcels of sk_lpis_2024 on a grid, zipped. Reports the server's
-// wall time, CPU time and peak RSS (the highest VmHWM of the server's processes: the one that took the upload), and GDAL's ogr2ogr converting the
-// same archive to GeoJSON in WGS84 as a reference.
+// wall time, CPU time and peak RSS (the highest VmHWM of the server's processes: the one that took
+// the upload), and GDAL's ogr2ogr converting the same archive to GeoJSON in WGS84 as a reference.
 // Usage: npx tsx bench/shapefile.ts [copies]   (default 1000 copies = 100,000 parcels)
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';

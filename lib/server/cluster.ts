@@ -49,8 +49,13 @@ export function parseServeArgs(args: string[], defaultPort: number): ServeOption
   };
 }
 
+/** What each web process is given: where to listen, and the headers of every answer. */
+export interface WebOptions extends ServeOptions {
+  headers: Record<string, string>;
+}
+
 /** Runs the web process in `count` processes with `options` until SIGTERM or SIGINT. */
-export function startCluster(options: ServeOptions, count: number): void {
+export function startCluster(options: WebOptions, count: number): void {
   const serve = JSON.stringify(options);
   const roles = new Map<Worker, WebRole>();
   const listening = new WeakSet<Worker>();

@@ -2,11 +2,13 @@
 // takes `next start`'s arguments and runs WEB_CONCURRENCY web processes (lib/server/cluster.ts). The
 // configuration is checked here first, so that a bad value stops the server before any process starts.
 import { parseConfig } from '../config';
+import { securityHeaders } from '../http/security-headers';
 import { parseServeArgs, startCluster, webConcurrency } from './cluster';
 
 try {
   const config = parseConfig(process.env);
-  startCluster(parseServeArgs(process.argv.slice(2), config.PORT), webConcurrency(config.WEB_CONCURRENCY));
+  const listen = parseServeArgs(process.argv.slice(2), config.PORT);
+  startCluster({ ...listen, headers: securityHeaders(config.MAP_TILE_URL) }, webConcurrency(config.WEB_CONCURRENCY));
 } catch (err) {
   console.error((err as Error).message);
   process.exit(1);

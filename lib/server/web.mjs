@@ -10,8 +10,8 @@ import { constants } from 'node:zlib';
 import compression from 'compression';
 import next from 'next';
 
-/** The listening options the primary parsed (`ServeOptions` in cluster.ts). */
-const { port, hostname, keepAliveTimeoutMs } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
+/** What the primary parsed and prepared (`WebOptions` in cluster.ts). */
+const { port, hostname, keepAliveTimeoutMs, headers } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
 
 const compress = compression({
   // Fast levels: large JSON answers are the ones that wait, and static files are cached for good anyway.
@@ -23,34 +23,10 @@ const compress = compression({
   chunkSize: 256 * 1024,
 });
 
-// Security headers on every answer. Set here, not in next.config.ts: Next.js compiled its header
-// rules on every request (a tenth of a millisecond), and read MAP_TILE_URL when it built, not at start.
-const tileOrigin = (() => {
-  try {
-    return new URL((process.env.MAP_TILE_URL ?? 'https://tile.openstreetmap.org/{z}/{x}/{y}.png').replace(/[{}]/g, '')).origin;
-  } catch {
-    return '';
-  }
-})();
-const tileSources = tileOrigin.includes('openstreetmap') ? 'https://*.tile.openstreetmap.org https://tile.openstreetmap.org' : tileOrigin;
-const SECURITY_HEADERS = Object.entries({
-  'Content-Security-Policy': [
-    "default-src 'self'",
-    // Leaflet's tiles come from MAP_TILE_URL's host; everything else is our own origin.
-    `img-src 'self' data: blob: ${tileSources}`,
-    "script-src 'self' 'unsafe-inline'",
-    "style-src 'self' 'unsafe-inline'",
-    "connect-src 'self'",
-    "font-src 'self' data:",
-    "frame-ancestors 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "object-src 'none'",
-  ].join('; '),
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
-  'X-Frame-Options': 'DENY',
-});
+// Security headers on every answer (lib/http/security-headers.ts). Set here, not in next.config.ts:
+// Next.js compiled its header rules on every request (a tenth of a millisecond), and read
+// MAP_TILE_URL when it built, not at start.
+const SECURITY_HEADERS = Object.entries(headers);
 
 const app = next({ dev: false, dir: fileURLToPath(new URL('../..', import.meta.url)), hostname, port });
 const handle = app.getRequestHandler();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Windows, countHit } from '@/lib/http/rate-limit';
 import { parseConfig } from '@/lib/config';
+import { securityHeaders } from '@/lib/http/security-headers';
 import { parseServeArgs, webConcurrency } from '@/lib/server/cluster';
 
 describe('web processes', () => {
@@ -52,5 +53,20 @@ describe('the server arguments', () => {
     expect(() => parseServeArgs(['-p', 'http'], 3000)).toThrow(/port: must be a whole number up to 65535, got "http"/);
     expect(() => parseServeArgs(['-p', '70000'], 3000)).toThrow(/port/);
     expect(() => parseServeArgs(['--turbo'], 3000)).toThrow(/turbo/);
+  });
+});
+
+describe('security headers of every answer', () => {
+  const imgSrc = (tileUrl: string) => securityHeaders(tileUrl)['Content-Security-Policy']!.split('; ').find((d) => d.startsWith('img-src'));
+
+  it('allow map tiles from MAP_TILE_URL as configured at start, and nothing else from elsewhere', () => {
+    expect(imgSrc(parseConfig({} as NodeJS.ProcessEnv).MAP_TILE_URL)).toBe("img-src 'self' data: blob: https://*.tile.openstreetmap.org https://tile.openstreetmap.org");
+    expect(imgSrc('https://tiles.example.org:8443/{z}/{x}/{y}.png')).toBe("img-src 'self' data: blob: https://tiles.example.org:8443");
+    expect(imgSrc('not a url')).toBe("img-src 'self' data: blob:");
+    const headers = securityHeaders('https://tiles.example.org/{z}/{x}/{y}.png');
+    expect(headers['Content-Security-Policy']).toContain("default-src 'self'");
+    expect(headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
+    expect(headers['X-Frame-Options']).toBe('DENY');
+    expect(headers['X-Content-Type-Options']).toBe('nosniff');
   });
 });
