@@ -33,18 +33,17 @@ function geometryColumns(geometry: FieldGeometry) {
   return { geometry: JSON.stringify(geometry), ...boundingBox(geometry) };
 }
 
-/**
- * Rows per query of a list (about 1.5 MB of geometry text): the ids are bound parameters, and Prisma
- * allows SQLite 999 of them in one statement.
- */
+/** Rows per query of a list (about 1.5 MB of geometry text). */
 const LIST_PAGE = 500;
 
 /**
  * The company's fields matching `query`, in pages ordered by id. The matching ids come first from
  * one query the indexes answer alone (the bounding-box indexes cover a map window); the rows, with
- * kilobytes of geometry each, are then read a page at a time by primary key. This keeps the memory
- * of a 10,000-field list flat and lets the answer stream. A field deleted meanwhile is left out; one
- * changed meanwhile is answered as it is when its page is read.
+ * kilobytes of geometry each, are then read a page at a time: the same filter within the id range
+ * of the page, which the primary key answers. (Naming the page's 500 ids instead cost Prisma a fifth
+ * of the list's time in binding them.) This keeps the memory of a 10,000-field list flat and lets
+ * the answer stream. A field deleted meanwhile is left out; one changed meanwhile is answered as it
+ * is when its page is read.
  */
 export async function* fieldPages(db: TenantDb, query: z.infer<typeof fieldListQuery>, pageSize = LIST_PAGE) {
   const [minLon, minLat, maxLon, maxLat] = query.bbox ?? [];
@@ -61,8 +60,9 @@ export async function* fieldPages(db: TenantDb, query: z.infer<typeof fieldListQ
   ]);
   const ownerName = new Map(owners.map((o) => [o.id, o.name]));
   for (let start = 0; start < matching.length; start += pageSize) {
+    const last = matching[Math.min(start + pageSize, matching.length) - 1]!;
     const page = await db.field.findMany({
-      where: { id: { in: matching.slice(start, start + pageSize).map((f) => f.id) } },
+      where: { ...where, id: { gte: matching[start]!.id, lte: last.id } },
       select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
       orderBy: { id: 'asc' },
     });
@@ -79,10 +79,10 @@ export async function listFields(db: TenantDb, query: z.infer<typeof fieldListQu
 type ListedField = Awaited<ReturnType<typeof listFields>>[number];
 
 /**
- * One GeoJSON Feature as JSON text. Geometries are stored as GeoJSON text already, so they are
- * spliced in rather than parsed and serialised again (the full list of 10,000 fields stays fast).
+ * A Feature's JSON text up to its geometry. Geometries are stored as GeoJSON text already, so they
+ * are spliced in after it rather than parsed and serialised again (the full list stays fast).
  */
-function featureJson(f: ListedField): string {
+function featureHead(f: ListedField): string {
   return `{"type":"Feature","id":${f.id},"properties":${JSON.stringify({
     name: f.name,
     area: roundArea(f.area),
@@ -90,24 +90,48 @@ function featureJson(f: ListedField): string {
     owner_id: f.ownerId,
     status: f.status,
     parcel_number: f.parcelNumber,
-  })},"geometry":${f.geometry}}`;
-}
-
-export function featureCollectionJson(fields: ListedField[]): string {
-  return `{"type":"FeatureCollection","features":[${fields.map(featureJson).join(',')}]}`;
+  })},"geometry":`;
 }
 
 /**
- * The FeatureCollection as text chunks, a page of features each, for a streamed answer. The opening
+ * `before`, the features separated by commas, then `after`, as UTF-8 written straight into one
+ * buffer. Joining the text first made one string of each page, two bytes a character as soon as a
+ * name held a Cyrillic letter, and encoding that took more than twice as long as writing the parts.
+ */
+function featuresBytes(before: string, fields: ListedField[], after: string): Buffer {
+  const heads = fields.map(featureHead);
+  let size = Buffer.byteLength(before) + Buffer.byteLength(after) + Math.max(0, fields.length - 1);
+  for (let i = 0; i < fields.length; i++) size += Buffer.byteLength(heads[i]!) + Buffer.byteLength(fields[i]!.geometry) + 1;
+  const bytes = Buffer.allocUnsafe(size);
+  let at = bytes.write(before);
+  for (let i = 0; i < fields.length; i++) {
+    if (i) at += bytes.write(',', at);
+    at += bytes.write(heads[i]!, at);
+    at += bytes.write(fields[i]!.geometry, at);
+    at += bytes.write('}', at);
+  }
+  bytes.write(after, at);
+  return bytes;
+}
+
+const COLLECTION_OPENING = '{"type":"FeatureCollection","features":[';
+const COLLECTION_CLOSING = ']}';
+
+export function featureCollectionJson(fields: ListedField[]): string {
+  return featuresBytes(COLLECTION_OPENING, fields, COLLECTION_CLOSING).toString();
+}
+
+/**
+ * The FeatureCollection as UTF-8 chunks, a page of features each, for a streamed answer. The opening
  * travels with the first page, so nothing is produced before the first query has succeeded.
  */
-export async function* featureCollectionChunks(pages: AsyncIterable<ListedField[]>): AsyncGenerator<string> {
-  let opening = '{"type":"FeatureCollection","features":[';
+export async function* featureCollectionChunks(pages: AsyncIterable<ListedField[]>): AsyncGenerator<Buffer> {
+  let before = COLLECTION_OPENING;
   for await (const page of pages) {
-    yield opening + page.map(featureJson).join(',');
-    opening = ',';
+    yield featuresBytes(before, page, '');
+    before = ',';
   }
-  yield `${opening === ',' ? '' : opening}]}`;
+  yield Buffer.from(`${before === ',' ? '' : before}${COLLECTION_CLOSING}`);
 }
 
 export async function getField(db: TenantDb, id: number) {

@@ -9,13 +9,13 @@ import { Readable } from 'node:stream';
  * failure at the start (the database, a bad filter) still becomes the error envelope; a failure
  * later aborts the connection, which the client sees as a cut-off answer rather than a wrong one.
  */
-export async function streamResponse(chunks: AsyncIterable<string>, contentType: string): Promise<Response> {
+export async function streamResponse(chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<Response> {
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();
   async function* all() {
     if (first.done) return;
-    yield Buffer.from(first.value);
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield Buffer.from(next.value);
+    yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
   return new Response(Readable.toWeb(Readable.from(all())) as ReadableStream<Uint8Array>, { headers: { 'content-type': contentType } });
 }
