@@ -9,6 +9,7 @@
 // change made outside the server (a script on the database) takes to be seen. With Redis, web
 // processes may run on several hosts that cannot be reached this way, so the cache is off.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { config } from '../config';
 import type { Db } from '../db/client';
 import { clearSessionsEverywhere, webRole } from '../server/ipc';
 
@@ -57,7 +58,7 @@ const shared = () => (state.__fieldmapSessions ??= { cache: newSessionCache(), w
 
 /** This process's cache, or undefined when it is off (Redis: web processes on several hosts). */
 export const processSessionCache = <S extends { expiresAt: Date }>(): SessionCache<S> | undefined =>
-  process.env.REDIS_URL ? undefined : (shared().cache as SessionCache<S>);
+  config().REDIS_URL ? undefined : (shared().cache as SessionCache<S>);
 
 /**
  * Runs `fn` (a request's work); when it changed or removed sessions, users or companies, clears the
