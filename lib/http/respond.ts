@@ -10,6 +10,11 @@ export function json(data: unknown, init: ResponseInit = {}): NextResponse {
   return NextResponse.json(data, init);
 }
 
+/** An answer whose JSON text is already written (`json` would parse nothing but serialise it all). */
+export function jsonText(text: string, init: ResponseInit = {}): NextResponse {
+  return new NextResponse(text, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
+}
+
 /** `{success:true, ...data}` */
 export function ok(data: Record<string, unknown> = {}, init: ResponseInit = {}): NextResponse {
   return NextResponse.json({ success: true, ...data }, init);

@@ -1,10 +1,10 @@
-// The field list read page by page from a real SQLite file, and its streamed JSON text.
+// The field list read page by page from a real SQLite file, its streamed JSON text, and one field's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDb } from '@/lib/db/client';
 import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { tenantDb } from '@/lib/db/tenant';
-import { featureCollectionChunks, featureCollectionJson, fieldPages, listFields } from '@/lib/fields/fields';
+import { featureCollectionChunks, featureCollectionJson, fieldDetail, fieldDetailJson, fieldPages, getField, listFields } from '@/lib/fields/fields';
 import { boundingBox } from '@/lib/geo/geometry';
 import { streamResponse } from '@/lib/http/stream';
 
@@ -85,6 +85,35 @@ describe('featureCollectionChunks', () => {
       });
     }
     expect(JSON.parse(featureCollectionJson(fields)).features[0].properties.area).toBe(1.2346);
+  });
+});
+
+describe('fieldDetailJson', () => {
+  it('is the detail with the stored geometry and attributes spliced in as they are', async () => {
+    const a = tenantDb(db, companies[0]!);
+    const attributes = { NAZEV: 'Pole "u lesa"\nsever', kód: 7, nested: { ok: true, list: [1, null] } };
+    const geometry = square(40, 50);
+    const { id } = await a.field.create({
+      data: { companyId: companies[0]!, ownerId: (await a.owner.findFirstOrThrow()).id, name: 'Поле «Север»', area: 2.5, status: 'Аренда', parcelNumber: '61:02:1', geometry: JSON.stringify(geometry), attributesJson: JSON.stringify(attributes), ...boundingBox(geometry) },
+      select: { id: true },
+    });
+    const field = await getField(a, id);
+    const parsed = JSON.parse(fieldDetailJson(field));
+    expect(parsed).toEqual(fieldDetail(field));
+    expect(parsed).toEqual({
+      id,
+      name: 'Поле «Север»',
+      area: 2.5,
+      area_unit: 'ha',
+      owner: { id: field.ownerId, name: 'Владелец A' },
+      status: 'Аренда',
+      parcel_number: '61:02:1',
+      geometry,
+      created_at: field.createdAt.toISOString(),
+      updated_at: field.updatedAt.toISOString(),
+      attributes,
+    });
+    await a.field.delete({ where: { id } });
   });
 });
 

@@ -1,10 +1,10 @@
-import { deleteField, fieldDetail, getField, updateField } from '@/lib/fields/fields';
+import { deleteField, fieldDetail, fieldDetailJson, getField, updateField } from '@/lib/fields/fields';
 import { updateFieldBody } from '@/lib/fields/schemas';
-import { json, ok } from '@/lib/http/respond';
+import { jsonText, ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId, readJson } from '@/lib/http/validate';
 
-export const GET = route('GET /api/fields/{id}', async ({ db, params }) => json(fieldDetail(await getField(db, pathId(params.id)))));
+export const GET = route('GET /api/fields/{id}', async ({ db, params }) => jsonText(fieldDetailJson(await getField(db, pathId(params.id)))));
 
 export const PUT = route('PUT /api/fields/{id}', async ({ req, db, params }) => {
   const id = pathId(params.id);
