@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { getTranslations } from 'next-intl/server';
 import { FieldsTable } from '@/components/fields/fields-table';
-import { roundArea, listFields } from '@/lib/fields/fields';
+import { listFieldRows, roundArea } from '@/lib/fields/fields';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
@@ -21,7 +21,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
   const q = params.q?.trim().slice(0, 255) || undefined;
   const status = params.status?.slice(0, 64) || undefined;
   const ownerId = Number(params.owner_id) > 0 ? Math.floor(Number(params.owner_id)) : undefined;
-  const [fields, owners, t] = await Promise.all([listFields(db, { q, status, owner_id: ownerId }), listOwners(db), getTranslations()]);
+  const [fields, owners, t] = await Promise.all([listFieldRows(db, { q, status, owner_id: ownerId }), listOwners(db), getTranslations()]);
   const statuses: string[] = [...KNOWN_STATUSES];
   if (status && !statuses.includes(status)) statuses.push(status);
   const rows = fields.map((f) => ({ id: f.id, name: f.name, area: roundArea(f.area), owner: f.owner, owner_id: f.ownerId, status: f.status, parcel_number: f.parcelNumber }));

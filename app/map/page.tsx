@@ -1,31 +1,40 @@
 import { getTranslations } from 'next-intl/server';
 import { FieldMapLoader } from '@/components/map/field-map-loader';
-import { featureCollectionJson, listFields } from '@/lib/fields/fields';
+import { fieldsExtent } from '@/lib/fields/fields';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
 import { requireUser, tileUrl } from '@/lib/ui/server';
-import type { FieldCollection } from '@/lib/ui/types';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');
   return { title: t('map') };
 }
 
+// The fields themselves are not in the page: the map reads them from GET /api/fields (streamed and
+// compressed), so the page answers at once whatever the company's size. Embedded, 10,000 fields
+// made a 32 MB page that took 5 s to render. The page gives the first view: the field asked for,
+// else the box around all of them.
 export default async function MapPage({ searchParams }: { searchParams: Promise<{ field?: string }> }) {
   const { user, db } = await requireUser();
-  const [fields, owners, t, params] = await Promise.all([listFields(db, {}), listOwners(db), getTranslations('nav'), searchParams]);
-  // The same FeatureCollection the API answers, so the map reads one shape whichever way it loads.
-  const collection = JSON.parse(featureCollectionJson(fields)) as FieldCollection;
+  const params = await searchParams;
   const focus = Number(params.field);
+  const focusId = Number.isSafeInteger(focus) && focus > 0 ? focus : undefined;
+  const [owners, t, focused, all] = await Promise.all([
+    listOwners(db),
+    getTranslations('nav'),
+    focusId === undefined ? null : fieldsExtent(db, focusId),
+    fieldsExtent(db),
+  ]);
+  const extent = focused ?? all;
   return (
     <section className="space-y-3">
       <h1 className="text-2xl font-semibold">{t('map')}</h1>
       <FieldMapLoader
-        initial={collection}
+        bounds={extent ? [[extent.minLat, extent.minLon], [extent.maxLat, extent.maxLon]] : undefined}
         owners={owners.map((o) => ({ id: o.id, name: o.name }))}
         tileUrl={tileUrl()}
         can={{ add: can(user.role, 'addFields'), edit: can(user.role, 'edit'), delete: can(user.role, 'deleteFields') }}
-        focusId={Number.isInteger(focus) && focus > 0 ? focus : undefined}
+        focusId={focused ? focusId : undefined}
       />
     </section>
   );

@@ -19,6 +19,9 @@ export interface FieldRow {
 
 type SortKey = 'name' | 'area' | 'owner' | 'status' | 'parcel_number';
 
+/** Rows on one page of the table: a company of 10,000 fields made a 9 MB page when all were drawn. */
+const PAGE_ROWS = 100;
+
 interface UpdatedField {
   field: { id: number; name: string; area: number; owner: { id: number; name: string } | null; status: string | null; parcel_number: string | null };
 }
@@ -28,6 +31,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const format = useFormatter();
   const [rows, setRows] = useState(initialRows);
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: 'name', dir: 1 });
+  const [page, setPage] = useState(0);
   const [editing, setEditing] = useState<FieldRow | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -51,12 +55,19 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
     });
   }, [rows, sort]);
   const total = rows.reduce((s, r) => s + r.area, 0);
+  const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
+  const current = Math.min(page, pages - 1);
+  const shown = sorted.slice(current * PAGE_ROWS, (current + 1) * PAGE_ROWS);
 
   function header(key: SortKey, label: string, align = 'text-left') {
     const active = sort.key === key;
     return (
       <th scope="col" className={`px-2 py-2 ${align}`} aria-sort={active ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
-        <button type="button" className="font-semibold hover:underline" onClick={() => setSort({ key, dir: active ? (-sort.dir as 1 | -1) : 1 })}>
+        <button type="button" className="font-semibold hover:underline" onClick={() => {
+            setSort({ key, dir: active ? (-sort.dir as 1 | -1) : 1 });
+            setPage(0);
+          }}
+        >
           {label}
           {active ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}
         </button>
@@ -125,7 +136,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                 </td>
               </tr>
             )}
-            {sorted.map((r) =>
+            {shown.map((r) =>
               editing?.id === r.id ? (
                 <tr key={r.id} className="border-t border-stone-200 bg-amber-50" data-testid={`field-row-${r.id}`}>
                   <td className="px-2 py-1">
@@ -222,6 +233,17 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
           </tfoot>
         </table>
       </div>
+      {pages > 1 && (
+        <nav aria-label={t('fields.table_pages')} className="flex flex-wrap items-center justify-end gap-2 text-sm" data-testid="fields-pager">
+          <span data-testid="fields-range">{t('fields.rows_range', { from: current * PAGE_ROWS + 1, to: current * PAGE_ROWS + shown.length, count: sorted.length })}</span>
+          <Button variant="secondary" onClick={() => setPage(current - 1)} disabled={current === 0}>
+            {t('common.previous')}
+          </Button>
+          <Button variant="secondary" onClick={() => setPage(current + 1)} disabled={current === pages - 1}>
+            {t('common.next')}
+          </Button>
+        </nav>
+      )}
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { MapContainer, TileLayer, useMap } from 'react-leaflet';
 import { geometryAreaHa } from '@/lib/geo/area';
-import { api } from '@/lib/ui/api';
+import { type ApiResult, api } from '@/lib/ui/api';
 import { ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
@@ -16,7 +16,8 @@ import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
 
 export interface FieldMapProps {
-  initial: FieldCollection;
+  /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */
+  bounds?: [[number, number], [number, number]];
   owners: OwnerOption[];
   tileUrl: string;
   can: { add: boolean; edit: boolean; delete: boolean };
@@ -47,11 +48,12 @@ function MapBridge({ onReady }: { onReady: (map: L.Map) => void }) {
   return null;
 }
 
-export default function FieldMap({ initial, owners, tileUrl, can, focusId }: FieldMapProps) {
+export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: FieldMapProps) {
   const t = useTranslations();
   const format = useFormatter();
   const [map, setMap] = useState<L.Map | null>(null);
-  const [features, setFeatures] = useState<FieldFeature[]>(initial.features);
+  const [features, setFeatures] = useState<FieldFeature[]>([]);
+  const [loaded, setLoaded] = useState(false);
   const [selectedId, setSelectedId] = useState<number | null>(focusId ?? null);
   const [colorBy, setColorBy] = useState<ColorBy>('status');
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
@@ -63,7 +65,6 @@ export default function FieldMap({ initial, owners, tileUrl, can, focusId }: Fie
   const layersRef = useRef(new Map<number, L.Polygon>());
   const drawnRef = useRef<L.Layer | null>(null);
   const modeRef = useRef<Mode>(mode);
-  const fittedRef = useRef(false);
   // The ref is read by Leaflet's event handlers, which outlive renders: it changes with the state.
   const changeMode = useCallback((next: Mode) => {
     modeRef.current = next;
@@ -80,11 +81,29 @@ export default function FieldMap({ initial, owners, tileUrl, can, focusId }: Fie
     [t],
   );
 
-  const reload = useCallback(async () => {
-    const res = await api<FieldCollection>('/api/fields');
-    if (res.ok) setFeatures(res.data.features);
-    else setError(res.error ?? t('common.network_error'));
-  }, [t]);
+  const showList = useCallback(
+    (res: ApiResult<FieldCollection>) => {
+      if (res.ok) {
+        setFeatures(res.data.features);
+        setLoaded(true);
+      } else setError(res.error ?? t('common.network_error'));
+    },
+    [t],
+  );
+  const reload = useCallback(async () => showList(await api<FieldCollection>('/api/fields')), [showList]);
+
+  // The fields come from the API, not inside the page, so that the page opens at once however many
+  // there are; the view is already where they are (`bounds`).
+  useEffect(() => {
+    let current = true;
+    void (async () => {
+      const res = await api<FieldCollection>('/api/fields');
+      if (current) showList(res);
+    })();
+    return () => {
+      current = false;
+    };
+  }, [showList]);
 
   // The map's own controls, in the page's language.
   useEffect(() => {
@@ -115,12 +134,7 @@ export default function FieldMap({ initial, owners, tileUrl, can, focusId }: Fie
       group.addLayer(layer);
       layersRef.current.set(f.id, layer);
     }
-    if (!fittedRef.current && features.length > 0) {
-      fittedRef.current = true;
-      const focus = focusId ? layersRef.current.get(focusId) : undefined;
-      map.fitBounds((focus ?? group).getBounds(), { padding: [24, 24], maxZoom: 17 });
-    }
-  }, [map, features, colorOf, ha, focusId]);
+  }, [map, features, colorOf, ha]);
 
   // The selected field is drawn heavier.
   useEffect(() => {
@@ -303,10 +317,20 @@ export default function FieldMap({ initial, owners, tileUrl, can, focusId }: Fie
           </p>
         )}
         <div className="relative h-[60vh] min-h-[320px] overflow-hidden rounded-lg border border-stone-200 lg:h-[72vh]" data-testid="field-map">
-          <MapContainer center={DEFAULT_CENTER} zoom={DEFAULT_ZOOM} zoomControl={false} className="h-full w-full bg-stone-200" doubleClickZoom={false}>
+          <MapContainer
+            {...(bounds ? { bounds, boundsOptions: { padding: [24, 24], maxZoom: 17 } } : { center: DEFAULT_CENTER, zoom: DEFAULT_ZOOM })}
+            zoomControl={false}
+            className="h-full w-full bg-stone-200"
+            doubleClickZoom={false}
+          >
             <TileLayer url={tileUrl} attribution={t('map.attribution')} />
             <MapBridge onReady={setMap} />
           </MapContainer>
+          {!loaded && (
+            <p role="status" className="absolute top-2 left-1/2 z-[1000] -translate-x-1/2 rounded bg-white/90 px-3 py-1 text-sm shadow" data-testid="map-loading">
+              {t('map.loading_fields')}
+            </p>
+          )}
           {legend.length > 0 && (
             <ul className="absolute bottom-6 left-2 z-[1000] max-w-[60%] space-y-0.5 rounded bg-white/90 px-2 py-1 text-xs shadow" aria-label={t('map.legend')}>
               {legend.map((l) => (
@@ -375,8 +399,8 @@ export default function FieldMap({ initial, owners, tileUrl, can, focusId }: Fie
           </section>
         ) : (
           <section className="space-y-2 rounded-lg border border-stone-200 bg-white p-4 text-sm">
-            <p data-testid="map-summary">{t('map.summary', { count: features.length, area: ha(totalArea) })}</p>
-            <p className="text-stone-600">{features.length ? t('map.click_hint') : can.add ? t('map.empty_hint_draw') : t('map.empty_hint')}</p>
+            <p data-testid="map-summary">{loaded ? t('map.summary', { count: features.length, area: ha(totalArea) }) : t('map.loading_fields')}</p>
+            {loaded && <p className="text-stone-600">{features.length ? t('map.click_hint') : can.add ? t('map.empty_hint_draw') : t('map.empty_hint')}</p>}
           </section>
         )}
       </aside>

@@ -36,6 +36,29 @@ function geometryColumns(geometry: FieldGeometry) {
 /** Rows per query of a list (about 1.5 MB of geometry text). */
 const LIST_PAGE = 500;
 
+type FieldListQuery = z.infer<typeof fieldListQuery>;
+
+/** The list's filters (spec 2.3) as a query's `where`; the company is added by the tenant scope. */
+function fieldListWhere(query: FieldListQuery) {
+  const [minLon, minLat, maxLon, maxLat] = query.bbox ?? [];
+  return {
+    ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
+    ...(query.owner_id ? { ownerId: query.owner_id } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.q ? { OR: [{ name: contains(query.q) }, { parcelNumber: contains(query.q) }] } : {}),
+  };
+}
+
+/** Owner names by id: one small query, where a relation include per row cost twice the time. */
+async function ownerNames(db: TenantDb) {
+  return new Map((await db.owner.findMany({ select: { id: true, name: true } })).map((o) => [o.id, o.name]));
+}
+
+const withOwnerName = <F extends { ownerId: number | null }>(f: F, names: Map<number, string>) => ({
+  ...f,
+  owner: f.ownerId === null ? null : (names.get(f.ownerId) ?? null),
+});
+
 /**
  * The company's fields matching `query`, in pages ordered by id. The matching ids come first from
  * one query the indexes answer alone (the bounding-box indexes cover a map window); the rows, with
@@ -45,20 +68,9 @@ const LIST_PAGE = 500;
  * the answer stream. A field deleted meanwhile is left out; one changed meanwhile is answered as it
  * is when its page is read.
  */
-export async function* fieldPages(db: TenantDb, query: z.infer<typeof fieldListQuery>, pageSize = LIST_PAGE) {
-  const [minLon, minLat, maxLon, maxLat] = query.bbox ?? [];
-  const where = {
-    ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
-    ...(query.owner_id ? { ownerId: query.owner_id } : {}),
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.q ? { OR: [{ name: contains(query.q) }, { parcelNumber: contains(query.q) }] } : {}),
-  };
-  const [matching, owners] = await Promise.all([
-    db.field.findMany({ where, select: { id: true }, orderBy: { id: 'asc' } }),
-    // Owner names come from one small query: a relation include per row costs twice the time.
-    db.owner.findMany({ select: { id: true, name: true } }),
-  ]);
-  const ownerName = new Map(owners.map((o) => [o.id, o.name]));
+export async function* fieldPages(db: TenantDb, query: FieldListQuery, pageSize = LIST_PAGE) {
+  const where = fieldListWhere(query);
+  const [matching, names] = await Promise.all([db.field.findMany({ where, select: { id: true }, orderBy: { id: 'asc' } }), ownerNames(db)]);
   for (let start = 0; start < matching.length; start += pageSize) {
     const last = matching[Math.min(start + pageSize, matching.length) - 1]!;
     const page = await db.field.findMany({
@@ -66,17 +78,48 @@ export async function* fieldPages(db: TenantDb, query: z.infer<typeof fieldListQ
       select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
       orderBy: { id: 'asc' },
     });
-    if (page.length) yield page.map((f) => ({ ...f, owner: f.ownerId === null ? null : (ownerName.get(f.ownerId) ?? null) }));
+    if (page.length) yield page.map((f) => withOwnerName(f, names));
   }
 }
 
-export async function listFields(db: TenantDb, query: z.infer<typeof fieldListQuery>) {
-  const fields = [];
-  for await (const page of fieldPages(db, query)) fields.push(...page);
-  return fields;
+/** The list's properties without the geometry (a table's rows), ordered by id. */
+export async function listFieldRows(db: TenantDb, query: FieldListQuery) {
+  const [fields, names] = await Promise.all([
+    db.field.findMany({
+      where: fieldListWhere(query),
+      select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true },
+      orderBy: { id: 'asc' },
+    }),
+    ownerNames(db),
+  ]);
+  return fields.map((f) => withOwnerName(f, names));
 }
 
-type ListedField = Awaited<ReturnType<typeof listFields>>[number];
+/**
+ * The box around the company's fields, or around one of them, for a map's first view; null when
+ * there is none. The stored bounding boxes answer it without reading a geometry.
+ */
+export async function fieldsExtent(db: TenantDb, id?: number): Promise<BBox | null> {
+  const { _min, _max } = await db.field.aggregate({
+    where: id === undefined ? {} : { id },
+    _min: { minLon: true, minLat: true },
+    _max: { maxLon: true, maxLat: true },
+  });
+  if (_min.minLon === null || _min.minLat === null || _max.maxLon === null || _max.maxLat === null) return null;
+  return { minLon: _min.minLon, minLat: _min.minLat, maxLon: _max.maxLon, maxLat: _max.maxLat };
+}
+
+/** A field as the list answers it: its properties, its owner's name and its stored GeoJSON text. */
+interface ListedField {
+  id: number;
+  name: string;
+  area: number;
+  status: string | null;
+  parcelNumber: string | null;
+  ownerId: number | null;
+  owner: string | null;
+  geometry: string;
+}
 
 /**
  * A Feature's JSON text up to its geometry. Geometries are stored as GeoJSON text already, so they
@@ -94,13 +137,12 @@ function featureHead(f: ListedField): string {
 }
 
 /**
- * `before`, the features separated by commas, then `after`, as UTF-8 written straight into one
- * buffer. Joining the text first made one string of each page, two bytes a character as soon as a
+ * `before`, then the features separated by commas, as UTF-8 written straight into one buffer. Joining the text first made one string of each page, two bytes a character as soon as a
  * name held a Cyrillic letter, and encoding that took more than twice as long as writing the parts.
  */
-function featuresBytes(before: string, fields: ListedField[], after: string): Buffer {
+function featuresBytes(before: string, fields: ListedField[]): Buffer {
   const heads = fields.map(featureHead);
-  let size = Buffer.byteLength(before) + Buffer.byteLength(after) + Math.max(0, fields.length - 1);
+  let size = Buffer.byteLength(before) + Math.max(0, fields.length - 1);
   for (let i = 0; i < fields.length; i++) size += Buffer.byteLength(heads[i]!) + Buffer.byteLength(fields[i]!.geometry) + 1;
   const bytes = Buffer.allocUnsafe(size);
   let at = bytes.write(before);
@@ -110,16 +152,11 @@ function featuresBytes(before: string, fields: ListedField[], after: string): Bu
     at += bytes.write(fields[i]!.geometry, at);
     at += bytes.write('}', at);
   }
-  bytes.write(after, at);
   return bytes;
 }
 
 const COLLECTION_OPENING = '{"type":"FeatureCollection","features":[';
 const COLLECTION_CLOSING = ']}';
-
-export function featureCollectionJson(fields: ListedField[]): string {
-  return featuresBytes(COLLECTION_OPENING, fields, COLLECTION_CLOSING).toString();
-}
 
 /**
  * The FeatureCollection as UTF-8 chunks, a page of features each, for a streamed answer. The opening
@@ -128,7 +165,7 @@ export function featureCollectionJson(fields: ListedField[]): string {
 export async function* featureCollectionChunks(pages: AsyncIterable<ListedField[]>): AsyncGenerator<Buffer> {
   let before = COLLECTION_OPENING;
   for await (const page of pages) {
-    yield featuresBytes(before, page, '');
+    yield featuresBytes(before, page);
     before = ',';
   }
   yield Buffer.from(`${before === ',' ? '' : before}${COLLECTION_CLOSING}`);

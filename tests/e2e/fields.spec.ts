@@ -99,3 +99,35 @@ test('the field page edits properties and downloads KMZ and PDF exports', async 
   await page.getByRole('button', { name: 'Download' }).click();
   await expect(page.getByRole('main').getByRole('alert')).toContainText('height');
 });
+
+test('a long fields table shows a hundred rows a page, totals all of them, and sorts across pages', async ({ page }) => {
+  await registerCompany(page.request);
+  // 105 fields: Field 001 (the smallest) to Field 105 (the largest).
+  for (let start = 1; start <= 105; start += 15) {
+    await Promise.all(
+      Array.from({ length: Math.min(15, 106 - start) }, (_, k) => start + k).map((i) =>
+        createField(page.request, { name: `Field ${String(i).padStart(3, '0')}`, geometry: square(17 + i * 0.02, 48.15, 0.001 + i * 0.00001) }),
+      ),
+    );
+  }
+  await page.goto('/fields');
+  const table = page.getByTestId('fields-table');
+  const pager = page.getByTestId('fields-pager');
+  await expect(table.locator('tbody tr')).toHaveCount(100);
+  await expect(page.getByTestId('fields-total-count')).toHaveText('Total: 105 fields');
+  await expect(page.getByTestId('fields-range')).toHaveText('Fields 1–100 of 105');
+  await expect(pager.getByRole('button', { name: 'Previous' })).toBeDisabled();
+
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await expect(table.locator('tbody tr')).toHaveCount(5);
+  await expect(page.getByTestId('fields-range')).toHaveText('Fields 101–105 of 105');
+  await expect(table.locator('tbody tr').first()).toContainText('Field 101');
+  await expect(pager.getByRole('button', { name: 'Next' })).toBeDisabled();
+
+  // Sorting orders all the rows, not the page, and starts again at the first page.
+  await table.getByRole('button', { name: 'Area, ha' }).click();
+  await table.getByRole('button', { name: /Area, ha/ }).click();
+  await expect(page.getByTestId('fields-range')).toHaveText('Fields 1–100 of 105');
+  await expect(table.locator('tbody tr').first()).toContainText('Field 105');
+  await expect(table.locator('tbody tr').last()).toContainText('Field 006');
+});

@@ -83,3 +83,29 @@ test('edit a boundary by dragging a corner, then delete the field after confirmi
   await expect(map.locator('path.fm-field')).toHaveCount(0);
   expect((await page.request.get(`/api/fields/${id}`)).status()).toBe(404);
 });
+
+test('the map opens where the fields are, reading them from the API rather than from the page', async ({ page }) => {
+  await registerCompany(page.request);
+  const square = (lon: number) => ({ type: 'Polygon', coordinates: [[[lon, 48.15], [lon + 0.01, 48.15], [lon + 0.01, 48.156], [lon, 48.156], [lon, 48.15]]] });
+  const ids: number[] = [];
+  for (const [name, lon] of [['Western strip', 17.1], ['Eastern strip', 17.16]] as const) {
+    ids.push((await (await page.request.post('/api/fields', { data: { name, geometry: square(lon) } })).json()).id);
+  }
+  // The page carries the first view, not the fields: its size does not grow with the company's.
+  expect(await (await page.request.get('/map')).text()).not.toContain('Western strip');
+
+  await page.goto('/map');
+  await expect(page.getByTestId('map-summary')).toHaveText(/^2 fields/);
+  await expect(page.getByTestId('map-loading')).toHaveCount(0);
+  // Both are in view at once, far from the map's default centre. (Leaflet draws a polygon out of
+  // view as an empty path.)
+  const view = (await page.getByTestId('field-map').boundingBox())!;
+  for (const id of ids) {
+    const b = (await page.locator(`path.fm-field-${id}`).boundingBox())!;
+    expect(b.width).toBeGreaterThan(20);
+    expect(b.x).toBeGreaterThanOrEqual(view.x);
+    expect(b.y).toBeGreaterThanOrEqual(view.y);
+    expect(b.x + b.width).toBeLessThanOrEqual(view.x + view.width);
+    expect(b.y + b.height).toBeLessThanOrEqual(view.y + view.height);
+  }
+});
