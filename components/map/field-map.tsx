@@ -29,6 +29,8 @@ type ColorBy = 'status' | 'owner';
 
 const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
 const DEFAULT_ZOOM = 14;
+/** Up to this many fields each is an SVG path of its own; more are painted on one canvas. */
+const SVG_FIELDS_AT_MOST = 1000;
 
 function ringsArea(points: L.LatLng[]): number | null {
   if (points.length < 3) return null;
@@ -63,6 +65,9 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
   const [busy, setBusy] = useState(false);
   const groupRef = useRef<L.FeatureGroup | null>(null);
   const layersRef = useRef(new Map<number, L.Polygon>());
+  /** The field drawn as selected, so that a new selection restyles it and no other. */
+  const styledRef = useRef<number | null>(null);
+  const canvasRef = useRef<L.Canvas | null>(null);
   const drawnRef = useRef<L.Layer | null>(null);
   const modeRef = useRef<Mode>(mode);
   // The ref is read by Leaflet's event handlers, which outlive renders: it changes with the state.
@@ -72,6 +77,11 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
   }, []);
 
   const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, { maximumFractionDigits: 2 }) }), [t, format]);
+  // Read by the map's one tooltip, which outlives renders.
+  const tooltipRef = useRef((f: FieldFeature) => f.properties.name);
+  useEffect(() => {
+    tooltipRef.current = (f) => `${f.properties.name} · ${ha(f.properties.area)}`;
+  }, [ha]);
   const colorOf = useCallback((f: FieldFeature) => (colorBy === 'status' ? statusColor(f.properties.status) : ownerColor(f.properties.owner)), [colorBy]);
   const statusLabel = useCallback(
     (status: string | null) => {
@@ -115,30 +125,40 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
     };
   }, [map, t]);
 
-  // Field polygons: rebuilt when the list or the colouring changes.
+  // Field polygons: rebuilt when the list or the colouring changes. One tooltip and one click
+  // handler on the group serve them all, and a large company's are painted on one canvas: with
+  // 10,000 fields each drawn as its own SVG path, with its own tooltip, the map took 5 s to show them
+  // and half a second to follow a drag.
   useEffect(() => {
     if (!map) return;
-    const group = (groupRef.current ??= L.featureGroup().addTo(map));
+    const group = (groupRef.current ??= L.featureGroup()
+      .bindTooltip((layer) => tooltipRef.current((layer as L.Polygon).feature as FieldFeature), { sticky: true })
+      .on('click', (e) => {
+        const f = (e.propagatedFrom as L.Polygon).feature as FieldFeature | undefined;
+        if (f && modeRef.current.kind === 'idle') setSelectedId(f.id);
+      })
+      .addTo(map));
     group.clearLayers();
     layersRef.current.clear();
+    const renderer = features.length > SVG_FIELDS_AT_MOST ? (canvasRef.current ??= L.canvas()) : undefined;
     for (const f of features) {
       const color = colorOf(f);
-      const layer = L.geoJSON(f, {
-        style: { color, weight: 2, fillColor: color, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}` },
-      }).getLayers()[0] as L.Polygon | undefined;
-      if (!layer) continue;
-      layer.bindTooltip(`${f.properties.name} · ${ha(f.properties.area)}`, { sticky: true });
-      layer.on('click', () => {
-        if (modeRef.current.kind === 'idle') setSelectedId(f.id);
-      });
+      const latlngs = L.GeoJSON.coordsToLatLngs(f.geometry.coordinates, f.geometry.type === 'Polygon' ? 1 : 2);
+      const layer = L.polygon(latlngs, { color, weight: 2, fillColor: color, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}`, renderer });
+      layer.feature = f;
       group.addLayer(layer);
       layersRef.current.set(f.id, layer);
     }
-  }, [map, features, colorOf, ha]);
+    styledRef.current = null;
+  }, [map, features, colorOf]);
 
-  // The selected field is drawn heavier.
+  // The selected field is drawn heavier (only the two whose look changes are restyled).
   useEffect(() => {
-    for (const [id, layer] of layersRef.current) layer.setStyle({ weight: id === selectedId ? 5 : 2, fillOpacity: id === selectedId ? 0.5 : 0.35 });
+    const previous = styledRef.current === null ? undefined : layersRef.current.get(styledRef.current);
+    previous?.setStyle({ weight: 2, fillOpacity: 0.35 });
+    const current = selectedId === null ? undefined : layersRef.current.get(selectedId);
+    current?.setStyle({ weight: 5, fillOpacity: 0.5 });
+    styledRef.current = current ? selectedId : null;
   }, [selectedId, features, colorBy]);
 
   // Drawing: live area while the corners are placed, then the new field's form.

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { registerCompany } from './helpers';
+import { createField, registerCompany, square } from './helpers';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -108,4 +108,31 @@ test('the map opens where the fields are, reading them from the API rather than 
     expect(b.x + b.width).toBeLessThanOrEqual(view.x + view.width);
     expect(b.y + b.height).toBeLessThanOrEqual(view.y + view.height);
   }
+});
+
+test('a company of over a thousand fields is painted on one canvas, where a field still answers hover and click', async ({ page }) => {
+  await registerCompany(page.request);
+  // A ring of 1,000 small fields (a grid of 0.004° cells with the middle left empty) around one
+  // large field in the middle, where the map's first view is centred.
+  const cells: [number, number][] = [];
+  for (let row = 0; row < 32 && cells.length < 1000; row++) {
+    for (let col = 0; col < 40 && cells.length < 1000; col++) if (Math.abs(col - 19.5) > 6 || Math.abs(row - 15.5) > 6) cells.push([col, row]);
+  }
+  for (let i = 0; i < cells.length; i += 50) {
+    await Promise.all(cells.slice(i, i + 50).map(([col, row]) => createField(page.request, { name: `Cell ${col}:${row}`, geometry: square(17 + col * 0.004, 48.1 + row * 0.004, 0.003) })));
+  }
+  // The ring spans 17-17.159 by 48.1-48.215, the empty middle 17.056-17.103 by 48.14-48.187; this
+  // field lies inside the middle and over the ring's centre (17.0795, 48.1575).
+  await createField(page.request, { name: 'Centre field', geometry: square(17.0695, 48.1535, 0.02) });
+
+  await page.goto('/map');
+  await expect(page.getByTestId('map-summary')).toHaveText(/^1,001 fields/);
+  const map = page.getByTestId('field-map');
+  await expect(map.locator('.leaflet-overlay-pane canvas')).toHaveCount(1);
+  await expect(map.locator('path.fm-field')).toHaveCount(0);
+  const view = (await map.boundingBox())!;
+  await page.mouse.move(view.x + view.width / 2, view.y + view.height / 2);
+  await expect(page.locator('.leaflet-tooltip')).toContainText('Centre field');
+  await page.mouse.click(view.x + view.width / 2, view.y + view.height / 2);
+  await expect(page.getByTestId('field-panel')).toContainText('Centre field');
 });
