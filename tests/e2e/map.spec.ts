@@ -135,4 +135,9 @@ test('a company of over a thousand fields is painted on one canvas, where a fiel
   await expect(page.locator('.leaflet-tooltip')).toContainText('Centre field');
   await page.mouse.click(view.x + view.width / 2, view.y + view.height / 2);
   await expect(page.getByTestId('field-panel')).toContainText('Centre field');
+  // Its boundary can be edited on the canvas too.
+  await page.getByRole('button', { name: 'Edit boundary' }).click();
+  await expect(map.locator('.leaflet-marker-icon.marker-icon:not(.marker-icon-middle)')).toHaveCount(4);
+  await page.getByTestId('field-panel').getByRole('button', { name: 'Cancel' }).click();
+  await expect(map.locator('.leaflet-marker-icon.marker-icon')).toHaveCount(0);
 });
