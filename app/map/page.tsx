@@ -19,13 +19,8 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
   const params = await searchParams;
   const focus = Number(params.field);
   const focusId = Number.isSafeInteger(focus) && focus > 0 ? focus : undefined;
-  const [owners, t, focused, all] = await Promise.all([
-    listOwners(db),
-    getTranslations('nav'),
-    focusId === undefined ? null : fieldsExtent(db, focusId),
-    fieldsExtent(db),
-  ]);
-  const extent = focused ?? all;
+  const [owners, t, focused] = await Promise.all([listOwners(db), getTranslations('nav'), focusId === undefined ? null : fieldsExtent(db, focusId)]);
+  const extent = focused ?? (await fieldsExtent(db));
   return (
     <section className="space-y-3">
       <h1 className="text-2xl font-semibold">{t('map')}</h1>

@@ -29,6 +29,8 @@ type ColorBy = 'status' | 'owner';
 
 const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
 const DEFAULT_ZOOM = 14;
+const readFields = () => api<FieldCollection>('/api/fields');
+
 /** Up to this many fields each is an SVG path of its own; more are painted on one canvas. */
 const SVG_FIELDS_AT_MOST = 1000;
 
@@ -100,16 +102,15 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
     },
     [t],
   );
-  const reload = useCallback(async () => showList(await api<FieldCollection>('/api/fields')), [showList]);
+  const reload = useCallback(async () => showList(await readFields()), [showList]);
 
   // The fields come from the API, not inside the page, so that the page opens at once however many
   // there are; the view is already where they are (`bounds`).
   useEffect(() => {
     let current = true;
-    void (async () => {
-      const res = await api<FieldCollection>('/api/fields');
+    void readFields().then((res) => {
       if (current) showList(res);
-    })();
+    });
     return () => {
       current = false;
     };

@@ -137,8 +137,9 @@ function featureHead(f: ListedField): string {
 }
 
 /**
- * `before`, then the features separated by commas, as UTF-8 written straight into one buffer. Joining the text first made one string of each page, two bytes a character as soon as a
- * name held a Cyrillic letter, and encoding that took more than twice as long as writing the parts.
+ * `before`, then the features separated by commas, as UTF-8 written straight into one buffer.
+ * Joining the text first made one string of each page, two bytes a character as soon as a name
+ * held a Cyrillic letter, and encoding that took more than twice as long as writing the parts.
  */
 function featuresBytes(before: string, fields: ListedField[]): Buffer {
   const heads = fields.map(featureHead);
