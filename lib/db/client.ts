@@ -16,7 +16,8 @@ export type { Prisma } from './generated/sqlite/client';
 
 export function createDb(target: DbTarget): Db {
   if (target.kind === 'postgresql') {
-    const adapter = new PrismaPg({ connectionString: target.url, max: 10 }, { statementNameGenerator: statementNames(STATEMENT_NAMES_AT_MOST) });
+    const options = preparesStatements(target.url) ? { statementNameGenerator: statementNames(STATEMENT_NAMES_AT_MOST) } : {};
+    const adapter = new PrismaPg({ connectionString: target.url, max: 10 }, options);
     // Same models, same generated API: only the SQL dialect differs.
     return new PostgresClient({ adapter }) as unknown as Db;
   }
@@ -49,6 +50,19 @@ export function statementNames(limit: number): (query: { sql: string; args: unkn
     names.set(sql, name);
     return name;
   };
+}
+
+/**
+ * A pooler in transaction mode (PgBouncer before 1.21) hands each statement to any server
+ * connection, where a statement prepared on another is unknown; `pgbouncer=true` in the URL, as
+ * Prisma's own engines read it, turns naming off.
+ */
+export function preparesStatements(url: string): boolean {
+  try {
+    return new URL(url).searchParams.get('pgbouncer') !== 'true';
+  } catch {
+    return true;
+  }
 }
 
 /** Prisma's libsql adapter on our own connection handling (see sqlite-file-client for why). */

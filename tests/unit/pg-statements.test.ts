@@ -1,6 +1,6 @@
 // PostgreSQL's prepared statements: named after their text, bounded, and reused by a real connection.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDb, statementNames } from '@/lib/db/client';
+import { createDb, preparesStatements, statementNames } from '@/lib/db/client';
 import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, postgresAvailable, scratchPostgres } from '@/lib/db/scratch';
 
@@ -31,6 +31,14 @@ describe('statementNames', () => {
   });
 });
 
+describe('preparesStatements', () => {
+  it('prepares unless the URL says a transaction-mode pooler is in between', () => {
+    expect(preparesStatements('postgresql://u@127.0.0.1:5432/test')).toBe(true);
+    expect(preparesStatements('postgresql://u@127.0.0.1:6432/test?pgbouncer=true')).toBe(false);
+    expect(preparesStatements('postgresql://u@127.0.0.1:6432/test?sslmode=disable&pgbouncer=false')).toBe(true);
+  });
+});
+
 describe('prepared statements on PostgreSQL', async () => {
   const available = await postgresAvailable();
   if (!available) console.warn('skipping the PostgreSQL prepared-statement test: no server at 127.0.0.1:5432');
@@ -39,27 +47,38 @@ describe('prepared statements on PostgreSQL', async () => {
     for (const s of scratch) await s.drop();
   });
 
-  it.skipIf(!available)('a query run twice on one connection is parsed once and answers the same', async () => {
+  /** Reads one company twice on one connection; answers both reads and the connection's prepared company reads. */
+  async function readTwice(url: string) {
     const s = await scratchPostgres();
     scratch.push(s);
     await migrate(s.target);
-    const db = createDb(s.target);
+    const db = createDb({ kind: 'postgresql', url: url.replace('{db}', (s.target as { url: string }).url) });
     try {
       const company = await db.company.create({ data: { name: 'Prepared', slug: 'prepared' } });
       // One interactive transaction holds one connection, whose own statements the view lists.
-      const seen = await db.$transaction(async (tx) => {
+      return await db.$transaction(async (tx) => {
         const first = await tx.company.findUnique({ where: { id: company.id } });
         const second = await tx.company.findUnique({ where: { id: company.id } });
         const statements = await tx.$queryRawUnsafe<{ name: string; statement: string }[]>('SELECT name, statement FROM pg_prepared_statements');
-        return { first, second, statements };
+        const prepared = statements.filter((p) => /^SELECT/i.test(p.statement.trim()) && /FROM "public"\."company"/i.test(p.statement));
+        return { first, second, prepared };
       });
-      expect(seen.first?.name).toBe('Prepared');
-      expect(seen.second).toEqual(seen.first);
-      const companyReads = seen.statements.filter((p) => /FROM "public"\."Company"/i.test(p.statement) && /^SELECT/i.test(p.statement.trim()));
-      expect(companyReads).toHaveLength(1);
-      expect(companyReads[0]!.name).toMatch(/^fm\d+$/);
     } finally {
       await db.$disconnect();
     }
+  }
+
+  it.skipIf(!available)('a query run twice on one connection is parsed once and answers the same', async () => {
+    const seen = await readTwice('{db}');
+    expect(seen.first?.name).toBe('Prepared');
+    expect(seen.second).toEqual(seen.first);
+    expect(seen.prepared).toHaveLength(1);
+    expect(seen.prepared[0]!.name).toMatch(/^fm\d+$/);
+  });
+
+  it.skipIf(!available)('with pgbouncer=true in the URL nothing is kept prepared', async () => {
+    const seen = await readTwice('{db}?pgbouncer=true');
+    expect(seen.second).toEqual(seen.first);
+    expect(seen.prepared).toEqual([]);
   });
 });
