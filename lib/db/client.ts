@@ -35,7 +35,7 @@ const STATEMENT_ARGS_AT_MOST = 32;
 /**
  * Names PostgreSQL's prepared statements after their text, so that a pooled connection parses each
  * statement once rather than on every query (Prisma's adapter names none unless told). A single
- * field on PostgreSQL: 0.33 ms of the database's CPU a request became 0.19-0.25 ms, and 800-816
+ * field on PostgreSQL: 0.32-0.33 ms of the database's CPU a request became 0.19-0.25 ms, and 799-816
  * requests a second 863-896. Bounded, since the server keeps a named statement for the
  * connection's life: statements of many arguments (bulk inserts, long IN lists, whose text varies
  * with their length) and any beyond the first `limit` texts stay unnamed, parsed each time.
