@@ -63,7 +63,10 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
     const active = sort.key === key;
     return (
       <th scope="col" className={`px-2 py-2 ${align}`} aria-sort={active ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
-        <button type="button" className="font-semibold hover:underline" onClick={() => {
+        <button
+          type="button"
+          className="font-semibold hover:underline"
+          onClick={() => {
             setSort({ key, dir: active ? (-sort.dir as 1 | -1) : 1 });
             setPage(0);
           }}

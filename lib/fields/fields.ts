@@ -49,7 +49,10 @@ function fieldListWhere(query: FieldListQuery) {
   };
 }
 
-/** Owner names by id: one small query, where a relation include per row cost twice the time. */
+/**
+ * Owner names by id, from one small query: the owner included with each row took longer (10,000
+ * rows without geometry: PostgreSQL 30 against 21 ms, SQLite 36 against 30 ms).
+ */
 async function ownerNames(db: TenantDb) {
   return new Map((await db.owner.findMany({ select: { id: true, name: true } })).map((o) => [o.id, o.name]));
 }

@@ -86,10 +86,9 @@ test('edit a boundary by dragging a corner, then delete the field after confirmi
 
 test('the map opens where the fields are, reading them from the API rather than from the page', async ({ page }) => {
   await registerCompany(page.request);
-  const square = (lon: number) => ({ type: 'Polygon', coordinates: [[[lon, 48.15], [lon + 0.01, 48.15], [lon + 0.01, 48.156], [lon, 48.156], [lon, 48.15]]] });
   const ids: number[] = [];
   for (const [name, lon] of [['Western strip', 17.1], ['Eastern strip', 17.16]] as const) {
-    ids.push((await (await page.request.post('/api/fields', { data: { name, geometry: square(lon) } })).json()).id);
+    ids.push(await createField(page.request, { name, geometry: square(lon, 48.15, 0.01) }));
   }
   // The page carries the first view, not the fields: its size does not grow with the company's.
   expect(await (await page.request.get('/map')).text()).not.toContain('Western strip');
