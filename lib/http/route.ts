@@ -96,11 +96,12 @@ export function route<K extends RouteKey, P extends Params = Params>(
         if (isLocale(session.user.language)) locale = session.user.language;
         // Cookies ride along with cross-site requests; bearer tokens do not.
         if (found.via === 'cookie' && UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
+        // From here on every line, the request's own last one included, names its user and company.
+        log.setBindings({ userId: session.userId, companyId: session.companyId });
         if (!hasRole(session.user.role, access)) throw forbidden();
         const ctx: AuthedContext<P> = {
           ...base,
           locale,
-          log: log.child({ userId: session.userId, companyId: session.companyId }),
           session,
           user: session.user,
           db: tenantDb(db(), session.companyId),

@@ -1,7 +1,8 @@
 // Each web process keeps the sessions it has looked up (lib/auth/session-cache.ts); a change to
 // sessions, users or companies through the server clears every process's before its answer leaves.
 // Each check asks on new connections, which the server hands to its two processes in turn, after
-// both have kept the session (the request log names the process that answered).
+// both have kept the session (the request log names the process that answered). The same log names
+// the user and company of each signed-in request.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -16,6 +17,15 @@ import { dbKind } from '../helpers/context';
 import { type TestServer, startServer } from '../helpers/server';
 
 const ASKS = 6;
+
+interface RequestLine {
+  msg?: string;
+  requestId?: string;
+  pid?: number;
+  status?: number;
+  userId?: number;
+  companyId?: number;
+}
 
 /** GET on a connection of its own (so each may go to the other process): status and parsed body. */
 function getOnNewConnection(url: string, cookie: string | undefined, requestId: string): Promise<{ status: number; body: any }> {
@@ -43,18 +53,23 @@ describe('the session caches of a server of several web processes', () => {
     }
     return answers;
   };
-  /** The processes that logged these requests (each request's log line carries its id and the process's). */
-  const answeredBy = async (ids: string[]) => {
+  /** Each request's last log line, by request id (each carries its request's id and its process's). */
+  const requestLines = async (ids: string[]) => {
     for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 50))) {
-      const pids = new Map<string, number>();
+      const lines = new Map<string, RequestLine>();
       for (const line of readFileSync(logFile, 'utf8').split('\n')) {
         if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line) as { requestId?: string; pid?: number; msg?: string };
-        if (entry.msg === 'request' && entry.requestId && entry.pid) pids.set(entry.requestId, entry.pid);
+        const entry = JSON.parse(line) as RequestLine;
+        if (entry.msg === 'request' && entry.requestId && entry.pid) lines.set(entry.requestId, entry);
       }
-      if (ids.every((id) => pids.has(id))) return new Set(ids.map((id) => pids.get(id)));
-      if (Date.now() > deadline) throw new Error(`no log line for ${ids.filter((id) => !pids.has(id)).length} of the requests`);
+      if (ids.every((id) => lines.has(id))) return lines;
+      if (Date.now() > deadline) throw new Error(`no log line for ${ids.filter((id) => !lines.has(id)).length} of the requests`);
     }
+  };
+  /** The processes that logged these requests. */
+  const answeredBy = async (ids: string[]) => {
+    const lines = await requestLines(ids);
+    return new Set(ids.map((id) => lines.get(id)!.pid));
   };
   /** Both processes answer `api` (and keep its session). */
   const warmBoth = async (api: Api) => {
@@ -126,5 +141,15 @@ describe('the session caches of a server of several web processes', () => {
     expect(changed.status, changed.text).toBe(200);
     expect((await asEach(other, '/api/auth/profile')).map((a) => a.status)).toEqual(Array(ASKS).fill(401));
     expect((await asEach(c.as.viewer, '/api/auth/profile')).map((a) => a.status)).toEqual(Array(ASKS).fill(200));
+  });
+
+  it("names the caller's user and company on each signed-in request's log line, a refused one included", async () => {
+    const c = await createCompany(server.url);
+    const ids: string[] = [];
+    expect((await asEach(c.as.viewer, '/api/auth/profile', ids)).map((a) => a.status)).toEqual(Array(ASKS).fill(200));
+    expect((await asEach(c.as.viewer, '/api/auth/company/users', ids)).map((a) => a.status)).toEqual(Array(ASKS).fill(403));
+    const lines = await requestLines(ids);
+    for (const id of ids) expect(lines.get(id), id).toMatchObject({ userId: c.users.viewer.id, companyId: c.id });
+    expect(ids.map((id) => lines.get(id)!.status)).toEqual([...Array(ASKS).fill(200), ...Array(ASKS).fill(403)]);
   });
 });
