@@ -106,6 +106,8 @@ export async function registerCompany(db: Db, input: z.infer<typeof registerBody
             lastName: input.last_name ?? null,
             language: input.language ?? DEFAULT_LOCALE,
             role: 'owner',
+            // Registering signs the new owner in: that is their first login.
+            lastLogin: new Date(),
           },
         },
       },
