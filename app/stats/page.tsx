@@ -30,13 +30,13 @@ function Bars({ rows, total, label }: { rows: { label: string; area: string; val
 export default async function StatsPage() {
   const { db } = await requireUser();
   const [stats, t, format] = await Promise.all([fieldStats(db), getTranslations(), getFormatter()]);
-  const ha = (v: number) => format.number(v, { maximumFractionDigits: 4 });
+  const ha = (v: number) => format.number(v, 'hectares');
   const pct = (v: number) => format.number(stats.total_area ? v / stats.total_area : 0, { style: 'percent', maximumFractionDigits: 1 });
   const byStatus = Object.entries(stats.by_status)
     .sort((a, b) => b[1] - a[1])
     .map(([status, area]) => {
       const key = statusKey(status);
-      return { label: key ? t(`fields.status_values.${key}`) : status || t('stats.no_status'), value: area, area: ha(area), color: status ? statusColor(status) : NO_VALUE_COLOR };
+      return { label: key ? t(`fields.status_values.${key}`) : status || t('fields.no_status'), value: area, area: ha(area), color: status ? statusColor(status) : NO_VALUE_COLOR };
     });
   const byOwner = stats.by_owner.map((o) => ({ label: o.name ?? t('fields.no_owner'), value: o.area, area: ha(o.area), color: ownerColor(o.name) }));
 

@@ -2,10 +2,13 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { download } from '@/lib/ui/api';
-import { Button, ErrorMessage, TextInput } from '../ui/form';
+import { Button, ErrorMessage, LinkButton, TextInput } from '../ui/form';
 
-/** KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report. */
-export function ExportPanel({ fieldId, scanId, defaultRates, zoneClasses }: { fieldId: number; scanId: number | null; defaultRates: string; zoneClasses: number[] }) {
+/**
+ * KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report;
+ * for a drone scan also its orthomosaic and index GeoTIFFs (`droneIndex` names the index).
+ */
+export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneClasses }: { fieldId: number; scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[] }) {
   const t = useTranslations('exports');
   const tc = useTranslations('common');
   const [open, setOpen] = useState<'kmz' | 'isoxml' | null>(null);
@@ -41,6 +44,18 @@ export function ExportPanel({ fieldId, scanId, defaultRates, zoneClasses }: { fi
           {t('pdf')}
         </Button>
       </div>
+      {scanId && droneIndex && (
+        // Plain links: the browser saves a survey's GeoTIFF (hundreds of megabytes for a large one) as
+        // it arrives, where `download` would hold all of it in memory first.
+        <div className="flex flex-wrap gap-2">
+          <LinkButton href={`/api/scan/${scanId}/export/orthomosaic`} download>
+            {t('orthomosaic')}
+          </LinkButton>
+          <LinkButton href={`/api/scan/${scanId}/export/index`} download>
+            {t('index_geotiff', { index: droneIndex })}
+          </LinkButton>
+        </div>
+      )}
       {open === 'kmz' && (
         <form
           className="grid gap-3 rounded border border-stone-200 bg-stone-50 p-3 sm:grid-cols-2"

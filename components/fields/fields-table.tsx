@@ -37,7 +37,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const ha = (v: number) => format.number(v, { maximumFractionDigits: 4 });
+  const ha = (v: number) => format.number(v, 'hectares');
   const statusLabel = (s: string | null) => {
     const key = statusKey(s);
     return key ? t(`fields.status_values.${key}`) : s || '—';

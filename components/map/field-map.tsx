@@ -78,7 +78,7 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
     setMode(next);
   }, []);
 
-  const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, { maximumFractionDigits: 2 }) }), [t, format]);
+  const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, 'hectares') }), [t, format]);
   // Read by the map's one tooltip, which outlives renders.
   const tooltipRef = useRef((f: FieldFeature) => f.properties.name);
   useEffect(() => {
@@ -88,7 +88,7 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
   const statusLabel = useCallback(
     (status: string | null) => {
       const key = statusKey(status);
-      return key ? t(`fields.status_values.${key}`) : status || t('common.none');
+      return key ? t(`fields.status_values.${key}`) : status || t('fields.no_status');
     },
     [t],
   );

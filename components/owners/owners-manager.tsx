@@ -91,7 +91,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
                   )}
                 </td>
                 <td className="px-2 py-1.5 text-right tabular-nums">{o.fields_count}</td>
-                <td className="px-2 py-1.5 text-right tabular-nums">{format.number(o.total_area, { maximumFractionDigits: 4 })}</td>
+                <td className="px-2 py-1.5 text-right tabular-nums">{format.number(o.total_area, 'hectares')}</td>
                 {(canEdit || canDelete) && (
                   <td className="px-2 py-1.5">
                     <span className="flex flex-wrap gap-2">

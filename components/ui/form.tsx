@@ -1,5 +1,5 @@
 // Small building blocks shared by the forms: labelled inputs, buttons and messages.
-import { type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, useId } from 'react';
+import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, useId } from 'react';
 
 export const inputClass =
   'w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-emerald-600 focus:outline-none focus:ring-1 focus:ring-emerald-600 disabled:bg-stone-100';
@@ -41,6 +41,11 @@ const variants = {
 
 export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants }) {
   return <button type="button" {...props} className={`rounded px-3 py-1.5 text-sm font-medium ${variants[variant]} ${className}`} />;
+}
+
+/** A link that looks like a button: for downloads the browser should save as they arrive. */
+export function LinkButton({ variant = 'secondary', className = '', ...props }: AnchorHTMLAttributes<HTMLAnchorElement> & { variant?: keyof typeof variants }) {
+  return <a {...props} className={`inline-block rounded px-3 py-1.5 text-sm font-medium ${variants[variant]} ${className}`} />;
 }
 
 export function ErrorMessage({ children }: { children: ReactNode }) {

@@ -73,7 +73,7 @@ export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; 
       {result && accepted && (
         <div role="status" className="space-y-1 rounded border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="raster-result">
           <p className="font-medium">{t('zones_created', { count: result.zones_created ?? 0 })}</p>
-          {result.area_processed != null && <p>{t('area_processed', { area: format.number(result.area_processed, { maximumFractionDigits: 2 }) })}</p>}
+          {result.area_processed != null && <p>{t('area_processed', { area: format.number(result.area_processed, 'hectares') })}</p>}
           <Link href={`/fields/${accepted.field_id}`} className="text-emerald-800 underline">
             {t('open_field')}
           </Link>

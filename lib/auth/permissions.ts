@@ -57,6 +57,8 @@ export const ROUTES = {
   'GET /api/scan/{scan_id}/export/isoxml': ACTION_ROLE.exportMaps,
   'GET /api/field/export/pdf/{id}': ACTION_ROLE.exportMaps,
   'GET /api/scan/{scan_id}/export/pdf': ACTION_ROLE.exportMaps,
+  'GET /api/scan/{scan_id}/export/orthomosaic': ACTION_ROLE.exportMaps,
+  'GET /api/scan/{scan_id}/export/index': ACTION_ROLE.exportMaps,
   'POST /api/drone/upload': ACTION_ROLE.uploadScans,
   'GET /api/drone/orthomosaic/status/{task_id}': ACTION_ROLE.viewFields,
   'GET /api/scan/{scan_id}/classify': ACTION_ROLE.viewFields,

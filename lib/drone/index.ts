@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { unprocessable } from '@/lib/http/errors';
 import { utmFrame } from './frame';
+import { droneGeotiffPath } from './files';
 import type { Mosaic } from './ortho';
 
 const run = promisify(execFile);
@@ -132,11 +133,12 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
     if (acc * 2 >= n) { median = k / 2000 - 1; break; }
   }
   const mean = s1 / n;
-  const stats = { mean, std: Math.sqrt(Math.max(0, s2 / n - mean * mean)), median };
+  const [min, max] = [fine.findIndex((c) => c > 0) / 2000 - 1, fine.findLastIndex((c) => c > 0) / 2000 - 1];
+  const stats = { min, max, mean, std: Math.sqrt(Math.max(0, s2 / n - mean * mean)), median };
 
   const out = new Float32Array(OW * OH).map((_, k) => (cnt[k] ? sum[k]! / cnt[k]! : NODATA));
   const dir = dirname(mosaic.geotiffPath);
-  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = join(dir, `${indexName.toLowerCase()}.tif`);
+  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = droneGeotiffPath(dir, 'index', indexName);
   await writeFile(raw, new Uint8Array(out.buffer));
   const [x0, gsd, , y0] = mosaic.geoTransform;
   await writeFile(vrt, `<VRTDataset rasterXSize="${OW}" rasterYSize="${OH}">

@@ -19,6 +19,7 @@ import type { ReliefGrid, TiePoints } from './relief';
 import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
 import type { Radiometry } from './radiometry';
 import { calibratedBandBytes, surveyScale } from './radiometry';
+import { droneGeotiffPath } from './files';
 import type { GridWindow, SeamCheck } from './seams';
 import { rematchSeams } from './seams';
 import type { Capture } from './survey';
@@ -58,6 +59,8 @@ export interface Mosaic {
   geoTransform: [number, number, number, number, number, number];
   /** Pixel-interleaved raw copy (bands + alpha, 8 bit) the analysis reads without decoding the GeoTIFF. */
   rawPath: string;
+  /** The raw copy and its GDAL header: four times the GeoTIFF's size, removed once the analysis is done. */
+  scratchPaths: string[];
   /** Final placement of each capture's centre, [lon, lat], in input order of captures. */
   photoCentresWgs84: [number, number][];
 }
@@ -400,7 +403,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   // 5. Files: raw + VRT -> tiled, compressed GeoTIFF through GDAL; preview in WGS84.
   const rawPath = join(opts.workDir, 'mosaic.raw');
   const vrtPath = join(opts.workDir, 'mosaic.vrt');
-  const geotiffPath = join(opts.workDir, 'mosaic.tif');
+  const geotiffPath = droneGeotiffPath(opts.workDir, 'orthomosaic', '');
   const previewPng = join(opts.workDir, 'preview.png');
   const geoTransform: Mosaic['geoTransform'] = [x0, gsd, 0, y0, 0, -gsd];
   await writeFile(rawPath, out);
@@ -426,6 +429,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     bands,
     geoTransform,
     rawPath,
+    scratchPaths: [rawPath, vrtPath],
     photoCentresWgs84: adj.placements.map((p, i) => {
       const [e, n] = toGround(p, placed[i]!.centre[0], placed[i]!.centre[1], placed[i]!.centre[0], placed[i]!.centre[1]);
       return frame.toWgs84(e, n);

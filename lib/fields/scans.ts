@@ -1,8 +1,10 @@
 // Scans of a field (one processed index raster or drone survey) and their management zones.
-import { readFile, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { dirname } from 'node:path';
 import type { Db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
+import { type DroneGeotiff, droneGeotiffPath } from '../drone/files';
 import { notFound } from '../http/errors';
 
 export interface ZoneData {
@@ -146,6 +148,29 @@ export async function scanPreview(db: TenantDb, id: number): Promise<{ png: Buff
   } catch {
     throw notFound();
   }
+}
+
+/**
+ * One of a drone scan's GeoTIFFs (the orthomosaic or its vegetation index), streamed from disk, and
+ * the file name it is downloaded under: the field's name, the capture date and what it is.
+ */
+export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeotiff) {
+  const scan = await db.scan.findUnique({
+    where: { id },
+    select: { source: true, status: true, dataPath: true, indexName: true, capturedAt: true, field: { select: { name: true } } },
+  });
+  if (!scan) throw notFound();
+  if (scan.source !== 'drone' || scan.status !== 'completed' || !scan.dataPath) throw notFound('scan_no_geotiff');
+  const indexName = scan.indexName ?? 'index';
+  const file = await open(droneGeotiffPath(dirname(scan.dataPath), kind, indexName)).catch(() => {
+    throw notFound('scan_no_geotiff');
+  });
+  const what = kind === 'orthomosaic' ? 'orthomosaic' : indexName.toLowerCase();
+  const day = scan.capturedAt?.toISOString().slice(0, 10);
+  return {
+    stream: Readable.toWeb(file.createReadStream()) as ReadableStream<Uint8Array>,
+    fileName: [scan.field.name || 'field', day, what].filter(Boolean).join('_') + '.tif',
+  };
 }
 
 export async function deleteScan(db: TenantDb, id: number) {

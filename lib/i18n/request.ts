@@ -3,6 +3,7 @@
 import { cookies, headers } from 'next/headers';
 import { getRequestConfig } from 'next-intl/server';
 import { currentUser } from '../auth/current-user';
+import { FORMATS } from './formats';
 import { MESSAGES } from './messages';
 import { DEFAULT_LOCALE, isLocale, negotiateLocale } from './locales';
 
@@ -14,5 +15,5 @@ export default getRequestConfig(async () => {
     (isLocale(cookieLocale) && cookieLocale) ||
     negotiateLocale((await headers()).get('accept-language')) ||
     DEFAULT_LOCALE;
-  return { locale, messages: MESSAGES[locale] };
+  return { locale, messages: MESSAGES[locale], formats: FORMATS };
 });

@@ -1,5 +1,6 @@
 // The drone job: photos -> georeferenced orthomosaic -> vegetation index inside the field -> zones
 // (through the same zoning code as uploaded rasters) -> crop classification.
+import { rm } from 'node:fs/promises';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { classifyCrop, measureRowPattern } from '../drone/classify';
 import { readDroneExif } from '../drone/exif';
@@ -40,6 +41,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
   const capturedAt = photos.map((p) => p.capturedAt).find(Boolean) ?? null;
   const month = capturedAt ? Number(capturedAt.slice(5, 7)) : new Date().getMonth() + 1;
   const crop = classifyCrop({ histogram: analysis.histogram, stats: analysis.stats, indexName: analysis.indexName, captureMonth: month, rowPattern: await measureRowPattern(mosaic) });
+  await Promise.all(mosaic.scratchPaths.map((p) => rm(p, { force: true })));
   const [west, south, east, north] = mosaic.boundsWgs84;
   ctx.progress(98, 'done');
   return {
@@ -59,8 +61,6 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         photos: mosaic.photoCount,
         gsd_m: mosaic.gsdM,
         crs: mosaic.crs,
-        mosaic_path: mosaic.geotiffPath,
-        index_path: analysis.indexGeotiffPath,
         field_coverage: analysis.fieldCoverage,
         median_misalignment_px: mosaic.medianMisalignmentPx,
         ...(mosaic.rematchedSeams

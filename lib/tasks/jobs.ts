@@ -32,7 +32,7 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
       histogram: r.histogram,
       previewPath,
       previewBounds: r.preview.boundsWgs84,
-      details: { cell_factor: r.cellFactor, raster_path: payload.rasterPath },
+      details: { cell_factor: r.cellFactor },
     },
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,

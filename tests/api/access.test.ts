@@ -58,19 +58,24 @@ async function newTask(c: TestCompany, kind: 'raster_zones' | 'drone' = 'raster_
   return id;
 }
 const newDroneTask = (c: TestCompany) => newTask(c, 'drone');
-async function newScan(c: TestCompany): Promise<number> {
+async function newScan(c: TestCompany, source: 'raster' | 'drone' = 'raster'): Promise<number> {
   const fieldId = await newField(c);
   const dir = mkdtempSync(join(tmpdir(), 'scan-'));
   const previewPath = join(dir, 'preview.png');
-  writeFileSync(previewPath, await sharp({ create: { width: 2, height: 2, channels: 3, background: '#00ff00' } }).png().toBuffer());
+  const pixels = sharp({ create: { width: 2, height: 2, channels: 3, background: '#00ff00' } });
+  writeFileSync(previewPath, await pixels.clone().png().toBuffer());
+  // A drone scan's GeoTIFFs lie beside its preview.
+  if (source === 'drone') for (const name of ['mosaic.tif', 'vari.tif']) writeFileSync(join(dir, name), await pixels.clone().tiff().toBuffer());
   const db = directDb();
   const scan = await retried(() => saveScan(db, c.id, fieldId, {
-    source: 'raster', fileName: 'x.tif', indexName: 'ndvi', capturedAt: null, stats: { mean: 0.5, std: 0.1, median: 0.5 },
+    source, fileName: 'x.tif', indexName: source === 'drone' ? 'vari' : 'ndvi', capturedAt: null, stats: { mean: 0.5, std: 0.1, median: 0.5 },
     histogram: { min: 0, max: 1, counts: [1] }, previewPath, previewBounds: [[10, 10], [10.01, 10.01]],
   }, []));
   await db.$disconnect();
   return scan.id;
 }
+
+const newDroneScan = (c: TestCompany) => newScan(c, 'drone');
 
 const PROBES: Partial<Record<RouteKey, Probe>> = {
   'POST /api/auth/logout': { path: '/api/auth/logout', noForeignId: true },
@@ -108,6 +113,8 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'GET /api/scan/{scan_id}/export/isoxml': { path: '/api/scan/{id}/export/isoxml', id: newScan },
   'GET /api/field/export/pdf/{id}': { path: '/api/field/export/pdf/{id}', id: newField },
   'GET /api/scan/{scan_id}/export/pdf': { path: '/api/scan/{id}/export/pdf', id: newScan },
+  'GET /api/scan/{scan_id}/export/orthomosaic': { path: '/api/scan/{id}/export/orthomosaic', id: newDroneScan },
+  'GET /api/scan/{scan_id}/export/index': { path: '/api/scan/{id}/export/index', id: newDroneScan },
   // No `drone_images` part: refused (422) only after the permission check.
   'POST /api/drone/upload': { path: '/api/drone/upload', multipart: true, noForeignId: true, allowedStatus: 422 },
   'GET /api/drone/orthomosaic/status/{task_id}': { path: '/api/drone/orthomosaic/status/{id}', id: newDroneTask },

@@ -3,10 +3,11 @@
 // follows it, and GET /api/scan/{id}/classify answers spec 2.6. The real survey is brighton_beach
 // (18 DJI photos); fast error cases use small generated photos and the synthetic survey helper.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { fromArrayBuffer } from 'geotiff';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
@@ -386,6 +387,42 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     expect(agreement.used).toBeGreaterThan(100);
     expect(Math.max(...agreement.cornersM)).toBeLessThan(5);
 
+    // The statistics give the index's range; nothing in the scan names a file on the server.
+    expect(scan.stats.min).toBeGreaterThanOrEqual(-1);
+    expect(scan.stats.min).toBeLessThan(scan.stats.median);
+    expect(scan.stats.max).toBeGreaterThan(scan.stats.median);
+    expect(scan.stats.max).toBeLessThanOrEqual(1);
+    expect(JSON.stringify(scan)).not.toContain(serverEnv().DATA_DIR!);
+    // The scan's folder keeps the two GeoTIFFs and the preview; the raw mosaic the analysis read is gone.
+    const scanDir = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'tasks', res.body.task_id);
+    expect(readdirSync(scanDir).sort()).toEqual(['mosaic.tif', 'preview.png', 'vari.tif']);
+    // Both download as GeoTIFFs in the survey's UTM zone, under the field's name and the flight's day,
+    // and the photos' centres lie on the orthomosaic.
+    const geotiff = async (kind: string) => {
+      const file = await fetch(`${baseUrl()}/api/scan/${res.body.scan_id}/export/${kind}`, { headers: { cookie: `session_token=${c.as.operator.cookie}` } });
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-type')).toBe('image/tiff');
+      expect(file.headers.get('content-disposition')).toContain(`filename*=UTF-8''Brighton%20beach_${scan.captured_at.slice(0, 10)}_${kind === 'index' ? 'vari' : kind}.tif`);
+      const bytes = await file.arrayBuffer();
+      expect(bytes.byteLength).toBe(statSync(join(scanDir, kind === 'index' ? 'vari.tif' : 'mosaic.tif')).size);
+      return (await fromArrayBuffer(bytes)).getImage();
+    };
+    const ortho = await geotiff('orthomosaic');
+    expect(ortho.getGeoKeys()?.ProjectedCSTypeGeoKey).toBe(32615);
+    expect(ortho.getSamplesPerPixel()).toBe(4);
+    const [minE, minN, maxE, maxN] = ortho.getBoundingBox();
+    for (const [lon, lat] of centres) {
+      const [e, n] = utmFrame(lon, lat).toUtm(lon, lat);
+      expect(e).toBeGreaterThan(minE!);
+      expect(e).toBeLessThan(maxE!);
+      expect(n).toBeGreaterThan(minN!);
+      expect(n).toBeLessThan(maxN!);
+    }
+    const index = await geotiff('index');
+    expect(index.getGeoKeys()?.ProjectedCSTypeGeoKey).toBe(32615);
+    expect(index.getSamplesPerPixel()).toBe(1);
+    expect(index.getSampleFormat()).toBe(3); // IEEE floating point
+
     const cls = await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`);
     expect(cls.status, cls.text).toBe(200);
     const body = cls.body;
@@ -404,7 +441,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
 
     // Another company sees none of it.
     const other = await createCompany(baseUrl());
-    for (const path of [`/api/drone/orthomosaic/status/${res.body.task_id}`, `/api/scan/${res.body.scan_id}/classify`, `/api/scans/${res.body.scan_id}`]) {
+    for (const path of [`/api/drone/orthomosaic/status/${res.body.task_id}`, `/api/scan/${res.body.scan_id}/classify`, `/api/scans/${res.body.scan_id}`, `/api/scan/${res.body.scan_id}/export/orthomosaic`]) {
       expect((await other.as.owner.get(path)).status, path).toBe(404);
     }
     // A zip's photos stay with the field's files, one folder per survey.

@@ -52,6 +52,14 @@ describe.skipIf(!!missing)('raster zones', () => {
     const png = await fetch(`${baseUrl()}/api/scans/${task.result.scan_id}/preview.png`, { headers: { cookie: `session_token=${api.cookie}` } });
     expect(png.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+
+    // The raster is the company's own upload: it has no orthomosaic or index of ours to download.
+    for (const kind of ['orthomosaic', 'index']) {
+      const none = await api.get(`/api/scan/${task.result.scan_id}/export/${kind}`);
+      expect(none.status).toBe(404);
+      expect(none.body.error).toMatch(/only a processed drone survey has an orthomosaic/);
+    }
+    expect(JSON.stringify(scan)).not.toContain(serverEnv().DATA_DIR!);
   });
 
   it('keeps scans and tasks to their company', async () => {

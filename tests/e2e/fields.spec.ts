@@ -15,7 +15,7 @@ test('the fields table filters, sorts, edits a row in place and totals the areas
   const table = page.getByTestId('fields-table');
   await expect(table.locator('tbody tr')).toHaveCount(2);
   await expect(page.getByTestId('fields-total-count')).toHaveText('Total: 2 fields');
-  await expect(page.getByTestId('fields-total-area')).toHaveText(total.toLocaleString('en-US', { maximumFractionDigits: 4 }));
+  await expect(page.getByTestId('fields-total-area')).toHaveText(total.toLocaleString('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 }));
   // Stored Russian statuses read in the page's language.
   await expect(table).toContainText('Owned');
   await expect(table).toContainText('Leased');

@@ -1,11 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 import en from '../../messages/en.json' with { type: 'json' };
 import { createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
+import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -93,6 +95,35 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const preview = page.getByTestId('scan-list').locator('img');
   await expect(preview).toHaveJSProperty('complete', true);
   expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  // An uploaded raster has no GeoTIFFs of ours to download.
+  await expect(page.getByRole('link', { name: /GeoTIFF/ })).toHaveCount(0);
+});
+
+test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {
+  test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
+  test.setTimeout(180_000);
+  await registerCompany(page.request);
+  // Six multispectral captures along a line, made from the NAIP tile (tests/helpers/synthetic-survey.ts).
+  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir: mkdtempSync(join(tmpdir(), 'e2e-survey-')), only: [0, 1, 2, 3, 4, 5] });
+  const id = await createField(page.request, { name: 'Drone field', geometry: survey.fieldWgs84(200, 120, 600, 300) });
+  const zip = new JSZip();
+  for (const f of survey.files) zip.file(basename(f), readFileSync(f));
+  const res = await page.request.post('/api/drone/upload', {
+    multipart: { drone_images: { name: 'flight.zip', mimeType: 'application/zip', buffer: await zip.generateAsync({ type: 'nodebuffer' }) }, data: JSON.stringify({ field_id: id, crop_type: 'auto' }) },
+  });
+  expect(res.status(), await res.text()).toBe(202);
+  const { task_id: taskId } = await res.json();
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/drone/orthomosaic/status/${taskId}`)).json()).status, { timeout: 150_000, intervals: [1000] })
+    .toBe('completed');
+
+  await page.goto(`/fields/${id}`);
+  for (const [name, suffix] of [['Orthomosaic (GeoTIFF)', '_orthomosaic.tif'], ['NDVI index (GeoTIFF)', '_ndvi.tif']] as const) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^Drone field_\\d{4}-\\d\\d-\\d\\d${suffix}$`));
+    const bytes = readFileSync((await download.path())!);
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('II*\0'); // a little-endian TIFF
+  }
 });
 
 test('a drone ZIP with a single photo is refused with the reason, before any processing', async ({ page }) => {

@@ -53,8 +53,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const defaultRates = Object.entries(settings.zone_rates ?? {})
     .map(([k, v]) => `${k}:${v}`)
     .join(',');
-  const ha = (v: number) => t('common.ha', { value: format.number(v, { maximumFractionDigits: 4 }) });
-  const num = (v: number | undefined | null, digits = 3) => (v == null ? '—' : format.number(v, { maximumFractionDigits: digits }));
+  const ha = (v: number) => t('common.ha', { value: format.number(v, 'hectares') });
+  // Index values to three decimals, always, so that a column's figures line up.
+  const num = (v: number | undefined | null) => (v == null ? '—' : format.number(v, { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
   const date = (iso: string | null) => (iso ? format.dateTime(new Date(iso), { dateStyle: 'medium' }) : '—');
   const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
   const key = statusKey(field.status);
@@ -85,7 +86,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               <dt className="text-stone-500">{t('fields.owner')}</dt>
               <dd>{field.owner?.name ?? t('fields.no_owner')}</dd>
               <dt className="text-stone-500">{t('fields.status')}</dt>
-              <dd>{key ? t(`fields.status_values.${key}`) : field.status || '—'}</dd>
+              <dd>{key ? t(`fields.status_values.${key}`) : field.status || t('fields.no_status')}</dd>
               <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
               <dd className="font-mono text-xs">{field.parcel_number || '—'}</dd>
               <dt className="text-stone-500">{t('field.updated')}</dt>
@@ -102,7 +103,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
           </Card>
           {can(user.role, 'exportMaps') && (
             <Card title={t('exports.title')}>
-              <ExportPanel fieldId={field.id} scanId={scan?.id ?? null} defaultRates={defaultRates} zoneClasses={zones?.features.map((z) => z.properties.class) ?? []} />
+              <ExportPanel fieldId={field.id} scanId={scan?.id ?? null} droneIndex={scan?.source === 'drone' ? (scan.index ?? 'index').toUpperCase() : null} defaultRates={defaultRates} zoneClasses={zones?.features.map((z) => z.properties.class) ?? []} />
             </Card>
           )}
         </div>
@@ -207,7 +208,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                               {z.properties.class}
                             </td>
                             <td className="px-2 py-1">{z.properties.name}</td>
-                            <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.area_ha, 4)}</td>
+                            <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', maximumFractionDigits: 1 })}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
                           </tr>
