@@ -203,7 +203,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                   <td className="px-2 py-1.5">{statusLabel(r.status)}</td>
                   <td className="px-2 py-1.5 font-mono text-xs">{r.parcel_number ?? '—'}</td>
                   <td className="px-2 py-1.5 whitespace-nowrap">
-                    <span className="flex flex-wrap gap-2">
+                    <span className="flex gap-2">
                       <Link href={`/map?field=${r.id}`} className="text-emerald-800 hover:underline">
                         {t('fields.show_on_map')}
                       </Link>

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { Db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
 import { type DroneGeotiff, droneGeotiffPath } from '../drone/files';
-import { notFound } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
 
 export interface ZoneData {
   classIndex: number;
@@ -173,7 +173,11 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
   };
 }
 
+/** 409 while the scan is being processed: its task would finish into a scan that is gone. */
 export async function deleteScan(db: TenantDb, id: number) {
+  const found = await db.scan.findUnique({ where: { id }, select: { status: true } });
+  if (!found) throw notFound();
+  if (found.status === 'processing') throw conflict('scan_processing');
   const scan = await db.scan.delete({ where: { id } });
   if (scan.dataPath) await rm(dirname(scan.dataPath), { recursive: true, force: true });
 }

@@ -327,6 +327,10 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     // mosaic takes many seconds; the time of the answer is measured by the bench, not asserted).
     const early = await c.as.viewer.get(`/api/scans/${res.body.scan_id}`);
     expect(early.body.scan).toMatchObject({ source: 'drone', status: 'processing' });
+    // Nor can it be deleted while its task works on it.
+    const busy = await c.as.owner.del(`/api/scans/${res.body.scan_id}`);
+    expect(busy.status).toBe(409);
+    expect(busy.body.error).toBe('This scan is still being processed: it can be deleted once its processing ends.');
 
     const started = Date.now();
     const { last, seen } = await followDrone(c.as.viewer, res.body.task_id, 240_000);

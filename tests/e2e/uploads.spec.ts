@@ -97,6 +97,13 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
   // An uploaded raster has no GeoTIFFs of ours to download.
   await expect(page.getByRole('link', { name: /GeoTIFF/ })).toHaveCount(0);
+
+  // The owner deletes the scan after a second step; its zones go with it.
+  await page.getByTestId('scan-list').getByRole('button', { name: 'Delete scan' }).click();
+  await page.getByRole('group', { name: /^Delete the scan of .+ with its zones and files\?$/ }).getByRole('button', { name: 'Yes, delete' }).click();
+  await expect(page.getByText('No scans of this field yet.')).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
+  expect((await (await page.request.get(`/api/fields/${id}/scans`)).json()).scans).toEqual([]);
 });
 
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {

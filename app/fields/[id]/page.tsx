@@ -5,6 +5,7 @@ import { ExportPanel } from '@/components/fields/export-panel';
 import { FieldDetailMapLoader } from '@/components/fields/field-detail-map-loader';
 import type { ZoneFeatureCollection } from '@/components/fields/field-detail-map';
 import { FieldEditPanel } from '@/components/fields/field-edit-panel';
+import { ScanDeleteButton } from '@/components/fields/scan-delete-button';
 import { Histogram } from '@/components/fields/histogram';
 import { Card } from '@/components/ui/form';
 import { isCrop } from '@/lib/drone/crops';
@@ -140,6 +141,12 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                     {s.crop_type ? ` · ${crop(s.crop_type)}` : ''}
                   </span>
                 </Link>
+                {/* A scan still being processed is its task's until the task ends. */}
+                {can(user.role, 'deleteFields') && s.status !== 'processing' && (
+                  <div className="mt-2">
+                    <ScanDeleteButton scanId={s.id} fieldId={field.id} date={date(s.captured_at ?? s.created_at)} />
+                  </div>
+                )}
               </li>
             ))}
           </ul>
