@@ -22,7 +22,7 @@ import type { DroneJobPayload } from '../tasks/drone-job';
 import type { ReceivedFile } from '../uploads/multipart';
 import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from './fields';
-import { fieldDataDir } from './files';
+import { dronePhotosDir } from './files';
 
 const GB = 1024 ** 3;
 /** The upload limit of the `drone_images` part (issue 10: up to 10 GB). */
@@ -181,7 +181,7 @@ export async function submitDroneSurvey(
     const field = await chooseField(db, data.field_id === 'auto' || data.field_id === null ? undefined : data.field_id, photos);
 
     // The photos stay with the field's files (removed with the field), one folder per survey.
-    photosDir = join(fieldDataDir(companyId, field.id), 'drone', taskId);
+    photosDir = dronePhotosDir(companyId, field.id, taskId);
     await mkdir(dirname(photosDir), { recursive: true });
     await rename(staging, photosDir);
     const finalPaths = photoPaths.map((p) => join(photosDir, p.slice(staging.length + 1)));

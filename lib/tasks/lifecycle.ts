@@ -40,7 +40,8 @@ export async function runClaimedTask(db: Db, id: string, execute: Execute): Prom
     const publicResult = await FINISHERS[kind](db, task, result);
     await db.task.update({
       where: { id },
-      data: { status: 'completed', percent: 100, progress: 'done', resultJson: JSON.stringify(publicResult), finishedAt: new Date(), lockedBy: null },
+      // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
+      data: { status: 'completed', percent: 100, progress: 'done', resultJson: JSON.stringify(publicResult), scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId, finishedAt: new Date(), lockedBy: null },
     });
   } catch (err) {
     const info: TaskErrorInfo =

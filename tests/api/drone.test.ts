@@ -452,5 +452,9 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const kept = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'fields', String(fieldId), 'drone', res.body.task_id, 'images');
     expect(readdirSync(kept).sort()).toEqual(files.map((f) => f.split('/').at(-1)).sort());
     expect(readFileSync(join(kept, 'DJI_0018.JPG')).equals(readFileSync(files[0]!))).toBe(true);
+    // Deleting the scan removes its photos, mosaic and index.
+    expect((await c.as.owner.del(`/api/scans/${res.body.scan_id}`)).status).toBe(200);
+    expect(existsSync(join(kept, '..'))).toBe(false);
+    expect(existsSync(scanDir)).toBe(false);
   }, 300_000);
 });

@@ -1,7 +1,8 @@
 // An index GeoTIFF becomes zones through POST /upload and a background task (issue 5), on a real
 // NAIP tile (4 bands R,G,B,NIR, UTM 14N).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bbox } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
@@ -78,6 +79,26 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(foreign.status).toBe(404);
     expect((await a.api.del(`/api/scans/${task.result.scan_id}`)).status).toBe(200);
     expect((await a.api.get(`/api/scans/${task.result.scan_id}`)).status).toBe(404);
+  });
+
+  it('deleting a scan removes its files; the raster goes with the last scan made from it', async () => {
+    const { api, user } = await registerCompany(baseUrl());
+    const fieldId = (await api.post('/api/fields', { name: 'Twice', geometry: FIELD })).body.id as number;
+    // The same file uploaded twice is stored once, by its content.
+    const [first, second] = [await uploadRaster(api, { zones: '3' }), await uploadRaster(api, { zones: '4' })];
+    const tasks = [await waitForTask(api, first.body.task_id), await waitForTask(api, second.body.task_id)];
+    const companyDir = join(serverEnv().DATA_DIR!, 'companies', String(user.company.id));
+    const rasters = join(companyDir, 'fields', String(fieldId), 'rasters');
+    expect(readdirSync(rasters)).toHaveLength(1);
+    const taskDir = (i: number) => join(companyDir, 'tasks', [first, second][i]!.body.task_id);
+    expect(readdirSync(taskDir(0))).toEqual(['preview.png']);
+
+    expect((await api.del(`/api/scans/${tasks[0]!.result.scan_id}`)).status).toBe(200);
+    expect(existsSync(taskDir(0))).toBe(false);
+    expect(readdirSync(rasters), 'the other scan still has the raster').toHaveLength(1);
+    expect((await api.del(`/api/scans/${tasks[1]!.result.scan_id}`)).status).toBe(200);
+    expect(existsSync(taskDir(1))).toBe(false);
+    expect(readdirSync(rasters)).toEqual([]);
   });
 
   // Read when the test runs: the table is built even when the suite is skipped for missing data.
