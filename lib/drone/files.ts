@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 export type DroneGeotiff = 'orthomosaic' | 'index';
 
-/** Where the pipeline writes, and the export reads, one of a drone scan's GeoTIFFs. */
-export const droneGeotiffPath = (scanDir: string, kind: DroneGeotiff, indexName: string) =>
-  join(scanDir, kind === 'orthomosaic' ? 'mosaic.tif' : `${indexName.toLowerCase()}.tif`);
+export const orthomosaicPath = (scanDir: string) => join(scanDir, 'mosaic.tif');
+
+/** The index raster, named after its index (`vari.tif`, `ndvi.tif`). */
+export const indexRasterPath = (scanDir: string, indexName: string) => join(scanDir, `${indexName.toLowerCase()}.tif`);

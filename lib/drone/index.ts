@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { unprocessable } from '@/lib/http/errors';
 import { utmFrame } from './frame';
-import { droneGeotiffPath } from './files';
+import { indexRasterPath } from './files';
 import type { Mosaic } from './ortho';
 
 const run = promisify(execFile);
@@ -138,7 +138,7 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
 
   const out = new Float32Array(OW * OH).map((_, k) => (cnt[k] ? sum[k]! / cnt[k]! : NODATA));
   const dir = dirname(mosaic.geotiffPath);
-  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = droneGeotiffPath(dir, 'index', indexName);
+  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = indexRasterPath(dir, indexName);
   await writeFile(raw, new Uint8Array(out.buffer));
   const [x0, gsd, , y0] = mosaic.geoTransform;
   await writeFile(vrt, `<VRTDataset rasterXSize="${OW}" rasterYSize="${OH}">

@@ -19,7 +19,7 @@ import type { ReliefGrid, TiePoints } from './relief';
 import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
 import type { Radiometry } from './radiometry';
 import { calibratedBandBytes, surveyScale } from './radiometry';
-import { droneGeotiffPath } from './files';
+import { orthomosaicPath } from './files';
 import type { GridWindow, SeamCheck } from './seams';
 import { rematchSeams } from './seams';
 import type { Capture } from './survey';
@@ -403,7 +403,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   // 5. Files: raw + VRT -> tiled, compressed GeoTIFF through GDAL; preview in WGS84.
   const rawPath = join(opts.workDir, 'mosaic.raw');
   const vrtPath = join(opts.workDir, 'mosaic.vrt');
-  const geotiffPath = droneGeotiffPath(opts.workDir, 'orthomosaic', '');
+  const geotiffPath = orthomosaicPath(opts.workDir);
   const previewPng = join(opts.workDir, 'preview.png');
   const geoTransform: Mosaic['geoTransform'] = [x0, gsd, 0, y0, 0, -gsd];
   await writeFile(rawPath, out);

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { dirname } from 'node:path';
 import type { Db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
-import { type DroneGeotiff, droneGeotiffPath } from '../drone/files';
+import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
 import { dronePhotosDir } from './files';
 
@@ -163,7 +163,8 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
   if (!scan) throw notFound();
   if (scan.source !== 'drone' || scan.status !== 'completed' || !scan.dataPath) throw notFound('scan_no_geotiff');
   const indexName = scan.indexName ?? 'index';
-  const file = await open(droneGeotiffPath(dirname(scan.dataPath), kind, indexName)).catch(() => {
+  const dir = dirname(scan.dataPath);
+  const file = await open(kind === 'orthomosaic' ? orthomosaicPath(dir) : indexRasterPath(dir, indexName)).catch(() => {
     throw notFound('scan_no_geotiff');
   });
   const what = kind === 'orthomosaic' ? 'orthomosaic' : indexName.toLowerCase();

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -111,12 +111,15 @@ test('a processed drone survey’s orthomosaic and NDVI download from the field 
   test.setTimeout(180_000);
   await registerCompany(page.request);
   // Six multispectral captures along a line, made from the NAIP tile (tests/helpers/synthetic-survey.ts).
-  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir: mkdtempSync(join(tmpdir(), 'e2e-survey-')), only: [0, 1, 2, 3, 4, 5] });
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-survey-'));
+  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only: [0, 1, 2, 3, 4, 5] });
   const id = await createField(page.request, { name: 'Drone field', geometry: survey.fieldWgs84(200, 120, 600, 300) });
   const zip = new JSZip();
   for (const f of survey.files) zip.file(basename(f), readFileSync(f));
+  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
+  rmSync(dir, { recursive: true, force: true });
   const res = await page.request.post('/api/drone/upload', {
-    multipart: { drone_images: { name: 'flight.zip', mimeType: 'application/zip', buffer: await zip.generateAsync({ type: 'nodebuffer' }) }, data: JSON.stringify({ field_id: id, crop_type: 'auto' }) },
+    multipart: { drone_images: { name: 'flight.zip', mimeType: 'application/zip', buffer }, data: JSON.stringify({ field_id: id, crop_type: 'auto' }) },
   });
   expect(res.status(), await res.text()).toBe(202);
   const { task_id: taskId } = await res.json();
