@@ -182,24 +182,13 @@ export async function deleteScan(db: TenantDb, id: number) {
   if (found.status === 'processing') throw conflict('scan_processing');
   const tasks = await db.task.findMany({ where: { scanId: id }, select: { id: true, payloadJson: true } });
   const scan = await db.scan.delete({ where: { id } });
-  // Its preview, mosaic and index (the task's folder), a survey's photos, and an uploaded raster
-  // unless another upload of the same file (stored once, by content) still has it.
+  // Its preview, mosaic and index (the task's folder), a survey's photos, and an uploaded raster.
   if (scan.dataPath) await rm(dirname(scan.dataPath), { recursive: true, force: true });
   for (const task of tasks) {
     await rm(dronePhotosDir(scan.companyId, scan.fieldId, task.id), { recursive: true, force: true });
     const { rasterPath } = JSON.parse(task.payloadJson) as { rasterPath?: string };
-    if (rasterPath && !(await rasterInUse(db, scan.fieldId, task.id, rasterPath))) await rm(rasterPath, { force: true });
+    if (rasterPath) await rm(rasterPath, { force: true });
   }
-}
-
-/** Whether a task other than `taskId` will read the raster, or made a scan that still exists. */
-async function rasterInUse(db: TenantDb, fieldId: number, taskId: string, rasterPath: string): Promise<boolean> {
-  const others = await db.task.findMany({
-    where: { id: { not: taskId }, fieldId, payloadJson: { contains: JSON.stringify(rasterPath).slice(1, -1) } },
-    select: { status: true, scanId: true },
-  });
-  if (others.some((t) => t.status === 'pending' || t.status === 'running')) return true;
-  return (await db.scan.count({ where: { id: { in: others.flatMap((t) => (t.scanId ? [t.scanId] : [])) } } })) > 0;
 }
 
 /**

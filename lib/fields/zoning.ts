@@ -1,5 +1,6 @@
 // Uploading an index GeoTIFF: checked at once (so a bad file never becomes a task), matched to a
 // field, kept with the field's files, and handed to a background task that makes the zones.
+import { randomUUID } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { intersect, featureCollection, feature } from '@turf/turf';
@@ -55,10 +56,10 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   } else {
     field = await fieldUnderRaster(db, info.footprintWgs84);
   }
-  // The raster stays with the field's files (removed with the field), named by its content.
+  // The raster stays with the field's files, one file per upload: removed with its scan or the field.
   const dir = join(fieldDataDir(companyId, field.id), 'rasters');
   await mkdir(dir, { recursive: true });
-  const rasterPath = join(dir, `${file.sha256.slice(0, 16)}${extname(file.filename).toLowerCase()}`);
+  const rasterPath = join(dir, `${randomUUID()}${extname(file.filename).toLowerCase()}`);
   await rename(file.path, rasterPath);
   const payload: ZoningJobPayload = {
     rasterPath,

@@ -81,21 +81,21 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect((await a.api.get(`/api/scans/${task.result.scan_id}`)).status).toBe(404);
   });
 
-  it('deleting a scan removes its files; the raster goes with the last scan made from it', async () => {
+  it('deleting a scan removes its files, its own copy of the raster included', async () => {
     const { api, user } = await registerCompany(baseUrl());
     const fieldId = (await api.post('/api/fields', { name: 'Twice', geometry: FIELD })).body.id as number;
-    // The same file uploaded twice is stored once, by its content.
+    // The same file uploaded twice is two uploads, each with its own copy.
     const [first, second] = [await uploadRaster(api, { zones: '3' }), await uploadRaster(api, { zones: '4' })];
     const tasks = [await waitForTask(api, first.body.task_id), await waitForTask(api, second.body.task_id)];
     const companyDir = join(serverEnv().DATA_DIR!, 'companies', String(user.company.id));
     const rasters = join(companyDir, 'fields', String(fieldId), 'rasters');
-    expect(readdirSync(rasters)).toHaveLength(1);
+    expect(readdirSync(rasters)).toHaveLength(2);
     const taskDir = (i: number) => join(companyDir, 'tasks', [first, second][i]!.body.task_id);
     expect(readdirSync(taskDir(0))).toEqual(['preview.png']);
 
     expect((await api.del(`/api/scans/${tasks[0]!.result.scan_id}`)).status).toBe(200);
     expect(existsSync(taskDir(0))).toBe(false);
-    expect(readdirSync(rasters), 'the other scan still has the raster').toHaveLength(1);
+    expect(readdirSync(rasters), 'the other scan keeps its raster').toHaveLength(1);
     expect((await api.del(`/api/scans/${tasks[1]!.result.scan_id}`)).status).toBe(200);
     expect(existsSync(taskDir(1))).toBe(false);
     expect(readdirSync(rasters)).toEqual([]);
