@@ -16,6 +16,8 @@ const schema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  /** The deepest zoom MAP_TILE_URL has tiles for (OpenStreetMap's: 19); the maps zoom further by enlarging them. */
+  MAP_TILE_MAX_ZOOM: z.coerce.number().int().min(0).max(24).default(19),
   /** An upload that sends no byte for this long is stopped with 408 (a stalled client holds a connection and a file). */
   UPLOAD_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(60),
   /** Longest time one request may take to arrive whole (Node's own default, 300 s, would end large uploads). */

@@ -3,7 +3,7 @@ import { FieldMapLoader } from '@/components/map/field-map-loader';
 import { fieldsExtent } from '@/lib/fields/fields';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
-import { requireUser, tileUrl } from '@/lib/ui/server';
+import { requireUser, tileSource } from '@/lib/ui/server';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');
@@ -27,7 +27,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
       <FieldMapLoader
         bounds={extent ? [[extent.minLat, extent.minLon], [extent.maxLat, extent.maxLon]] : undefined}
         owners={owners.map((o) => ({ id: o.id, name: o.name }))}
-        tileUrl={tileUrl()}
+        tiles={tileSource()}
         can={{ add: can(user.role, 'addFields'), edit: can(user.role, 'edit'), delete: can(user.role, 'deleteFields') }}
         focusId={focused ? focusId : undefined}
       />

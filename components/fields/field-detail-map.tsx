@@ -3,8 +3,9 @@ import 'leaflet/dist/leaflet.css';
 import L from 'leaflet';
 import { useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
-import { GeoJSON, ImageOverlay, MapContainer, TileLayer, useMap } from 'react-leaflet';
-import type { FieldGeometry } from '@/lib/ui/types';
+import { GeoJSON, ImageOverlay, MapContainer, useMap } from 'react-leaflet';
+import type { FieldGeometry, TileSource } from '@/lib/ui/types';
+import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from '../map/base-map';
 
 export interface ZoneFeatureCollection {
   type: 'FeatureCollection';
@@ -13,8 +14,9 @@ export interface ZoneFeatureCollection {
 
 export interface FieldDetailMapProps {
   geometry: FieldGeometry;
-  tileUrl: string;
-  preview: { url: string; bounds: [[number, number], [number, number]] } | null;
+  tiles: TileSource;
+  /** The scan's picture laid over the map: a drone survey's orthomosaic or a raster's index in colour. */
+  preview: { url: string; bounds: [[number, number], [number, number]]; shows: 'orthomosaic' | 'index' } | null;
   zones: ZoneFeatureCollection | null;
 }
 
@@ -26,14 +28,14 @@ function Fit({ geometry }: { geometry: FieldGeometry }) {
   return null;
 }
 
-function LayerToggles({ show, setShow, hasPreview, hasZones }: { show: { preview: boolean; zones: boolean }; setShow: (s: { preview: boolean; zones: boolean }) => void; hasPreview: boolean; hasZones: boolean }) {
+function LayerToggles({ show, setShow, preview, hasZones }: { show: { preview: boolean; zones: boolean }; setShow: (s: { preview: boolean; zones: boolean }) => void; preview: FieldDetailMapProps['preview']; hasZones: boolean }) {
   const t = useTranslations('field');
-  if (!hasPreview && !hasZones) return null;
+  if (!preview && !hasZones) return null;
   return (
     <div className="absolute top-2 right-2 z-[1000] space-y-1 rounded bg-white/90 px-2 py-1 text-xs shadow">
-      {hasPreview && (
+      {preview && (
         <label className="flex items-center gap-1">
-          <input type="checkbox" checked={show.preview} onChange={(e) => setShow({ ...show, preview: e.target.checked })} /> {t('layer_index')}
+          <input type="checkbox" checked={show.preview} onChange={(e) => setShow({ ...show, preview: e.target.checked })} /> {t(preview.shows === 'orthomosaic' ? 'layer_orthomosaic' : 'layer_index')}
         </label>
       )}
       {hasZones && (
@@ -45,13 +47,13 @@ function LayerToggles({ show, setShow, hasPreview, hasZones }: { show: { preview
   );
 }
 
-export default function FieldDetailMap({ geometry, tileUrl, preview, zones }: FieldDetailMapProps) {
-  const t = useTranslations('map');
+export default function FieldDetailMap({ geometry, tiles, preview, zones }: FieldDetailMapProps) {
   const [show, setShow] = useState({ preview: true, zones: true });
   return (
     <div className="relative h-[360px] overflow-hidden rounded-lg border border-stone-200 sm:h-[440px]" data-testid="field-detail-map">
-      <MapContainer center={[0, 0]} zoom={2} className="h-full w-full bg-stone-200">
-        <TileLayer url={tileUrl} attribution={t('attribution')} />
+      <MapContainer center={[0, 0]} zoom={2} maxZoom={MAP_MAX_ZOOM} zoomControl={false} className="h-full w-full bg-stone-200">
+        <BaseTiles tiles={tiles} />
+        <ZoomButtons />
         {preview && show.preview && <ImageOverlay url={preview.url} bounds={preview.bounds} opacity={0.85} />}
         {zones && show.zones && (
           <GeoJSON
@@ -67,7 +69,7 @@ export default function FieldDetailMap({ geometry, tileUrl, preview, zones }: Fi
         <GeoJSON key={JSON.stringify(geometry).length} data={geometry as GeoJSON.Geometry} style={{ color: '#065f46', weight: 3, fill: false, className: 'fm-field-outline' }} />
         <Fit geometry={geometry} />
       </MapContainer>
-      <LayerToggles show={show} setShow={setShow} hasPreview={!!preview} hasZones={!!zones?.features.length} />
+      <LayerToggles show={show} setShow={setShow} preview={preview} hasZones={!!zones?.features.length} />
     </div>
   );
 }

@@ -6,12 +6,13 @@ import '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.css';
 import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { MapContainer, TileLayer, useMap } from 'react-leaflet';
+import { MapContainer, useMap } from 'react-leaflet';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { type ApiResult, api } from '@/lib/ui/api';
 import { ownerColor, statusColor, statusKey } from '@/lib/ui/status';
-import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption } from '@/lib/ui/types';
+import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
+import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
 
@@ -19,7 +20,7 @@ export interface FieldMapProps {
   /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */
   bounds?: [[number, number], [number, number]];
   owners: OwnerOption[];
-  tileUrl: string;
+  tiles: TileSource;
   can: { add: boolean; edit: boolean; delete: boolean };
   focusId?: number;
 }
@@ -52,7 +53,7 @@ function MapBridge({ onReady }: { onReady: (map: L.Map) => void }) {
   return null;
 }
 
-export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: FieldMapProps) {
+export default function FieldMap({ bounds, owners, tiles, can, focusId }: FieldMapProps) {
   const t = useTranslations();
   const format = useFormatter();
   const [map, setMap] = useState<L.Map | null>(null);
@@ -115,16 +116,6 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
       current = false;
     };
   }, [showList]);
-
-  // The map's own controls, in the page's language.
-  useEffect(() => {
-    if (!map) return;
-    const zoom = L.control.zoom({ zoomInTitle: t('map.zoom_in'), zoomOutTitle: t('map.zoom_out') });
-    zoom.addTo(map);
-    return () => {
-      zoom.remove();
-    };
-  }, [map, t]);
 
   // Field polygons: rebuilt when the list or the colouring changes. One tooltip and one click
   // handler on the group serve them all, and a large company's are painted on one canvas: with
@@ -340,11 +331,13 @@ export default function FieldMap({ bounds, owners, tileUrl, can, focusId }: Fiel
         <div className="relative h-[60vh] min-h-[320px] overflow-hidden rounded-lg border border-stone-200 lg:h-[72vh]" data-testid="field-map">
           <MapContainer
             {...(bounds ? { bounds, boundsOptions: { padding: [24, 24], maxZoom: 17 } } : { center: DEFAULT_CENTER, zoom: DEFAULT_ZOOM })}
+            maxZoom={MAP_MAX_ZOOM}
             zoomControl={false}
             className="h-full w-full bg-stone-200"
             doubleClickZoom={false}
           >
-            <TileLayer url={tileUrl} attribution={t('map.attribution')} />
+            <BaseTiles tiles={tiles} />
+            <ZoomButtons />
             <MapBridge onReady={setMap} />
           </MapContainer>
           {!loaded && (

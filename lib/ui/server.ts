@@ -6,6 +6,7 @@ import { hasRole, type Role } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
+import type { TileSource } from './types';
 
 export async function requireUser(minimum: Role = 'viewer') {
   const user = await currentUser();
@@ -14,5 +15,5 @@ export async function requireUser(minimum: Role = 'viewer') {
   return { user, db: tenantDb(db(), user.companyId) };
 }
 
-/** The base map's tile URL template (MAP_TILE_URL, OpenStreetMap by default). */
-export const tileUrl = () => config().MAP_TILE_URL;
+/** The base map's tiles (MAP_TILE_URL, OpenStreetMap by default, and the deepest zoom they exist at). */
+export const tileSource = (): TileSource => ({ url: config().MAP_TILE_URL, maxNativeZoom: config().MAP_TILE_MAX_ZOOM });

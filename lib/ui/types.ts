@@ -24,6 +24,12 @@ export interface FieldCollection {
   features: FieldFeature[];
 }
 
+/** A base map's tile URL template and the deepest zoom its server has tiles for. */
+export interface TileSource {
+  url: string;
+  maxNativeZoom: number;
+}
+
 export interface OwnerOption {
   id: number;
   name: string;

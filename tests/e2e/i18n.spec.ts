@@ -81,7 +81,11 @@ test('every page renders in ru, en and sk with no untranslated key; screenshots 
         await page.goto(url);
         await expect(page.locator('html')).toHaveAttribute('lang', lang);
         await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-        if (path.includes('map') || path.includes('{id}')) await expect(page.locator('.leaflet-container')).toBeVisible();
+        if (path.includes('map') || path.includes('{id}')) {
+          await expect(page.locator('.leaflet-container')).toBeVisible();
+          // Leaflet's own controls speak the page's language too.
+          await expect(page.locator('.leaflet-container').getByRole('button', { name: MESSAGES[lang].map.zoom_in, exact: true })).toBeVisible();
+        }
         await expect(page.getByRole('navigation', { name: MESSAGES[lang].nav.main })).toBeVisible();
         const text = await page.locator('body').innerText();
         expect(text, `${url} in ${lang}`).not.toMatch(UNTRANSLATED);

@@ -91,6 +91,7 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const zones = page.getByTestId('zones-table').locator('tbody tr');
   expect(await zones.count()).toBeGreaterThanOrEqual(2);
   await expect(page.getByTestId('field-detail-map').locator('path.fm-zone').first()).toBeVisible();
+  await expect(page.getByTestId('field-detail-map').getByLabel('Index image')).toBeChecked();
   // The scan's index image is served and drawn over the field.
   const preview = page.getByTestId('scan-list').locator('img');
   await expect(preview).toHaveJSProperty('complete', true);
@@ -128,6 +129,20 @@ test('a processed drone survey’s orthomosaic and NDVI download from the field 
     .toBe('completed');
 
   await page.goto(`/fields/${id}`);
+  // The survey's orthomosaic lies over the map, and the map zooms past the base map's deepest
+  // tiles (19 by default; MAP_MAX_ZOOM is 21) to show the mosaic's detail: Leaflet then asks for
+  // zoom-19 tiles and draws them four times enlarged.
+  const map = page.getByTestId('field-detail-map');
+  await expect(map.getByLabel('Orthomosaic')).toBeChecked();
+  const zoomIn = map.getByRole('button', { name: 'Zoom in' });
+  // Zoomed in step by step until Leaflet disables the button (forced: Playwright waits for a
+  // disabled button to become enabled before clicking it).
+  await expect(async () => {
+    await zoomIn.click({ force: true });
+    await expect(zoomIn).toHaveAttribute('aria-disabled', 'true', { timeout: 600 });
+  }).toPass({ timeout: 30_000 });
+  await expect(map.locator('.leaflet-tile-container').last()).toHaveAttribute('style', /scale\(4\)/);
+  await expect(map.locator('img.leaflet-tile').first()).toHaveAttribute('src', /\/19\/\d+\/\d+\.png$/);
   for (const [name, suffix] of [['Orthomosaic (GeoTIFF)', '_orthomosaic.tif'], ['NDVI index (GeoTIFF)', '_ndvi.tif']] as const) {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
     expect(download.suggestedFilename()).toMatch(new RegExp(`^Drone field_\\d{4}-\\d\\d-\\d\\d${suffix}$`));

@@ -7,7 +7,7 @@ import { loadSessionSecret, parseConfig } from '@/lib/config';
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = parseConfig({} as NodeJS.ProcessEnv);
-    expect(c).toMatchObject({ SERVICE_DB: 'fields.db', SERVICE_ENV: 'production', PORT: 3000, databaseKind: 'sqlite' });
+    expect(c).toMatchObject({ SERVICE_DB: 'fields.db', SERVICE_ENV: 'production', PORT: 3000, databaseKind: 'sqlite', MAP_TILE_MAX_ZOOM: 19 });
     expect(c.dataDir).toBe(join(process.cwd(), 'data'));
   });
 
@@ -19,6 +19,8 @@ describe('configuration', () => {
     expect(() => parseConfig({ SERVICE_ENV: 'staging', PORT: 'eighty', DATABASE_URL: 'mysql://x' } as unknown as NodeJS.ProcessEnv)).toThrow(
       /SERVICE_ENV[\s\S]*DATABASE_URL[\s\S]*PORT|SERVICE_ENV[\s\S]*PORT/,
     );
+    expect(() => parseConfig({ MAP_TILE_MAX_ZOOM: '30' } as unknown as NodeJS.ProcessEnv)).toThrow(/MAP_TILE_MAX_ZOOM/);
+    expect(parseConfig({ MAP_TILE_MAX_ZOOM: '18' } as unknown as NodeJS.ProcessEnv).MAP_TILE_MAX_ZOOM).toBe(18);
   });
 
   it('generates the session key once, keeps it 0600 and reuses it', () => {

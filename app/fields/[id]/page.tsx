@@ -14,14 +14,17 @@ import { getScan, listScans, scanClassification, scanDetail } from '@/lib/fields
 import { AppError } from '@/lib/http/errors';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
-import { requireUser, tileUrl } from '@/lib/ui/server';
+import { requireUser, tileSource } from '@/lib/ui/server';
 import { statusKey } from '@/lib/ui/status';
 
 
 type Bounds = [[number, number], [number, number]];
 /** scanDetail types its parsed bounds loosely; the preview is shown only when they are a real box. */
-const previewOf = (p: { url: string; bounds: unknown } | null | undefined) =>
-  p && Array.isArray(p.bounds) && p.bounds.length === 2 ? { url: p.url, bounds: p.bounds as Bounds } : null;
+// A drone scan's preview is its orthomosaic; an uploaded raster's is its index in colour.
+const previewOf = (scan: { source: string; preview?: { url: string; bounds: unknown } | null } | null) => {
+  const p = scan?.preview;
+  return p && Array.isArray(p.bounds) && p.bounds.length === 2 ? { url: p.url, bounds: p.bounds as Bounds, shows: scan.source === 'drone' ? ('orthomosaic' as const) : ('index' as const) } : null;
+};
 
 async function orNotFound<T>(p: Promise<T>): Promise<T> {
   try {
@@ -78,7 +81,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
       </div>
 
       <div className="grid gap-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <FieldDetailMapLoader geometry={field.geometry} tileUrl={tileUrl()} preview={previewOf(scan?.preview)} zones={zones ?? null} />
+        <FieldDetailMapLoader geometry={field.geometry} tiles={tileSource()} preview={previewOf(scan)} zones={zones ?? null} />
         <div className="space-y-4">
           <Card title={t('field.properties')}>
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="field-properties">
