@@ -49,6 +49,8 @@ export const ROUTES = {
   'GET /api/fields/{id}/scans': ACTION_ROLE.viewFields,
   'GET /api/scans/{id}': ACTION_ROLE.viewFields,
   'GET /api/scans/{id}/preview.png': ACTION_ROLE.viewFields,
+  // Naming a scan's crop corrects data, as editing a field does.
+  'PUT /api/scans/{id}': ACTION_ROLE.edit,
   // A scan is data someone uploaded: removing it is like deleting a field.
   'DELETE /api/scans/{id}': ACTION_ROLE.deleteFields,
   'GET /api/field/export/kmz/{id}': ACTION_ROLE.exportMaps,

@@ -45,6 +45,7 @@ export async function loadScanWithZones(db: TenantDb, opts: { fieldId: number; s
       previewPng,
       previewBounds: scan.boundsJson ? JSON.parse(scan.boundsJson) : undefined,
       crop: scan.cropJson ? JSON.parse(scan.cropJson) : undefined,
+      userCrop: scan.cropType,
     },
     zones: zones.map((z) => ({
       classIndex: z.classIndex,

@@ -197,11 +197,16 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     y = PAGE.margin;
   }
   y = heading(t('crop'), PAGE.margin, y, CONTENT_W);
+  const cropName = (id: string) => tOr(`drone.crops.${id}`, id);
+  if (scan?.userCrop) {
+    text(`${t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
+    text(`${cropName(scan.userCrop)} · ${t('crop_named')}`, PAGE.margin + 110, y, { font: 'bold', size: 11 });
+    y += 18;
+  }
   if (scan?.crop) {
     const crop = scan.crop;
-    const cropName = (id: string) => tOr(`drone.crops.${id}`, id);
-    text(`${t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
-    text(`${cropName(crop.crop_type)} · ${t('confidence')} ${num(crop.confidence * 100, 0)} %`, PAGE.margin + 110, y, { font: 'bold', size: 11 });
+    text(`${scan.userCrop ? t('crop_automatic') : t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
+    text(`${cropName(crop.crop_type)} · ${t('confidence')} ${num(crop.confidence * 100, 0)} %`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
     y += 18;
     text(t('crop_method', { index: indexLabel }), PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
     y = doc.y + 8;
@@ -214,7 +219,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       text(`${num(c.score * 100, 0)} %`, PAGE.margin + 370, y, { width: 40, align: 'right' });
       y += 14;
     }
-  } else {
+  } else if (!scan?.userCrop) {
     text(t('no_crop'), PAGE.margin, y, { color: MUTED });
   }
 

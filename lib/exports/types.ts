@@ -36,7 +36,10 @@ export interface ExportScan {
   /** The index image (PNG) and its bounds [[south, west], [north, east]]. */
   previewPng?: Buffer;
   previewBounds?: [[number, number], [number, number]];
+  /** The automatic classification. */
   crop?: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
+  /** The crop a user named, which the scan reports over the classification. */
+  userCrop?: string | null;
 }
 
 /** Zone class -> application rate in kg/ha. */

@@ -23,6 +23,7 @@ import type { ReceivedFile } from '../uploads/multipart';
 import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from './fields';
 import { dronePhotosDir } from './files';
+import { cropType } from './schemas';
 
 const GB = 1024 ** 3;
 /** The upload limit of the `drone_images` part (issue 10: up to 10 GB). */
@@ -42,12 +43,7 @@ const isJunk = (name: string) => name.split('/').some((part) => part === '__MACO
 const fieldIdSchema = z.union([z.literal('auto'), z.null(), z.coerce.number().int().positive().max(2 ** 31 - 1)]).optional();
 export const droneUploadData = z.object({
   field_id: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v), fieldIdSchema),
-  crop_type: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z][a-z0-9_-]{1,31}$/)
-    .default('auto'),
+  crop_type: cropType.default('auto'),
 });
 export type DroneUploadData = z.infer<typeof droneUploadData>;
 

@@ -175,6 +175,15 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
   };
 }
 
+/**
+ * The user's crop for the scan, which is what it reports from then on over the classifier's guess
+ * (kept beside it); null or `auto` goes back to the guess. Answers as GET /api/scan/{id}/classify.
+ */
+export async function setScanCrop(db: TenantDb, id: number, crop: string | null) {
+  await db.scan.update({ where: { id }, data: { cropType: crop === 'auto' ? null : crop }, select: { id: true } });
+  return scanClassification(db, id);
+}
+
 /** 409 while the scan is being processed: its task would finish into a scan that is gone. */
 export async function deleteScan(db: TenantDb, id: number) {
   const found = await db.scan.findUnique({ where: { id }, select: { status: true } });
@@ -192,8 +201,9 @@ export async function deleteScan(db: TenantDb, id: number) {
 }
 
 /**
- * Spec 2.6: the scan's crop (the user's value when they named one, else the automatic result), the
- * automatic classifier's confidence and candidates, and the index statistics (plus which index).
+ * Spec 2.6: the scan's crop and confidence, the automatic classifier's candidates, and the index
+ * statistics (plus which index). A crop a user named (at upload or later) is the scan's crop, with
+ * confidence 1: a person who knows the field said so. The classifier's guess stays in `details`.
  */
 export async function scanClassification(db: TenantDb, id: number) {
   const scan = await db.scan.findUnique({ where: { id } });
@@ -204,7 +214,7 @@ export async function scanClassification(db: TenantDb, id: number) {
     scan_id: scan.id,
     status: scan.status,
     crop_type: scan.cropType ?? auto?.crop_type ?? null,
-    confidence: auto?.confidence ?? null,
+    confidence: scan.cropType ? 1 : (auto?.confidence ?? null),
     details: { top_candidates: auto?.top_candidates ?? [], automatic: auto?.crop_type ?? null, user_value: scan.cropType },
     ndvi_stats: stats ? { mean: stats.mean, std: stats.std, median: stats.median } : null,
     index: scan.indexName,

@@ -45,4 +45,17 @@ export const fieldListQuery = z.object({
   q: z.string().trim().max(255).optional(),
 });
 
+/**
+ * A crop identifier: the classifier's eight or any other crop a user names (the spec leaves the set
+ * open); `auto` stands for the automatic classification.
+ */
+export const cropType = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z][a-z0-9_-]{1,31}$/);
+
+/** PUT /api/scans/{id}: the user's crop (null or `auto` goes back to the classifier's). */
+export const updateScanBody = z.object({ crop_type: cropType.nullable() });
+
 export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) });

@@ -6,6 +6,13 @@ import type { Locale } from '../i18n/locales';
 
 type Issue = z.core.$ZodIssue;
 
+/** Zod's name of a JSON type in the caller's language (`string` is "text"), or as it is. */
+function typeName(type: string, locale: Locale): string {
+  const key = `validation.types.${type}`;
+  const name = translate(locale, key);
+  return name === key ? type : name;
+}
+
 /** One issue in words: `path: what is wrong`. */
 export function describeIssue(issue: Issue, locale: Locale): string {
   const path = issue.path.length ? issue.path.join('.') : '';
@@ -13,7 +20,7 @@ export function describeIssue(issue: Issue, locale: Locale): string {
   let text: string;
   switch (issue.code) {
     case 'invalid_type':
-      text = issue.input === undefined ? t('required') : t('invalid_type', { expected: issue.expected });
+      text = issue.input === undefined ? t('required') : t('invalid_type', { expected: typeName(issue.expected, locale) });
       break;
     case 'too_small':
       text = issue.origin === 'string' ? t('too_small_string', { minimum: Number(issue.minimum) }) : t('too_small_number', { minimum: Number(issue.minimum) });
@@ -47,7 +54,9 @@ export class ValidationError extends AppError {
 }
 
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input);
+  // The input rides on each issue so that a value of the wrong type is told apart from a missing one
+  // (zod 4 leaves it off unless asked).
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw new ValidationError(result.error.issues);
   return result.data;
 }

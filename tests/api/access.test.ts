@@ -106,6 +106,7 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'GET /api/fields/{id}/scans': { path: '/api/fields/{id}/scans', id: newField },
   'GET /api/scans/{id}': { path: '/api/scans/{id}', id: newScan },
   'GET /api/scans/{id}/preview.png': { path: '/api/scans/{id}/preview.png', id: newScan },
+  'PUT /api/scans/{id}': { path: '/api/scans/{id}', id: newScan, body: () => ({ crop_type: 'barley' }) },
   'DELETE /api/scans/{id}': { path: '/api/scans/{id}', id: newScan },
   'GET /api/field/export/kmz/{id}': { path: '/api/field/export/kmz/{id}', id: newField },
   'GET /api/field/export/kmz/all': { path: '/api/field/export/kmz/all', noForeignId: true },

@@ -278,8 +278,11 @@ describe.skipIf(!!missingSynthetic)('drone upload: generated multispectral surve
 
     const cls = await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`);
     expect(cls.status, cls.text).toBe(200);
-    expect(cls.body).toMatchObject({ success: true, scan_id: res.body.scan_id, crop_type: 'wheat', index: 'ndvi' });
+    expect(cls.body).toMatchObject({ success: true, scan_id: res.body.scan_id, crop_type: 'wheat', confidence: 1, index: 'ndvi', details: { user_value: 'wheat' } });
     expect(CROPS).toContain(cls.body.details.automatic);
+    // Going back to the classifier: its result and its confidence.
+    const auto = await c.as.agronomist.put(`/api/scans/${res.body.scan_id}`, { crop_type: 'auto' });
+    expect(auto.body).toMatchObject({ crop_type: cls.body.details.automatic, confidence: cls.body.details.top_candidates[0].score, details: { user_value: null } });
     const truth = t.ndviInside(200, 120, 600, 300);
     expect(Math.abs(cls.body.ndvi_stats.mean - truth.mean), JSON.stringify({ got: cls.body.ndvi_stats, truth })).toBeLessThan(0.02);
   }, 180_000);

@@ -61,6 +61,27 @@ describe.skipIf(!!missing)('raster zones', () => {
       expect(none.body.error).toMatch(/only a processed drone survey has an orthomosaic/);
     }
     expect(JSON.stringify(scan)).not.toContain(serverEnv().DATA_DIR!);
+
+    // An uploaded raster is not classified; a user names its crop, which the scan then reports with
+    // confidence 1, and `auto` goes back to no crop at all.
+    const classify = `/api/scan/${task.result.scan_id}/classify`;
+    expect((await api.get(classify)).body).toMatchObject({ crop_type: null, confidence: null, details: { automatic: null, user_value: null } });
+    const named = await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: ' Sugar_beet ' });
+    expect(named.status, named.text).toBe(200);
+    expect(named.body).toMatchObject({ success: true, scan_id: task.result.scan_id, crop_type: 'sugar_beet', confidence: 1, details: { automatic: null, user_value: 'sugar_beet' } });
+    expect((await api.get(classify)).body).toMatchObject({ crop_type: 'sugar_beet', confidence: 1 });
+    expect((await api.get(`/api/fields/${fieldId}/scans`)).body.scans[0].crop_type).toBe('sugar_beet');
+    for (const [body, error] of [
+      [{ crop_type: 'DROP TABLE' }, 'Invalid data: crop_type: wrong format'],
+      [{ crop_type: 7 }, 'Invalid data: crop_type: expected text'],
+      [{}, 'Invalid data: crop_type: required'],
+    ] as const) {
+      const bad = await api.put(`/api/scans/${task.result.scan_id}`, body);
+      expect(bad.status).toBe(422);
+      expect(bad.body.error).toBe(error);
+    }
+    expect((await api.get(classify)).body.crop_type).toBe('sugar_beet');
+    expect((await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: 'auto' })).body).toMatchObject({ crop_type: null, confidence: null, details: { user_value: null } });
   });
 
   it('keeps scans and tasks to their company', async () => {
@@ -73,6 +94,7 @@ describe.skipIf(!!missing)('raster zones', () => {
       expect((await b.as.owner.get(path)).status, path).toBe(404);
     }
     expect((await b.as.owner.del(`/api/scans/${task.result.scan_id}`)).status).toBe(404);
+    expect((await b.as.owner.put(`/api/scans/${task.result.scan_id}`, { crop_type: 'wheat' })).status).toBe(404);
     expect((await b.as.viewer.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'x.tif' } })).status).toBe(403);
     // A field id of another company is not found, and nothing is queued.
     const foreign = await uploadRaster(b.as.owner, { field_id: String(res.body.field_id) });

@@ -99,6 +99,20 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   // An uploaded raster has no GeoTIFFs of ours to download.
   await expect(page.getByRole('link', { name: /GeoTIFF/ })).toHaveCount(0);
 
+  // A raster is not classified: the agronomist names the crop, which the page then shows as theirs,
+  // and can go back to the classification (none here).
+  await expect(page.getByText(en.report.no_crop)).toBeVisible();
+  const cropForm = page.getByRole('form', { name: en.field.crop_correct });
+  await cropForm.getByLabel(en.field.crop_correct).selectOption({ label: en.drone.crops.barley });
+  await cropForm.getByRole('button', { name: en.common.save }).click();
+  await expect(cropForm.getByRole('status')).toHaveText(en.field.crop_saved);
+  await expect(page.getByTestId('crop-classification')).toHaveText(`${en.drone.crops.barley} · ${en.field.crop_named}`);
+  const [{ id: scanId }] = (await (await page.request.get(`/api/fields/${id}/scans`)).json()).scans;
+  expect((await (await page.request.get(`/api/scan/${scanId}/classify`)).json()).crop_type).toBe('barley');
+  await cropForm.getByLabel(en.field.crop_correct).selectOption({ label: en.field.crop_use_automatic });
+  await cropForm.getByRole('button', { name: en.common.save }).click();
+  await expect(page.getByText(en.report.no_crop)).toBeVisible();
+
   // The owner deletes the scan after a second step; its zones go with it.
   await page.getByTestId('scan-list').getByRole('button', { name: 'Delete scan' }).click();
   await page.getByRole('group', { name: /^Delete the scan of .+ with its zones and files\?$/ }).getByRole('button', { name: 'Yes, delete' }).click();

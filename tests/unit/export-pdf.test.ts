@@ -105,6 +105,19 @@ describe('PDF field report', () => {
     expect(blue).toBeGreaterThan(1000);
   });
 
+  it('reports a crop a user named as the crop, and the classifier\'s result beside it', async () => {
+    const named = pdftext(save('named.pdf', await buildFieldReportPdf(field, { ...scan, userCrop: 'corn' }, zones, { locale: 'sk' })));
+    const t = (k: string) => translate('sk', k);
+    expect(named).toContain(`${t('drone.crops.corn')} · ${t('report.crop_named')}`);
+    expect(named).toContain(`${t('report.crop_automatic')}:`);
+    expect(named).toContain(`${t('drone.crops.wheat')} · ${t('report.confidence')} 87 %`);
+    // A crop outside the classifier's eight is shown as the user wrote it; with no classification, no 'not classified'.
+    const own = pdftext(save('named-only.pdf', await buildFieldReportPdf(field, { ...scan, crop: undefined, userCrop: 'oats' }, zones, { locale: 'en' })));
+    expect(own).toContain('oats · named by a user');
+    expect(own).not.toContain(translate('en', 'report.no_crop'));
+    expect(own).not.toContain(translate('en', 'report.crop_automatic'));
+  });
+
   it('says so when there is no scan, no zones and no crop', async () => {
     const txt = pdftext(save('empty.pdf', await buildFieldReportPdf({ ...field, owner: null, status: null, parcel_number: null }, null, [], { locale: 'sk' })));
     for (const k of ['no_scan', 'no_zones', 'no_crop']) expect(txt).toContain(translate('sk', `report.${k}`));

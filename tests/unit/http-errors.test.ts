@@ -106,4 +106,18 @@ describe('request validation', () => {
     }
     expect((await errorResponse(caught, 'sk', 'r', silent).json()).error).toContain('name: povinné pole');
   });
+
+  it('tells a value of the wrong type from a missing one, naming the type in the language', async () => {
+    const said = async (input: unknown, locale: 'en' | 'ru' | 'sk') => {
+      try {
+        validate(schema, input);
+      } catch (e) {
+        return (await errorResponse(e, locale, 'r', silent).json()).error as string;
+      }
+      throw new Error('accepted');
+    };
+    expect(await said({ name: 5, size: 1 }, 'en')).toBe('Invalid data: name: expected text');
+    expect(await said({ name: 'ok', size: '3' }, 'ru')).toContain('size: ожидается число');
+    expect(await said({ name: null, size: 1 }, 'sk')).toContain('name: očakáva sa text');
+  });
 });

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getFormatter, getTranslations } from 'next-intl/server';
+import { CropChoice } from '@/components/fields/crop-choice';
 import { ExportPanel } from '@/components/fields/export-panel';
 import { FieldDetailMapLoader } from '@/components/fields/field-detail-map-loader';
 import type { ZoneFeatureCollection } from '@/components/fields/field-detail-map';
@@ -172,10 +173,24 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
           <Card title={t('report.crop')}>
             {classification?.crop_type ? (
               <div className="space-y-2 text-sm" data-testid="crop-classification">
-                <p>
-                  <strong className="text-lg">{crop(classification.crop_type)}</strong>
-                  {classification.confidence != null && <span className="text-stone-600"> · {t('field.confidence', { value: format.number(classification.confidence, { style: 'percent' }) })}</span>}
-                </p>
+                {classification.details.user_value ? (
+                  <>
+                    <p>
+                      <strong className="text-lg">{crop(classification.details.user_value)}</strong>
+                      <span className="text-stone-600"> · {t('field.crop_named')}</span>
+                    </p>
+                    {classification.details.automatic && (
+                      <p className="text-stone-600">
+                        {t('field.crop_automatic', { crop: crop(classification.details.automatic), value: format.number(classification.details.top_candidates[0]?.score ?? 0, { style: 'percent' }) })}
+                      </p>
+                    )}
+                  </>
+                ) : (
+                  <p>
+                    <strong className="text-lg">{crop(classification.crop_type)}</strong>
+                    {classification.confidence != null && <span className="text-stone-600"> · {t('field.confidence', { value: format.number(classification.confidence, { style: 'percent' }) })}</span>}
+                  </p>
+                )}
                 {classification.details.top_candidates.length > 0 && (
                   <ol className="space-y-1">
                     {classification.details.top_candidates.map((c) => (
@@ -193,6 +208,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
             ) : (
               <p className="text-sm text-stone-600">{t('report.no_crop')}</p>
             )}
+            {can(user.role, 'edit') && scan && <CropChoice key={scan.id} scanId={scan.id} userCrop={classification?.details.user_value ?? null} />}
           </Card>
           <div className="lg:col-span-2">
             <Card title={t('report.zones')}>

@@ -1,9 +1,16 @@
-import { deleteScan, getScan, scanDetail } from '@/lib/fields/scans';
+import { deleteScan, getScan, scanDetail, setScanCrop } from '@/lib/fields/scans';
+import { updateScanBody } from '@/lib/fields/schemas';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
-import { pathId } from '@/lib/http/validate';
+import { pathId, readJson } from '@/lib/http/validate';
 
 export const GET = route('GET /api/scans/{id}', async ({ db, params }) => ok({ scan: scanDetail(await getScan(db, pathId(params.id))) }));
+
+export const PUT = route('PUT /api/scans/{id}', async ({ req, db, params }) => {
+  const id = pathId(params.id);
+  const { crop_type } = await readJson(req, updateScanBody);
+  return ok(await setScanCrop(db, id, crop_type));
+});
 
 export const DELETE = route('DELETE /api/scans/{id}', async ({ db, params }) => {
   await deleteScan(db, pathId(params.id));
