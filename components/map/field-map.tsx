@@ -12,9 +12,9 @@ import { type ApiResult, api } from '@/lib/ui/api';
 import { ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
-import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
+import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
 
 export interface FieldMapProps {
   /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */

@@ -23,7 +23,7 @@ import type { ReceivedFile } from '../uploads/multipart';
 import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from './fields';
 import { dronePhotosDir } from './files';
-import { cropType } from './schemas';
+import { userCrop } from './schemas';
 
 const GB = 1024 ** 3;
 /** The upload limit of the `drone_images` part (issue 10: up to 10 GB). */
@@ -43,7 +43,7 @@ const isJunk = (name: string) => name.split('/').some((part) => part === '__MACO
 const fieldIdSchema = z.union([z.literal('auto'), z.null(), z.coerce.number().int().positive().max(2 ** 31 - 1)]).optional();
 export const droneUploadData = z.object({
   field_id: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v), fieldIdSchema),
-  crop_type: cropType.default('auto'),
+  crop_type: userCrop.optional(),
 });
 export type DroneUploadData = z.infer<typeof droneUploadData>;
 
@@ -183,7 +183,7 @@ export async function submitDroneSurvey(
     const finalPaths = photoPaths.map((p) => join(photosDir, p.slice(staging.length + 1)));
 
     const payload: DroneJobPayload = { photoPaths: finalPaths, fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry };
-    const cropType = data.crop_type === 'auto' ? null : data.crop_type;
+    const cropType = data.crop_type ?? null;
     const scan = await db.$transaction(async (tx) => {
       const created = await tx.scan.create({
         data: {

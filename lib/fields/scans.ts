@@ -177,10 +177,10 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
 
 /**
  * The user's crop for the scan, which is what it reports from then on over the classifier's guess
- * (kept beside it); null or `auto` goes back to the guess. Answers as GET /api/scan/{id}/classify.
+ * (kept beside it); null goes back to the guess. Answers as GET /api/scan/{id}/classify.
  */
 export async function setScanCrop(db: TenantDb, id: number, crop: string | null) {
-  await db.scan.update({ where: { id }, data: { cropType: crop === 'auto' ? null : crop }, select: { id: true } });
+  await db.scan.update({ where: { id }, data: { cropType: crop }, select: { id: true } });
   return scanClassification(db, id);
 }
 

@@ -46,16 +46,17 @@ export const fieldListQuery = z.object({
 });
 
 /**
- * A crop identifier: the classifier's eight or any other crop a user names (the spec leaves the set
- * open); `auto` stands for the automatic classification.
+ * The crop a user names: the classifier's eight or any other identifier (the spec leaves the set
+ * open). `auto`, the automatic classification, names none and parses as null.
  */
-export const cropType = z
+export const userCrop = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^[a-z][a-z0-9_-]{1,31}$/);
+  .regex(/^[a-z][a-z0-9_-]{1,31}$/)
+  .transform((v) => (v === 'auto' ? null : v));
 
 /** PUT /api/scans/{id}: the user's crop (null or `auto` goes back to the classifier's). */
-export const updateScanBody = z.object({ crop_type: cropType.nullable() });
+export const updateScanBody = z.object({ crop_type: userCrop.nullable() });
 
 export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) });

@@ -1,5 +1,6 @@
 // The `data` part of POST /api/drone/upload (spec 4.7): field_id absent or "auto" means "find it from
-// the photos"; crop_type "auto" means "classify"; anything else is refused with the field named.
+// the photos"; crop_type "auto" or none means "classify" and names no crop (null or absent); anything
+// else is refused with the field named.
 import { describe, expect, it } from 'vitest';
 import { parseDroneData } from '@/lib/fields/drone-survey';
 import { AppError } from '@/lib/http/errors';
@@ -15,13 +16,13 @@ const keyOf = (fn: () => unknown) => {
 
 describe('parseDroneData', () => {
   it.each([
-    [{}, { field_id: undefined, crop_type: 'auto' }],
-    [{ data: '' }, { field_id: undefined, crop_type: 'auto' }],
-    [{ data: '{"field_id":"auto","crop_type":"auto"}' }, { field_id: 'auto', crop_type: 'auto' }],
-    [{ data: '{"field_id":null}' }, { field_id: null, crop_type: 'auto' }],
+    [{}, { field_id: undefined, crop_type: undefined }],
+    [{ data: '' }, { field_id: undefined, crop_type: undefined }],
+    [{ data: '{"field_id":"auto","crop_type":"auto"}' }, { field_id: 'auto', crop_type: null }],
+    [{ data: '{"field_id":null,"crop_type":" AUTO "}' }, { field_id: null, crop_type: null }],
     [{ data: '{"field_id":12,"crop_type":"Wheat"}' }, { field_id: 12, crop_type: 'wheat' }],
     [{ data: '{"field_id":" 12 ","crop_type":" corn "}' }, { field_id: 12, crop_type: 'corn' }],
-    [{ data: '{"field_id":" AUTO "}' }, { field_id: 'auto', crop_type: 'auto' }],
+    [{ data: '{"field_id":" AUTO "}' }, { field_id: 'auto', crop_type: undefined }],
     // Without a `data` part, the two values may come as parts of their own.
     [{ field_id: '7', crop_type: 'barley' }, { field_id: 7, crop_type: 'barley' }],
   ])('%j -> %j', (parts, expected) => {

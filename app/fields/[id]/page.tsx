@@ -20,8 +20,10 @@ import { statusKey } from '@/lib/ui/status';
 
 
 type Bounds = [[number, number], [number, number]];
-/** scanDetail types its parsed bounds loosely; the preview is shown only when they are a real box. */
-// A drone scan's preview is its orthomosaic; an uploaded raster's is its index in colour.
+/**
+ * The scan's picture for the map: a drone scan's preview is its orthomosaic, an uploaded raster's its
+ * index in colour. scanDetail types its parsed bounds loosely; it is shown only when they are a box.
+ */
 const previewOf = (scan: { source: string; preview?: { url: string; bounds: unknown } | null } | null) => {
   const p = scan?.preview;
   return p && Array.isArray(p.bounds) && p.bounds.length === 2 ? { url: p.url, bounds: p.bounds as Bounds, shows: scan.source === 'drone' ? ('orthomosaic' as const) : ('index' as const) } : null;
