@@ -175,15 +175,6 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
   };
 }
 
-/**
- * The user's crop for the scan, which is what it reports from then on over the classifier's guess
- * (kept beside it); null goes back to the guess. Answers as GET /api/scan/{id}/classify.
- */
-export async function setScanCrop(db: TenantDb, id: number, crop: string | null) {
-  await db.scan.update({ where: { id }, data: { cropType: crop }, select: { id: true } });
-  return scanClassification(db, id);
-}
-
 /** 409 while the scan is being processed: its task would finish into a scan that is gone. */
 export async function deleteScan(db: TenantDb, id: number) {
   const found = await db.scan.findUnique({ where: { id }, select: { status: true } });
@@ -206,8 +197,23 @@ export async function deleteScan(db: TenantDb, id: number) {
  * confidence 1: a person who knows the field said so. The classifier's guess stays in `details`.
  */
 export async function scanClassification(db: TenantDb, id: number) {
-  const scan = await db.scan.findUnique({ where: { id } });
+  const scan = await db.scan.findUnique({ where: { id }, select: CLASSIFIED });
   if (!scan) throw notFound();
+  return classificationOf(scan);
+}
+
+/**
+ * The user's crop for the scan, which is what it reports from then on over the classifier's guess
+ * (kept beside it); null goes back to the guess. Answers as GET /api/scan/{id}/classify.
+ */
+export async function setScanCrop(db: TenantDb, id: number, crop: string | null) {
+  return classificationOf(await db.scan.update({ where: { id }, data: { cropType: crop }, select: CLASSIFIED }));
+}
+
+/** The columns a classification is made of. */
+const CLASSIFIED = { id: true, status: true, cropType: true, cropJson: true, statsJson: true, indexName: true } as const;
+
+function classificationOf(scan: { id: number; status: string; cropType: string | null; cropJson: string | null; statsJson: string | null; indexName: string | null }) {
   const auto = parse<{ crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] } | null>(scan.cropJson, null);
   const stats = parse<IndexStats | null>(scan.statsJson, null);
   return {
