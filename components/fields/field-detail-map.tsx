@@ -1,9 +1,10 @@
 'use client';
 import 'leaflet/dist/leaflet.css';
 import L from 'leaflet';
-import { useTranslations } from 'next-intl';
+import { useLocale, useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { GeoJSON, ImageOverlay, MapContainer, useMap } from 'react-leaflet';
+import { localizeZoneName } from '@/lib/i18n/formats';
 import type { FieldGeometry, TileSource } from '@/lib/ui/types';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from '../map/base-map';
 
@@ -49,6 +50,7 @@ function LayerToggles({ show, setShow, preview, hasZones }: { show: { preview: b
 
 export default function FieldDetailMap({ geometry, tiles, preview, zones }: FieldDetailMapProps) {
   const [show, setShow] = useState({ preview: true, zones: true });
+  const locale = useLocale();
   return (
     <div className="relative h-[360px] overflow-hidden rounded-lg border border-stone-200 sm:h-[440px]" data-testid="field-detail-map">
       <MapContainer center={[0, 0]} zoom={2} maxZoom={MAP_MAX_ZOOM} zoomControl={false} className="h-full w-full bg-stone-200">
@@ -62,7 +64,7 @@ export default function FieldDetailMap({ geometry, tiles, preview, zones }: Fiel
             style={(f) => ({ color: '#1c1917', weight: 1, fillColor: (f?.properties as { color?: string } | undefined)?.color ?? '#999', fillOpacity: preview && show.preview ? 0.25 : 0.6, className: 'fm-zone' })}
             onEachFeature={(f, layer) => {
               const p = f.properties as { name: string; area_ha: number };
-              layer.bindTooltip(`${p.name}`, { sticky: true });
+              layer.bindTooltip(localizeZoneName(p.name, locale), { sticky: true });
             }}
           />
         )}

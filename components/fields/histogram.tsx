@@ -1,5 +1,5 @@
 // The index value histogram as a plain SVG (rendered on the server; no chart library needed).
-export function Histogram({ histogram, label }: { histogram: { min: number; max: number; counts: number[] }; label: string }) {
+export function Histogram({ histogram, label, formatValue }: { histogram: { min: number; max: number; counts: number[] }; label: string; formatValue: (v: number) => string }) {
   const { counts, min, max } = histogram;
   const peak = Math.max(1, ...counts);
   const w = 100 / Math.max(1, counts.length);
@@ -15,9 +15,9 @@ export function Histogram({ histogram, label }: { histogram: { min: number; max:
         })}
       </svg>
       <figcaption className="flex justify-between text-xs text-stone-500">
-        <span>{min.toFixed(2)}</span>
+        <span>{formatValue(min)}</span>
         <span>{label}</span>
-        <span>{max.toFixed(2)}</span>
+        <span>{formatValue(max)}</span>
       </figcaption>
     </figure>
   );

@@ -4,7 +4,7 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import type { OwnerOption } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
-import { Button, ErrorMessage, Select } from '../ui/form';
+import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
 const METHODS = ['jenks', 'quantile', 'equal', 'kmeans'] as const;
@@ -26,6 +26,8 @@ export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; 
     if (fieldId) form.append('field_id', fieldId);
     form.append('zones', (el.namedItem('zones') as HTMLSelectElement).value);
     form.append('method', (el.namedItem('method') as HTMLSelectElement).value);
+    const capturedAt = (el.namedItem('captured_at') as HTMLInputElement).value;
+    if (capturedAt) form.append('captured_at', capturedAt);
     form.append('raster_file', file, file.name);
     setAccepted(null);
     setAccepted(await send('/upload', form, file.size, { staysBusy: true }));
@@ -62,6 +64,9 @@ export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; 
             </option>
           ))}
         </Select>
+        <div className="sm:col-span-2">
+          <TextInput label={t('captured_at')} hint={t('captured_at_hint')} name="captured_at" type="date" min="1900-01-01" />
+        </div>
       </div>
       <Button type="submit" disabled={busy}>
         {t('start_zoning')}

@@ -1,5 +1,6 @@
 // Loads what the export builders take, from the company's database.
 import type { TenantDb } from '../db/tenant';
+import { latestScanId } from '../fields/scans';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
 import type { ExportField, ExportScan, ExportZone, Rates } from './types';
@@ -24,11 +25,10 @@ export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 
   return rows.map((r) => ({ name: r.name, geometry: JSON.parse(r.geometry) as FieldGeometry }));
 }
 
-/** A scan of the field (the latest completed one when none is named) with its zones. */
+/** A scan of the field (the completed one taken last when none is named) with its zones. */
 export async function loadScanWithZones(db: TenantDb, opts: { fieldId: number; scanId?: number }): Promise<{ scan: ExportScan | null; zones: ExportZone[] }> {
-  const scan = opts.scanId
-    ? await db.scan.findUnique({ where: { id: opts.scanId } })
-    : await db.scan.findFirst({ where: { fieldId: opts.fieldId, status: 'completed' }, orderBy: { createdAt: 'desc' } });
+  const id = opts.scanId ?? (await latestScanId(db, opts.fieldId));
+  const scan = id === null ? null : await db.scan.findUnique({ where: { id } });
   if (opts.scanId && !scan) throw notFound();
   if (!scan) return { scan: null, zones: [] };
   const zones = await db.zone.findMany({ where: { scanId: scan.id }, orderBy: { classIndex: 'asc' } });

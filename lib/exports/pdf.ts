@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import PDFDocument from 'pdfkit';
+import { localizeZoneName } from '@/lib/i18n/formats';
 import { translate } from '@/lib/i18n/messages';
 import type { Locale } from '@/lib/i18n/locales';
 import type { ExportField, ExportScan, ExportZone, Rates } from './types';
@@ -181,7 +182,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       if (i % 2 === 1) doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#f7f9fa');
       doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
       const rate = opts.rates?.[z.classIndex];
-      row(['', z.name, num(z.areaHa), total > 0 ? `${num((z.areaHa / total) * 100, 1)} %` : '—', num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
+      row(['', localizeZoneName(z.name, locale), num(z.areaHa), total > 0 ? `${num((z.areaHa / total) * 100, 1)} %` : '—', num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
       text(String(z.classIndex + 1), PAGE.margin + 17, y + 1);
       y += 16;
     }

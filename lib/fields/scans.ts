@@ -99,7 +99,7 @@ export function scanSummary(s: ScanRow) {
     captured_at: s.capturedAt?.toISOString() ?? null,
     created_at: s.createdAt.toISOString(),
     stats: parse<IndexStats | null>(s.statsJson, null),
-    crop_type: s.cropType,
+    crop_type: classificationOf(s).crop_type,
   };
 }
 
@@ -118,10 +118,23 @@ export const zoneFeature = (z: ZoneRow) => ({
   geometry: JSON.parse(z.geometry) as object,
 });
 
+type Dated = { id: number; capturedAt: Date | null; createdAt: Date };
+/**
+ * The order of a field's scans: the latest taken first, by when the image was taken or, when no one
+ * knows, when it was uploaded. A field has a few dozen scans at most, sorted here.
+ */
+const latestTakenFirst = (a: Dated, b: Dated) => (b.capturedAt ?? b.createdAt).getTime() - (a.capturedAt ?? a.createdAt).getTime() || b.id - a.id;
+
 export async function listScans(db: TenantDb, fieldId: number) {
   if (!(await db.field.findUnique({ where: { id: fieldId }, select: { id: true } }))) throw notFound();
-  const scans = await db.scan.findMany({ where: { fieldId }, orderBy: { createdAt: 'desc' } });
-  return scans.map(scanSummary);
+  const scans = await db.scan.findMany({ where: { fieldId } });
+  return scans.sort(latestTakenFirst).map(scanSummary);
+}
+
+/** The field's completed scan taken last (the one its page shows first), or null. */
+export async function latestScanId(db: TenantDb, fieldId: number): Promise<number | null> {
+  const scans = await db.scan.findMany({ where: { fieldId, status: 'completed' }, select: { id: true, capturedAt: true, createdAt: true } });
+  return scans.sort(latestTakenFirst)[0]?.id ?? null;
 }
 
 export async function getScan(db: TenantDb, id: number) {
@@ -137,6 +150,7 @@ export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>)
     histogram: parse(scan.histogramJson, null),
     preview: scan.dataPath ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null) } : null,
     details: parse(scan.detailsJson, {}),
+    classification: classificationOf(scan),
     zones: { type: 'FeatureCollection' as const, features: zones.map(zoneFeature) },
   };
 }
@@ -203,11 +217,16 @@ export async function scanClassification(db: TenantDb, id: number) {
 }
 
 /**
- * The user's crop for the scan, which is what it reports from then on over the classifier's guess
- * (kept beside it); null goes back to the guess. Answers as GET /api/scan/{id}/classify.
+ * What a user says of a scan: the crop, which it reports from then on over the classifier's guess
+ * (kept beside it; null goes back to the guess), and when its image was taken. The date waits for
+ * processing to end, which writes the date the photos carry.
  */
-export async function setScanCrop(db: TenantDb, id: number, crop: string | null) {
-  return classificationOf(await db.scan.update({ where: { id }, data: { cropType: crop }, select: CLASSIFIED }));
+export async function updateScan(db: TenantDb, id: number, change: { crop_type?: string | null; captured_at?: Date }) {
+  const found = await db.scan.findUnique({ where: { id }, select: { status: true } });
+  if (!found) throw notFound();
+  if (change.captured_at && found.status === 'processing') throw conflict('scan_processing_date');
+  await db.scan.update({ where: { id }, data: { cropType: change.crop_type, capturedAt: change.captured_at } });
+  return getScan(db, id);
 }
 
 /** The columns a classification is made of. */

@@ -56,7 +56,36 @@ export const userCrop = z
   .regex(/^[a-z][a-z0-9_-]{1,31}$/)
   .transform((v) => (v === 'auto' ? null : v));
 
-/** PUT /api/scans/{id}: the user's crop (null or `auto` goes back to the classifier's). */
-export const updateScanBody = z.object({ crop_type: userCrop.nullable() });
+const CAPTURE_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+const EARLIEST_CAPTURE = Date.UTC(1900, 0, 1);
+/** A day of slack for a date a client a timezone ahead of UTC calls today. */
+const CAPTURE_SLACK_MS = 24 * 3600 * 1000;
+
+/**
+ * When an image was taken: `YYYY-MM-DD` or an ISO 8601 date-time, from 1900 to today. A date or
+ * time without an offset is kept as written, as the TIFF and EXIF dates of the files are (their
+ * cameras say nothing of their zone), so that the day shown is the day given.
+ */
+export const captureDate = z
+  .string()
+  .trim()
+  .transform((v) => {
+    const m = CAPTURE_DATE.exec(v);
+    if (!m) return null;
+    const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
+    const wall = new Date(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`);
+    // Date rolls 2019-02-30 over into March: a day that does not exist comes back different.
+    if (Number.isNaN(wall.getTime()) || wall.toISOString().slice(0, 10) !== `${y}-${mo}-${d}`) return null;
+    return zone && zone !== 'Z' ? new Date(v) : wall;
+  })
+  .refine((d): d is Date => d !== null && d.getTime() >= EARLIEST_CAPTURE && d.getTime() <= Date.now() + CAPTURE_SLACK_MS, { params: { key: 'capture_date' } });
+
+/**
+ * PUT /api/scans/{id}: the user's crop (null or `auto` goes back to the classifier's) and the
+ * capture date, either or both.
+ */
+export const updateScanBody = z
+  .object({ crop_type: userCrop.nullable().optional(), captured_at: captureDate.optional() })
+  .refine((b) => b.crop_type !== undefined || b.captured_at !== undefined, { params: { key: 'scan_nothing_to_update' } });
 
 export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) });

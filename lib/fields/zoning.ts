@@ -16,6 +16,7 @@ import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/jobs';
 import type { ReceivedFile } from '../uploads/multipart';
 import { fieldsMeetingBox } from './fields';
+import { captureDate } from './schemas';
 import { fieldDataDir } from './files';
 
 export const rasterUploadParts = z.object({
@@ -24,6 +25,8 @@ export const rasterUploadParts = z.object({
   method: z.enum(['jenks', 'quantile', 'equal', 'kmeans']).default('jenks'),
   index: z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,16}$/).default('auto'),
   min_zone_area_ha: z.coerce.number().min(0).max(1000).default(0.1),
+  // When the image was taken, if the file does not say (NAIP and many exports carry no date) or says wrong.
+  captured_at: captureDate.optional(),
 });
 
 /** The company's field that overlaps the raster's footprint most; 422 when none does. */
@@ -64,7 +67,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   const payload: ZoningJobPayload = {
     rasterPath,
     fileName: file.filename,
-    capturedAt: info.capturedAt ?? null,
+    capturedAt: options.captured_at?.toISOString() ?? info.capturedAt ?? null,
     fieldGeometry: field.geometry,
     options: { zones: options.zones, method: options.method, index: options.index as ZoningJobPayload['options']['index'], minZoneAreaHa: options.min_zone_area_ha },
   };

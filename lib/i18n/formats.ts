@@ -15,3 +15,14 @@ declare module 'next-intl' {
     Formats: typeof FORMATS;
   }
 }
+
+/**
+ * A zone's name (`2: 0.18–0.34`: its class and index range, stored as the zoning wrote it) with the
+ * language's decimal separator, as the figures beside it have (`2: 0,18–0,34` in ru and sk).
+ */
+export function localizeZoneName(name: string, locale: string): string {
+  return name.replace(/-?\d+\.\d+/g, (n) => {
+    const digits = n.length - n.indexOf('.') - 1;
+    return new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(Number(n));
+  });
+}

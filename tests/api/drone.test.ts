@@ -282,7 +282,9 @@ describe.skipIf(!!missingSynthetic)('drone upload: generated multispectral surve
     expect(CROPS).toContain(cls.body.details.automatic);
     // Going back to the classifier: its result and its confidence.
     const auto = await c.as.agronomist.put(`/api/scans/${res.body.scan_id}`, { crop_type: 'auto' });
-    expect(auto.body).toMatchObject({ crop_type: cls.body.details.automatic, confidence: cls.body.details.top_candidates[0].score, details: { user_value: null } });
+    expect(auto.body.scan.classification).toMatchObject({ crop_type: cls.body.details.automatic, confidence: cls.body.details.top_candidates[0].score, details: { user_value: null } });
+    // The field's scans list the classifier's crop too.
+    expect(auto.body.scan.crop_type).toBe(cls.body.details.automatic);
     const truth = t.ndviInside(200, 120, 600, 300);
     expect(Math.abs(cls.body.ndvi_stats.mean - truth.mean), JSON.stringify({ got: cls.body.ndvi_stats, truth })).toBeLessThan(0.02);
   }, 180_000);
@@ -334,6 +336,10 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const busy = await c.as.owner.del(`/api/scans/${res.body.scan_id}`);
     expect(busy.status).toBe(409);
     expect(busy.body.error).toBe('This scan is still being processed: it can be deleted once its processing ends.');
+    // Nor can its date be set: processing writes the photos' own.
+    const dating = await c.as.operator.put(`/api/scans/${res.body.scan_id}`, { captured_at: '2020-01-01' });
+    expect(dating.status).toBe(409);
+    expect(dating.body.error).toBe('This scan is still being processed: its capture date can be changed once its processing ends.');
 
     const started = Date.now();
     const { last, seen } = await followDrone(c.as.viewer, res.body.task_id, 240_000);
@@ -350,7 +356,9 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     expect(task.body).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id, zones_created: expect.any(Number) } });
 
     const scan = (await c.as.viewer.get(`/api/scans/${res.body.scan_id}`)).body.scan;
-    expect(scan).toMatchObject({ source: 'drone', status: 'completed', index: 'vari', field_id: fieldId, file_name: 'flight.zip', crop_type: null });
+    expect(scan).toMatchObject({ source: 'drone', status: 'completed', index: 'vari', field_id: fieldId, file_name: 'flight.zip', captured_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    // No crop was named: the scan's crop is the classifier's.
+    expect(scan.classification).toMatchObject({ crop_type: scan.crop_type, details: { user_value: null } });
     expect(scan.details).toMatchObject({ photos: 18, crs: 'EPSG:32615' });
     // Issue 10's target: the seams re-matched in the output (DRONE_SEAM_CHECK=1 on the test server),
     // and the pipeline's own estimate.

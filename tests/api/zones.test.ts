@@ -1,7 +1,8 @@
 // An index GeoTIFF becomes zones through POST /upload and a background task (issue 5), on a real
 // NAIP tile (4 bands R,G,B,NIR, UTM 14N).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bbox } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
@@ -68,20 +69,71 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect((await api.get(classify)).body).toMatchObject({ crop_type: null, confidence: null, details: { automatic: null, user_value: null } });
     const named = await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: ' Sugar_beet ' });
     expect(named.status, named.text).toBe(200);
-    expect(named.body).toMatchObject({ success: true, scan_id: task.result.scan_id, crop_type: 'sugar_beet', confidence: 1, details: { automatic: null, user_value: 'sugar_beet' } });
+    // It answers the scan as GET /api/scans/{id} does, with the classification in it.
+    expect(named.body).toMatchObject({ success: true, scan: { id: task.result.scan_id, crop_type: 'sugar_beet', zones: { features: expect.any(Array) } } });
+    expect(named.body.scan.classification).toMatchObject({ scan_id: task.result.scan_id, crop_type: 'sugar_beet', confidence: 1, details: { automatic: null, user_value: 'sugar_beet' } });
+    expect((await api.get(`/api/scans/${task.result.scan_id}`)).body.scan.classification).toEqual(named.body.scan.classification);
     expect((await api.get(classify)).body).toMatchObject({ crop_type: 'sugar_beet', confidence: 1 });
     expect((await api.get(`/api/fields/${fieldId}/scans`)).body.scans[0].crop_type).toBe('sugar_beet');
     for (const [body, error] of [
       [{ crop_type: 'DROP TABLE' }, 'Invalid data: crop_type: wrong format'],
       [{ crop_type: 7 }, 'Invalid data: crop_type: expected text'],
-      [{}, 'Invalid data: crop_type: required'],
+      [{}, 'Invalid data: nothing to change: give crop_type, captured_at or both'],
     ] as const) {
       const bad = await api.put(`/api/scans/${task.result.scan_id}`, body);
       expect(bad.status).toBe(422);
       expect(bad.body.error).toBe(error);
     }
     expect((await api.get(classify)).body.crop_type).toBe('sugar_beet');
-    expect((await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: 'auto' })).body).toMatchObject({ crop_type: null, confidence: null, details: { user_value: null } });
+    expect((await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: 'auto' })).body.scan.classification).toMatchObject({ crop_type: null, confidence: null, details: { user_value: null } });
+  });
+
+  it('a scan’s capture date: given at upload or set later, it orders the field’s scans', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const fieldId = (await api.post('/api/fields', { name: 'Three years', geometry: FIELD })).body.id;
+    const scanOf = async (parts: Record<string, string>) => {
+      const res = await uploadRaster(api, { zones: '3', ...parts });
+      expect(res.status, res.text).toBe(202);
+      return (await waitForTask(api, res.body.task_id)).result.scan_id as number;
+    };
+    // NAIP carries no TIFF date: without one given the scan's date is not known.
+    const undated = await scanOf({});
+    const dated2009 = await scanOf({ captured_at: '2009-08-18' });
+    // A date-time with an offset is the instant it names.
+    const dated2016 = await scanOf({ captured_at: '2016-08-16T10:30:00+02:00' });
+    const list = async () => (await api.get(`/api/fields/${fieldId}/scans`)).body.scans as { id: number; captured_at: string | null; created_at: string }[];
+    const before = await list();
+    expect(before.map((s) => [s.id, s.captured_at])).toEqual([
+      // Latest taken first; a scan whose date no one knows goes by its upload, today.
+      [undated, null],
+      [dated2016, '2016-08-16T08:30:00.000Z'],
+      [dated2009, '2009-08-18T00:00:00.000Z'],
+    ]);
+
+    // Set later, with the crop in the same request; the undated scan moves to its place.
+    const set = await api.put(`/api/scans/${undated}`, { captured_at: '2009-06-01', crop_type: 'wheat' });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.scan).toMatchObject({ id: undated, captured_at: '2009-06-01T00:00:00.000Z', crop_type: 'wheat' });
+    expect((await list()).map((s) => s.id)).toEqual([dated2016, dated2009, undated]);
+    // The field's report takes the scan taken last when none is named, and gives its date.
+    const report = await fetch(`${baseUrl()}/api/field/export/pdf/${fieldId}`, { headers: { cookie: `session_token=${api.cookie}` } });
+    expect(report.status).toBe(200);
+    const pdf = join(mkdtempSync(join(tmpdir(), 'report-')), 'field.pdf');
+    writeFileSync(pdf, Buffer.from(await report.arrayBuffer()));
+    expect(execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' })).toContain('August 16, 2016');
+
+    for (const [value, status] of [['2009-02-30', 422], ['18.08.2009', 422], ['2999-01-01', 422], ['1899-12-31', 422], [20090818, 422]] as const) {
+      const bad = await api.put(`/api/scans/${undated}`, { captured_at: value });
+      expect(bad.status, String(value)).toBe(status);
+      expect(bad.body.error).toBe(typeof value === 'number' ? 'Invalid data: captured_at: expected text' : 'Invalid data: captured_at: a date from 1900-01-01 to today, as YYYY-MM-DD');
+    }
+    // A bad date at upload is refused before any task is made.
+    const tasksBefore = (await list()).length;
+    const badUpload = await uploadRaster(api, { captured_at: '2019-13-01' });
+    expect(badUpload.status).toBe(422);
+    expect(badUpload.body.error).toBe('Invalid data: captured_at: a date from 1900-01-01 to today, as YYYY-MM-DD');
+    expect((await list()).length).toBe(tasksBefore);
+    expect((await list()).find((s) => s.id === undated)!.captured_at).toBe('2009-06-01T00:00:00.000Z');
   });
 
   it('keeps scans and tasks to their company', async () => {

@@ -79,6 +79,8 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const form = page.getByRole('form', { name: 'Zones from an index GeoTIFF' });
   await expect(form.getByLabel('Field')).toHaveValue(String(id));
   await form.getByLabel('Number of zones').selectOption('4');
+  // NAIP carries no date of its own: the operator gives it.
+  await form.getByLabel(en.uploads.captured_at).fill('2019-09-04');
   await form.getByLabel('GeoTIFF file').setInputFiles({ name: 'naip_2019.tif', mimeType: 'image/tiff', buffer: readFileSync(NAIP) });
   await form.getByRole('button', { name: 'Upload and build zones' }).click();
   await expect(form.getByTestId('task-progress')).toBeVisible();
@@ -88,6 +90,11 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   await result.getByRole('link', { name: 'Open the field' }).click();
   await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
   await expect(page.getByTestId('scan-list').locator('li')).toHaveCount(1);
+  await expect(page.getByTestId('scan-list').locator('li')).toContainText('Sep 4, 2019');
+  await expect(page.getByTestId('scan-facts')).toContainText(`${en.field.captured}Sep 4, 2019`);
+  await expect(page.getByTestId('scan-facts')).toContainText(`${en.field.file}naip_2019.tif`);
+  // One scan has no trend to draw.
+  await expect(page.getByTestId('index-trend')).toHaveCount(0);
   const zones = page.getByTestId('zones-table').locator('tbody tr');
   expect(await zones.count()).toBeGreaterThanOrEqual(2);
   await expect(page.getByTestId('field-detail-map').locator('path.fm-zone').first()).toBeVisible();
@@ -119,6 +126,58 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   await expect(page.getByText('No scans of this field yet.')).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
   expect((await (await page.request.get(`/api/fields/${id}/scans`)).json()).scans).toEqual([]);
+});
+
+test('a field’s scans over the years: dated, drawn as a trend, and a scan’s date corrected on its page', async ({ page }) => {
+  const years = [2009, 2016].map((y) => join(SHARED, 'data', 'raster', 'naip', `m_4709963_se_14_1_${y === 2009 ? '20090818' : '20160816'}.tif`));
+  const absent = [NAIP, ...years].find((f) => !existsSync(f));
+  test.skip(!!absent, `shared data not found at ${absent} (set FIELDMAP_SHARED)`);
+  test.setTimeout(120_000);
+  await registerCompany(page.request);
+  const id = await createField(page.request, {
+    name: 'Ten years',
+    geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] },
+  });
+  // Three NAIP years through the API; the 2016 one is given a wrong date, to be corrected on the page.
+  const scanIds: number[] = [];
+  for (const [file, date] of [[years[0]!, '2009-08-18'], [years[1]!, '2008-08-16'], [NAIP, '2019-09-04']] as const) {
+    const res = await page.request.post('/upload', { multipart: { field_id: String(id), zones: '3', captured_at: date, raster_file: { name: basename(file), mimeType: 'image/tiff', buffer: readFileSync(file) } } });
+    expect(res.status()).toBe(202);
+    const taskId = (await res.json()).task_id as string;
+    await expect.poll(async () => (await (await page.request.get(`/api/tasks/${taskId}`)).json()).status, { timeout: 60_000 }).toBe('completed');
+    scanIds.push((await (await page.request.get(`/api/tasks/${taskId}`)).json()).result.scan_id);
+  }
+  const [s2009, s2016, s2019] = scanIds as [number, number, number];
+
+  await page.goto(`/fields/${id}`);
+  // The latest taken first, and shown.
+  const dates = page.getByTestId('scan-list').locator('li > a > span.font-medium');
+  await expect(dates).toHaveText(['Sep 4, 2019', 'Aug 18, 2009', 'Aug 16, 2008']);
+  await expect(page.getByTestId('scan-list').locator('li > a').nth(1)).toHaveAttribute('href', `/fields/${id}?scan=${s2009}`);
+  const trend = page.getByTestId('index-trend');
+  await expect(trend).toContainText(en.field.index_trend.replace('{index}', 'NDVI'));
+  const points = trend.locator('a');
+  await expect(points).toHaveCount(3);
+  await expect(trend.locator('a[aria-current="true"]')).toHaveAttribute('href', `/fields/${id}?scan=${s2019}`);
+
+  // A point opens its scan.
+  await trend.locator(`a[href$="?scan=${s2016}"]`).click();
+  await expect(page).toHaveURL(new RegExp(`/fields/${id}\\?scan=${s2016}$`));
+  await expect(page.getByTestId('scan-facts')).toContainText(`${en.field.captured}Aug 16, 2008`);
+
+  // Its date corrected: the page stays on it, with the new date, and the list takes the new order.
+  const dateForm = page.getByRole('form', { name: en.field.capture_date });
+  await dateForm.getByLabel(en.field.capture_date).fill('2016-08-16');
+  await dateForm.getByRole('button', { name: en.common.save }).click();
+  await expect(dateForm.getByRole('status')).toHaveText(en.field.date_saved);
+  await expect(page.getByTestId('scan-facts')).toContainText(`${en.field.captured}Aug 16, 2016`);
+  await expect(page).toHaveURL(new RegExp(`\\?scan=${s2016}$`));
+  expect((await (await page.request.get(`/api/scans/${s2016}`)).json()).scan.captured_at).toBe('2016-08-16T00:00:00.000Z');
+
+  await expect(dates).toHaveText(['Sep 4, 2019', 'Aug 16, 2016', 'Aug 18, 2009']);
+  // Opened without a scan named, the field shows the latest taken.
+  await page.goto(`/fields/${id}`);
+  await expect(page.getByTestId('scan-list').locator('a[aria-current="true"]')).toHaveAttribute('href', `/fields/${id}?scan=${s2019}`);
 });
 
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {

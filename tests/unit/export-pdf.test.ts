@@ -118,6 +118,12 @@ describe('PDF field report', () => {
     expect(own).not.toContain(translate('en', 'report.crop_automatic'));
   });
 
+  it('writes the zones\' index ranges as the report\'s language writes numbers', async () => {
+    const ranged = zones.map((z, i) => ({ ...z, name: `${i + 1}: 0.${i + 1}5–0.${i + 2}5` }));
+    expect(pdftext(save('ranges-sk.pdf', await buildFieldReportPdf(field, scan, ranged, { locale: 'sk' })))).toContain('2: 0,25–0,35');
+    expect(pdftext(save('ranges-en.pdf', await buildFieldReportPdf(field, scan, ranged, { locale: 'en' })))).toContain('2: 0.25–0.35');
+  });
+
   it('says so when there is no scan, no zones and no crop', async () => {
     const txt = pdftext(save('empty.pdf', await buildFieldReportPdf({ ...field, owner: null, status: null, parcel_number: null }, null, [], { locale: 'sk' })));
     for (const k of ['no_scan', 'no_zones', 'no_crop']) expect(txt).toContain(translate('sk', `report.${k}`));

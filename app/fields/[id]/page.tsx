@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { getFormatter, getTranslations } from 'next-intl/server';
+import { getFormatter, getLocale, getTranslations } from 'next-intl/server';
+import { CaptureDateForm } from '@/components/fields/capture-date-form';
 import { CropChoice } from '@/components/fields/crop-choice';
 import { ExportPanel } from '@/components/fields/export-panel';
 import { FieldDetailMapLoader } from '@/components/fields/field-detail-map-loader';
@@ -8,10 +9,12 @@ import type { ZoneFeatureCollection } from '@/components/fields/field-detail-map
 import { FieldEditPanel } from '@/components/fields/field-edit-panel';
 import { ScanDeleteButton } from '@/components/fields/scan-delete-button';
 import { Histogram } from '@/components/fields/histogram';
+import { IndexTrend } from '@/components/fields/index-trend';
 import { Card } from '@/components/ui/form';
 import { isCrop } from '@/lib/drone/crops';
+import { localizeZoneName } from '@/lib/i18n/formats';
 import { fieldDetail, getField } from '@/lib/fields/fields';
-import { getScan, listScans, scanClassification, scanDetail } from '@/lib/fields/scans';
+import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
 import { AppError } from '@/lib/http/errors';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
@@ -43,18 +46,20 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const { id: rawId } = await params;
   const id = Number(rawId);
   if (!Number.isInteger(id) || id <= 0) notFound();
-  const [field, scans, owners, company, t, format, query] = await Promise.all([
+  const [field, scans, owners, company, t, format, locale, query] = await Promise.all([
     orNotFound(getField(db, id)).then(fieldDetail),
     orNotFound(listScans(db, id)),
     listOwners(db),
     db.company.findUniqueOrThrow({ where: { id: user.companyId }, select: { settingsJson: true } }),
     getTranslations(),
     getFormatter(),
+    getLocale(),
     searchParams,
   ]);
   const completed = scans.filter((s) => s.status === 'completed');
   const chosen = completed.find((s) => String(s.id) === query.scan) ?? completed[0];
-  const [scan, classification] = chosen ? await Promise.all([getScan(db, chosen.id).then(scanDetail), scanClassification(db, chosen.id)]) : [null, null];
+  const scan = chosen ? scanDetail(await getScan(db, chosen.id)) : null;
+  const classification = scan?.classification ?? null;
   const zones = scan?.zones as ZoneFeatureCollection | undefined;
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
   const defaultRates = Object.entries(settings.zone_rates ?? {})
@@ -63,7 +68,14 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const ha = (v: number) => t('common.ha', { value: format.number(v, 'hectares') });
   // Index values to three decimals, always, so that a column's figures line up.
   const num = (v: number | undefined | null) => (v == null ? '—' : format.number(v, { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
-  const date = (iso: string | null) => (iso ? format.dateTime(new Date(iso), { dateStyle: 'medium' }) : '—');
+  const twoDecimals = (v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  // Capture times are kept as the files wrote them, in no zone (lib/fields/schemas.ts), and shown so.
+  const captureDay = (iso: string) => format.dateTime(new Date(iso), { dateStyle: 'medium', timeZone: 'UTC' });
+  const scanDay = (s: { captured_at: string | null; created_at: string }) =>
+    s.captured_at ? captureDay(s.captured_at) : t('field.uploaded_on', { date: format.dateTime(new Date(s.created_at), { dateStyle: 'medium' }) });
+  // The chosen scan's index over the field's scans of that index whose dates are known (an upload's
+  // date says nothing of the season), when there are two or more.
+  const trend = completed.flatMap((s) => (s.index === scan?.index && s.stats && s.captured_at ? [{ scanId: s.id, time: Date.parse(s.captured_at), date: captureDay(s.captured_at), mean: s.stats.mean }] : []));
   const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
   const key = statusKey(field.status);
   const attributes = Object.entries(field.attributes);
@@ -141,21 +153,54 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                   ) : (
                     <span className="flex h-24 items-center justify-center rounded bg-stone-100 text-stone-500">{t(`field.scan_status.${s.status === 'error' ? 'error' : 'processing'}`)}</span>
                   )}
-                  <span className="block font-medium">{date(s.captured_at ?? s.created_at)}</span>
+                  <span className="block font-medium">{scanDay(s)}</span>
                   <span className="block text-xs text-stone-500">
                     {t(`field.source.${s.source === 'drone' ? 'drone' : 'raster'}`)} · {(s.index ?? '').toUpperCase()}
                     {s.crop_type ? ` · ${crop(s.crop_type)}` : ''}
                   </span>
+                  {s.file_name && (
+                    <span className="block truncate text-xs text-stone-500" title={s.file_name}>
+                      {s.file_name}
+                    </span>
+                  )}
                 </Link>
                 {/* A scan still being processed is its task's until the task ends. */}
                 {can(user.role, 'deleteFields') && s.status !== 'processing' && (
                   <div className="mt-2">
-                    <ScanDeleteButton scanId={s.id} fieldId={field.id} date={date(s.captured_at ?? s.created_at)} />
+                    <ScanDeleteButton scanId={s.id} fieldId={field.id} date={scanDay(s)} />
                   </div>
                 )}
               </li>
             ))}
           </ul>
+        )}
+        {scan && trend.length > 1 && (
+          <div className="mt-4">
+            <IndexTrend
+              points={trend}
+              chosen={scan.id}
+              href={(scanId) => `/fields/${field.id}?scan=${scanId}`}
+              label={t('field.index_trend', { index: (scan.index ?? '').toUpperCase() })}
+              formatValue={twoDecimals}
+            />
+          </div>
+        )}
+        {scan && (
+          <div className="mt-4 flex flex-wrap items-end justify-between gap-x-8 gap-y-3 border-t border-stone-100 pt-3 text-sm">
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1" data-testid="scan-facts">
+              <dt className="text-stone-500">{t('field.captured')}</dt>
+              <dd>{scan.captured_at ? captureDay(scan.captured_at) : t('field.capture_unknown')}</dd>
+              <dt className="text-stone-500">{t('field.uploaded')}</dt>
+              <dd>{format.dateTime(new Date(scan.created_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
+              {scan.file_name && (
+                <>
+                  <dt className="text-stone-500">{t('field.file')}</dt>
+                  <dd className="break-all">{scan.file_name}</dd>
+                </>
+              )}
+            </dl>
+            {can(user.role, 'edit') && <CaptureDateForm key={scan.id} scanId={scan.id} capturedAt={scan.captured_at} />}
+          </div>
         )}
       </Card>
 
@@ -170,7 +215,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                 </div>
               ))}
             </dl>
-            {scan.histogram && <Histogram histogram={scan.histogram as { min: number; max: number; counts: number[] }} label={t('report.histogram')} />}
+            {scan.histogram && <Histogram histogram={scan.histogram as { min: number; max: number; counts: number[] }} label={t('report.histogram')} formatValue={twoDecimals} />}
           </Card>
           <Card title={t('report.crop')}>
             {classification?.crop_type ? (
@@ -235,7 +280,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                               <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.properties.color }} />
                               {z.properties.class}
                             </td>
-                            <td className="px-2 py-1">{z.properties.name}</td>
+                            <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', maximumFractionDigits: 1 })}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>

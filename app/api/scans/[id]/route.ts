@@ -1,4 +1,4 @@
-import { deleteScan, getScan, scanDetail, setScanCrop } from '@/lib/fields/scans';
+import { deleteScan, getScan, scanDetail, updateScan } from '@/lib/fields/scans';
 import { updateScanBody } from '@/lib/fields/schemas';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
@@ -8,8 +8,7 @@ export const GET = route('GET /api/scans/{id}', async ({ db, params }) => ok({ s
 
 export const PUT = route('PUT /api/scans/{id}', async ({ req, db, params }) => {
   const id = pathId(params.id);
-  const { crop_type } = await readJson(req, updateScanBody);
-  return ok(await setScanCrop(db, id, crop_type));
+  return ok({ scan: scanDetail(await updateScan(db, id, await readJson(req, updateScanBody))) });
 });
 
 export const DELETE = route('DELETE /api/scans/{id}', async ({ db, params }) => {
