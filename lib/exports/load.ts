@@ -77,8 +77,3 @@ export function resolveRates(query: string | null, settings: Record<string, unkn
   if (missing.length) throw unprocessable('export_rates_missing', { classes: missing.join(', ') });
   return rates;
 }
-
-export const attachment = (fileName: string, type: string) => ({
-  'content-type': type,
-  'content-disposition': `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName)}`,
-});

@@ -166,8 +166,8 @@ export async function scanPreview(db: TenantDb, id: number): Promise<{ png: Buff
 }
 
 /**
- * One of a drone scan's GeoTIFFs (the orthomosaic or its vegetation index), streamed from disk, and
- * the file name it is downloaded under: the field's name, the capture date and what it is.
+ * One of a drone scan's GeoTIFFs (the orthomosaic or its vegetation index), streamed from disk, its
+ * size, and the file name it is downloaded under: the field's name, the capture date and what it is.
  */
 export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeotiff) {
   const scan = await db.scan.findUnique({
@@ -185,6 +185,7 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
   const day = scan.capturedAt?.toISOString().slice(0, 10);
   return {
     stream: Readable.toWeb(file.createReadStream()) as ReadableStream<Uint8Array>,
+    size: (await file.stat()).size,
     fileName: [scan.field.name || 'field', day, what].filter(Boolean).join('_') + '.tif',
   };
 }

@@ -15,6 +15,26 @@ export function jsonText(text: string, init: ResponseInit = {}): NextResponse {
   return new NextResponse(text, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
 }
 
+/**
+ * Where a download's size rides past Next.js, which drops a route's Content-Length (the body may be
+ * one it fetched and decoded); the web process (lib/server/web.mjs, which names it too) sends it as
+ * Content-Length, so that the browser shows how much of a large file is left.
+ */
+export const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
+
+/** A file to save (KMZ, ZIP, PDF, GeoTIFF) under `name`, sized when its size is known. */
+export function fileResponse(body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, file: { name: string; type: string; size?: number }, headers: Record<string, string> = {}): Response {
+  const size = file.size ?? (body instanceof Uint8Array ? body.byteLength : undefined);
+  return new Response(body, {
+    headers: {
+      'content-type': file.type,
+      'content-disposition': `attachment; filename="${file.name.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      ...(size === undefined ? {} : { [DOWNLOAD_SIZE_HEADER]: String(size) }),
+      ...headers,
+    },
+  });
+}
+
 /** `{success:true, ...data}` */
 export function ok(data: Record<string, unknown> = {}, init: ResponseInit = {}): NextResponse {
   return NextResponse.json({ success: true, ...data }, init);

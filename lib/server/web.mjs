@@ -4,7 +4,7 @@
 // list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a quarter of that for a
 // fifth more bytes, and runs on libuv's threads while the list is still being written.
 // Plain JavaScript, unlike the rest: loading it through tsx cost each process 65 MB.
-import { createServer } from 'node:http';
+import { ServerResponse, createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { constants } from 'node:zlib';
 import compression from 'compression';
@@ -46,8 +46,18 @@ const serve = (req, res) => {
 // restart of the compressor's dictionary at every page. API answers are flushed by their end alone.
 const isApi = (req) => req.url?.startsWith('/api/') ?? false;
 
+// Next.js drops a route's Content-Length; a download's size comes under this name instead
+// (DOWNLOAD_SIZE_HEADER, lib/http/respond.ts) and goes out as Content-Length, so that the browser
+// shows how much of a large file is left. The compressor removes it again from what it compresses.
+const DOWNLOAD_SIZE = 'x-fieldmap-download-size';
+class Answer extends ServerResponse {
+  setHeader(name, value) {
+    return super.setHeader(name === DOWNLOAD_SIZE ? 'content-length' : name, value);
+  }
+}
+
 // A client that accepts no encoding is answered without the middleware's wrapping at all.
-const server = createServer((req, res) => {
+const server = createServer({ ServerResponse: Answer }, (req, res) => {
   if (!req.headers['accept-encoding']) return void serve(req, res);
   (isFieldList(req) ? compressList : compress)(req, res, () => {
     if (isApi(req)) delete res.flush;

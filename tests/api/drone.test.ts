@@ -418,8 +418,11 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
       expect(file.status).toBe(200);
       expect(file.headers.get('content-type')).toBe('image/tiff');
       expect(file.headers.get('content-disposition')).toContain(`filename*=UTF-8''Brighton%20beach_${scan.captured_at.slice(0, 10)}_${kind === 'index' ? 'vari' : kind}.tif`);
+      const size = statSync(join(scanDir, kind === 'index' ? 'vari.tif' : 'mosaic.tif')).size;
+      // The size is announced, so that the browser shows how much of it is left.
+      expect(file.headers.get('content-length')).toBe(String(size));
       const bytes = await file.arrayBuffer();
-      expect(bytes.byteLength).toBe(statSync(join(scanDir, kind === 'index' ? 'vari.tif' : 'mosaic.tif')).size);
+      expect(bytes.byteLength).toBe(size);
       return (await fromArrayBuffer(bytes)).getImage();
     };
     const ortho = await geotiff('orthomosaic');

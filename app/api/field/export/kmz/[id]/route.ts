@@ -1,6 +1,7 @@
-import { attachment, loadExportField } from '@/lib/exports/load';
+import { loadExportField } from '@/lib/exports/load';
 import { buildFlightPlanKmz, kmzFileName, validateFlightParams } from '@/lib/exports/wpml';
 import { checkLimits, kmzLimits, rateLimitHeaders } from '@/lib/http/rate-limit';
+import { fileResponse } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';
 
@@ -9,5 +10,5 @@ export const GET = route('GET /api/field/export/kmz/{id}', async ({ db, user, pa
   const opts = validateFlightParams(Object.fromEntries(url.searchParams));
   const field = await loadExportField(db, pathId(params.id));
   const kmz = await buildFlightPlanKmz(field, opts);
-  return new Response(new Uint8Array(kmz), { headers: { ...attachment(kmzFileName(field.name), 'application/vnd.google-earth.kmz'), ...rateLimitHeaders(limit) } });
+  return fileResponse(new Uint8Array(kmz), { name: kmzFileName(field.name), type: 'application/vnd.google-earth.kmz' }, rateLimitHeaders(limit));
 });

@@ -1,12 +1,14 @@
 import { Readable } from 'node:stream';
-import { attachment, loadExportFields } from '@/lib/exports/load';
+import { loadExportFields } from '@/lib/exports/load';
 import { buildAllFlightPlansZip, validateFlightParams } from '@/lib/exports/wpml';
 import { checkLimits, kmzLimits, rateLimitHeaders } from '@/lib/http/rate-limit';
+import { fileResponse } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 
 export const GET = route('GET /api/field/export/kmz/all', async ({ db, user, url }) => {
   const limit = await checkLimits(kmzLimits(user.id, user.companyId));
   const opts = validateFlightParams(Object.fromEntries(url.searchParams));
   const zip = buildAllFlightPlansZip(await loadExportFields(db), opts);
-  return new Response(Readable.toWeb(zip) as ReadableStream, { headers: { ...attachment('fields_kmz.zip', 'application/zip'), ...rateLimitHeaders(limit) } });
+  // Written as it is sent: its size is not known until the end.
+  return fileResponse(Readable.toWeb(zip) as ReadableStream<Uint8Array>, { name: 'fields_kmz.zip', type: 'application/zip' }, rateLimitHeaders(limit));
 });

@@ -1,9 +1,9 @@
-import { attachment } from '@/lib/exports/load';
 import { pdfReport } from '@/lib/exports/pdf-request';
+import { fileResponse } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';
 
 export const GET = route('GET /api/field/export/pdf/{id}', async ({ db, user, params, url, locale }) => {
   const { pdf, fileName } = await pdfReport(db, user.companyId, { fieldId: pathId(params.id) }, url, locale);
-  return new Response(new Uint8Array(pdf), { headers: attachment(fileName, 'application/pdf') });
+  return fileResponse(new Uint8Array(pdf), { name: fileName, type: 'application/pdf' });
 });

@@ -1,9 +1,9 @@
 import { isoxmlExport } from '@/lib/exports/isoxml-request';
-import { attachment } from '@/lib/exports/load';
+import { fileResponse } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';
 
 export const GET = route('GET /api/scan/{scan_id}/export/isoxml', async ({ db, user, params, url }) => {
   const { zip, fileName } = await isoxmlExport(db, user.companyId, { scanId: pathId(params.scan_id) }, url);
-  return new Response(new Uint8Array(zip), { headers: attachment(fileName, 'application/zip') });
+  return fileResponse(new Uint8Array(zip), { name: fileName, type: 'application/zip' });
 });
