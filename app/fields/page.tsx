@@ -1,7 +1,8 @@
 import Link from 'next/link';
 import { getTranslations } from 'next-intl/server';
 import { FieldsTable } from '@/components/fields/fields-table';
-import { listFieldRows, roundArea } from '@/lib/fields/fields';
+import { fieldProperties, listFieldRows } from '@/lib/fields/fields';
+import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
@@ -21,10 +22,20 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
   const q = params.q?.trim().slice(0, 255) || undefined;
   const status = params.status?.slice(0, 64) || undefined;
   const ownerId = Number(params.owner_id) > 0 ? Math.floor(Number(params.owner_id)) : undefined;
-  const [fields, owners, t] = await Promise.all([listFieldRows(db, { q, status, owner_id: ownerId }), listOwners(db), getTranslations()]);
+  const [fields, latest, owners, t] = await Promise.all([listFieldRows(db, { q, status, owner_id: ownerId }), latestScansByField(db), listOwners(db), getTranslations()]);
   const statuses: string[] = [...KNOWN_STATUSES];
   if (status && !statuses.includes(status)) statuses.push(status);
-  const rows = fields.map((f) => ({ id: f.id, name: f.name, area: roundArea(f.area), owner: f.owner, owner_id: f.ownerId, status: f.status, parcel_number: f.parcelNumber }));
+  const rows = fields.map((f) => {
+    const scan = latest.get(f.id);
+    return {
+      id: f.id,
+      ...fieldProperties(f),
+      last_scan: scan?.date ?? null,
+      last_scan_dated: scan?.dated ?? false,
+      index_name: scan?.index ?? null,
+      index_mean: scan?.mean ?? null,
+    };
+  });
 
   return (
     <section className="space-y-4">

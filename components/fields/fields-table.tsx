@@ -15,9 +15,14 @@ export interface FieldRow {
   owner_id: number | null;
   status: string | null;
   parcel_number: string | null;
+  /** The field's latest scan (lib/fields/scans.ts, LatestScan): when, and its index's mean. */
+  last_scan: string | null;
+  last_scan_dated: boolean;
+  index_name: string | null;
+  index_mean: number | null;
 }
 
-type SortKey = 'name' | 'area' | 'owner' | 'status' | 'parcel_number';
+type SortKey = 'name' | 'area' | 'owner' | 'status' | 'parcel_number' | 'last_scan' | 'index_mean';
 
 /** Rows on one page of the table: a company of 10,000 fields made a 9 MB page when all were drawn. */
 const PAGE_ROWS = 100;
@@ -38,6 +43,13 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const [busy, setBusy] = useState(false);
 
   const ha = (v: number) => format.number(v, 'hectares');
+  // Capture times are kept as the files wrote them, in no zone, and shown so (as on the field page).
+  const scanDay = (r: FieldRow) => {
+    if (!r.last_scan) return '—';
+    const day = format.dateTime(new Date(r.last_scan), { dateStyle: 'medium', ...(r.last_scan_dated ? { timeZone: 'UTC' } : {}) });
+    return r.last_scan_dated ? day : t('field.uploaded_on', { date: day });
+  };
+  const indexMean = (r: FieldRow) => (r.index_mean === null ? '—' : `${(r.index_name ?? '').toUpperCase()} ${format.number(r.index_mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`);
   const statusLabel = (s: string | null) => {
     const key = statusKey(s);
     return key ? t(`fields.status_values.${key}`) : s || '—';
@@ -93,7 +105,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
     }
     const f = res.data.field;
     setRows((all) =>
-      all.map((r) => (r.id === f.id ? { id: f.id, name: f.name, area: f.area, owner: f.owner?.name ?? null, owner_id: f.owner?.id ?? null, status: f.status, parcel_number: f.parcel_number } : r)),
+      all.map((r) => (r.id === f.id ? { ...r, name: f.name, area: f.area, owner: f.owner?.name ?? null, owner_id: f.owner?.id ?? null, status: f.status, parcel_number: f.parcel_number } : r)),
     );
     setEditing(null);
     setNotice(t('fields.saved', { name: f.name }));
@@ -126,6 +138,8 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
               {header('owner', t('fields.owner'))}
               {header('status', t('fields.status'))}
               {header('parcel_number', t('fields.parcel_number'))}
+              {header('last_scan', t('fields.last_scan'))}
+              {header('index_mean', t('fields.index_mean'), 'text-right')}
               <th scope="col" className="px-2 py-2 text-left">
                 {t('common.actions')}
               </th>
@@ -134,7 +148,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
           <tbody>
             {sorted.length === 0 && (
               <tr>
-                <td colSpan={6} className="px-2 py-6 text-center text-stone-500">
+                <td colSpan={8} className="px-2 py-6 text-center text-stone-500">
                   {t('fields.none_found')}
                 </td>
               </tr>
@@ -180,6 +194,8 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                       placeholder="61:02:0600010:123"
                     />
                   </td>
+                  <td className="px-2 py-1 whitespace-nowrap">{scanDay(r)}</td>
+                  <td className="px-2 py-1 text-right whitespace-nowrap tabular-nums">{indexMean(r)}</td>
                   <td className="px-2 py-1 whitespace-nowrap">
                     <span className="flex gap-1">
                       <Button onClick={() => void save()} disabled={busy}>
@@ -202,6 +218,8 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                   <td className="px-2 py-1.5">{r.owner ?? '—'}</td>
                   <td className="px-2 py-1.5">{statusLabel(r.status)}</td>
                   <td className="px-2 py-1.5 font-mono text-xs">{r.parcel_number ?? '—'}</td>
+                  <td className="px-2 py-1.5 whitespace-nowrap">{scanDay(r)}</td>
+                  <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums">{indexMean(r)}</td>
                   <td className="px-2 py-1.5 whitespace-nowrap">
                     <span className="flex gap-2">
                       <Link href={`/map?field=${r.id}`} className="text-emerald-800 hover:underline">
@@ -231,7 +249,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
               <td className="px-2 py-2 text-right tabular-nums" data-testid="fields-total-area">
                 {ha(total)}
               </td>
-              <td colSpan={4} />
+              <td colSpan={6} />
             </tr>
           </tfoot>
         </table>

@@ -124,19 +124,22 @@ interface ListedField {
   geometry: string;
 }
 
+/** A listed field's properties as the list answers them (and the fields table shows them). */
+export const fieldProperties = (f: Omit<ListedField, 'id' | 'geometry'>) => ({
+  name: f.name,
+  area: roundArea(f.area),
+  owner: f.owner,
+  owner_id: f.ownerId,
+  status: f.status,
+  parcel_number: f.parcelNumber,
+});
+
 /**
  * A Feature's JSON text up to its geometry. Geometries are stored as GeoJSON text already, so they
  * are spliced in after it rather than parsed and serialised again (the full list stays fast).
  */
 function featureHead(f: ListedField): string {
-  return `{"type":"Feature","id":${f.id},"properties":${JSON.stringify({
-    name: f.name,
-    area: roundArea(f.area),
-    owner: f.owner,
-    owner_id: f.ownerId,
-    status: f.status,
-    parcel_number: f.parcelNumber,
-  })},"geometry":`;
+  return `{"type":"Feature","id":${f.id},"properties":${JSON.stringify(fieldProperties(f))},"geometry":`;
 }
 
 /**

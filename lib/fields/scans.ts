@@ -131,6 +131,31 @@ export async function listScans(db: TenantDb, fieldId: number) {
   return scans.sort(latestTakenFirst).map(scanSummary);
 }
 
+/** What the fields table shows of a field's completed scan taken last. */
+export interface LatestScan {
+  /** When its image was taken, or, when no one knows, when it was uploaded (`dated` false). */
+  date: string;
+  dated: boolean;
+  index: string | null;
+  mean: number | null;
+}
+
+/** Each field's completed scan taken last, by field id: one query for the whole company. */
+export async function latestScansByField(db: TenantDb): Promise<Map<number, LatestScan>> {
+  const scans = await db.scan.findMany({ where: { status: 'completed' }, select: { id: true, fieldId: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true } });
+  const latest = new Map<number, (typeof scans)[number]>();
+  for (const s of scans) {
+    const seen = latest.get(s.fieldId);
+    if (!seen || latestTakenFirst(s, seen) < 0) latest.set(s.fieldId, s);
+  }
+  return new Map(
+    [...latest].map(([fieldId, s]) => [
+      fieldId,
+      { date: (s.capturedAt ?? s.createdAt).toISOString(), dated: s.capturedAt !== null, index: s.indexName, mean: parse<IndexStats | null>(s.statsJson, null)?.mean ?? null },
+    ]),
+  );
+}
+
 /** The field's completed scan taken last (the one its page shows first), or null. */
 export async function latestScanId(db: TenantDb, fieldId: number): Promise<number | null> {
   const scans = await db.scan.findMany({ where: { fieldId, status: 'completed' }, select: { id: true, capturedAt: true, createdAt: true } });

@@ -178,6 +178,17 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   // Opened without a scan named, the field shows the latest taken.
   await page.goto(`/fields/${id}`);
   await expect(page.getByTestId('scan-list').locator('a[aria-current="true"]')).toHaveAttribute('href', `/fields/${id}?scan=${s2019}`);
+
+  // The fields table gives each field's latest scan and its mean index, and sorts by it: a field
+  // never scanned goes last.
+  const bare = await createField(page.request, { name: 'Never scanned' });
+  await page.goto('/fields');
+  const rows = page.getByTestId('fields-table').locator('tbody tr');
+  await expect(rows.first()).toHaveAttribute('data-testid', `field-row-${bare}`);
+  await expect(page.getByTestId(`field-row-${id}`)).toContainText(/Sep 4, 2019\s*NDVI 0\.\d{3}/);
+  await page.getByRole('button', { name: en.fields.index_mean }).click();
+  await expect(rows.first()).toHaveAttribute('data-testid', `field-row-${id}`);
+  await expect(rows.nth(1)).toHaveAttribute('data-testid', `field-row-${bare}`);
 });
 
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {

@@ -282,7 +282,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                             </td>
                             <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
-                            <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', maximumFractionDigits: 1 })}</td>
+                            <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
                             <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
                           </tr>
                         );
