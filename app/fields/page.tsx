@@ -27,14 +27,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
   if (status && !statuses.includes(status)) statuses.push(status);
   const rows = fields.map((f) => {
     const scan = latest.get(f.id);
-    return {
-      id: f.id,
-      ...fieldProperties(f),
-      last_scan: scan?.date ?? null,
-      last_scan_dated: scan?.dated ?? false,
-      index_name: scan?.index ?? null,
-      index_mean: scan?.mean ?? null,
-    };
+    return { id: f.id, ...fieldProperties(f), ...(scan ? { scan } : {}) };
   });
 
   return (

@@ -4,6 +4,7 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
 import { api, download } from '@/lib/ui/api';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
+import type { LatestScan } from '@/lib/fields/scans';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
 
@@ -15,14 +16,14 @@ export interface FieldRow {
   owner_id: number | null;
   status: string | null;
   parcel_number: string | null;
-  /** The field's latest scan (lib/fields/scans.ts, LatestScan): when, and its index's mean. */
-  last_scan: string | null;
-  last_scan_dated: boolean;
-  index_name: string | null;
-  index_mean: number | null;
+  /** The field's latest scan, left out when it has none (10,000 rows of nulls weighed 700 kB). */
+  scan?: LatestScan;
 }
 
 type SortKey = 'name' | 'area' | 'owner' | 'status' | 'parcel_number' | 'last_scan' | 'index_mean';
+
+const sortValue = (r: FieldRow, key: SortKey): string | number | null =>
+  key === 'last_scan' ? (r.scan?.date ?? null) : key === 'index_mean' ? (r.scan?.mean ?? null) : r[key];
 
 /** Rows on one page of the table: a company of 10,000 fields made a 9 MB page when all were drawn. */
 const PAGE_ROWS = 100;
@@ -44,12 +45,12 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
 
   const ha = (v: number) => format.number(v, 'hectares');
   // Capture times are kept as the files wrote them, in no zone, and shown so (as on the field page).
-  const scanDay = (r: FieldRow) => {
-    if (!r.last_scan) return '—';
-    const day = format.dateTime(new Date(r.last_scan), { dateStyle: 'medium', ...(r.last_scan_dated ? { timeZone: 'UTC' } : {}) });
-    return r.last_scan_dated ? day : t('field.uploaded_on', { date: day });
+  const scanDay = ({ scan }: FieldRow) => {
+    if (!scan) return '—';
+    const day = format.dateTime(new Date(scan.date), { dateStyle: 'medium', ...(scan.dated ? { timeZone: 'UTC' } : {}) });
+    return scan.dated ? day : t('field.uploaded_on', { date: day });
   };
-  const indexMean = (r: FieldRow) => (r.index_mean === null ? '—' : `${(r.index_name ?? '').toUpperCase()} ${format.number(r.index_mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`);
+  const indexMean = ({ scan }: FieldRow) => (scan?.mean == null ? '—' : `${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`);
   const statusLabel = (s: string | null) => {
     const key = statusKey(s);
     return key ? t(`fields.status_values.${key}`) : s || '—';
@@ -58,8 +59,8 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const sorted = useMemo(() => {
     const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
     return [...rows].sort((a, b) => {
-      const x = a[sort.key];
-      const y = b[sort.key];
+      const x = sortValue(a, sort.key);
+      const y = sortValue(b, sort.key);
       if (x === y) return 0;
       if (x === null) return 1;
       if (y === null) return -1;
