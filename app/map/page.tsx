@@ -1,6 +1,7 @@
 import { getTranslations } from 'next-intl/server';
 import { FieldMapLoader } from '@/components/map/field-map-loader';
 import { fieldsExtent } from '@/lib/fields/fields';
+import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
 import { requireUser, tileSource } from '@/lib/ui/server';
@@ -19,7 +20,9 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
   const params = await searchParams;
   const focus = Number(params.field);
   const focusId = Number.isSafeInteger(focus) && focus > 0 ? focus : undefined;
-  const [owners, t, focused] = await Promise.all([listOwners(db), getTranslations('nav'), focusId === undefined ? null : fieldsExtent(db, focusId)]);
+  const [owners, t, focused, latest] = await Promise.all([listOwners(db), getTranslations('nav'), focusId === undefined ? null : fieldsExtent(db, focusId), latestScansByField(db)]);
+  // Only the scanned fields' latest means (a few bytes each) ride in the page, for colouring by index.
+  const latestIndex = Object.fromEntries([...latest].flatMap(([id, s]) => (s.mean === null ? [] : [[id, { index: s.index, mean: s.mean }]])));
   const extent = focused ?? (await fieldsExtent(db));
   return (
     <section className="space-y-3">
@@ -30,6 +33,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
         tiles={tileSource()}
         can={{ add: can(user.role, 'addFields'), edit: can(user.role, 'edit'), delete: can(user.role, 'deleteFields') }}
         focusId={focused ? focusId : undefined}
+        latestIndex={latestIndex}
       />
     </section>
   );

@@ -8,8 +8,9 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { MapContainer, useMap } from 'react-leaflet';
 import { geometryAreaHa } from '@/lib/geo/area';
+import { INDEX_CLASSES, indexClass, zoneColor } from '@/lib/raster/ramp';
 import { type ApiResult, api } from '@/lib/ui/api';
-import { ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { NO_VALUE_COLOR, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
@@ -23,10 +24,12 @@ export interface FieldMapProps {
   tiles: TileSource;
   can: { add: boolean; edit: boolean; delete: boolean };
   focusId?: number;
+  /** The mean index of each scanned field's latest scan (lib/fields/scans.ts), by field id. */
+  latestIndex: Record<number, { index: string | null; mean: number }>;
 }
 
 type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number };
-type ColorBy = 'status' | 'owner';
+type ColorBy = 'status' | 'owner' | 'index';
 
 const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
 const DEFAULT_ZOOM = 14;
@@ -53,7 +56,7 @@ function MapBridge({ onReady }: { onReady: (map: L.Map) => void }) {
   return null;
 }
 
-export default function FieldMap({ bounds, owners, tiles, can, focusId }: FieldMapProps) {
+export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIndex }: FieldMapProps) {
   const t = useTranslations();
   const format = useFormatter();
   const [map, setMap] = useState<L.Map | null>(null);
@@ -81,11 +84,23 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId }: FieldM
 
   const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, 'hectares') }), [t, format]);
   // Read by the map's one tooltip, which outlives renders.
+  const indexValue = useCallback((v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 }), [format]);
   const tooltipRef = useRef((f: FieldFeature) => f.properties.name);
   useEffect(() => {
-    tooltipRef.current = (f) => `${f.properties.name} · ${ha(f.properties.area)}`;
-  }, [ha]);
-  const colorOf = useCallback((f: FieldFeature) => (colorBy === 'status' ? statusColor(f.properties.status) : ownerColor(f.properties.owner)), [colorBy]);
+    tooltipRef.current = (f) => {
+      const scan = latestIndex[f.id];
+      return `${f.properties.name} · ${ha(f.properties.area)}${scan ? ` · ${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}` : ''}`;
+    };
+  }, [ha, format, latestIndex]);
+  const colorOf = useCallback(
+    (f: FieldFeature) => {
+      if (colorBy === 'status') return statusColor(f.properties.status);
+      if (colorBy === 'owner') return ownerColor(f.properties.owner);
+      const scan = latestIndex[f.id];
+      return scan ? zoneColor(indexClass(scan.mean), INDEX_CLASSES) : NO_VALUE_COLOR;
+    },
+    [colorBy, latestIndex],
+  );
   const statusLabel = useCallback(
     (status: string | null) => {
       const key = statusKey(status);
@@ -289,20 +304,30 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId }: FieldM
   const selected = features.find((f) => f.id === selectedId) ?? null;
   const totalArea = features.reduce((s, f) => s + f.properties.area, 0);
   const legend = useMemo(() => {
-    const seen = new Map<string, { label: string; color: string; count: number }>();
+    const seen = new Map<string, { label: string; color: string; count: number; order: number }>();
     for (const f of features) {
-      const value = colorBy === 'status' ? f.properties.status : f.properties.owner;
-      const key = value ?? '';
-      const entry = seen.get(key) ?? {
-        label: colorBy === 'status' ? statusLabel(value) : value || t('fields.no_owner'),
-        color: colorOf(f),
-        count: 0,
-      };
+      const entry = seen.get(legendKey(f)) ?? { ...legendEntry(f), color: colorOf(f), count: 0 };
       entry.count++;
-      seen.set(key, entry);
+      seen.set(legendKey(f), entry);
     }
-    return [...seen.values()].sort((a, b) => b.count - a.count);
-  }, [features, colorBy, colorOf, statusLabel, t]);
+    // Statuses and owners by how many fields they have; index classes from high to low.
+    return [...seen.values()].sort((a, b) => (colorBy === 'index' ? b.order - a.order : b.count - a.count));
+
+    function legendKey(f: FieldFeature): string {
+      if (colorBy !== 'index') return (colorBy === 'status' ? f.properties.status : f.properties.owner) ?? '';
+      const scan = latestIndex[f.id];
+      return scan ? String(indexClass(scan.mean)) : '';
+    }
+    function legendEntry(f: FieldFeature): { label: string; order: number } {
+      if (colorBy === 'status') return { label: statusLabel(f.properties.status), order: 0 };
+      if (colorBy === 'owner') return { label: f.properties.owner || t('fields.no_owner'), order: 0 };
+      const scan = latestIndex[f.id];
+      if (!scan) return { label: t('map.no_scan'), order: 0 };
+      const k = indexClass(scan.mean);
+      const [lo, hi] = [(k - 1) / INDEX_CLASSES, k / INDEX_CLASSES];
+      return { label: k === 1 ? `< ${indexValue(hi)}` : k === INDEX_CLASSES ? `≥ ${indexValue(lo)}` : `${indexValue(lo)}–${indexValue(hi)}`, order: k };
+    }
+  }, [features, colorBy, colorOf, statusLabel, t, latestIndex, indexValue]);
 
   return (
     <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_340px]">
@@ -319,6 +344,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId }: FieldM
             <select value={colorBy} onChange={(e) => setColorBy(e.target.value as ColorBy)} className="rounded border border-stone-300 bg-white px-1 py-0.5">
               <option value="status">{t('fields.status')}</option>
               <option value="owner">{t('fields.owner')}</option>
+              <option value="index">{t('map.color_index')}</option>
             </select>
           </label>
         </div>

@@ -11,7 +11,8 @@ import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
 import { mapToPixel, openRaster, pixelToMap, type OpenRaster } from './inspect';
 import { polygonizeLabels } from './polygonize';
-import { previewPng, zoneColor } from './preview';
+import { previewPng } from './preview';
+import { zoneColor } from './ramp';
 
 export interface ZoningOptions {
   /** Number of classes, 3-7. */

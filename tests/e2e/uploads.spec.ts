@@ -5,6 +5,8 @@ import { expect, test } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 import en from '../../messages/en.json' with { type: 'json' };
+import { INDEX_CLASSES, indexClass, zoneColor } from '../../lib/raster/ramp';
+import { NO_VALUE_COLOR } from '../../lib/ui/status';
 import { createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
@@ -189,6 +191,16 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   await page.getByRole('button', { name: en.fields.index_mean }).click();
   await expect(rows.first()).toHaveAttribute('data-testid', `field-row-${id}`);
   await expect(rows.nth(1)).toHaveAttribute('data-testid', `field-row-${bare}`);
+
+  // The map colours fields by their latest scan's mean index, in classes of 0.2, the unscanned grey.
+  const mean = (await (await page.request.get(`/api/scans/${s2019}`)).json()).scan.stats.mean as number;
+  const k = indexClass(mean);
+  await page.goto(`/map?field=${id}`);
+  await page.getByLabel(en.map.color_by).selectOption({ label: en.map.color_index });
+  await expect(page.locator(`path.fm-field-${id}`)).toHaveAttribute('fill', zoneColor(k, INDEX_CLASSES));
+  await expect(page.locator(`path.fm-field-${bare}`)).toHaveAttribute('fill', NO_VALUE_COLOR);
+  const legend = page.getByRole('list', { name: en.map.legend });
+  await expect(legend.locator('li')).toHaveText([`${((k - 1) / 5).toFixed(2)}–${(k / 5).toFixed(2)}(1)`, `${en.map.no_scan}(1)`]);
 });
 
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {
