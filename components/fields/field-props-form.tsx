@@ -1,9 +1,10 @@
 'use client';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
+import { KNOWN_STATUSES } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, Select, TextInput } from '../ui/form';
+import { OwnerOptions, StatusOptions } from './field-options';
 
 export interface FieldPropsValues {
   name: string;
@@ -47,23 +48,10 @@ export function FieldPropsForm({
     >
       <TextInput label={t('fields.name')} name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
       <Select label={t('fields.owner')} name="owner_id" value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
-        <option value="">{t('fields.no_owner')}</option>
-        {owners.map((o) => (
-          <option key={o.id} value={o.id}>
-            {o.name}
-          </option>
-        ))}
+        <OwnerOptions owners={owners} />
       </Select>
       <Select label={t('fields.status')} name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
-        <option value="">{t('common.none')}</option>
-        {statuses.map((s) => {
-          const key = statusKey(s);
-          return (
-            <option key={s} value={s}>
-              {key ? t(`fields.status_values.${key}`) : s}
-            </option>
-          );
-        })}
+        <StatusOptions statuses={statuses} none={t('common.none')} />
       </Select>
       <TextInput
         label={t('fields.parcel_number')}

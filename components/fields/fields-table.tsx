@@ -2,6 +2,8 @@
 import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
+import { BulkEdit } from './bulk-edit';
+import { OwnerOptions, StatusOptions } from './field-options';
 import { api, download } from '@/lib/ui/api';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
 import type { LatestScan } from '@/lib/fields/scans';
@@ -42,6 +44,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
 
   const ha = (v: number) => format.number(v, 'hectares');
   // Capture times are kept as the files wrote them, in no zone, and shown so (as on the field page).
@@ -71,6 +74,16 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
   const current = Math.min(page, pages - 1);
   const shown = sorted.slice(current * PAGE_ROWS, (current + 1) * PAGE_ROWS);
+  const pageSelected = shown.length > 0 && shown.every((r) => selected.has(r.id));
+  const toggle = (ids: number[], on: boolean) =>
+    setSelected((was) => {
+      const next = new Set(was);
+      for (const id of ids) if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  // The table's columns: the selection's, when rows can be edited, and seven more.
+  const columns = canEdit ? 9 : 8;
 
   function header(key: SortKey, label: string, align = 'text-left') {
     const active = sort.key === key;
@@ -125,6 +138,28 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
     <div className="space-y-3">
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
+      {canEdit && selected.size > 0 && (
+        <BulkEdit
+          ids={[...selected]}
+          matching={sorted.length}
+          owners={owners}
+          onSelectAll={() => setSelected(new Set(sorted.map((r) => r.id)))}
+          onClear={() => setSelected(new Set())}
+          onSaved={(change, count) => {
+            const owner = change.owner_id === undefined ? undefined : (owners.find((o) => o.id === change.owner_id)?.name ?? null);
+            setRows((all) =>
+              all.map((r) =>
+                selected.has(r.id)
+                  ? { ...r, ...(change.owner_id !== undefined ? { owner_id: change.owner_id, owner: owner ?? null } : {}), ...(change.status !== undefined ? { status: change.status } : {}) }
+                  : r,
+              ),
+            );
+            setSelected(new Set());
+            setError(null);
+            setNotice(t('fields.bulk_saved', { count }));
+          }}
+        />
+      )}
       {canExport && rows.length > 0 && (
         <Button variant="secondary" onClick={() => void exportFile('/api/field/export/kmz/all')}>
           {t('fields.export_all_kmz')}
@@ -134,6 +169,11 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
         <table className="min-w-full text-sm" data-testid="fields-table">
           <thead className="bg-stone-100 text-stone-700">
             <tr>
+              {canEdit && (
+                <th scope="col" className="w-8 px-2 py-2">
+                  <input type="checkbox" aria-label={t('fields.select_page')} checked={pageSelected} onChange={(e) => toggle(shown.map((r) => r.id), e.target.checked)} />
+                </th>
+              )}
               {header('name', t('fields.name'))}
               {header('area', t('fields.area_ha'), 'text-right')}
               {header('owner', t('fields.owner'))}
@@ -149,7 +189,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
           <tbody>
             {sorted.length === 0 && (
               <tr>
-                <td colSpan={8} className="px-2 py-6 text-center text-stone-500">
+                <td colSpan={columns} className="px-2 py-6 text-center text-stone-500">
                   {t('fields.none_found')}
                 </td>
               </tr>
@@ -157,6 +197,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
             {shown.map((r) =>
               editing?.id === r.id ? (
                 <tr key={r.id} className="border-t border-stone-200 bg-amber-50" data-testid={`field-row-${r.id}`}>
+                  <td className="px-2 py-1" />
                   <td className="px-2 py-1">
                     <input aria-label={t('fields.name')} className={inputClass} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} required />
                   </td>
@@ -168,22 +209,12 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                       value={editing.owner_id ?? ''}
                       onChange={(e) => setEditing({ ...editing, owner_id: e.target.value ? Number(e.target.value) : null })}
                     >
-                      <option value="">{t('fields.no_owner')}</option>
-                      {owners.map((o) => (
-                        <option key={o.id} value={o.id}>
-                          {o.name}
-                        </option>
-                      ))}
+                      <OwnerOptions owners={owners} />
                     </select>
                   </td>
                   <td className="px-2 py-1">
                     <select aria-label={t('fields.status')} className={inputClass} value={editing.status ?? ''} onChange={(e) => setEditing({ ...editing, status: e.target.value || null })}>
-                      <option value="">{t('common.none')}</option>
-                      {statuses.map((s) => (
-                        <option key={s} value={s}>
-                          {statusLabel(s)}
-                        </option>
-                      ))}
+                      <StatusOptions statuses={statuses} none={t('common.none')} />
                     </select>
                   </td>
                   <td className="px-2 py-1">
@@ -209,7 +240,12 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                   </td>
                 </tr>
               ) : (
-                <tr key={r.id} className="border-t border-stone-200 hover:bg-stone-50" data-testid={`field-row-${r.id}`}>
+                <tr key={r.id} className={`border-t border-stone-200 hover:bg-stone-50 ${selected.has(r.id) ? 'bg-emerald-50' : ''}`} data-testid={`field-row-${r.id}`}>
+                  {canEdit && (
+                    <td className="px-2 py-1.5">
+                      <input type="checkbox" aria-label={t('fields.select_row', { name: r.name })} checked={selected.has(r.id)} onChange={(e) => toggle([r.id], e.target.checked)} />
+                    </td>
+                  )}
                   <td className="px-2 py-1.5">
                     <Link href={`/fields/${r.id}`} className="text-emerald-800 underline-offset-2 hover:underline">
                       {r.name}
@@ -244,6 +280,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
           </tbody>
           <tfoot className="border-t-2 border-stone-300 bg-stone-50 font-semibold">
             <tr>
+              {canEdit && <td />}
               <td className="px-2 py-2" data-testid="fields-total-count">
                 {t('fields.total', { count: rows.length })}
               </td>

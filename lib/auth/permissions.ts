@@ -37,6 +37,8 @@ export const ROUTES = {
   'POST /api/fields': ACTION_ROLE.addFields,
   'GET /api/fields/{id}': ACTION_ROLE.viewFields,
   'PUT /api/fields/{id}': ACTION_ROLE.edit,
+  // Many fields' owner or status at once: editing, field by field.
+  'PATCH /api/fields': ACTION_ROLE.edit,
   'DELETE /api/fields/{id}': ACTION_ROLE.deleteFields,
   'GET /api/owners': ACTION_ROLE.viewFields,
   'POST /api/owners': ACTION_ROLE.edit,

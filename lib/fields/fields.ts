@@ -250,6 +250,19 @@ export async function updateField(db: TenantDb, id: number, input: z.infer<typeo
   });
 }
 
+/**
+ * Gives every field in `ids` the owner or status (or both) in `change`, all of them or, when one is
+ * not the company's, none (404). Answers how many were changed.
+ */
+export async function updateFields(db: TenantDb, ids: number[], change: { owner_id?: number | null; status?: string | null }): Promise<number> {
+  await assertOwner(db, change.owner_id);
+  return db.$transaction(async (tx) => {
+    if ((await tx.field.count({ where: { id: { in: ids } } })) !== ids.length) throw notFound();
+    const data = { ...(change.owner_id !== undefined ? { ownerId: change.owner_id } : {}), ...(change.status !== undefined ? { status: change.status } : {}) };
+    return (await tx.field.updateMany({ where: { id: { in: ids } }, data })).count;
+  });
+}
+
 /** Removes the field, its scans and zones (foreign keys cascade) and its files, the scans' too. */
 export async function deleteField(db: TenantDb, companyId: number, id: number) {
   const scans = await db.scan.findMany({ where: { fieldId: id }, select: { dataPath: true } });

@@ -33,6 +33,21 @@ export const updateFieldBody = z.object({
   area: area.optional(),
 });
 
+/** Fields one PATCH /api/fields may change: a company's whole register, at this service's scale. */
+export const MAX_BULK_FIELDS = 10_000;
+
+/**
+ * PATCH /api/fields: the same owner or status, or both, for many fields at once (farm staff set them
+ * after importing a register, whose parcels come without).
+ */
+export const updateFieldsBody = z
+  .object({
+    ids: z.array(z.number().int().positive()).min(1).max(MAX_BULK_FIELDS).transform((ids) => [...new Set(ids)]),
+    owner_id: ownerId.optional(),
+    status: status.optional(),
+  })
+  .refine((b) => b.owner_id !== undefined || b.status !== undefined, { params: { key: 'fields_nothing_to_update' } });
+
 const bbox = z
   .string()
   .transform((s) => s.split(',').map(Number))

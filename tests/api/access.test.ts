@@ -19,7 +19,8 @@ const rect = (lon: number, lat: number) => ({ type: 'Polygon', coordinates: [[[l
 interface Probe {
   /** Path with {id} filled by `id` (made fresh for every call, so destructive calls do not interfere). */
   path: string;
-  body?: (c: TestCompany) => unknown;
+  /** The JSON body; it is given `id` too, for routes that name their objects in it. */
+  body?: (c: TestCompany, id?: number | string) => unknown;
   /** Creates the object the path names, as the company's owner; returns its id. */
   id?: (c: TestCompany) => Promise<number | string>;
   /** Routes whose path holds no id of a company's object, or that act on the caller only. */
@@ -94,6 +95,7 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'POST /api/fields': { path: '/api/fields', body: () => ({ name: unique('p'), geometry: rect(12, 12) }), noForeignId: true },
   'GET /api/fields/{id}': { path: '/api/fields/{id}', id: newField },
   'PUT /api/fields/{id}': { path: '/api/fields/{id}', id: newField, body: () => ({ name: unique('r') }) },
+  'PATCH /api/fields': { path: '/api/fields', id: newField, body: (_c, id) => ({ ids: [id], status: 'Аренда' }) },
   'DELETE /api/fields/{id}': { path: '/api/fields/{id}', id: newField },
   'GET /api/owners': { path: '/api/owners', noForeignId: true },
   'POST /api/owners': { path: '/api/owners', body: () => ({ name: unique('own') }), noForeignId: true },
@@ -135,7 +137,7 @@ async function call(api: Api, key: RouteKey, probe: Probe, c: TestCompany, id?: 
     form.append('raster_file', new Blob(['not a tiff']), 'a.tif');
     return api.request(method, path, form);
   }
-  return api.request(method, path, probe.body?.(c));
+  return api.request(method, path, probe.body?.(c, id));
 }
 
 describe('access matrix', () => {

@@ -169,6 +169,54 @@ describe('fields', () => {
   });
 });
 
+describe('many fields at once', () => {
+  it('PATCH /api/fields gives many fields one owner or status, all of them or none', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const owner = (await api.post('/api/owners', { name: 'Agro Owner' })).body.id as number;
+    const [a, b, c] = await Promise.all([0, 1, 2].map(async (i) => (await api.post('/api/fields', { name: `F${i}`, geometry: rect(21 + i / 10, 48), status: 'Собственность' })).body.id as number));
+    const before = (await api.get(`/api/fields/${a}`)).body.updated_at;
+
+    // A repeated id is one field.
+    const res = await api.patch('/api/fields', { ids: [a, b, a], owner_id: owner, status: 'Аренда' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ success: true, updated: 2 });
+    for (const id of [a, b]) expect((await api.get(`/api/fields/${id}`)).body).toMatchObject({ owner: { id: owner, name: 'Agro Owner' }, status: 'Аренда' });
+    expect((await api.get(`/api/fields/${c}`)).body).toMatchObject({ owner: null, status: 'Собственность' });
+    expect((await api.get(`/api/fields/${a}`)).body.updated_at > before).toBe(true);
+    const stats = (await api.get('/api/stats')).body;
+    expect(Object.keys(stats.by_status).sort()).toEqual(['Аренда', 'Собственность']);
+
+    // Only what is given changes; null takes it away.
+    expect((await api.patch('/api/fields', { ids: [b], owner_id: null })).body.updated).toBe(1);
+    expect((await api.get(`/api/fields/${b}`)).body).toMatchObject({ owner: null, status: 'Аренда' });
+
+    // One field of another company in the list: 404, and none of them changes.
+    const other = await createCompany(baseUrl());
+    const foreign = (await other.as.owner.post('/api/fields', { name: 'Theirs', geometry: rect(22, 48) })).body.id as number;
+    const mixed = await api.patch('/api/fields', { ids: [a, foreign], status: 'Субаренда' });
+    expect(mixed.status).toBe(404);
+    expect((await api.get(`/api/fields/${a}`)).body.status).toBe('Аренда');
+    expect((await other.as.owner.get(`/api/fields/${foreign}`)).body.status).toBeNull();
+    // Nor can another company's owner be given.
+    const theirOwner = (await other.as.owner.post('/api/owners', { name: 'Their owner' })).body.id as number;
+    const badOwner = await api.patch('/api/fields', { ids: [a], owner_id: theirOwner });
+    expect(badOwner.status).toBe(422);
+    expect((await api.get(`/api/fields/${a}`)).body.owner.id).toBe(owner);
+
+    for (const [body, error] of [
+      [{ ids: [a] }, 'Invalid data: nothing to change: give owner_id, status or both'],
+      [{ ids: [], status: 'Аренда' }, 'Invalid data: ids: at least 1'],
+      [{ ids: Array.from({ length: 10_001 }, (_, i) => i + 1), status: 'Аренда' }, 'Invalid data: ids: at most 10000'],
+      [{ ids: ['one'], status: 'Аренда' }, 'Invalid data: ids.0: expected a number'],
+      [{ status: 'Аренда' }, 'Invalid data: ids: required'],
+    ] as const) {
+      const bad = await api.patch('/api/fields', body);
+      expect(bad.status, JSON.stringify(body).slice(0, 60)).toBe(422);
+      expect(bad.body.error).toBe(error);
+    }
+  });
+});
+
 describe('owners', () => {
   it('lists owners with field counts and areas, names unique per company only', async () => {
     const { api } = await registerCompany(baseUrl());

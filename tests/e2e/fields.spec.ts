@@ -130,4 +130,31 @@ test('a long fields table shows a hundred rows a page, totals all of them, and s
   await expect(page.getByTestId('fields-range')).toHaveText('Fields 1–100 of 105');
   await expect(table.locator('tbody tr').first()).toContainText('Field 105');
   await expect(table.locator('tbody tr').last()).toContainText('Field 006');
+
+  // A register imported without statuses: all 105 fields leased in one go, from the page's
+  // selection widened to every matching field.
+  const bulk = page.getByRole('region', { name: 'Change the selected fields' });
+  await expect(bulk).toHaveCount(0);
+  await table.getByLabel('Select the fields on this page').check();
+  await expect(bulk).toContainText('100 fields selected');
+  await bulk.getByRole('button', { name: 'Select all 105' }).click();
+  await expect(bulk).toContainText('105 fields selected');
+  await expect(bulk.getByRole('button', { name: 'Apply to the selected' })).toBeDisabled();
+  await bulk.getByLabel('Status').selectOption({ label: 'Leased' });
+  await bulk.getByRole('button', { name: 'Apply to the selected' }).click();
+  await expect(page.getByRole('status')).toHaveText('105 fields updated');
+  await expect(bulk).toHaveCount(0);
+  await expect(table.locator('tbody tr').first()).toContainText('Leased');
+  expect((await (await page.request.get('/api/stats')).json()).by_status).toEqual({ Аренда: expect.any(Number) });
+
+  // Two fields to one owner; their status stays.
+  const owner = await (await page.request.post('/api/owners', { data: { name: 'Agro Owner' } })).json();
+  await page.reload();
+  for (const name of ['Field 001', 'Field 002']) await table.getByLabel(`Select “${name}”`).check();
+  await bulk.getByLabel('Owner').selectOption({ label: 'Agro Owner' });
+  await bulk.getByRole('button', { name: 'Apply to the selected' }).click();
+  await expect(page.getByRole('status')).toHaveText('2 fields updated');
+  await expect(table.locator('tbody tr').filter({ hasText: 'Agro Owner' })).toHaveCount(2);
+  const owned = (await (await page.request.get(`/api/fields?owner_id=${owner.id}`)).json()).features as { properties: { name: string; status: string } }[];
+  expect(owned.map((f) => [f.properties.name, f.properties.status]).sort()).toEqual([['Field 001', 'Аренда'], ['Field 002', 'Аренда']]);
 });

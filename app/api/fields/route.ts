@@ -1,5 +1,5 @@
-import { createField, featureCollectionChunks, fieldPages } from '@/lib/fields/fields';
-import { createFieldBody, fieldListQuery } from '@/lib/fields/schemas';
+import { createField, featureCollectionChunks, fieldPages, updateFields } from '@/lib/fields/fields';
+import { createFieldBody, fieldListQuery, updateFieldsBody } from '@/lib/fields/schemas';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { streamResponse } from '@/lib/http/stream';
@@ -12,4 +12,9 @@ export const GET = route('GET /api/fields', async ({ db, url }) =>
 export const POST = route('POST /api/fields', async ({ req, db }) => {
   const field = await createField(db, await readJson(req, createFieldBody));
   return ok({ id: field.id }, { status: 201 });
+});
+
+export const PATCH = route('PATCH /api/fields', async ({ req, db }) => {
+  const { ids, ...change } = await readJson(req, updateFieldsBody);
+  return ok({ updated: await updateFields(db, ids, change) });
 });

@@ -1,0 +1,80 @@
+'use client';
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { api } from '@/lib/ui/api';
+import { KNOWN_STATUSES } from '@/lib/ui/status';
+import type { OwnerOption } from '@/lib/ui/types';
+import { Button, ErrorMessage, Select } from '../ui/form';
+import { OwnerOptions, StatusOptions } from './field-options';
+
+export interface BulkChange {
+  owner_id?: number | null;
+  status?: string | null;
+}
+
+/** The select's value that leaves a property as each field has it. */
+const KEEP = 'keep';
+
+/**
+ * One owner or status, or both, for the fields selected in the table (PATCH /api/fields): farm staff
+ * set them after importing a register, whose parcels come without.
+ */
+export function BulkEdit({ ids, matching, owners, onSelectAll, onClear, onSaved }: { ids: number[]; matching: number; owners: OwnerOption[]; onSelectAll: () => void; onClear: () => void; onSaved: (change: BulkChange, count: number) => void }) {
+  const t = useTranslations();
+  const [owner, setOwner] = useState(KEEP);
+  const [status, setStatus] = useState(KEEP);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const change: BulkChange = {
+    ...(owner === KEEP ? {} : { owner_id: owner === '' ? null : Number(owner) }),
+    ...(status === KEEP ? {} : { status: status === '' ? null : status }),
+  };
+
+  async function apply() {
+    setBusy(true);
+    const res = await api<{ updated: number }>('/api/fields', { method: 'PATCH', body: { ids, ...change } });
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    setError(null);
+    onSaved(change, res.data.updated);
+  }
+
+  return (
+    <section aria-label={t('fields.bulk_title')} className="flex flex-wrap items-end gap-3 rounded-lg border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="bulk-edit">
+      <p className="basis-full font-medium sm:basis-auto sm:self-center">
+        {t('fields.selected', { count: ids.length })}
+        {ids.length < matching && (
+          <button type="button" className="ml-2 text-emerald-800 underline" onClick={onSelectAll}>
+            {t('fields.select_all', { count: matching })}
+          </button>
+        )}
+      </p>
+      <div className="min-w-40">
+        <Select label={t('fields.owner')} value={owner} onChange={(e) => setOwner(e.target.value)}>
+          <option value={KEEP}>{t('fields.bulk_keep')}</option>
+          <OwnerOptions owners={owners} />
+        </Select>
+      </div>
+      <div className="min-w-40">
+        <Select label={t('fields.status')} value={status} onChange={(e) => setStatus(e.target.value)}>
+          <option value={KEEP}>{t('fields.bulk_keep')}</option>
+          <StatusOptions statuses={KNOWN_STATUSES} none={t('fields.no_status')} />
+        </Select>
+      </div>
+      <Button onClick={() => void apply()} disabled={busy || Object.keys(change).length === 0}>
+        {t('fields.bulk_apply')}
+      </Button>
+      <Button variant="secondary" onClick={onClear} disabled={busy}>
+        {t('fields.clear_selection')}
+      </Button>
+      {error && (
+        <div className="basis-full">
+          <ErrorMessage>{error}</ErrorMessage>
+        </div>
+      )}
+    </section>
+  );
+}
