@@ -16,6 +16,7 @@ import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
+import { FieldSearch } from './field-search';
 
 export interface FieldMapProps {
   /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */
@@ -386,6 +387,16 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
       </div>
 
       <aside className="space-y-3" aria-label={t('map.panel')}>
+        {mode.kind === 'idle' && features.length > 0 && (
+          <FieldSearch
+            features={features}
+            onPick={(f) => {
+              setSelectedId(f.id);
+              const layer = layersRef.current.get(f.id);
+              if (map && layer) map.fitBounds(layer.getBounds(), { padding: [24, 24], maxZoom: 17 });
+            }}
+          />
+        )}
         <ErrorMessage>{error}</ErrorMessage>
         <SuccessMessage>{notice}</SuccessMessage>
         {mode.kind === 'new' ? (

@@ -140,3 +140,36 @@ test('a company of over a thousand fields is painted on one canvas, where a fiel
   await page.getByTestId('field-panel').getByRole('button', { name: 'Cancel' }).click();
   await expect(map.locator('.leaflet-marker-icon.marker-icon')).toHaveCount(0);
 });
+
+test('finds a field by name or parcel number, accents aside, and takes the map to it', async ({ page }) => {
+  await registerCompany(page.request);
+  const far = await createField(page.request, { name: 'Pláž pri rieke', geometry: square(20.5, 49.0), parcel_number: '61:02:1' });
+  await createField(page.request, { name: 'North', geometry: square(17.1, 48.15) });
+  await createField(page.request, { name: 'North-East', geometry: square(17.2, 48.15) });
+  await page.goto('/map');
+  const search = page.getByLabel('Find a field');
+  const matches = page.getByRole('list', { name: 'Fields found' });
+  const panelTitle = page.getByTestId('field-panel').getByRole('heading');
+  // The first view holds all three: the far one is a speck.
+  const outline = page.locator(`path.fm-field-${far}`);
+  await expect(outline).toBeAttached();
+  expect((await outline.boundingBox())?.width ?? 0).toBeLessThan(50);
+
+  await search.fill('plaz');
+  await expect(matches.getByRole('button')).toHaveCount(1);
+  await matches.getByRole('button').click();
+  await expect(panelTitle).toHaveText('Pláž pri rieke');
+  await expect(search).toHaveValue('');
+  // The map went to it.
+  await expect.poll(async () => (await outline.boundingBox())?.width ?? 0).toBeGreaterThan(100);
+
+  // Two match; Enter takes the first. A parcel number finds its field too.
+  await search.fill('north');
+  await expect(matches.getByRole('button')).toHaveCount(2);
+  await search.press('Enter');
+  await expect(panelTitle).toHaveText('North');
+  await search.fill('61:02');
+  await expect(matches.getByRole('button')).toHaveText([/^Pláž pri rieke/]);
+  await search.fill('nothing like it');
+  await expect(page.getByText('No fields match.')).toBeVisible();
+});
