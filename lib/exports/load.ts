@@ -1,9 +1,9 @@
 // Loads what the export builders take, from the company's database.
 import type { TenantDb } from '../db/tenant';
-import { latestScanId } from '../fields/scans';
+import { latestScanId, listScans } from '../fields/scans';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
-import type { ExportField, ExportScan, ExportZone, Rates } from './types';
+import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 
 export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
   const f = await db.field.findUnique({ where: { id }, include: { owner: { select: { name: true } }, company: { select: { name: true } } } });
@@ -23,6 +23,13 @@ export async function loadExportField(db: TenantDb, id: number): Promise<ExportF
 export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 'name' | 'geometry'>[]> {
   const rows = await db.field.findMany({ select: { name: true, geometry: true }, orderBy: { id: 'asc' } });
   return rows.map((r) => ({ name: r.name, geometry: JSON.parse(r.geometry) as FieldGeometry }));
+}
+
+/** The field's processed scans, the latest taken first, as the report lists them. */
+export async function loadScanHistory(db: TenantDb, fieldId: number): Promise<ExportScanEntry[]> {
+  return (await listScans(db, fieldId))
+    .filter((s) => s.status === 'completed')
+    .map((s) => ({ id: s.id, date: s.captured_at ?? s.created_at, dated: s.captured_at !== null, source: s.source, indexName: s.index, mean: s.stats?.mean ?? null, crop: s.crop_type }));
 }
 
 /** A scan of the field (the completed one taken last when none is named) with its zones. */

@@ -1,8 +1,9 @@
-// The PDF report of a field (with its latest scan) or of one scan, in the user's language or `lang`.
+// The PDF report of a field (with its latest scan) or of one scan, and the field's other scans, in
+// the user's language or `lang`.
 import type { TenantDb } from '../db/tenant';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
-import { loadExportField, loadScanWithZones } from './load';
+import { loadExportField, loadScanHistory, loadScanWithZones } from './load';
 import { buildFieldReportPdf } from './pdf';
 
 export async function pdfReport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL, locale: Locale) {
@@ -13,11 +14,11 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
     fieldId = scan.fieldId;
   }
   const field = await loadExportField(db, fieldId!);
-  const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId });
+  const [{ scan, zones }, history] = await Promise.all([loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId }), loadScanHistory(db, field.id)]);
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number> };
   const lang = url.searchParams.get('lang');
   const rates = Object.fromEntries(Object.entries(settings.zone_rates ?? {}).map(([k, v]) => [Number(k), Number(v)]));
-  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: isLocale(lang) ? lang : locale, rates });
+  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: isLocale(lang) ? lang : locale, rates, history });
   return { pdf, fileName: `${field.name || 'field'}.pdf` };
 }

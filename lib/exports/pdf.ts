@@ -7,7 +7,7 @@ import PDFDocument from 'pdfkit';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { translate } from '@/lib/i18n/messages';
 import type { Locale } from '@/lib/i18n/locales';
-import type { ExportField, ExportScan, ExportZone, Rates } from './types';
+import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 
 export interface ReportOptions {
   locale: Locale;
@@ -15,6 +15,8 @@ export interface ReportOptions {
   rates?: Rates;
   /** When the report is made (defaults to now). */
   now?: Date;
+  /** The field's processed scans, the latest taken first; listed when there is more than one. */
+  history?: ExportScanEntry[];
 }
 
 const FONT_DIRS = [join(process.cwd(), 'node_modules', 'dejavu-fonts-ttf', 'ttf'), '/usr/share/fonts/truetype/dejavu'];
@@ -82,6 +84,22 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     text(s.toUpperCase(), x, y, { font: 'bold', size: 9, color: ACCENT, characterSpacing: 0.6 });
     doc.moveTo(x, y + 13).lineTo(x + w, y + 13).lineWidth(0.6).strokeColor(RULE).stroke();
     return y + 20;
+  };
+  /** A table's row writer, and its header, drawn at `yy`; answers where the rows start. */
+  const tableOf = (cols: { w: number; align: 'left' | 'right' }[], labels: string[]) => {
+    const row = (cells: string[], yy: number, font: string, color = INK, size = 9) => {
+      let x = PAGE.margin;
+      cols.forEach((c, i) => {
+        text(cells[i]!, x + 4, yy, { font, color, size, width: c.w - 8, height: 12, align: c.align, ellipsis: true });
+        x += c.w;
+      });
+    };
+    const header = (yy: number) => {
+      doc.rect(PAGE.margin, yy - 3, CONTENT_W, 16).fill('#eef2f5');
+      row(labels, yy + 1, 'bold', MUTED, 8);
+      return yy + 16;
+    };
+    return { row, header };
   };
 
   // Header.
@@ -159,25 +177,13 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       { key: 'zone_mean', w: 95, align: 'right' as const },
       { key: 'zone_rate', w: 100, align: 'right' as const },
     ];
-    const row = (cells: string[], yy: number, font: string, color = INK, size = 9) => {
-      let x = PAGE.margin;
-      cols.forEach((c, i) => {
-        text(cells[i]!, x + 4, yy, { font, color, size, width: c.w - 8, height: 12, align: c.align, ellipsis: true });
-        x += c.w;
-      });
-    };
-    const header = () => {
-      doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#eef2f5');
-      row(cols.map((c) => t(c.key)), y + 1, 'bold', MUTED, 8);
-      y += 16;
-    };
-    header();
+    const { row, header } = tableOf(cols, cols.map((c) => t(c.key)));
+    y = header(y);
     const total = zones.reduce((s, z) => s + z.areaHa, 0);
     for (const [i, z] of zones.entries()) {
       if (y > FOOTER_Y - 40) {
         doc.addPage();
-        y = PAGE.margin;
-        header();
+        y = header(PAGE.margin);
       }
       if (i % 2 === 1) doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#f7f9fa');
       doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
@@ -222,6 +228,46 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     }
   } else if (!scan?.userCrop) {
     text(t('no_crop'), PAGE.margin, y, { color: MUTED });
+    y += 18;
+  }
+
+  // The field's scans over time, this report's in bold: its season among the others.
+  const history = opts.history ?? [];
+  if (history.length > 1) {
+    y += 14;
+    if (y > FOOTER_Y - 80) {
+      doc.addPage();
+      y = PAGE.margin;
+    }
+    y = heading(t('history'), PAGE.margin, y, CONTENT_W);
+    const cols = [
+      { label: t('history_date'), w: 150, align: 'left' as const },
+      { label: t('history_source'), w: 130, align: 'left' as const },
+      { label: t('index'), w: 70, align: 'left' as const },
+      { label: t('mean'), w: 70, align: 'right' as const },
+      { label: t('crop_type'), w: CONTENT_W - 420, align: 'left' as const },
+    ];
+    const { row, header } = tableOf(cols, cols.map((c) => c.label));
+    y = header(y);
+    for (const entry of history) {
+      if (y > FOOTER_Y - 24) {
+        doc.addPage();
+        y = header(PAGE.margin);
+      }
+      const day = date(new Date(entry.date));
+      row(
+        [
+          entry.dated ? day : t('history_uploaded', { date: day }),
+          tOr(`field.source.${entry.source}`, entry.source),
+          (entry.indexName ?? '').toUpperCase(),
+          num(entry.mean, 3),
+          entry.crop ? cropName(entry.crop) : '—',
+        ],
+        y + 1,
+        entry.id === scan?.id ? 'bold' : 'body',
+      );
+      y += 16;
+    }
   }
 
   // Footer on every page: dates and page numbers.

@@ -42,5 +42,17 @@ export interface ExportScan {
   userCrop?: string | null;
 }
 
+/** One of the field's processed scans, as the report's history lists them. */
+export interface ExportScanEntry {
+  id: number;
+  /** When its image was taken or, when no one knows (`dated` false), uploaded. */
+  date: string;
+  dated: boolean;
+  source: string;
+  indexName: string | null;
+  mean: number | null;
+  crop: string | null;
+}
+
 /** Zone class -> application rate in kg/ha. */
 export type Rates = Record<number, number>;

@@ -120,7 +120,12 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(report.status).toBe(200);
     const pdf = join(mkdtempSync(join(tmpdir(), 'report-')), 'field.pdf');
     writeFileSync(pdf, Buffer.from(await report.arrayBuffer()));
-    expect(execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' })).toContain('August 16, 2016');
+    const text = execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' });
+    expect(text).toContain('Data date: August 16, 2016');
+    // It lists the field's three scans too, the latest taken first.
+    expect(text).toContain('SCANS OF THIS FIELD');
+    expect(text.indexOf('August 18, 2009')).toBeGreaterThan(text.indexOf('SCANS OF THIS FIELD'));
+    expect(text.indexOf('June 1, 2009')).toBeGreaterThan(text.indexOf('August 18, 2009'));
 
     for (const [value, status] of [['2009-02-30', 422], ['18.08.2009', 422], ['2999-01-01', 422], ['1899-12-31', 422], [20090818, 422]] as const) {
       const bad = await api.put(`/api/scans/${undated}`, { captured_at: value });

@@ -124,6 +124,25 @@ describe('PDF field report', () => {
     expect(pdftext(save('ranges-en.pdf', await buildFieldReportPdf(field, scan, ranged, { locale: 'en' })))).toContain('2: 0.25–0.35');
   });
 
+  it('lists the field\'s scans over time when it has more than one, and not otherwise', async () => {
+    const history = [
+      { id: 3, date: '2026-06-14T09:30:00.000Z', dated: true, source: 'drone', indexName: 'ndvi', mean: 0.61, crop: 'wheat' },
+      { id: 2, date: '2026-11-20T10:00:00.000Z', dated: false, source: 'raster', indexName: 'ndvi', mean: 0.4, crop: null },
+      { id: 1, date: '2025-07-02T00:00:00.000Z', dated: true, source: 'raster', indexName: 'gndvi', mean: 0.553, crop: 'oats' },
+    ];
+    const en = pdftext(save('history.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'en', history })));
+    // Headings are set in capitals.
+    expect(en).toContain('SCANS OF THIS FIELD');
+    expect(en).toMatch(/June 14, 2026\s+Drone survey\s+NDVI\s+0\.610\s+Wheat/);
+    expect(en).toMatch(/uploaded November 20, 2026\s+Index raster\s+NDVI\s+0\.400\s+—/);
+    expect(en).toMatch(/July 2, 2025\s+Index raster\s+GNDVI\s+0\.553\s+oats/);
+    const sk = pdftext(save('history-sk.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'sk', history })));
+    expect(sk).toContain(translate('sk', 'report.history').toUpperCase());
+    expect(sk).toContain('0,553');
+    const one = pdftext(save('history-one.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'en', history: history.slice(0, 1) })));
+    expect(one).not.toContain('SCANS OF THIS FIELD');
+  });
+
   it('says so when there is no scan, no zones and no crop', async () => {
     const txt = pdftext(save('empty.pdf', await buildFieldReportPdf({ ...field, owner: null, status: null, parcel_number: null }, null, [], { locale: 'sk' })));
     for (const k of ['no_scan', 'no_zones', 'no_crop']) expect(txt).toContain(translate('sk', `report.${k}`));
