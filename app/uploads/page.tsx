@@ -12,7 +12,8 @@ export async function generateMetadata() {
 
 export default async function UploadsPage({ searchParams }: { searchParams: Promise<{ field?: string }> }) {
   const { db } = await requireUser('operator');
-  const [fields, t, params] = await Promise.all([db.field.findMany({ select: { id: true, name: true }, orderBy: { name: 'asc' } }), getTranslations('uploads'), searchParams]);
+  const [rows, t, params] = await Promise.all([db.field.findMany({ select: { id: true, name: true, parcelNumber: true }, orderBy: { name: 'asc' } }), getTranslations('uploads'), searchParams]);
+  const fields = rows.map((f) => ({ id: f.id, name: f.name, parcel_number: f.parcelNumber }));
   const wanted = Number(params.field);
   const defaultField = fields.some((f) => f.id === wanted) ? wanted : undefined;
   return (

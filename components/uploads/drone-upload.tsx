@@ -3,9 +3,10 @@ import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { CROPS } from '@/lib/drone/crops';
-import type { OwnerOption } from '@/lib/ui/types';
+import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
 import { Button, ErrorMessage, Select } from '../ui/form';
+import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
 
@@ -17,7 +18,7 @@ interface DroneAccepted {
   estimated_time?: string;
 }
 
-export function DroneUpload({ fields, defaultField }: { fields: OwnerOption[]; defaultField?: number }) {
+export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; defaultField?: number }) {
   const t = useTranslations();
   const { progress, error, busy, send, done } = useUpload<DroneAccepted>();
   const [accepted, setAccepted] = useState<DroneAccepted | null>(null);
@@ -28,7 +29,7 @@ export function DroneUpload({ fields, defaultField }: { fields: OwnerOption[]; d
     const el = e.currentTarget.elements;
     const file = (el.namedItem('drone_images') as HTMLInputElement).files?.[0];
     if (!file) return;
-    const fieldId = (el.namedItem('field_id') as HTMLSelectElement).value;
+    const fieldId = (el.namedItem('field_id') as HTMLInputElement).value;
     const crop = (el.namedItem('crop_type') as HTMLSelectElement).value;
     const form = new FormData();
     // Spec 4.7: the JSON part first, then the archive (the server may stream the archive to disk).
@@ -45,14 +46,7 @@ export function DroneUpload({ fields, defaultField }: { fields: OwnerOption[]; d
       <p className="text-sm text-stone-600">{t('uploads.drone_help')}</p>
       <FilePicker label={t('uploads.drone_file')} name="drone_images" accept=".zip,application/zip" />
       <div className="grid gap-3 sm:grid-cols-2">
-        <Select label={t('uploads.field')} name="field_id" defaultValue={defaultField ?? ''}>
-          <option value="">{t('uploads.field_auto_gps')}</option>
-          {fields.map((f) => (
-            <option key={f.id} value={f.id}>
-              {f.name}
-            </option>
-          ))}
-        </Select>
+        <FieldChooser fields={fields} defaultField={defaultField} whenEmpty={t('uploads.field_auto_gps')} />
         <Select label={t('uploads.crop')} name="crop_type" defaultValue="auto">
           <option value="auto">{t('uploads.crop_auto')}</option>
           {CROPS.map((c) => (

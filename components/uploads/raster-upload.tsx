@@ -2,14 +2,15 @@
 import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
-import type { OwnerOption } from '@/lib/ui/types';
+import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
 import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
+import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
 const METHODS = ['jenks', 'quantile', 'equal', 'kmeans'] as const;
 
-export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; defaultField?: number }) {
+export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; defaultField?: number }) {
   const t = useTranslations('uploads');
   const format = useFormatter();
   const { progress, error, busy, send, done } = useUpload<{ task_id: string; field_id: number }>();
@@ -22,7 +23,7 @@ export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; 
     const file = (el.namedItem('raster_file') as HTMLInputElement).files?.[0];
     if (!file) return;
     const form = new FormData();
-    const fieldId = (el.namedItem('field_id') as HTMLSelectElement).value;
+    const fieldId = (el.namedItem('field_id') as HTMLInputElement).value;
     if (fieldId) form.append('field_id', fieldId);
     form.append('zones', (el.namedItem('zones') as HTMLSelectElement).value);
     form.append('method', (el.namedItem('method') as HTMLSelectElement).value);
@@ -41,14 +42,7 @@ export function RasterUpload({ fields, defaultField }: { fields: OwnerOption[]; 
       <FilePicker label={t('raster_file')} name="raster_file" accept=".tif,.tiff,image/tiff" />
       <div className="grid gap-3 sm:grid-cols-2">
         <div className="sm:col-span-2">
-          <Select label={t('field')} name="field_id" defaultValue={defaultField ?? ''}>
-            <option value="">{t('field_auto')}</option>
-            {fields.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.name}
-              </option>
-            ))}
-          </Select>
+          <FieldChooser fields={fields} defaultField={defaultField} whenEmpty={t('field_auto')} />
         </div>
         <Select label={t('zones')} name="zones" defaultValue="5">
           {[3, 4, 5, 6, 7].map((n) => (

@@ -35,6 +35,13 @@ export interface OwnerOption {
   name: string;
 }
 
+/** A field an upload can be for: found by its name or parcel number. */
+export interface FieldChoice {
+  id: number;
+  name: string;
+  parcel_number: string | null;
+}
+
 export interface TaskView {
   task_id: string;
   status: 'pending' | 'running' | 'completed' | 'error' | string;

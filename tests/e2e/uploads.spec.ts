@@ -79,7 +79,13 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   });
   await page.goto(`/uploads?field=${id}`);
   const form = page.getByRole('form', { name: 'Zones from an index GeoTIFF' });
-  await expect(form.getByLabel('Field')).toHaveValue(String(id));
+  // The field the page was opened for is chosen; another is found by name.
+  await expect(form.getByTestId('chosen-field')).toContainText('NAIP field');
+  await form.getByRole('button', { name: en.uploads.field_change }).click();
+  await expect(form.getByText(en.uploads.field_auto)).toBeVisible();
+  await form.getByLabel(en.uploads.field).fill('naip');
+  await form.getByRole('list', { name: en.map.matches }).getByRole('button', { name: /NAIP field/ }).click();
+  await expect(form.getByTestId('chosen-field')).toContainText('NAIP field');
   await form.getByLabel('Number of zones').selectOption('4');
   // NAIP carries no date of its own: the operator gives it.
   await form.getByLabel(en.uploads.captured_at).fill('2019-09-04');
