@@ -16,7 +16,7 @@ import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
-import { FieldSearch } from './field-search';
+import { FieldFinder } from '../ui/field-finder';
 
 export interface FieldMapProps {
   /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */
@@ -38,6 +38,8 @@ const readFields = () => api<FieldCollection>('/api/fields');
 
 /** Up to this many fields each is an SVG path of its own; more are painted on one canvas. */
 const SVG_FIELDS_AT_MOST = 1000;
+
+const featureSearchText = (f: FieldFeature) => `${f.properties.name} ${f.properties.parcel_number ?? ''}`;
 
 function ringsArea(points: L.LatLng[]): number | null {
   if (points.length < 3) return null;
@@ -303,6 +305,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
   }
 
   const selected = features.find((f) => f.id === selectedId) ?? null;
+  // The finder names each field by `name`, as the list's properties hold it.
+  const searchable = useMemo(() => features.map((f) => ({ ...f, name: f.properties.name })), [features]);
   const totalArea = features.reduce((s, f) => s + f.properties.area, 0);
   const legend = useMemo(() => {
     const seen = new Map<string, { label: string; color: string; count: number; order: number }>();
@@ -388,8 +392,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
 
       <aside className="space-y-3" aria-label={t('map.panel')}>
         {mode.kind === 'idle' && features.length > 0 && (
-          <FieldSearch
-            features={features}
+          <FieldFinder
+            label={t('map.find_field')}
+            items={searchable}
+            textOf={featureSearchText}
+            detail={(f) => ha(f.properties.area)}
             onPick={(f) => {
               setSelectedId(f.id);
               const layer = layersRef.current.get(f.id);

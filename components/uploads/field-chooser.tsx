@@ -1,10 +1,10 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { useId, useMemo, useState } from 'react';
-import { fieldMatcher } from '@/lib/ui/search';
+import { useState } from 'react';
 import type { FieldChoice } from '@/lib/ui/types';
-import { inputClass } from '../ui/form';
-import { MatchList } from '../ui/match-list';
+import { FieldFinder } from '../ui/field-finder';
+
+const searchText = (f: FieldChoice) => `${f.name} ${f.parcel_number ?? ''}`;
 
 /**
  * The field an upload is for, as the form's `field_id`: found by name or parcel number (a company may
@@ -13,17 +13,7 @@ import { MatchList } from '../ui/match-list';
  */
 export function FieldChooser({ fields, defaultField, whenEmpty }: { fields: FieldChoice[]; defaultField?: number; whenEmpty: string }) {
   const t = useTranslations();
-  const listId = useId();
-  const hintId = useId();
   const [chosen, setChosen] = useState(() => fields.find((f) => f.id === defaultField) ?? null);
-  const [query, setQuery] = useState('');
-  const match = useMemo(() => fieldMatcher(fields, (f) => `${f.name} ${f.parcel_number ?? ''}`), [fields]);
-  const matches = useMemo(() => match(query), [match, query]);
-
-  const pick = (f: FieldChoice) => {
-    setChosen(f);
-    setQuery('');
-  };
 
   return (
     <div className="space-y-1 text-sm">
@@ -39,31 +29,7 @@ export function FieldChooser({ fields, defaultField, whenEmpty }: { fields: Fiel
           </p>
         </>
       ) : (
-        <>
-          <label className="block space-y-1">
-            <span className="font-medium text-stone-700">{t('uploads.field')}</span>
-            <input
-              type="search"
-              className={inputClass}
-              value={query}
-              placeholder={t('fields.search_placeholder')}
-              aria-controls={listId}
-              aria-describedby={hintId}
-              onChange={(e) => setQuery(e.target.value)}
-              onKeyDown={(e) => {
-                // Enter takes the first match rather than sending the form without a field.
-                if (e.key === 'Enter' && query.trim()) {
-                  e.preventDefault();
-                  if (matches[0]) pick(matches[0]);
-                }
-              }}
-            />
-          </label>
-          <span id={hintId} className="block text-xs text-stone-500">
-            {whenEmpty}
-          </span>
-          {query.trim() && <MatchList id={listId} label={t('map.matches')} matches={matches} detail={(f) => f.parcel_number ?? ''} onPick={pick} />}
-        </>
+        <FieldFinder label={t('uploads.field')} hint={whenEmpty} items={fields} textOf={searchText} detail={(f) => f.parcel_number ?? ''} onPick={setChosen} />
       )}
     </div>
   );

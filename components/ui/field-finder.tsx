@@ -1,0 +1,74 @@
+'use client';
+import { useTranslations } from 'next-intl';
+import { useId, useMemo, useState } from 'react';
+import { fieldMatcher } from '@/lib/ui/search';
+import { inputClass } from './form';
+
+/** Matches shown at once; the rest are counted. */
+const SHOWN = 8;
+
+/**
+ * A search box for a field among `items` (all in the browser already) by the text `textOf` gives
+ * each, its name and parcel number: the matches are buttons, and Enter takes the first.
+ */
+export function FieldFinder<T extends { id: number; name: string }>({ label, hint, items, textOf, detail, onPick }: { label: string; hint?: string; items: readonly T[]; textOf: (item: T) => string; detail: (item: T) => string; onPick: (item: T) => void }) {
+  const t = useTranslations();
+  const listId = useId();
+  const hintId = useId();
+  const [query, setQuery] = useState('');
+  const match = useMemo(() => fieldMatcher(items, textOf), [items, textOf]);
+  const matches = useMemo(() => match(query), [match, query]);
+
+  const pick = (item: T) => {
+    setQuery('');
+    onPick(item);
+  };
+
+  return (
+    <div className="space-y-1 text-sm">
+      <label className="block space-y-1">
+        <span className="font-medium text-stone-700">{label}</span>
+        <input
+          type="search"
+          className={inputClass}
+          value={query}
+          placeholder={t('fields.search_placeholder')}
+          aria-controls={listId}
+          aria-describedby={hint ? hintId : undefined}
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => {
+            // Enter takes the first match rather than sending a form the box is in.
+            if (e.key === 'Enter' && query.trim()) {
+              e.preventDefault();
+              if (matches[0]) pick(matches[0]);
+            }
+          }}
+        />
+      </label>
+      {hint && (
+        <span id={hintId} className="block text-xs text-stone-500">
+          {hint}
+        </span>
+      )}
+      {query.trim() && (
+        <div id={listId} className="rounded border border-stone-200 bg-white">
+          {matches.length === 0 ? (
+            <p className="px-2 py-1.5 text-stone-500">{t('fields.none_found')}</p>
+          ) : (
+            <ul aria-label={t('map.matches')}>
+              {matches.slice(0, SHOWN).map((m) => (
+                <li key={m.id}>
+                  <button type="button" onClick={() => pick(m)} className="flex w-full justify-between gap-2 px-2 py-1.5 text-left hover:bg-emerald-50">
+                    <span className="truncate">{m.name}</span>
+                    <span className="shrink-0 text-stone-500 tabular-nums">{detail(m)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          {matches.length > SHOWN && <p className="border-t border-stone-100 px-2 py-1 text-xs text-stone-500">{t('map.more_matches', { count: matches.length - SHOWN })}</p>}
+        </div>
+      )}
+    </div>
+  );
+}
