@@ -256,12 +256,20 @@ export async function updateField(db: TenantDb, id: number, input: z.infer<typeo
  */
 export async function updateFields(db: TenantDb, ids: number[], change: { owner_id?: number | null; status?: string | null }): Promise<number> {
   await assertOwner(db, change.owner_id);
+  const data = { ...(change.owner_id !== undefined ? { ownerId: change.owner_id } : {}), ...(change.status !== undefined ? { status: change.status } : {}) };
+  // A statement takes so many ids at most: the SQLite driver refuses more than 999 parameters.
+  const parts = Array.from({ length: Math.ceil(ids.length / IDS_PER_STATEMENT) }, (_, i) => ids.slice(i * IDS_PER_STATEMENT, (i + 1) * IDS_PER_STATEMENT));
   return db.$transaction(async (tx) => {
-    if ((await tx.field.count({ where: { id: { in: ids } } })) !== ids.length) throw notFound();
-    const data = { ...(change.owner_id !== undefined ? { ownerId: change.owner_id } : {}), ...(change.status !== undefined ? { status: change.status } : {}) };
-    return (await tx.field.updateMany({ where: { id: { in: ids } }, data })).count;
+    let found = 0;
+    for (const part of parts) found += await tx.field.count({ where: { id: { in: part } } });
+    if (found !== ids.length) throw notFound();
+    let updated = 0;
+    for (const part of parts) updated += (await tx.field.updateMany({ where: { id: { in: part } }, data })).count;
+    return updated;
   });
 }
+
+const IDS_PER_STATEMENT = 500;
 
 /** Removes the field, its scans and zones (foreign keys cascade) and its files, the scans' too. */
 export async function deleteField(db: TenantDb, companyId: number, id: number) {

@@ -217,6 +217,22 @@ describe('many fields at once', () => {
   });
 });
 
+describe('many fields at once, more than one statement holds', () => {
+  it.skipIf(!!noOgr)('PATCH /api/fields changes 1,200 imported parcels in one request', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const features = Array.from({ length: 1200 }, (_, i) => ({ geometry: square(30 + (i % 40) * 0.01, 50 + Math.floor(i / 40) * 0.01), properties: { name: `P${i}` } }));
+    const imported = await api.upload('/upload', { shapefile_zip: { data: await shapefileZip({ features, encoding: 'UTF-8' }), name: 'p.zip', type: 'application/zip' } });
+    expect(imported.body.fields_created).toBe(1200);
+    const ids = (JSON.parse((await api.get('/api/fields')).text).features as { id: number }[]).map((f) => f.id);
+    const res = await api.patch('/api/fields', { ids, status: 'Аренда' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.updated).toBe(1200);
+    const stats = (await api.get('/api/stats')).body;
+    expect(Object.keys(stats.by_status)).toEqual(['Аренда']);
+    expect(stats.total_fields).toBe(1200);
+  });
+});
+
 describe('owners', () => {
   it('lists owners with field counts and areas, names unique per company only', async () => {
     const { api } = await registerCompany(baseUrl());

@@ -183,6 +183,12 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   expect((await (await page.request.get(`/api/scans/${s2016}`)).json()).scan.captured_at).toBe('2016-08-16T00:00:00.000Z');
 
   await expect(dates).toHaveText(['Sep 4, 2019', 'Aug 16, 2016', 'Aug 18, 2009']);
+  // Its mean against the scan taken before it, 2009's.
+  const meanOf = async (scanId: number) => (await (await page.request.get(`/api/scans/${scanId}`)).json()).scan.stats.mean as number;
+  const change = (await meanOf(s2016)) - (await meanOf(s2009));
+  await expect(page.getByTestId('index-change')).toHaveText(
+    `${en.field.mean_change.replace('{date}', 'Aug 18, 2009')} ${change.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: 'exceptZero' })}`,
+  );
   // Opened without a scan named, the field shows the latest taken.
   await page.goto(`/fields/${id}`);
   await expect(page.getByTestId('scan-list').locator('a[aria-current="true"]')).toHaveAttribute('href', `/fields/${id}?scan=${s2019}`);

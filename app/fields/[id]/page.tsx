@@ -76,6 +76,8 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   // The chosen scan's index over the field's scans of that index whose dates are known (an upload's
   // date says nothing of the season), when there are two or more.
   const trend = completed.flatMap((s) => (s.index === scan?.index && s.stats && s.captured_at ? [{ scanId: s.id, time: Date.parse(s.captured_at), date: captureDay(s.captured_at), mean: s.stats.mean }] : []));
+  // The scan of the same index taken before the chosen one, for how its mean has changed since.
+  const previous = scan ? completed.slice(completed.findIndex((s) => s.id === scan.id) + 1).find((s) => s.index === scan.index && s.stats) : undefined;
   const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
   const key = statusKey(field.status);
   const attributes = Object.entries(field.attributes);
@@ -215,6 +217,14 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                 </div>
               ))}
             </dl>
+            {previous && scan.stats && (
+              <p className="mt-2 text-sm text-stone-600" data-testid="index-change">
+                {t('field.mean_change', { date: scanDay(previous) })}{' '}
+                <strong className={scan.stats.mean >= previous.stats!.mean ? 'text-emerald-700' : 'text-red-700'}>
+                  {format.number(scan.stats.mean - previous.stats!.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: 'exceptZero' })}
+                </strong>
+              </p>
+            )}
             {scan.histogram && <Histogram histogram={scan.histogram as { min: number; max: number; counts: number[] }} label={t('report.histogram')} formatValue={twoDecimals} />}
           </Card>
           <Card title={t('report.crop')}>
