@@ -1,10 +1,11 @@
 'use client';
 import Link from 'next/link';
-import { useFormatter, useTranslations } from 'next-intl';
+import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
 import { BulkEdit } from './bulk-edit';
 import { OwnerOptions, StatusOptions } from './field-options';
-import { api, download } from '@/lib/ui/api';
+import { api, download, saveBlob } from '@/lib/ui/api';
+import { toCsv } from '@/lib/ui/csv';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
 import type { LatestScan } from '@/lib/fields/scans';
 import type { OwnerOption } from '@/lib/ui/types';
@@ -37,6 +38,7 @@ interface UpdatedField {
 export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: { rows: FieldRow[]; owners: OwnerOption[]; canEdit: boolean; canExport: boolean }) {
   const t = useTranslations();
   const format = useFormatter();
+  const locale = useLocale();
   const [rows, setRows] = useState(initialRows);
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: 'name', dir: 1 });
   const [page, setPage] = useState(0);
@@ -134,6 +136,14 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const statuses: string[] = [...KNOWN_STATUSES];
   if (editing?.status && !statuses.includes(editing.status)) statuses.push(editing.status);
 
+  /** The rows the filters match, in the table's order, as a spreadsheet opens them. */
+  function saveCsv() {
+    const header = [t('fields.name'), t('fields.area_ha'), t('fields.owner'), t('fields.status'), t('fields.parcel_number'), t('fields.last_scan'), t('report.index'), t('fields.index_mean')];
+    const body = sorted.map((r) => [r.name, r.area, r.owner, r.status ? statusLabel(r.status) : null, r.parcel_number, r.scan?.date.slice(0, 10) ?? null, r.scan?.index?.toUpperCase() ?? null, r.scan?.mean ?? null]);
+    const csv = toCsv([header, ...body], locale, { 1: 4, 7: 3 });
+    saveBlob(new Blob([csv], { type: 'text/csv;charset=utf-8' }), `${t('nav.fields')}.csv`);
+  }
+
   return (
     <div className="space-y-3">
       <ErrorMessage>{error}</ErrorMessage>
@@ -160,10 +170,17 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
           }}
         />
       )}
-      {canExport && rows.length > 0 && (
-        <Button variant="secondary" onClick={() => void exportFile('/api/field/export/kmz/all')}>
-          {t('fields.export_all_kmz')}
-        </Button>
+      {rows.length > 0 && (
+        <div className="flex flex-wrap gap-2">
+          <Button variant="secondary" onClick={saveCsv}>
+            {t('fields.export_csv')}
+          </Button>
+          {canExport && (
+            <Button variant="secondary" onClick={() => void exportFile('/api/field/export/kmz/all')}>
+              {t('fields.export_all_kmz')}
+            </Button>
+          )}
+        </div>
       )}
       <div className="overflow-x-auto rounded-lg border border-stone-200 bg-white">
         <table className="min-w-full text-sm" data-testid="fields-table">

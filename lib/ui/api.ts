@@ -34,16 +34,20 @@ export async function download(path: string): Promise<{ ok: true } | { ok: false
     const data = (await res.json().catch(() => null)) as { error?: string } | null;
     return { ok: false, error: data?.error ?? null };
   }
-  const blob = await res.blob();
+  saveBlob(await res.blob(), fileNameFrom(res.headers.get('content-disposition')) ?? 'download');
+  return { ok: true };
+}
+
+/** Has the browser save `blob` as a file named `name`. */
+export function saveBlob(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
-  a.download = fileNameFrom(res.headers.get('content-disposition')) ?? 'download';
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  return { ok: true };
 }
 
 export function fileNameFrom(disposition: string | null): string | undefined {

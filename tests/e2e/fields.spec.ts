@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { createField, registerCompany, square } from './helpers';
 
@@ -57,6 +58,14 @@ test('the fields table filters, sorts, edits a row in place and totals the areas
   await page.goto(`/fields?owner_id=${owner.id}`);
   await expect(table.locator('tbody tr')).toHaveCount(1);
   await expect(table).toContainText('Alpha renamed');
+
+  // The rows shown, as a spreadsheet opens them.
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Table as CSV' }).click()]);
+  expect(file.suggestedFilename()).toBe('Fields.csv');
+  const area = ((await (await page.request.get(`/api/fields/${a}`)).json()).area as number).toFixed(4);
+  expect(readFileSync((await file.path())!, 'utf8')).toBe(
+    `\uFEFFName,"Area, ha",Owner,Status,Parcel number,Last scan,Index,Mean index\r\nAlpha renamed,${area},Kolkhoz Rassvet,Subleased,1:2:3,,,\r\n`,
+  );
 });
 
 test('the field page edits properties and downloads KMZ and PDF exports', async ({ page }) => {
