@@ -13,10 +13,10 @@ import { type ApiResult, api } from '@/lib/ui/api';
 import { NO_VALUE_COLOR, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
+import { FieldFinder } from '../ui/field-finder';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
-import { FieldFinder } from '../ui/field-finder';
 
 export interface FieldMapProps {
   /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */
@@ -86,8 +86,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
   }, []);
 
   const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, 'hectares') }), [t, format]);
-  // Read by the map's one tooltip, which outlives renders.
   const indexValue = useCallback((v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 }), [format]);
+  // Read by the map's one tooltip, which outlives renders.
   const tooltipRef = useRef((f: FieldFeature) => f.properties.name);
   useEffect(() => {
     tooltipRef.current = (f) => {
@@ -309,29 +309,25 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
   const searchable = useMemo(() => features.map((f) => ({ ...f, name: f.properties.name })), [features]);
   const totalArea = features.reduce((s, f) => s + f.properties.area, 0);
   const legend = useMemo(() => {
+    /** What a field's colour stands for: its key, label and place (index classes from high to low). */
+    const meaning = (f: FieldFeature): { key: string; label: string; order: number } => {
+      if (colorBy === 'status') return { key: f.properties.status ?? '', label: statusLabel(f.properties.status), order: 0 };
+      if (colorBy === 'owner') return { key: f.properties.owner ?? '', label: f.properties.owner || t('fields.no_owner'), order: 0 };
+      const scan = latestIndex[f.id];
+      if (!scan) return { key: '', label: t('map.no_scan'), order: 0 };
+      const k = indexClass(scan.mean);
+      const [lo, hi] = [(k - 1) / INDEX_CLASSES, k / INDEX_CLASSES];
+      return { key: String(k), label: k === 1 ? `< ${indexValue(hi)}` : k === INDEX_CLASSES ? `≥ ${indexValue(lo)}` : `${indexValue(lo)}–${indexValue(hi)}`, order: k };
+    };
     const seen = new Map<string, { label: string; color: string; count: number; order: number }>();
     for (const f of features) {
-      const entry = seen.get(legendKey(f)) ?? { ...legendEntry(f), color: colorOf(f), count: 0 };
+      const { key, label, order } = meaning(f);
+      const entry = seen.get(key) ?? { label, order, color: colorOf(f), count: 0 };
       entry.count++;
-      seen.set(legendKey(f), entry);
+      seen.set(key, entry);
     }
     // Statuses and owners by how many fields they have; index classes from high to low.
     return [...seen.values()].sort((a, b) => (colorBy === 'index' ? b.order - a.order : b.count - a.count));
-
-    function legendKey(f: FieldFeature): string {
-      if (colorBy !== 'index') return (colorBy === 'status' ? f.properties.status : f.properties.owner) ?? '';
-      const scan = latestIndex[f.id];
-      return scan ? String(indexClass(scan.mean)) : '';
-    }
-    function legendEntry(f: FieldFeature): { label: string; order: number } {
-      if (colorBy === 'status') return { label: statusLabel(f.properties.status), order: 0 };
-      if (colorBy === 'owner') return { label: f.properties.owner || t('fields.no_owner'), order: 0 };
-      const scan = latestIndex[f.id];
-      if (!scan) return { label: t('map.no_scan'), order: 0 };
-      const k = indexClass(scan.mean);
-      const [lo, hi] = [(k - 1) / INDEX_CLASSES, k / INDEX_CLASSES];
-      return { label: k === 1 ? `< ${indexValue(hi)}` : k === INDEX_CLASSES ? `≥ ${indexValue(lo)}` : `${indexValue(lo)}–${indexValue(hi)}`, order: k };
-    }
   }, [features, colorBy, colorOf, statusLabel, t, latestIndex, indexValue]);
 
   return (
