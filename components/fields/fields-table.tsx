@@ -6,6 +6,7 @@ import { BulkEdit } from './bulk-edit';
 import { OwnerOptions, StatusOptions } from './field-options';
 import { api, download, saveBlob } from '@/lib/ui/api';
 import { toCsv } from '@/lib/ui/csv';
+import { scanDay } from '@/lib/ui/scan-day';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
 import type { LatestScan } from '@/lib/fields/scans';
 import type { OwnerOption } from '@/lib/ui/types';
@@ -49,12 +50,8 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
 
   const ha = (v: number) => format.number(v, 'hectares');
-  // Capture times are kept as the files wrote them, in no zone, and shown so (as on the field page).
-  const scanDay = ({ scan }: FieldRow) => {
-    if (!scan) return '—';
-    const day = format.dateTime(new Date(scan.date), { dateStyle: 'medium', ...(scan.dated ? { timeZone: 'UTC' } : {}) });
-    return scan.dated ? day : t('field.uploaded_on', { date: day });
-  };
+  const scanDayOf = ({ scan }: FieldRow) =>
+    scan ? scanDay(format, { captured: scan.dated ? scan.date : null, uploaded: scan.date }, (day) => t('field.uploaded_on', { date: day })) : '—';
   const indexMean = ({ scan }: FieldRow) => (scan?.mean == null ? '—' : `${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`);
   const statusLabel = (s: string | null) => {
     const key = statusKey(s);
@@ -243,7 +240,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                       placeholder="61:02:0600010:123"
                     />
                   </td>
-                  <td className="px-2 py-1 whitespace-nowrap">{scanDay(r)}</td>
+                  <td className="px-2 py-1 whitespace-nowrap">{scanDayOf(r)}</td>
                   <td className="px-2 py-1 text-right whitespace-nowrap tabular-nums">{indexMean(r)}</td>
                   <td className="px-2 py-1 whitespace-nowrap">
                     <span className="flex gap-1">
@@ -272,7 +269,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
                   <td className="px-2 py-1.5">{r.owner ?? '—'}</td>
                   <td className="px-2 py-1.5">{statusLabel(r.status)}</td>
                   <td className="px-2 py-1.5 font-mono text-xs">{r.parcel_number ?? '—'}</td>
-                  <td className="px-2 py-1.5 whitespace-nowrap">{scanDay(r)}</td>
+                  <td className="px-2 py-1.5 whitespace-nowrap">{scanDayOf(r)}</td>
                   <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums">{indexMean(r)}</td>
                   <td className="px-2 py-1.5 whitespace-nowrap">
                     <span className="flex gap-2">

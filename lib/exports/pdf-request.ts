@@ -14,7 +14,9 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
     fieldId = scan.fieldId;
   }
   const field = await loadExportField(db, fieldId!);
-  const [{ scan, zones }, history] = await Promise.all([loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId }), loadScanHistory(db, field.id)]);
+  // The history's first is the scan taken last, the report's when none is named.
+  const history = await loadScanHistory(db, field.id);
+  const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId ?? history[0]?.id });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number> };
   const lang = url.searchParams.get('lang');

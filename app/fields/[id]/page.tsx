@@ -18,6 +18,7 @@ import { AppError } from '@/lib/http/errors';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
+import { scanDay } from '@/lib/ui/scan-day';
 import { requireUser, tileSource } from '@/lib/ui/server';
 import { statusKey } from '@/lib/ui/status';
 
@@ -69,13 +70,10 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   // Index values to three decimals, always, so that a column's figures line up.
   const num = (v: number | undefined | null) => (v == null ? '—' : format.number(v, { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
   const twoDecimals = (v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  // Capture times are kept as the files wrote them, in no zone (lib/fields/schemas.ts), and shown so.
-  const captureDay = (iso: string) => format.dateTime(new Date(iso), { dateStyle: 'medium', timeZone: 'UTC' });
-  const scanDay = (s: { captured_at: string | null; created_at: string }) =>
-    s.captured_at ? captureDay(s.captured_at) : t('field.uploaded_on', { date: format.dateTime(new Date(s.created_at), { dateStyle: 'medium' }) });
+  const dayOf = (s: { captured_at: string | null; created_at: string }) => scanDay(format, { captured: s.captured_at, uploaded: s.created_at }, (day) => t('field.uploaded_on', { date: day }));
   // The chosen scan's index over the field's scans of that index whose dates are known (an upload's
   // date says nothing of the season), when there are two or more.
-  const trend = completed.flatMap((s) => (s.index === scan?.index && s.stats && s.captured_at ? [{ scanId: s.id, time: Date.parse(s.captured_at), date: captureDay(s.captured_at), mean: s.stats.mean }] : []));
+  const trend = completed.flatMap((s) => (s.index === scan?.index && s.stats && s.captured_at ? [{ scanId: s.id, time: Date.parse(s.captured_at), date: dayOf(s), mean: s.stats.mean }] : []));
   // The scan of the same index taken before the chosen one, for how its mean has changed since.
   const previous = scan ? completed.slice(completed.findIndex((s) => s.id === scan.id) + 1).find((s) => s.index === scan.index && s.stats) : undefined;
   const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
@@ -155,7 +153,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                   ) : (
                     <span className="flex h-24 items-center justify-center rounded bg-stone-100 text-stone-500">{t(`field.scan_status.${s.status === 'error' ? 'error' : 'processing'}`)}</span>
                   )}
-                  <span className="block font-medium">{scanDay(s)}</span>
+                  <span className="block font-medium">{dayOf(s)}</span>
                   <span className="block text-xs text-stone-500">
                     {t(`field.source.${s.source === 'drone' ? 'drone' : 'raster'}`)} · {(s.index ?? '').toUpperCase()}
                     {s.crop_type ? ` · ${crop(s.crop_type)}` : ''}
@@ -169,7 +167,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                 {/* A scan still being processed is its task's until the task ends. */}
                 {can(user.role, 'deleteFields') && s.status !== 'processing' && (
                   <div className="mt-2">
-                    <ScanDeleteButton scanId={s.id} fieldId={field.id} date={scanDay(s)} />
+                    <ScanDeleteButton scanId={s.id} fieldId={field.id} date={dayOf(s)} />
                   </div>
                 )}
               </li>
@@ -191,7 +189,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
           <div className="mt-4 flex flex-wrap items-end justify-between gap-x-8 gap-y-3 border-t border-stone-100 pt-3 text-sm">
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1" data-testid="scan-facts">
               <dt className="text-stone-500">{t('field.captured')}</dt>
-              <dd>{scan.captured_at ? captureDay(scan.captured_at) : t('field.capture_unknown')}</dd>
+              <dd>{scan.captured_at ? dayOf(scan) : t('field.capture_unknown')}</dd>
               <dt className="text-stone-500">{t('field.uploaded')}</dt>
               <dd>{format.dateTime(new Date(scan.created_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
               {scan.file_name && (
@@ -219,7 +217,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
             </dl>
             {previous && scan.stats && (
               <p className="mt-2 text-sm text-stone-600" data-testid="index-change">
-                {t('field.mean_change', { date: scanDay(previous) })}{' '}
+                {t('field.mean_change', { date: dayOf(previous) })}{' '}
                 <strong className={scan.stats.mean >= previous.stats!.mean ? 'text-emerald-700' : 'text-red-700'}>
                   {format.number(scan.stats.mean - previous.stats!.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: 'exceptZero' })}
                 </strong>
