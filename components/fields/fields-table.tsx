@@ -2,15 +2,15 @@
 import Link from 'next/link';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useMemo, useState } from 'react';
-import { BulkEdit } from './bulk-edit';
-import { OwnerOptions, StatusOptions } from './field-options';
+import type { LatestScan } from '@/lib/fields/scans';
 import { api, download, saveBlob } from '@/lib/ui/api';
 import { toCsv } from '@/lib/ui/csv';
 import { scanDay } from '@/lib/ui/scan-day';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
-import type { LatestScan } from '@/lib/fields/scans';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
+import { BulkEdit } from './bulk-edit';
+import { OwnerOptions, StatusOptions } from './field-options';
 
 export interface FieldRow {
   id: number;

@@ -34,7 +34,7 @@ export const updateFieldBody = z.object({
 });
 
 /** Fields one PATCH /api/fields may change: a company's whole register, at this service's scale. */
-export const MAX_BULK_FIELDS = 10_000;
+const MAX_BULK_FIELDS = 10_000;
 
 /**
  * PATCH /api/fields: the same owner or status, or both, for many fields at once (farm staff set them

@@ -20,7 +20,7 @@ export function jsonText(text: string, init: ResponseInit = {}): NextResponse {
  * one it fetched and decoded); the web process (lib/server/web.mjs, which names it too) sends it as
  * Content-Length, so that the browser shows how much of a large file is left.
  */
-export const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
+const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
 
 /** A file to save (KMZ, ZIP, PDF, GeoTIFF) under `name`, sized when its size is known. */
 export function fileResponse(body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, file: { name: string; type: string; size?: number }, headers: Record<string, string> = {}): Response {
