@@ -125,10 +125,14 @@ type Dated = { id: number; capturedAt: Date | null; createdAt: Date };
  */
 const latestTakenFirst = (a: Dated, b: Dated) => (b.capturedAt ?? b.createdAt).getTime() - (a.capturedAt ?? a.createdAt).getTime() || b.id - a.id;
 
+/** A field's scans; one still being processed names its task, whose progress can be followed. */
 export async function listScans(db: TenantDb, fieldId: number) {
   if (!(await db.field.findUnique({ where: { id: fieldId }, select: { id: true } }))) throw notFound();
   const scans = await db.scan.findMany({ where: { fieldId } });
-  return scans.sort(latestTakenFirst).map(scanSummary);
+  const processing = scans.filter((s) => s.status === 'processing').map((s) => s.id);
+  const tasks = processing.length ? await db.task.findMany({ where: { scanId: { in: processing } }, select: { id: true, scanId: true } }) : [];
+  const taskOf = new Map(tasks.map((t) => [t.scanId, t.id]));
+  return scans.sort(latestTakenFirst).map((s) => ({ ...scanSummary(s), ...(taskOf.has(s.id) ? { task_id: taskOf.get(s.id)! } : {}) }));
 }
 
 /** What the fields table shows of a field's completed scan taken last. */

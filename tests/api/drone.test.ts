@@ -332,6 +332,9 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     // mosaic takes many seconds; the time of the answer is measured by the bench, not asserted).
     const early = await c.as.viewer.get(`/api/scans/${res.body.scan_id}`);
     expect(early.body.scan).toMatchObject({ source: 'drone', status: 'processing' });
+    // The field's scans name its task, whose progress the field page follows.
+    const listed = (await c.as.viewer.get(`/api/fields/${fieldId}/scans`)).body.scans as { id: number; status: string; task_id?: string }[];
+    expect(listed.find((s) => s.id === res.body.scan_id)).toMatchObject({ status: 'processing', task_id: res.body.task_id });
     // Nor can it be deleted while its task works on it.
     const busy = await c.as.owner.del(`/api/scans/${res.body.scan_id}`);
     expect(busy.status).toBe(409);

@@ -231,12 +231,12 @@ test('a processed drone survey’s orthomosaic and NDVI download from the field 
     multipart: { drone_images: { name: 'flight.zip', mimeType: 'application/zip', buffer }, data: JSON.stringify({ field_id: id, crop_type: 'auto' }) },
   });
   expect(res.status(), await res.text()).toBe(202);
-  const { task_id: taskId } = await res.json();
-  await expect
-    .poll(async () => (await (await page.request.get(`/api/drone/orthomosaic/status/${taskId}`)).json()).status, { timeout: 150_000, intervals: [1000] })
-    .toBe('completed');
 
+  // Opened while the survey is processed, the field page follows its task and shows the finished
+  // scan when it ends, without a reload.
   await page.goto(`/fields/${id}`);
+  await expect(page.getByTestId('scan-list').getByTestId('task-progress')).toBeVisible();
+  await expect(page.getByTestId('scan-list').getByTestId('task-progress')).toHaveCount(0, { timeout: 150_000 });
   // The survey's orthomosaic lies over the map, and the map zooms past the base map's deepest
   // tiles (19 by default; MAP_MAX_ZOOM is 21) to show the mosaic's detail: Leaflet then asks for
   // zoom-19 tiles and draws them four times enlarged.

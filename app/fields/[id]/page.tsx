@@ -8,6 +8,7 @@ import { FieldDetailMapLoader } from '@/components/fields/field-detail-map-loade
 import type { ZoneFeatureCollection } from '@/components/fields/field-detail-map';
 import { FieldEditPanel } from '@/components/fields/field-edit-panel';
 import { ScanDeleteButton } from '@/components/fields/scan-delete-button';
+import { ScanProgress } from '@/components/fields/scan-progress';
 import { Histogram } from '@/components/fields/histogram';
 import { IndexTrend } from '@/components/fields/index-trend';
 import { Card } from '@/components/ui/form';
@@ -164,6 +165,11 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                     </span>
                   )}
                 </Link>
+                {s.status === 'processing' && s.task_id && (
+                  <div className="mt-2">
+                    <ScanProgress taskId={s.task_id} />
+                  </div>
+                )}
                 {/* A scan still being processed is its task's until the task ends. */}
                 {can(user.role, 'deleteFields') && s.status !== 'processing' && (
                   <div className="mt-2">
