@@ -1,8 +1,9 @@
 import { getFormatter, getTranslations } from 'next-intl/server';
-import { Card } from '@/components/ui/form';
+import { Card, inputClass } from '@/components/ui/form';
+import { isCrop } from '@/lib/drone/crops';
 import { fieldStats } from '@/lib/fields/stats';
 import { requireUser } from '@/lib/ui/server';
-import { NO_VALUE_COLOR, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');
@@ -27,9 +28,11 @@ function Bars({ rows, total, label }: { rows: { label: string; area: string; val
   );
 }
 
-export default async function StatsPage() {
+export default async function StatsPage({ searchParams }: { searchParams: Promise<{ year?: string }> }) {
   const { db } = await requireUser();
-  const [stats, t, format] = await Promise.all([fieldStats(db), getTranslations(), getFormatter()]);
+  const asked = Number((await searchParams).year);
+  const year = Number.isInteger(asked) && asked >= 1900 && asked <= 2100 ? asked : new Date().getUTCFullYear();
+  const [stats, t, format] = await Promise.all([fieldStats(db, year), getTranslations(), getFormatter()]);
   const ha = (v: number) => format.number(v, 'hectares');
   const pct = (v: number) => format.number(stats.total_area ? v / stats.total_area : 0, { style: 'percent', maximumFractionDigits: 1 });
   const byStatus = Object.entries(stats.by_status)
@@ -39,6 +42,8 @@ export default async function StatsPage() {
       return { label: key ? t(`fields.status_values.${key}`) : status || t('fields.no_status'), value: area, area: ha(area), color: status ? statusColor(status) : NO_VALUE_COLOR };
     });
   const byOwner = stats.by_owner.map((o) => ({ label: o.name ?? t('fields.no_owner'), value: o.area, area: ha(o.area), color: ownerColor(o.name) }));
+  const cropName = (c: string | null) => (c === null ? t('stats.crop_unknown') : isCrop(c) ? t(`drone.crops.${c}`) : c);
+  const byCrop = stats.by_crop.map((row) => ({ label: cropName(row.crop), value: row.area, area: ha(row.area), color: cropColor(row.crop) }));
 
   const table = (rows: typeof byStatus, head: string) => (
     <table className="min-w-full text-sm">
@@ -86,6 +91,24 @@ export default async function StatsPage() {
             <Bars rows={byOwner} total={stats.total_area} label={t('stats.by_owner')} />
             <div className="overflow-x-auto">{table(byOwner, t('fields.owner'))}</div>
           </Card>
+          <div className="lg:col-span-2">
+            <Card title={t('stats.by_crop', { year: String(stats.crop_year) })}>
+              <form method="get" className="mb-3 flex flex-wrap items-end gap-2 text-sm">
+                <label className="block space-y-1">
+                  <span className="font-medium text-stone-700">{t('stats.crop_year')}</span>
+                  <input type="number" name="year" min={1900} max={2100} defaultValue={stats.crop_year} className={`${inputClass} w-28`} />
+                </label>
+                <button type="submit" className="rounded border border-stone-300 px-3 py-1.5 hover:bg-stone-100">
+                  {t('common.apply')}
+                </button>
+                <p className="basis-full text-xs text-stone-500">{t('stats.crop_hint')}</p>
+              </form>
+              <div className="grid gap-4 lg:grid-cols-2">
+                <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} />
+                <div className="overflow-x-auto">{table(byCrop, t('report.crop_type'))}</div>
+              </div>
+            </Card>
+          </div>
         </div>
       )}
     </section>

@@ -99,7 +99,7 @@ export function scanSummary(s: ScanRow) {
     captured_at: s.capturedAt?.toISOString() ?? null,
     created_at: s.createdAt.toISOString(),
     stats: parse<IndexStats | null>(s.statsJson, null),
-    crop_type: classificationOf(s).crop_type,
+    crop_type: scanCrop(s),
   };
 }
 
@@ -144,16 +144,21 @@ export interface LatestScan {
   mean: number | null;
 }
 
-/** Each field's completed scan taken last, by field id: one query for the whole company. */
-export async function latestScansByField(db: TenantDb): Promise<Map<number, LatestScan>> {
-  const scans = await db.scan.findMany({ where: { status: 'completed' }, select: { id: true, fieldId: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true } });
-  const latest = new Map<number, (typeof scans)[number]>();
+/** Of scans of many fields, each field's taken last, by field id. */
+export function latestPerField<S extends Dated & { fieldId: number }>(scans: S[]): Map<number, S> {
+  const latest = new Map<number, S>();
   for (const s of scans) {
     const seen = latest.get(s.fieldId);
     if (!seen || latestTakenFirst(s, seen) < 0) latest.set(s.fieldId, s);
   }
+  return latest;
+}
+
+/** Each field's completed scan taken last, by field id: one query for the whole company. */
+export async function latestScansByField(db: TenantDb): Promise<Map<number, LatestScan>> {
+  const scans = await db.scan.findMany({ where: { status: 'completed' }, select: { id: true, fieldId: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true } });
   return new Map(
-    [...latest].map(([fieldId, s]) => [
+    [...latestPerField(scans)].map(([fieldId, s]) => [
       fieldId,
       { date: (s.capturedAt ?? s.createdAt).toISOString(), dated: s.capturedAt !== null, index: s.indexName, mean: parse<IndexStats | null>(s.statsJson, null)?.mean ?? null },
     ]),
@@ -262,13 +267,16 @@ export async function updateScan(db: TenantDb, id: number, change: { crop_type?:
 /** The columns a classification is made of. */
 const CLASSIFIED = { id: true, status: true, cropType: true, cropJson: true, statsJson: true, indexName: true } as const;
 
+/** The crop a scan reports: the one a user named, else the classifier's, else none. */
+export const scanCrop = (scan: { cropType: string | null; cropJson: string | null }): string | null => scan.cropType ?? parse<{ crop_type: string } | null>(scan.cropJson, null)?.crop_type ?? null;
+
 function classificationOf(scan: { id: number; status: string; cropType: string | null; cropJson: string | null; statsJson: string | null; indexName: string | null }) {
   const auto = parse<{ crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] } | null>(scan.cropJson, null);
   const stats = parse<IndexStats | null>(scan.statsJson, null);
   return {
     scan_id: scan.id,
     status: scan.status,
-    crop_type: scan.cropType ?? auto?.crop_type ?? null,
+    crop_type: scanCrop(scan),
     confidence: scan.cropType ? 1 : (auto?.confidence ?? null),
     details: { top_candidates: auto?.top_candidates ?? [], automatic: auto?.crop_type ?? null, user_value: scan.cropType },
     ndvi_stats: stats ? { mean: stats.mean, std: stats.std, median: stats.median } : null,

@@ -104,3 +104,6 @@ export const updateScanBody = z
   .refine((b) => b.crop_type !== undefined || b.captured_at !== undefined, { params: { key: 'scan_nothing_to_update' } });
 
 export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) });
+
+/** GET /api/stats: the year of the area by crop (this year when left out). */
+export const statsQuery = z.object({ year: z.coerce.number().int().min(1900).max(2100).optional() });

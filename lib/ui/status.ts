@@ -29,3 +29,7 @@ export function statusColor(status: string | null | undefined): string {
 export function ownerColor(owner: string | null | undefined): string {
   return owner ? hashColor(owner) : NO_VALUE_COLOR;
 }
+
+export function cropColor(crop: string | null | undefined): string {
+  return crop ? hashColor(crop) : NO_VALUE_COLOR;
+}

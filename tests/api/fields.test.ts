@@ -276,6 +276,12 @@ describe('statistics', () => {
       success: true, total_fields: 4, total_area: r(f[0] + f[1] + f[2] + f[3]), area_unit: 'ha',
       by_status: { 'Собственность': f[0], 'Аренда': r(f[1] + f[2]), '': f[3] },
       by_owner: [{ name: 'Big', area: f[0] }, { name: null, area: r(f[2] + f[3]) }, { name: 'Small', area: f[1] }],
+      // No scans: no field has a crop known this year.
+      crop_year: new Date().getUTCFullYear(),
+      by_crop: [{ crop: null, area: r(f[0] + f[1] + f[2] + f[3]) }],
     });
+    const bad = await api.get('/api/stats?year=last');
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toContain('year');
   });
 });

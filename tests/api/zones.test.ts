@@ -127,6 +127,14 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(text.indexOf('August 18, 2009')).toBeGreaterThan(text.indexOf('SCANS OF THIS FIELD'));
     expect(text.indexOf('June 1, 2009')).toBeGreaterThan(text.indexOf('August 18, 2009'));
 
+    // Area by crop in a year: each field's crop is its last scan's of the year. In 2009 the field's
+    // last scan (Aug 18) had no crop until one is named; the June scan's wheat does not count.
+    const area = (await api.get(`/api/fields/${fieldId}`)).body.area as number;
+    expect((await api.get('/api/stats?year=2009')).body).toMatchObject({ crop_year: 2009, by_crop: [{ crop: null, area }] });
+    await api.put(`/api/scans/${dated2009}`, { crop_type: 'barley' });
+    expect((await api.get('/api/stats?year=2009')).body.by_crop).toEqual([{ crop: 'barley', area }]);
+    expect((await api.get('/api/stats?year=2010')).body.by_crop).toEqual([{ crop: null, area }]);
+
     for (const [value, status] of [['2009-02-30', 422], ['18.08.2009', 422], ['2999-01-01', 422], ['1899-12-31', 422], [20090818, 422]] as const) {
       const bad = await api.put(`/api/scans/${undated}`, { captured_at: value });
       expect(bad.status, String(value)).toBe(status);

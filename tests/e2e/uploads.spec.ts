@@ -213,6 +213,15 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   await expect(page.locator(`path.fm-field-${bare}`)).toHaveAttribute('fill', NO_VALUE_COLOR);
   const legend = page.getByRole('list', { name: en.map.legend });
   await expect(legend.locator('li')).toHaveText([`${((k - 1) / 5).toFixed(2)}–${(k / 5).toFixed(2)}(1)`, `${en.map.no_scan}(1)`]);
+
+  // The statistics' area by crop of a year: 2009's last scan of the field is given a crop.
+  await page.request.put(`/api/scans/${s2009}`, { data: { crop_type: 'barley' } });
+  await page.goto('/stats?year=2009');
+  const byCrop = page.getByRole('list', { name: en.stats.by_crop.replace('{year}', '2009') });
+  await expect(byCrop.locator('li')).toHaveCount(2);
+  await expect(byCrop.locator('li').filter({ hasText: en.drone.crops.barley })).toHaveCount(1);
+  await expect(byCrop.locator('li').filter({ hasText: en.stats.crop_unknown })).toHaveCount(1);
+  await expect(page.getByLabel(en.stats.crop_year)).toHaveValue('2009');
 });
 
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {
