@@ -4,7 +4,8 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
-import { Button, ErrorMessage, Select, SuccessMessage, TextInput } from '../ui/form';
+import { ErrorMessage, Select, SuccessMessage, TextInput } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 export function ProfileForm({ initial }: { initial: { first_name: string; last_name: string; language: string } }) {
   const t = useTranslations();
@@ -49,9 +50,9 @@ export function ProfileForm({ initial }: { initial: { first_name: string; last_n
       </Select>
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <Button type="submit" disabled={busy}>
+      <SubmitButton disabled={busy}>
         {t('profile.save')}
-      </Button>
+      </SubmitButton>
     </form>
   );
 }
@@ -90,9 +91,9 @@ export function PasswordForm() {
       <TextInput label={t('account.repeat_password')} name="repeat_password" type="password" autoComplete="new-password" minLength={8} required />
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <Button type="submit" disabled={busy}>
+      <SubmitButton disabled={busy}>
         {t('account.change_password')}
-      </Button>
+      </SubmitButton>
     </form>
   );
 }

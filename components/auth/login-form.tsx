@@ -4,7 +4,8 @@ import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { api } from '@/lib/ui/api';
-import { Button, ErrorMessage, TextInput } from '../ui/form';
+import { ErrorMessage, TextInput } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 export function LoginForm() {
   const t = useTranslations();
@@ -38,9 +39,9 @@ export function LoginForm() {
         <input type="checkbox" name="remember" /> {t('auth.remember')}
       </label>
       <ErrorMessage>{error}</ErrorMessage>
-      <Button type="submit" disabled={busy} className="w-full">
+      <SubmitButton disabled={busy} className="w-full">
         {t('auth.login')}
-      </Button>
+      </SubmitButton>
       <p className="text-sm text-stone-600">
         {t('auth.no_account')}{' '}
         <Link href="/register" className="text-emerald-800 underline">

@@ -5,7 +5,8 @@ import { useLocale, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
-import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
+import { ErrorMessage, Select, TextInput } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 export function RegisterForm() {
   const t = useTranslations();
@@ -57,9 +58,9 @@ export function RegisterForm() {
         ))}
       </Select>
       <ErrorMessage>{error}</ErrorMessage>
-      <Button type="submit" disabled={busy} className="w-full">
+      <SubmitButton disabled={busy} className="w-full">
         {t('account.create_company')}
-      </Button>
+      </SubmitButton>
       <p className="text-sm text-stone-600">
         {t('auth.have_account')}{' '}
         <Link href="/login" className="text-emerald-800 underline">

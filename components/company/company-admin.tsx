@@ -7,6 +7,7 @@ import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, Card, ErrorMessage, Select, SuccessMessage, TextInput, inputClass } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 export interface CompanyUserRow {
   id: number;
@@ -172,9 +173,9 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
       </div>
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <Button type="submit" disabled={busy}>
+      <SubmitButton disabled={busy}>
         {t('company.add_user')}
-      </Button>
+      </SubmitButton>
     </form>
   );
 }
@@ -205,9 +206,9 @@ export function CompanySettings({ name, zoneRates }: { name: string; zoneRates: 
         <TextInput label={t('company.zone_rates')} value={values.zoneRates} onChange={(e) => setValues({ ...values, zoneRates: e.target.value })} placeholder="1:120,2:140,3:160" hint={t('company.zone_rates_hint')} />
         <ErrorMessage>{error}</ErrorMessage>
         <SuccessMessage>{notice}</SuccessMessage>
-        <Button type="submit" disabled={busy}>
+        <SubmitButton disabled={busy}>
           {t('common.save')}
-        </Button>
+        </SubmitButton>
       </form>
     </Card>
   );

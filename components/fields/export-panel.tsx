@@ -3,6 +3,7 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { download } from '@/lib/ui/api';
 import { Button, ErrorMessage, LinkButton, TextInput } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 /**
  * KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report;
@@ -70,9 +71,9 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
           <TextInput label={t('overlap_h')} type="number" min={10} max={95} step="any" value={kmz.overlap_h} onChange={(e) => setKmz({ ...kmz, overlap_h: e.target.value })} required />
           <TextInput label={t('overlap_w')} type="number" min={10} max={95} step="any" value={kmz.overlap_w} onChange={(e) => setKmz({ ...kmz, overlap_w: e.target.value })} required />
           <div className="sm:col-span-2">
-            <Button type="submit" disabled={busy}>
+            <SubmitButton disabled={busy}>
               {t('download')}
-            </Button>
+            </SubmitButton>
           </div>
         </form>
       )}
@@ -92,9 +93,9 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
             placeholder={zoneClasses.map((c, i) => `${c}:${120 + i * 20}`).join(',') || '1:120,2:140'}
             hint={zoneClasses.length ? t('rates_hint', { classes: zoneClasses.join(', ') }) : t('rates_no_zones')}
           />
-          <Button type="submit" disabled={busy}>
+          <SubmitButton disabled={busy}>
             {t('download')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
       <ErrorMessage>{error}</ErrorMessage>

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { KNOWN_STATUSES } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, Select, TextInput } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 import { OwnerOptions, StatusOptions } from './field-options';
 
 export interface FieldPropsValues {
@@ -64,9 +65,9 @@ export function FieldPropsForm({
         maxLength={64}
       />
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={busy}>
+        <SubmitButton disabled={busy}>
           {submitLabel}
-        </Button>
+        </SubmitButton>
         {onCancel && (
           <Button variant="secondary" onClick={onCancel} disabled={busy}>
             {t('common.cancel')}

@@ -3,7 +3,8 @@ import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { type ReactNode, useState } from 'react';
 import { api } from '@/lib/ui/api';
-import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
+import { ErrorMessage, SuccessMessage } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 /**
  * A form that saves one thing a user says of a scan (PUT /api/scans/{id}): the value of its input
@@ -39,9 +40,9 @@ export function ScanSettingForm({ scanId, name, label, savedText, className = ''
   return (
     <form onSubmit={save} className={`flex flex-wrap items-end gap-2 ${className}`} aria-label={label}>
       {children}
-      <Button type="submit" variant="secondary" disabled={busy}>
+      <SubmitButton variant="secondary" disabled={busy}>
         {t('common.save')}
-      </Button>
+      </SubmitButton>
       <div className="basis-full">
         <ErrorMessage>{error}</ErrorMessage>
         {saved && <SuccessMessage>{savedText}</SuccessMessage>}

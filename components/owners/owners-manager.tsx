@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 
 export interface OwnerRow {
   id: number;
@@ -56,9 +57,9 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
             <span className="font-medium text-stone-700">{t('owners.new_owner')}</span>
             <input className={inputClass} value={newName} onChange={(e) => setNewName(e.target.value)} required maxLength={255} />
           </label>
-          <Button type="submit" disabled={busy}>
+          <SubmitButton disabled={busy}>
             {t('owners.add')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
       <div className="overflow-x-auto rounded-lg border border-stone-200 bg-white">

@@ -5,7 +5,8 @@ import { useState } from 'react';
 import { CROPS } from '@/lib/drone/crops';
 import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
-import { Button, ErrorMessage, Select } from '../ui/form';
+import { ErrorMessage, Select } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
@@ -56,9 +57,9 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
           ))}
         </Select>
       </div>
-      <Button type="submit" disabled={busy}>
+      <SubmitButton disabled={busy}>
         {t('uploads.start_drone')}
-      </Button>
+      </SubmitButton>
       <UploadBar progress={progress} />
       {accepted?.estimated_time && task?.status !== 'completed' && <p className="text-sm text-stone-600">{t('uploads.estimated', { time: accepted.estimated_time })}</p>}
       <TaskProgress task={task} />

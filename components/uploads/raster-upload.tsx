@@ -4,7 +4,8 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
-import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
+import { ErrorMessage, Select, TextInput } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
@@ -62,9 +63,9 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
           <TextInput label={t('captured_at')} hint={t('captured_at_hint')} name="captured_at" type="date" min="1900-01-01" />
         </div>
       </div>
-      <Button type="submit" disabled={busy}>
+      <SubmitButton disabled={busy}>
         {t('start_zoning')}
-      </Button>
+      </SubmitButton>
       <UploadBar progress={progress} />
       <TaskProgress task={task} />
       <ErrorMessage>{error ?? pollError}</ErrorMessage>

@@ -4,7 +4,8 @@ import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { FilePicker } from '../ui/file-picker';
-import { Button, ErrorMessage } from '../ui/form';
+import { ErrorMessage } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
 import { UploadBar, useUpload } from './progress';
 
 interface ShapefileResult {
@@ -39,9 +40,9 @@ export function ShapefileUpload() {
     <form onSubmit={submit} className="space-y-3" aria-label={t('shapefile_title')}>
       <p className="text-sm text-stone-600">{t('shapefile_help')}</p>
       <FilePicker label={t('shapefile_file')} name="shapefile_zip" accept=".zip,application/zip" />
-      <Button type="submit" disabled={busy}>
+      <SubmitButton disabled={busy}>
         {t('import')}
-      </Button>
+      </SubmitButton>
       <UploadBar progress={progress} />
       <ErrorMessage>{error}</ErrorMessage>
       {result && (

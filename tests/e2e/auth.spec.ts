@@ -52,3 +52,24 @@ test('a wrong password and a taken company name are explained on the form', asyn
   await page.getByRole('button', { name: 'Create company and account' }).click();
   await expect(page.getByRole('main').getByRole('alert')).toHaveText('A company with this name already exists');
 });
+
+test('before the page script runs, the sign-in form cannot be sent the plain way (password in the address)', async ({ browser }) => {
+  // With script off, the page stays as the server drew it: what a slow connection shows before hydration.
+  const context = await browser.newContext({ javaScriptEnabled: false, locale: 'en-US' });
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByLabel('Email').fill('someone@example.test');
+  await page.getByLabel('Password').fill('secret-password-1');
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeDisabled();
+  await page.getByLabel('Password').press('Enter');
+  await page.waitForTimeout(300);
+  expect(page.url()).not.toContain('secret-password-1');
+  await context.close();
+
+  // Once the script has run, the same button works.
+  const live = await browser.newContext({ locale: 'en-US' });
+  const livePage = await live.newPage();
+  await livePage.goto('/login');
+  await expect(livePage.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+  await live.close();
+});

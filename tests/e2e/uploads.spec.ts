@@ -168,10 +168,9 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   await expect(points).toHaveCount(3);
   await expect(trend.locator('a[aria-current="true"]')).toHaveAttribute('href', `/fields/${id}?scan=${s2019}`);
 
-  // A point opens its scan (a page load: the form below is used once its script has run).
+  // A point opens its scan (a page load: the date form's Save waits, disabled, until the page's script has run).
   await trend.locator(`a[href$="?scan=${s2016}"]`).click();
   await expect(page).toHaveURL(new RegExp(`/fields/${id}\\?scan=${s2016}$`));
-  await page.waitForLoadState('networkidle');
   await expect(page.getByTestId('scan-facts')).toContainText(`${en.field.captured}Aug 16, 2008`);
 
   // Its date corrected: the page stays on it, with the new date, and the list takes the new order.
