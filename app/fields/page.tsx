@@ -85,6 +85,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
         owners={owners.map((o) => ({ id: o.id, name: o.name }))}
         canEdit={can(user.role, 'edit')}
         canExport={can(user.role, 'exportMaps')}
+        canMerge={can(user.role, 'deleteFields')}
       />
     </section>
   );

@@ -19,7 +19,24 @@ const KEEP = 'keep';
  * One owner or status, or both, for the fields selected in the table (PATCH /api/fields): farm staff
  * set them after importing a register, whose parcels come without.
  */
-export function BulkEdit({ ids, matching, owners, onSelectAll, onClear, onSaved }: { ids: number[]; matching: number; owners: OwnerOption[]; onSelectAll: () => void; onClear: () => void; onSaved: (change: BulkChange, count: number) => void }) {
+export function BulkEdit({
+  ids,
+  matching,
+  owners,
+  onSelectAll,
+  onClear,
+  onSaved,
+  onMerge,
+}: {
+  ids: number[];
+  matching: number;
+  owners: OwnerOption[];
+  onSelectAll: () => void;
+  onClear: () => void;
+  onSaved: (change: BulkChange, count: number) => void;
+  /** Offered when the selected fields may be merged into one. */
+  onMerge?: () => void;
+}) {
   const t = useTranslations();
   const [owner, setOwner] = useState(KEEP);
   const [status, setStatus] = useState(KEEP);
@@ -67,6 +84,11 @@ export function BulkEdit({ ids, matching, owners, onSelectAll, onClear, onSaved 
       <Button onClick={() => void apply()} disabled={busy || Object.keys(change).length === 0}>
         {t('fields.bulk_apply')}
       </Button>
+      {onMerge && (
+        <Button variant="secondary" onClick={onMerge} disabled={busy}>
+          {t('fields.merge_open')}
+        </Button>
+      )}
       <Button variant="secondary" onClick={onClear} disabled={busy}>
         {t('fields.clear_selection')}
       </Button>

@@ -10,6 +10,7 @@ import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
 import { BulkEdit } from './bulk-edit';
+import { MergeFields } from './merge-fields';
 import { OwnerOptions, StatusOptions } from './field-options';
 
 export interface FieldRow {
@@ -36,7 +37,22 @@ interface UpdatedField {
   field: { id: number; name: string; area: number; owner: { id: number; name: string } | null; status: string | null; parcel_number: string | null };
 }
 
-export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: { rows: FieldRow[]; owners: OwnerOption[]; canEdit: boolean; canExport: boolean }) {
+/** Fields one merge may join (as POST /api/fields/merge takes). */
+const MAX_MERGED = 100;
+
+export function FieldsTable({
+  rows: initialRows,
+  owners,
+  canEdit,
+  canExport,
+  canMerge,
+}: {
+  rows: FieldRow[];
+  owners: OwnerOption[];
+  canEdit: boolean;
+  canExport: boolean;
+  canMerge: boolean;
+}) {
   const t = useTranslations();
   const format = useFormatter();
   const locale = useLocale();
@@ -48,6 +64,7 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const [merging, setMerging] = useState(false);
 
   const ha = (v: number) => format.number(v, 'hectares');
   const scanDayOf = ({ scan }: FieldRow) =>
@@ -151,7 +168,11 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
           matching={sorted.length}
           owners={owners}
           onSelectAll={() => setSelected(new Set(sorted.map((r) => r.id)))}
-          onClear={() => setSelected(new Set())}
+          onClear={() => {
+            setSelected(new Set());
+            setMerging(false);
+          }}
+          onMerge={canMerge && selected.size >= 2 && selected.size <= MAX_MERGED ? () => setMerging(true) : undefined}
           onSaved={(change, count) => {
             const owner = change.owner_id === undefined ? undefined : (owners.find((o) => o.id === change.owner_id)?.name ?? null);
             setRows((all) =>
@@ -164,6 +185,20 @@ export function FieldsTable({ rows: initialRows, owners, canEdit, canExport }: {
             setSelected(new Set());
             setError(null);
             setNotice(t('fields.bulk_saved', { count }));
+          }}
+        />
+      )}
+      {merging && selected.size >= 2 && selected.size <= MAX_MERGED && (
+        <MergeFields
+          rows={rows.filter((r) => selected.has(r.id))}
+          onCancel={() => setMerging(false)}
+          onMerged={(field, taken) => {
+            const gone = new Set(taken);
+            setRows((all) => all.filter((r) => !gone.has(r.id)).map((r) => (r.id === field.id ? { ...r, name: field.name, area: field.area } : r)));
+            setSelected(new Set());
+            setMerging(false);
+            setError(null);
+            setNotice(t('fields.merged', { count: taken.length + 1, name: field.name }));
           }}
         />
       )}

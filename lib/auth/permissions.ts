@@ -40,6 +40,8 @@ export const ROUTES = {
   // Many fields' owner or status at once: editing, field by field.
   'PATCH /api/fields': ACTION_ROLE.edit,
   'DELETE /api/fields/{id}': ACTION_ROLE.deleteFields,
+  // Merging removes the fields taken in: as destructive as deleting them.
+  'POST /api/fields/merge': ACTION_ROLE.deleteFields,
   'GET /api/owners': ACTION_ROLE.viewFields,
   'POST /api/owners': ACTION_ROLE.edit,
   'PUT /api/owners/{id}': ACTION_ROLE.edit,

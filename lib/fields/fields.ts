@@ -29,7 +29,8 @@ async function assertOwner(db: TenantDb, ownerId: number | null | undefined) {
   if (!(await db.owner.findUnique({ where: { id: ownerId }, select: { id: true } }))) throw unprocessable('owner_not_found');
 }
 
-function geometryColumns(geometry: FieldGeometry) {
+/** The stored geometry and its indexed bounding box. */
+export function geometryColumns(geometry: FieldGeometry) {
   return { geometry: JSON.stringify(geometry), ...boundingBox(geometry) };
 }
 

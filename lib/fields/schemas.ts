@@ -48,6 +48,22 @@ export const updateFieldsBody = z
   })
   .refine((b) => b.owner_id !== undefined || b.status !== undefined, { params: { key: 'fields_nothing_to_update' } });
 
+/** Fields one merge may join: parcels farmed as one field, not a register. */
+const MAX_MERGED_FIELDS = 100;
+
+/**
+ * POST /api/fields/merge: fields farmed as one become the first of them, with the boundary of all
+ * (adjacent register parcels, say). `name` renames the merged field.
+ */
+export const mergeFieldsBody = z.object({
+  ids: z
+    .array(z.number().int().positive())
+    .max(MAX_MERGED_FIELDS)
+    .transform((ids) => [...new Set(ids)])
+    .refine((ids) => ids.length >= 2, { params: { key: 'merge_two_fields' } }),
+  name: z.string().trim().min(1).max(255).optional(),
+});
+
 const bbox = z
   .string()
   .transform((s) => s.split(',').map(Number))

@@ -167,3 +167,38 @@ test('a long fields table shows a hundred rows a page, totals all of them, and s
   const owned = (await (await page.request.get(`/api/fields?owner_id=${owner.id}`)).json()).features as { properties: { name: string; status: string } }[];
   expect(owned.map((f) => [f.properties.name, f.properties.status]).sort()).toEqual([['Field 001', 'Аренда'], ['Field 002', 'Аренда']]);
 });
+
+test('two adjacent parcels selected in the table are merged into one field, which lists the other', async ({ page }) => {
+  await registerCompany(page.request);
+  const west = await createField(page.request, { name: 'West parcel', geometry: square(18.1, 49.1, 0.004), parcel_number: '10:1' });
+  const east = await createField(page.request, { name: 'East parcel', geometry: square(18.104, 49.1, 0.004), parcel_number: '10:2' });
+  const areas = (await (await page.request.get('/api/fields')).json()).features.map((f: { properties: { area: number } }) => f.properties.area) as number[];
+
+  await page.goto('/fields');
+  const table = page.getByTestId('fields-table');
+  await table.getByLabel('Select “West parcel”').check();
+  const bulk = page.getByRole('region', { name: 'Change the selected fields' });
+  // One field cannot be merged.
+  await expect(bulk.getByRole('button', { name: 'Merge into one field…' })).toHaveCount(0);
+  await table.getByLabel('Select “East parcel”').check();
+  await bulk.getByRole('button', { name: 'Merge into one field…' }).click();
+
+  const merge = page.getByRole('region', { name: 'Merge the selected fields into one' });
+  // The larger (here the same size: the first) is offered; the person keeps the east one, renamed.
+  await merge.getByLabel(/East parcel/).check();
+  await merge.getByLabel('Name of the merged field').fill('Whole field');
+  await merge.getByRole('button', { name: 'Merge 2 fields' }).click();
+
+  await expect(page.getByRole('status')).toHaveText('2 fields merged into “Whole field”');
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await expect(table.locator('tbody tr')).toContainText('Whole field');
+  await expect(table.locator('tbody tr')).toContainText('10:2');
+  const merged = await (await page.request.get(`/api/fields/${east}`)).json();
+  expect(merged.area).toBeCloseTo(areas[0]! + areas[1]!, 3);
+  expect((await page.request.get(`/api/fields/${west}`)).status()).toBe(404);
+
+  await page.goto(`/fields/${east}`);
+  const mergedFrom = page.getByTestId('merged-from');
+  await expect(mergedFrom).toContainText('West parcel');
+  await expect(mergedFrom).toContainText('10:1');
+});

@@ -14,6 +14,7 @@ import { IndexTrend } from '@/components/fields/index-trend';
 import { Card } from '@/components/ui/form';
 import { isCrop } from '@/lib/drone/crops';
 import { fieldDetail, getField } from '@/lib/fields/fields';
+import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
 import { AppError } from '@/lib/http/errors';
 import { localizeZoneName } from '@/lib/i18n/formats';
@@ -79,7 +80,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const previous = scan ? completed.slice(completed.findIndex((s) => s.id === scan.id) + 1).find((s) => s.index === scan.index && s.stats) : undefined;
   const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
   const key = statusKey(field.status);
-  const attributes = Object.entries(field.attributes);
+  // Fields merged into this one are listed apart from the attributes its own import carried.
+  const { merged_from: mergedFrom, ...imported } = field.attributes as { merged_from?: MergedFrom[] };
+  const attributes = Object.entries(imported);
 
   return (
     <section className="space-y-4">
@@ -310,6 +313,29 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
             </Card>
           </div>
         </div>
+      )}
+
+      {Array.isArray(mergedFrom) && mergedFrom.length > 0 && (
+        <Card title={t('field.merged_from')}>
+          <table className="w-full text-sm" data-testid="merged-from">
+            <thead className="bg-stone-50 text-left">
+              <tr>
+                <th className="px-2 py-1">{t('fields.name')}</th>
+                <th className="px-2 py-1">{t('fields.parcel_number')}</th>
+                <th className="px-2 py-1 text-right">{t('fields.area_ha')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {mergedFrom.map((m) => (
+                <tr key={m.id} className="border-t border-stone-200">
+                  <td className="px-2 py-1">{m.name}</td>
+                  <td className="px-2 py-1">{m.parcel_number || '—'}</td>
+                  <td className="px-2 py-1 text-right">{format.number(m.area, 'hectares')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Card>
       )}
 
       {attributes.length > 0 && (

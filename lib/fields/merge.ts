@@ -1,0 +1,68 @@
+// Merging fields: parcels farmed as one (adjacent register parcels, say) become one field.
+import type { z } from 'zod';
+import type { TenantDb } from '../db/tenant';
+import { geometryAreaHa } from '../geo/area';
+import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
+import { geometryUnion } from '../geo/union';
+import { conflict, notFound } from '../http/errors';
+import { geometryColumns, roundArea } from './fields';
+import { removeFieldFiles } from './files';
+import type { mergeFieldsBody } from './schemas';
+
+/** What a merged field keeps of each field it took in, under `attributes.merged_from`. */
+export interface MergedFrom {
+  id: number;
+  name: string;
+  parcel_number: string | null;
+  area: number;
+  attributes: Record<string, unknown>;
+}
+
+/**
+ * Merges the fields `ids` into the first: it keeps its id, owner, status, parcel number, scans and
+ * (unless `name` is given) name; its boundary becomes the union of all, its area that of the union.
+ * The others are removed, each remembered in the first's `attributes.merged_from` (name, parcel
+ * number, area and attributes), so no register data is lost. Scans and zones belong to the boundary
+ * they were made for, so the others may have none (409). All of it happens or none; an id that is
+ * not the company's answers 404.
+ */
+export async function mergeFields(db: TenantDb, companyId: number, { ids, name }: z.infer<typeof mergeFieldsBody>) {
+  const merged = await db.$transaction(async (tx) => {
+    const rows = await tx.field.findMany({
+      where: { id: { in: ids } },
+      select: { id: true, name: true, parcelNumber: true, area: true, geometry: true, attributesJson: true },
+    });
+    if (rows.length !== ids.length) throw notFound();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const [kept, ...others] = ids.map((id) => byId.get(id)!);
+    const otherIds = others.map((f) => f.id);
+
+    const [scanned, zoned] = await Promise.all([
+      tx.scan.findMany({ where: { fieldId: { in: otherIds } }, select: { fieldId: true } }),
+      tx.zone.findMany({ where: { fieldId: { in: otherIds } }, select: { fieldId: true } }),
+    ]);
+    const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId));
+    if (withData.size > 0) throw conflict('merge_fields_have_scans', { names: others.filter((f) => withData.has(f.id)).map((f) => f.name).join(', ') });
+
+    const geometry = validateFieldGeometry(geometryUnion(ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry)));
+    const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
+    const mergedFrom: MergedFrom[] = [
+      ...(Array.isArray(attributes.merged_from) ? (attributes.merged_from as MergedFrom[]) : []),
+      ...others.map((f) => ({ id: f.id, name: f.name, parcel_number: f.parcelNumber, area: roundArea(f.area), attributes: JSON.parse(f.attributesJson) as Record<string, unknown> })),
+    ];
+    await tx.field.deleteMany({ where: { id: { in: otherIds } } });
+    return tx.field.update({
+      where: { id: kept!.id },
+      data: {
+        ...(name !== undefined ? { name } : {}),
+        ...geometryColumns(geometry),
+        area: roundArea(geometryAreaHa(geometry)),
+        attributesJson: JSON.stringify({ ...attributes, merged_from: mergedFrom }),
+      },
+      include: { owner: { select: { id: true, name: true } } },
+    });
+  });
+  // The fields taken in had no scans, but a folder of theirs (an upload that failed) may be left.
+  await Promise.all(ids.slice(1).map((id) => removeFieldFiles(companyId, id)));
+  return merged;
+}
