@@ -29,7 +29,7 @@ export interface FieldMapProps {
   latestIndex: Record<number, { index: string | null; mean: number }>;
 }
 
-type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number };
+type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number } | { kind: 'splitting'; id: number };
 type ColorBy = 'status' | 'owner' | 'index';
 
 const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
@@ -79,6 +79,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
   const canvasRef = useRef<L.Canvas | null>(null);
   const drawnRef = useRef<L.Layer | null>(null);
   const modeRef = useRef<Mode>(mode);
+  /** Cuts the field along the line just drawn; read by Leaflet's create handler, which outlives renders. */
+  const splitRef = useRef<(id: number, line: L.Polyline) => Promise<void>>(async () => {});
   // The ref is read by Leaflet's event handlers, which outlive renders: it changes with the state.
   const changeMode = useCallback((next: Mode) => {
     modeRef.current = next;
@@ -191,13 +193,18 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
     const onCreate = (e: { layer: L.Layer }) => {
       working = null;
       drawnRef.current = e.layer;
+      const current = modeRef.current;
+      if (current.kind === 'splitting') {
+        void splitRef.current(current.id, e.layer as L.Polyline);
+        return;
+      }
       const geometry = (e.layer as L.Polygon).toGeoJSON().geometry as FieldGeometry;
       setLiveArea(geometryAreaHa(geometry));
       changeMode({ kind: 'new', geometry });
     };
     const onDrawEnd = () => {
       working = null;
-      if (modeRef.current.kind === 'drawing') {
+      if (modeRef.current.kind === 'drawing' || (modeRef.current.kind === 'splitting' && !drawnRef.current)) {
         changeMode({ kind: 'idle' });
         setLiveArea(null);
       }
@@ -236,6 +243,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
     drawnRef.current = null;
   }
 
+  /** Ends drawing a new field or a cutting line, keeping nothing of it. */
   function cancelDrawing() {
     map?.pm.disableDraw();
     discardDrawn();
@@ -260,6 +268,41 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
     await reload();
     setSelectedId(res.data.id);
   }
+
+  function startSplitting(id: number) {
+    if (!map) return;
+    setError(null);
+    setNotice(null);
+    discardDrawn();
+    changeMode({ kind: 'splitting', id });
+    map.pm.enableDraw('Line', {
+      tooltips: false,
+      snappable: true,
+      templineStyle: { color: '#b91c1c' },
+      hintlineStyle: { color: '#b91c1c', dashArray: [5, 5] },
+      pathOptions: { color: '#b91c1c', weight: 3 },
+    });
+  }
+
+  async function splitAlong(id: number, line: L.Polyline) {
+    setBusy(true);
+    const coordinates = (line.getLatLngs() as L.LatLng[]).map((p) => [p.lng, p.lat]);
+    const res = await api<{ created: { id: number }[] }>(`/api/fields/${id}/split`, { method: 'POST', body: { line: { type: 'LineString', coordinates } } });
+    setBusy(false);
+    discardDrawn();
+    changeMode({ kind: 'idle' });
+    setLiveArea(null);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    setNotice(t('map.field_split', { count: res.data.created.length + 1 }));
+    await reload();
+    setSelectedId(id);
+  }
+  useEffect(() => {
+    splitRef.current = splitAlong;
+  });
 
   function startEditing(id: number) {
     const layer = layersRef.current.get(id);
@@ -355,6 +398,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
             {liveArea !== null && <strong data-testid="live-area">{t('map.area_live', { area: ha(liveArea) })}</strong>}
           </p>
         )}
+        {mode.kind === 'splitting' && (
+          <p role="status" className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="draw-hint">
+            {t('map.split_hint')}
+          </p>
+        )}
         <div className="relative h-[60vh] min-h-[320px] overflow-hidden rounded-lg border border-stone-200 lg:h-[72vh]" data-testid="field-map">
           <MapContainer
             {...(bounds ? { bounds, boundsOptions: { padding: [24, 24], maxZoom: 17 } } : { center: DEFAULT_CENTER, zoom: DEFAULT_ZOOM })}
@@ -428,7 +476,13 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
               <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
               <dd>{selected.properties.parcel_number || '—'}</dd>
             </dl>
-            {mode.kind === 'editing' ? (
+            {mode.kind === 'splitting' ? (
+              <div className="flex flex-wrap gap-2">
+                <Button variant="secondary" onClick={cancelDrawing} disabled={busy}>
+                  {t('common.cancel')}
+                </Button>
+              </div>
+            ) : mode.kind === 'editing' ? (
               <div className="flex flex-wrap gap-2">
                 <Button onClick={() => void finishEditing(true)} disabled={busy}>
                   {t('map.save_boundary')}
@@ -445,6 +499,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
                 {can.edit && (
                   <Button variant="secondary" onClick={() => startEditing(selected.id)}>
                     {t('map.edit_boundary')}
+                  </Button>
+                )}
+                {can.edit && (
+                  <Button variant="secondary" onClick={() => startSplitting(selected.id)}>
+                    {t('map.split_field')}
                   </Button>
                 )}
                 {can.delete && <ConfirmButton label={t('common.delete')} question={t('fields.delete_confirm', { name: selected.properties.name })} onConfirm={() => remove(selected.id)} />}

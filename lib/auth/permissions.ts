@@ -39,6 +39,8 @@ export const ROUTES = {
   'PUT /api/fields/{id}': ACTION_ROLE.edit,
   // Many fields' owner or status at once: editing, field by field.
   'PATCH /api/fields': ACTION_ROLE.edit,
+  // Cutting a field along a line redraws boundaries and removes nothing: editing.
+  'POST /api/fields/{id}/split': ACTION_ROLE.edit,
   'DELETE /api/fields/{id}': ACTION_ROLE.deleteFields,
   // Merging removes the fields taken in: as destructive as deleting them.
   'POST /api/fields/merge': ACTION_ROLE.deleteFields,

@@ -64,6 +64,22 @@ export const mergeFieldsBody = z.object({
   name: z.string().trim().min(1).max(255).optional(),
 });
 
+/** A position of a cutting line: [longitude, latitude], an altitude ignored. */
+const linePosition = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]).rest(z.number());
+
+/** POST /api/fields/{id}/split: the line (GeoJSON LineString, lon/lat) to cut the field along. */
+export const splitFieldBody = z.object({
+  line: z.object({
+    type: z.literal('LineString'),
+    coordinates: z
+      .array(linePosition)
+      .max(10_000)
+      // A point repeated (a double click) adds nothing to the line.
+      .transform((points) => points.filter((p, i) => i === 0 || p[0] !== points[i - 1]![0] || p[1] !== points[i - 1]![1]).map((p) => [p[0], p[1]]))
+      .refine((points) => points.length >= 2, { params: { key: 'split_line_points' } }),
+  }),
+});
+
 const bbox = z
   .string()
   .transform((s) => s.split(',').map(Number))

@@ -97,6 +97,7 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'PUT /api/fields/{id}': { path: '/api/fields/{id}', id: newField, body: () => ({ name: unique('r') }) },
   'PATCH /api/fields': { path: '/api/fields', id: newField, body: (_c, id) => ({ ids: [id], status: 'Аренда' }) },
   // Two fields, named in the body: another company's pair is 404 as a whole.
+  'POST /api/fields/{id}/split': { path: '/api/fields/{id}/split', id: newField, body: () => ({ line: { type: 'LineString', coordinates: [[10.004, 9.99], [10.004, 10.02]] } }) },
   'POST /api/fields/merge': { path: '/api/fields/merge', id: async (c) => `${await newField(c)},${await newField(c)}`, body: (_c, ids) => ({ ids: String(ids).split(',').map(Number) }) },
   'DELETE /api/fields/{id}': { path: '/api/fields/{id}', id: newField },
   'GET /api/owners': { path: '/api/owners', noForeignId: true },

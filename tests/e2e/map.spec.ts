@@ -173,3 +173,28 @@ test('finds a field by name or parcel number, accents aside, and takes the map t
   await search.fill('nothing like it');
   await expect(page.getByText('No fields match.')).toBeVisible();
 });
+
+test('split a field with a line drawn across it: the larger part stays the field, the other becomes a new one', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Wide', geometry: { type: 'Polygon', coordinates: [[[17.2, 48.15], [17.21, 48.15], [17.21, 48.155], [17.2, 48.155], [17.2, 48.15]]] } });
+  const before = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
+
+  await page.goto(`/map?field=${id}`);
+  await expect(page.getByTestId('field-panel')).toContainText('Wide');
+  const outline = (await page.getByTestId('field-map').locator(`path.fm-field-${id}`).boundingBox())!;
+  await page.getByRole('button', { name: 'Split with a line' }).click();
+  await expect(page.getByTestId('draw-hint')).toContainText('Draw a line across the field');
+  // From above the field to below it, two fifths of the way across; the last point clicked again ends the line.
+  const x = outline.x + outline.width * 0.4;
+  await page.mouse.click(x, outline.y - 12);
+  await page.mouse.click(x, outline.y + outline.height + 12);
+  await page.mouse.click(x, outline.y + outline.height + 12);
+
+  await expect(page.getByRole('status').filter({ hasText: 'Field split into 2 parts' })).toBeVisible();
+  const features = (await (await page.request.get('/api/fields')).json()).features as { id: number; properties: { name: string; area: number } }[];
+  expect(features.map((f) => f.properties.name)).toEqual(['Wide', 'Wide (2)']);
+  const [kept, part] = features.map((f) => f.properties.area);
+  expect(kept! / before).toBeCloseTo(0.6, 1);
+  expect(Math.abs(kept! + part! - before)).toBeLessThan(before * 1e-4);
+  await expect(page.getByTestId('field-map').locator('path.fm-field')).toHaveCount(2);
+});

@@ -1,4 +1,4 @@
-// POST /api/fields/merge: fields farmed as one become the first of them, with the union of their boundaries.
+// Merging fields into one and splitting one along a line: register parcels made into the fields farmed.
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
@@ -117,5 +117,56 @@ describe('merging fields', () => {
     const scans = (await api.get(`/api/fields/${scanned}/scans`)).body;
     expect(scans.scans.map((s: { id: number }) => s.id)).toEqual([task.result.scan_id]);
     expect((await api.get(`/api/scans/${task.result.scan_id}`)).status).toBe(200);
+  });
+});
+
+describe('splitting a field', () => {
+  it('cuts a field along a line: the largest part stays the field, the others become fields like it', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const owner = (await api.post('/api/owners', { name: 'Agro' })).body.id as number;
+    const geometry = rect(25, 49, 0.02, 0.01);
+    const id = (await api.post('/api/fields', { name: 'Long field', geometry, owner_id: owner, status: 'Аренда', parcel_number: '7:1', area: 17.5 })).body.id as number;
+    const whole = ha(geometry);
+
+    // A bent line drawn past both edges: west of it a quarter of the field.
+    const line = { type: 'LineString', coordinates: [[25.005, 48.99], [25.005, 49.005], [25.005, 49.005], [25.005, 49.02, 120]] };
+    const res = await api.post(`/api/fields/${id}/split`, { line });
+    expect(res.status, res.text).toBe(200);
+    const { field, created } = res.body;
+    expect(field).toMatchObject({ id, name: 'Long field', owner: { id: owner, name: 'Agro' }, status: 'Аренда', parcel_number: '7:1' });
+    // The cadastral area given is replaced by the part's own.
+    expect(field.area).toBeCloseTo(whole * 0.75, 2);
+    expect(created).toEqual([{ id: expect.any(Number), name: 'Long field (2)', area: expect.closeTo(whole * 0.25, 2) }]);
+    expect(Math.abs(field.area + created[0].area - whole)).toBeLessThan(whole * 1e-5);
+
+    const part = (await api.get(`/api/fields/${created[0].id}`)).body;
+    expect(part).toMatchObject({ owner: { id: owner }, status: 'Аренда', parcel_number: '7:1', attributes: { split_from: { id, name: 'Long field' } } });
+    // The parts share the line as an edge: merged again, they are the field as it was.
+    const merged = await api.post('/api/fields/merge', { ids: [id, created[0].id] });
+    expect(merged.body.field.geometry.coordinates).toHaveLength(1);
+    expect(Math.abs(merged.body.field.area - whole)).toBeLessThan(whole * 1e-5);
+  });
+
+  it('refuses a line that does not cut the field, and changes nothing', async () => {
+    const c = await createCompany(baseUrl());
+    const geometry = rect(26, 49);
+    const id = (await c.as.operator.post('/api/fields', { name: 'F', geometry })).body.id as number;
+    const cases = [
+      [{ type: 'LineString', coordinates: [[27, 49], [27, 50]] }, 422, 'The line must cross the field from one edge to another, so that it divides the field into parts.'],
+      [{ type: 'LineString', coordinates: [[26.002, 48.99], [26.002, 49.02], [26.008, 49.005], [25.99, 49.005]] }, 422, 'The cutting line crosses itself.'],
+      [{ type: 'LineString', coordinates: [[26.005, 49], [26.005, 49]] }, 422, 'Invalid data: line.coordinates: at least two different points'],
+      [{ type: 'Point', coordinates: [26.005, 49] }, 422, 'Invalid data: line.type'],
+      [{ type: 'LineString', coordinates: [[26.005, 95], [26.005, 49]] }, 422, 'Invalid data: line.coordinates.0.1: at most 90'],
+    ] as const;
+    for (const [line, status, error] of cases) {
+      const res = await c.as.operator.post(`/api/fields/${id}/split`, { line });
+      expect(res.status, JSON.stringify(line)).toBe(status);
+      expect(res.body.error).toContain(error);
+    }
+    expect((await c.as.operator.get(`/api/fields/${id}`)).body.geometry).toEqual(geometry);
+    expect((await c.as.viewer.post(`/api/fields/${id}/split`, { line: cases[0][0] })).status).toBe(403);
+    const other = await createCompany(baseUrl());
+    expect((await other.as.owner.post(`/api/fields/${id}/split`, { line: { type: 'LineString', coordinates: [[26.005, 48.99], [26.005, 49.02]] } })).status).toBe(404);
+    expect(JSON.parse((await c.as.viewer.get('/api/fields')).text).features).toHaveLength(1);
   });
 });

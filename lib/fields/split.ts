@@ -1,0 +1,52 @@
+// Splitting a field along a line: part of a parcel sown or leased apart becomes a field of its own.
+import type { Position } from 'geojson';
+import type { TenantDb } from '../db/tenant';
+import { geometryAreaHa } from '../geo/area';
+import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
+import { splitGeometry } from '../geo/split';
+import { notFound } from '../http/errors';
+import { geometryColumns, roundArea } from './fields';
+
+/** Room left in a name (255 characters at most) for the part's number. */
+const NAME_ROOM = 248;
+
+/**
+ * Cuts the field `id` along `line` into its parts. The largest stays the field (its id, name, scans
+ * and all); each other becomes a new field with the same owner, status, parcel number and imported
+ * attributes, named after it with the part's number ("North (2)"), and remembering it in
+ * `attributes.split_from`. Areas are those of the parts. All of it happens or none.
+ */
+export async function splitField(db: TenantDb, id: number, line: Position[]) {
+  return db.$transaction(async (tx) => {
+    const field = await tx.field.findUnique({
+      where: { id },
+      select: { name: true, ownerId: true, status: true, parcelNumber: true, geometry: true, attributesJson: true },
+    });
+    if (!field) throw notFound();
+    const [largest, ...others] = splitGeometry(JSON.parse(field.geometry) as FieldGeometry, line).map(validateFieldGeometry);
+    const kept = await tx.field.update({
+      where: { id },
+      data: { ...geometryColumns(largest!), area: roundArea(geometryAreaHa(largest!)) },
+      include: { owner: { select: { id: true, name: true } } },
+    });
+    const attributes = { ...(JSON.parse(field.attributesJson) as Record<string, unknown>), split_from: { id, name: field.name } };
+    const created = [];
+    for (const [i, geometry] of others.entries()) {
+      created.push(
+        await tx.field.create({
+          data: {
+            name: `${field.name.slice(0, NAME_ROOM)} (${i + 2})`,
+            ownerId: field.ownerId,
+            status: field.status,
+            parcelNumber: field.parcelNumber,
+            attributesJson: JSON.stringify(attributes),
+            area: roundArea(geometryAreaHa(geometry)),
+            ...geometryColumns(geometry),
+          } as Parameters<TenantDb['field']['create']>[0]['data'],
+          select: { id: true, name: true, area: true },
+        }),
+      );
+    }
+    return { field: kept, created };
+  });
+}
