@@ -12,7 +12,7 @@ export async function isoxmlExport(db: TenantDb, companyId: number, target: { fi
     fieldId = scan.fieldId;
   }
   const field = await loadExportField(db, fieldId!);
-  const { zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId });
+  const { zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId, boundary: field.geometry });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = JSON.parse(company.settingsJson) as Record<string, unknown>;
   const rates = resolveRates(url.searchParams.get('rates'), settings, zones);

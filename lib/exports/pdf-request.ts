@@ -16,7 +16,7 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
   const field = await loadExportField(db, fieldId!);
   // The history's first is the scan taken last, the report's when none is named.
   const history = await loadScanHistory(db, field.id);
-  const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId ?? history[0]?.id });
+  const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId ?? history[0]?.id, boundary: field.geometry });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number> };
   const lang = url.searchParams.get('lang');

@@ -7,6 +7,7 @@ import { readDroneExif } from '../drone/exif';
 import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
 import { config } from '../config';
 import { buildOrthomosaic } from '../drone/ortho';
+import { boundaryFingerprint } from '../fields/boundary';
 import { AppError } from '../http/errors';
 import { computeZones, type ZoningResult } from '../raster/zones';
 import type { DroneJobResult } from './finishers';
@@ -62,6 +63,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         gsd_m: mosaic.gsdM,
         crs: mosaic.crs,
         field_coverage: analysis.fieldCoverage,
+        boundary: boundaryFingerprint(payload.fieldGeometry),
         median_misalignment_px: mosaic.medianMisalignmentPx,
         ...(mosaic.rematchedSeams
           ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }

@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
+import { boundaryFingerprint } from '../fields/boundary';
 import { computeZones, type ZoningOptions } from '../raster/zones';
 import type { ZoningJobResult } from './finishers';
 import type { JobContext, JobKind } from './types';
@@ -32,7 +33,7 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
       histogram: r.histogram,
       previewPath,
       previewBounds: r.preview.boundsWgs84,
-      details: { cell_factor: r.cellFactor },
+      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry) },
     },
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,

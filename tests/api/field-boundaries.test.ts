@@ -1,5 +1,7 @@
 // Merging fields into one and splitting one along a line: register parcels made into the fields farmed.
+import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
+import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
 import { baseUrl } from '../helpers/context';
@@ -168,5 +170,36 @@ describe('splitting a field', () => {
     const other = await createCompany(baseUrl());
     expect((await other.as.owner.post(`/api/fields/${id}/split`, { line: { type: 'LineString', coordinates: [[26.005, 48.99], [26.005, 49.02]] } })).status).toBe(404);
     expect(JSON.parse((await c.as.viewer.get('/api/fields')).text).features).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!!missingNaip)('a scanned field split', () => {
+  it('exports its prescription zones within the boundary it has now, not the one they were made for', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const id = (await api.post('/api/fields', { name: 'Scanned', geometry: rect(-99.17, 47.01, 0.03, 0.02) })).body.id as number;
+    const upload = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'naip.tif', type: 'image/tiff' }, field_id: String(id), zones: '3' });
+    expect(upload.status, upload.text).toBe(202);
+    const task = await waitForTask(api, upload.body.task_id);
+    expect(task.status).toBe('completed');
+    // The scan knows the boundary it was made for, so an export of the unchanged field need not clip.
+    const scan = (await api.get(`/api/scans/${task.result.scan_id}`)).body.scan;
+    expect(scan.details.boundary).toBe(boundaryFingerprint((await api.get(`/api/fields/${id}`)).body.geometry));
+    /** The longitudes of the task data's points: the boundary's and the treatment zones'. */
+    const eastings = async () => {
+      const res = await fetch(`${baseUrl()}/api/field/export/isoxml/${id}?rates=1:100,2:150,3:200`, { headers: { cookie: `session_token=${api.cookie}` } });
+      expect(res.status).toBe(200);
+      const xml = await (await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()))).file(/TASKDATA\.XML$/i)[0]!.async('string');
+      const zones = [...xml.matchAll(/<TZN [^>]*>[\s\S]*?<\/TZN>/g)].map((m) => m[0]).join('');
+      return [...zones.matchAll(/<PNT [^>]*D="(-?[\d.]+)"/g)].map((m) => Number(m[1]));
+    };
+    const before = await eastings();
+    expect(Math.min(...before)).toBeLessThan(-99.165);
+
+    // The western third cut off: the kept field's zones stop at the cut.
+    const split = await api.post(`/api/fields/${id}/split`, { line: { type: 'LineString', coordinates: [[-99.16, 47.0], [-99.16, 47.04]] } });
+    expect(split.status, split.text).toBe(200);
+    const after = await eastings();
+    expect(after.length).toBeGreaterThan(0);
+    expect(Math.min(...after)).toBeGreaterThanOrEqual(-99.16 - 1e-7);
   });
 });
