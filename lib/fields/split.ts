@@ -7,6 +7,12 @@ import { splitGeometry } from '../geo/split';
 import { notFound } from '../http/errors';
 import { geometryColumns, roundArea } from './fields';
 
+/** Where a part cut off a field came from, under its `attributes.split_from`. */
+export interface SplitFrom {
+  id: number;
+  name: string;
+}
+
 /** Room left in a name (255 characters at most) for the part's number. */
 const NAME_ROOM = 248;
 
@@ -29,7 +35,10 @@ export async function splitField(db: TenantDb, id: number, line: Position[]) {
       data: { ...geometryColumns(largest!), area: roundArea(geometryAreaHa(largest!)) },
       include: { owner: { select: { id: true, name: true } } },
     });
-    const attributes = { ...(JSON.parse(field.attributesJson) as Record<string, unknown>), split_from: { id, name: field.name } };
+    // The register's attributes go with each part; what this service noted of the field's own past
+    // (the fields merged into it, the one it was cut from) stays with the field.
+    const imported = Object.entries(JSON.parse(field.attributesJson) as Record<string, unknown>).filter(([k]) => k !== 'merged_from' && k !== 'split_from');
+    const attributes = { ...Object.fromEntries(imported), split_from: { id, name: field.name } satisfies SplitFrom };
     const created = [];
     for (const [i, geometry] of others.entries()) {
       created.push(

@@ -143,10 +143,15 @@ describe('splitting a field', () => {
 
     const part = (await api.get(`/api/fields/${created[0].id}`)).body;
     expect(part).toMatchObject({ owner: { id: owner }, status: 'Аренда', parcel_number: '7:1', attributes: { split_from: { id, name: 'Long field' } } });
-    // The parts share the line as an edge: merged again, they are the field as it was.
+    // Merged again, the parts are the field as it was: they share the line as an edge.
+    // Cut again, a part takes the register's attributes, not what the field was merged from.
     const merged = await api.post('/api/fields/merge', { ids: [id, created[0].id] });
     expect(merged.body.field.geometry.coordinates).toHaveLength(1);
     expect(Math.abs(merged.body.field.area - whole)).toBeLessThan(whole * 1e-5);
+    const again = await api.post(`/api/fields/${id}/split`, { line });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.field.attributes.merged_from).toHaveLength(1);
+    expect((await api.get(`/api/fields/${again.body.created[0].id}`)).body.attributes).toEqual({ split_from: { id, name: 'Long field' } });
   });
 
   it('refuses a line that does not cut the field, and changes nothing', async () => {

@@ -197,4 +197,10 @@ test('split a field with a line drawn across it: the larger part stays the field
   expect(kept! / before).toBeCloseTo(0.6, 1);
   expect(Math.abs(kept! + part! - before)).toBeLessThan(before * 1e-4);
   await expect(page.getByTestId('field-map').locator('path.fm-field')).toHaveCount(2);
+
+  // The new field's page names the field it was cut from.
+  await page.goto(`/fields/${features[1]!.id}`);
+  await expect(page.getByTestId('field-properties')).toContainText('Cut fromWide');
+  await page.getByTestId('field-properties').getByRole('link', { name: 'Wide' }).click();
+  await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
 });

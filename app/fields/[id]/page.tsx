@@ -16,6 +16,7 @@ import { isCrop } from '@/lib/drone/crops';
 import { fieldDetail, getField } from '@/lib/fields/fields';
 import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
+import type { SplitFrom } from '@/lib/fields/split';
 import { AppError } from '@/lib/http/errors';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { listOwners } from '@/lib/owners/owners';
@@ -80,8 +81,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const previous = scan ? completed.slice(completed.findIndex((s) => s.id === scan.id) + 1).find((s) => s.index === scan.index && s.stats) : undefined;
   const crop = (c: string | null | undefined) => (isCrop(c) ? t(`drone.crops.${c}`) : c || '—');
   const key = statusKey(field.status);
-  // Fields merged into this one are listed apart from the attributes its own import carried.
-  const { merged_from: mergedFrom, ...imported } = field.attributes as { merged_from?: MergedFrom[] };
+  // The fields merged into this one, and the one it was cut from, are shown apart from the attributes
+  // its import carried.
+  const { merged_from: mergedFrom, split_from: splitFrom, ...imported } = field.attributes as { merged_from?: MergedFrom[]; split_from?: SplitFrom };
   const attributes = Object.entries(imported);
 
   return (
@@ -112,6 +114,16 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               <dd>{key ? t(`fields.status_values.${key}`) : field.status || t('fields.no_status')}</dd>
               <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
               <dd className="font-mono text-xs">{field.parcel_number || '—'}</dd>
+              {splitFrom && (
+                <>
+                  <dt className="text-stone-500">{t('field.split_from')}</dt>
+                  <dd>
+                    <Link href={`/fields/${splitFrom.id}`} className="text-emerald-800 hover:underline">
+                      {splitFrom.name}
+                    </Link>
+                  </dd>
+                </>
+              )}
               <dt className="text-stone-500">{t('field.updated')}</dt>
               <dd>{format.dateTime(new Date(field.updated_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
             </dl>
