@@ -6,7 +6,7 @@ import { config } from '../config';
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
-import { notFound, unprocessable } from '../http/errors';
+import { conflict, notFound, unprocessable } from '../http/errors';
 import { removeFieldFiles } from './files';
 import type { createFieldBody, fieldListQuery, updateFieldBody } from './schemas';
 
@@ -271,6 +271,17 @@ export async function updateFields(db: TenantDb, ids: number[], change: { owner_
 }
 
 const IDS_PER_STATEMENT = 500;
+
+/**
+ * Within a write transaction: 409 when one of `read` has changed (or gone) since it was read. Work
+ * that takes long (a union, a cut) is done between the read and the transaction, so that SQLite's
+ * write lock is not held meanwhile; this makes sure it was done on what is still there.
+ */
+export async function assertFieldsUnchanged(tx: Pick<TenantDb, 'field'>, read: { id: number; updatedAt: Date }[]) {
+  const now = await tx.field.findMany({ where: { id: { in: read.map((r) => r.id) } }, select: { id: true, updatedAt: true } });
+  const stamps = new Map(now.map((r) => [r.id, r.updatedAt.getTime()]));
+  if (read.some((r) => stamps.get(r.id) !== r.updatedAt.getTime())) throw conflict('fields_changed_meanwhile');
+}
 
 /** Removes the field, its scans and zones (foreign keys cascade) and its files, the scans' too. */
 export async function deleteField(db: TenantDb, companyId: number, id: number) {

@@ -5,9 +5,20 @@ import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { geometryUnion } from '../geo/union';
 import { conflict, notFound } from '../http/errors';
-import { geometryColumns, roundArea } from './fields';
+import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 import { removeFieldFiles } from './files';
 import type { mergeFieldsBody } from './schemas';
+
+/** Scans and zones belong to the boundary they were made for: fields taken in may have none (409). */
+async function assertNoScans(db: Pick<TenantDb, 'scan' | 'zone'>, fields: { id: number; name: string }[]) {
+  const ids = fields.map((f) => f.id);
+  const [scanned, zoned] = await Promise.all([
+    db.scan.findMany({ where: { fieldId: { in: ids } }, select: { fieldId: true } }),
+    db.zone.findMany({ where: { fieldId: { in: ids } }, select: { fieldId: true } }),
+  ]);
+  const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId));
+  if (withData.size > 0) throw conflict('merge_fields_have_scans', { names: fields.filter((f) => withData.has(f.id)).map((f) => f.name).join(', ') });
+}
 
 /** What a merged field keeps of each field it took in, under `attributes.merged_from`. */
 export interface MergedFrom {
@@ -27,29 +38,27 @@ export interface MergedFrom {
  * not the company's answers 404.
  */
 export async function mergeFields(db: TenantDb, companyId: number, { ids, name }: z.infer<typeof mergeFieldsBody>) {
+  // The union is computed before the transaction: SQLite's write lock is not held while it runs.
+  const rows = await db.field.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, name: true, parcelNumber: true, area: true, geometry: true, attributesJson: true, updatedAt: true },
+  });
+  if (rows.length !== ids.length) throw notFound();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const [kept, ...others] = ids.map((id) => byId.get(id)!);
+  const otherIds = others.map((f) => f.id);
+  await assertNoScans(db, others);
+
+  const geometry = validateFieldGeometry(geometryUnion(ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry)));
+  const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
+  const mergedFrom: MergedFrom[] = [
+    ...(Array.isArray(attributes.merged_from) ? (attributes.merged_from as MergedFrom[]) : []),
+    ...others.map((f) => ({ id: f.id, name: f.name, parcel_number: f.parcelNumber, area: roundArea(f.area), attributes: JSON.parse(f.attributesJson) as Record<string, unknown> })),
+  ];
+
   const merged = await db.$transaction(async (tx) => {
-    const rows = await tx.field.findMany({
-      where: { id: { in: ids } },
-      select: { id: true, name: true, parcelNumber: true, area: true, geometry: true, attributesJson: true },
-    });
-    if (rows.length !== ids.length) throw notFound();
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const [kept, ...others] = ids.map((id) => byId.get(id)!);
-    const otherIds = others.map((f) => f.id);
-
-    const [scanned, zoned] = await Promise.all([
-      tx.scan.findMany({ where: { fieldId: { in: otherIds } }, select: { fieldId: true } }),
-      tx.zone.findMany({ where: { fieldId: { in: otherIds } }, select: { fieldId: true } }),
-    ]);
-    const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId));
-    if (withData.size > 0) throw conflict('merge_fields_have_scans', { names: others.filter((f) => withData.has(f.id)).map((f) => f.name).join(', ') });
-
-    const geometry = validateFieldGeometry(geometryUnion(ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry)));
-    const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
-    const mergedFrom: MergedFrom[] = [
-      ...(Array.isArray(attributes.merged_from) ? (attributes.merged_from as MergedFrom[]) : []),
-      ...others.map((f) => ({ id: f.id, name: f.name, parcel_number: f.parcelNumber, area: roundArea(f.area), attributes: JSON.parse(f.attributesJson) as Record<string, unknown> })),
-    ];
+    await assertFieldsUnchanged(tx, rows);
+    await assertNoScans(tx, others);
     await tx.field.deleteMany({ where: { id: { in: otherIds } } });
     return tx.field.update({
       where: { id: kept!.id },

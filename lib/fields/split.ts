@@ -5,7 +5,7 @@ import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { splitGeometry } from '../geo/split';
 import { notFound } from '../http/errors';
-import { geometryColumns, roundArea } from './fields';
+import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 
 /** Where a part cut off a field came from, under its `attributes.split_from`. */
 export interface SplitFrom {
@@ -23,22 +23,25 @@ const NAME_ROOM = 248;
  * `attributes.split_from`. Areas are those of the parts. All of it happens or none.
  */
 export async function splitField(db: TenantDb, id: number, line: Position[]) {
+  // The cut is made before the transaction: SQLite's write lock is not held while it runs.
+  const field = await db.field.findUnique({
+    where: { id },
+    select: { id: true, name: true, ownerId: true, status: true, parcelNumber: true, geometry: true, attributesJson: true, updatedAt: true },
+  });
+  if (!field) throw notFound();
+  const [largest, ...others] = splitGeometry(JSON.parse(field.geometry) as FieldGeometry, line).map(validateFieldGeometry);
+  // The register's attributes go with each part; what this service noted of the field's own past
+  // (the fields merged into it, the one it was cut from) stays with the field.
+  const imported = Object.entries(JSON.parse(field.attributesJson) as Record<string, unknown>).filter(([k]) => k !== 'merged_from' && k !== 'split_from');
+  const attributes = { ...Object.fromEntries(imported), split_from: { id, name: field.name } satisfies SplitFrom };
+
   return db.$transaction(async (tx) => {
-    const field = await tx.field.findUnique({
-      where: { id },
-      select: { name: true, ownerId: true, status: true, parcelNumber: true, geometry: true, attributesJson: true },
-    });
-    if (!field) throw notFound();
-    const [largest, ...others] = splitGeometry(JSON.parse(field.geometry) as FieldGeometry, line).map(validateFieldGeometry);
+    await assertFieldsUnchanged(tx, [field]);
     const kept = await tx.field.update({
       where: { id },
       data: { ...geometryColumns(largest!), area: roundArea(geometryAreaHa(largest!)) },
       include: { owner: { select: { id: true, name: true } } },
     });
-    // The register's attributes go with each part; what this service noted of the field's own past
-    // (the fields merged into it, the one it was cut from) stays with the field.
-    const imported = Object.entries(JSON.parse(field.attributesJson) as Record<string, unknown>).filter(([k]) => k !== 'merged_from' && k !== 'split_from');
-    const attributes = { ...Object.fromEntries(imported), split_from: { id, name: field.name } satisfies SplitFrom };
     const created = [];
     for (const [i, geometry] of others.entries()) {
       created.push(

@@ -2,9 +2,10 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
+import { assertFieldsUnchanged } from '@/lib/fields/fields';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
-import { baseUrl } from '../helpers/context';
+import { baseUrl, directDb } from '../helpers/context';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
 
@@ -206,5 +207,23 @@ describe.skipIf(!!missingNaip)('a scanned field split', () => {
     const after = await eastings();
     expect(after.length).toBeGreaterThan(0);
     expect(Math.min(...after)).toBeGreaterThanOrEqual(-99.16 - 1e-7);
+  });
+});
+
+describe('work done outside the write lock', () => {
+  it('is written only if the fields are still as they were read', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const id = (await api.post('/api/fields', { name: 'Read', geometry: rect(27, 49) })).body.id as number;
+    const db = directDb();
+    const read = await db.field.findUniqueOrThrow({ where: { id }, select: { id: true, updatedAt: true } });
+    await expect(assertFieldsUnchanged(db, [read])).resolves.toBeUndefined();
+    // Renamed meanwhile (a merge or a cut computed on the old row must not be written).
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await api.put(`/api/fields/${id}`, { name: 'Renamed' })).status).toBe(200);
+    await expect(assertFieldsUnchanged(db, [read])).rejects.toMatchObject({ kind: 'conflict', key: 'fields_changed_meanwhile' });
+    // Gone meanwhile.
+    const fresh = await db.field.findUniqueOrThrow({ where: { id }, select: { id: true, updatedAt: true } });
+    expect((await api.del(`/api/fields/${id}`)).status).toBe(200);
+    await expect(assertFieldsUnchanged(db, [fresh])).rejects.toMatchObject({ key: 'fields_changed_meanwhile' });
   });
 });
