@@ -10,7 +10,7 @@ import { benchPages } from './pages';
 import { benchUpload } from './upload';
 
 const IN_PROCESS: Record<string, () => Promise<Row[]>> = { fields: benchFields, pages: benchPages, upload: benchUpload };
-const SCRIPTS = ['exports', 'raster-zones', 'shapefile', 'drone', 'load'];
+const SCRIPTS = ['exports', 'boundaries', 'raster-zones', 'shapefile', 'drone', 'load'];
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);

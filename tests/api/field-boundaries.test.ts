@@ -2,6 +2,7 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
+import { tenantDb } from '@/lib/db/tenant';
 import { assertFieldsUnchanged } from '@/lib/fields/fields';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
@@ -212,9 +213,9 @@ describe.skipIf(!!missingNaip)('a scanned field split', () => {
 
 describe('work done outside the write lock', () => {
   it('is written only if the fields are still as they were read', async () => {
-    const { api } = await registerCompany(baseUrl());
+    const { api, user } = await registerCompany(baseUrl());
     const id = (await api.post('/api/fields', { name: 'Read', geometry: rect(27, 49) })).body.id as number;
-    const db = directDb();
+    const db = tenantDb(directDb(), user.company.id);
     const read = await db.field.findUniqueOrThrow({ where: { id }, select: { id: true, updatedAt: true } });
     await expect(assertFieldsUnchanged(db, [read])).resolves.toBeUndefined();
     // Renamed meanwhile (a merge or a cut computed on the old row must not be written).
