@@ -2,9 +2,9 @@
 import type { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
-import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
-import { geometryUnion } from '../geo/union';
+import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../http/errors';
+import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 import { removeFieldFiles } from './files';
 import type { mergeFieldsBody } from './schemas';
@@ -49,7 +49,7 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
   const otherIds = others.map((f) => f.id);
   await assertNoScans(db, others);
 
-  const geometry = validateFieldGeometry(geometryUnion(ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry)));
+  const [geometry] = await runBoundaryWork({ op: 'union', fields: ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry) });
   const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
   const mergedFrom: MergedFrom[] = [
     ...(Array.isArray(attributes.merged_from) ? (attributes.merged_from as MergedFrom[]) : []),
@@ -64,8 +64,8 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
       where: { id: kept!.id },
       data: {
         ...(name !== undefined ? { name } : {}),
-        ...geometryColumns(geometry),
-        area: roundArea(geometryAreaHa(geometry)),
+        ...geometryColumns(geometry!),
+        area: roundArea(geometryAreaHa(geometry!)),
         attributesJson: JSON.stringify({ ...attributes, merged_from: mergedFrom }),
       },
       include: { owner: { select: { id: true, name: true } } },

@@ -2,9 +2,9 @@
 import type { Position } from 'geojson';
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
-import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
-import { splitGeometry } from '../geo/split';
+import type { FieldGeometry } from '../geo/geometry';
 import { notFound } from '../http/errors';
+import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 
 /** Where a part cut off a field came from, under its `attributes.split_from`. */
@@ -29,7 +29,7 @@ export async function splitField(db: TenantDb, id: number, line: Position[]) {
     select: { id: true, name: true, ownerId: true, status: true, parcelNumber: true, geometry: true, attributesJson: true, updatedAt: true },
   });
   if (!field) throw notFound();
-  const [largest, ...others] = splitGeometry(JSON.parse(field.geometry) as FieldGeometry, line).map(validateFieldGeometry);
+  const [largest, ...others] = await runBoundaryWork({ op: 'split', field: JSON.parse(field.geometry) as FieldGeometry, line });
   // The register's attributes go with each part; what this service noted of the field's own past
   // (the fields merged into it, the one it was cut from) stays with the field.
   const imported = Object.entries(JSON.parse(field.attributesJson) as Record<string, unknown>).filter(([k]) => k !== 'merged_from' && k !== 'split_from');

@@ -48,6 +48,10 @@ export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): 
     }
     case 'raster_zones':
       return zoneRasterJob(payload as ZoningJobPayload, ctx);
+    case 'boundaries': {
+      const { boundaryWork } = await import('../fields/boundary-work');
+      return boundaryWork(payload as Parameters<typeof boundaryWork>[0]);
+    }
     case 'drone': {
       // Loaded only when needed: the drone pipeline pulls in OpenCV.
       const { droneJob } = await import('./drone-job');

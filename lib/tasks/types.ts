@@ -6,7 +6,7 @@
 export const TASK_KINDS = ['raster_zones', 'drone'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 /** Work run in a thread for a request that waits for it, not stored as a task. */
-export type JobKind = TaskKind | 'shapefile_rows';
+export type JobKind = TaskKind | 'shapefile_rows' | 'boundaries';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'error';
 

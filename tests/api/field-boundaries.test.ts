@@ -228,3 +228,29 @@ describe('work done outside the write lock', () => {
     await expect(assertFieldsUnchanged(db, [fresh])).rejects.toMatchObject({ key: 'fields_changed_meanwhile' });
   });
 });
+
+describe('a large field', () => {
+  it('is cut in a worker thread, with the same answers and refusals as a small one', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    // 40,000 vertices (over the 30,000 cut in the request's own thread): a wobbly disc of about 3 km.
+    const n = 40_000;
+    const ring = Array.from({ length: n }, (_, i) => {
+      const a = (i / n) * 2 * Math.PI;
+      const r = 0.01 * (1 + 0.05 * Math.sin(9 * a));
+      return [28 + r * Math.cos(a) * 1.5, 50 + r * Math.sin(a)];
+    });
+    const geometry = { type: 'Polygon' as const, coordinates: [[...ring, ring[0]!]] };
+    const id = (await api.post('/api/fields', { name: 'Big', geometry })).body.id as number;
+    const whole = (await api.get(`/api/fields/${id}`)).body.area as number;
+
+    const missed = await api.post(`/api/fields/${id}/split`, { line: { type: 'LineString', coordinates: [[29, 49], [29, 51]] } });
+    expect(missed.status).toBe(422);
+    expect(missed.body.error).toBe('The line must cross the field from one edge to another, so that it divides the field into parts.');
+
+    const res = await api.post(`/api/fields/${id}/split`, { line: { type: 'LineString', coordinates: [[28.005, 49.98], [28.005, 50.02]] } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.created).toHaveLength(1);
+    expect(Math.abs(res.body.field.area + res.body.created[0].area - whole)).toBeLessThan(whole * 1e-5);
+    expect(res.body.field.area).toBeGreaterThan(res.body.created[0].area);
+  });
+});

@@ -1,0 +1,38 @@
+// The geometry of a merge or a cut, in the request's thread when it is quick and in a worker thread
+// when it is not: the largest field's cut takes seconds of CPU, which would stall every other request
+// the web process is serving.
+import { tmpdir } from 'node:os';
+import type { Position } from 'geojson';
+import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
+import { splitGeometry } from '../geo/split';
+import { geometryUnion } from '../geo/union';
+import { AppError } from '../http/errors';
+import { JobError, runInThread } from '../tasks/run-in-thread';
+
+export type BoundaryWork = { op: 'union'; fields: FieldGeometry[] } | { op: 'split'; field: FieldGeometry; line: Position[] };
+
+/**
+ * Vertices up to which the work is done in the request's thread (about 1 s of CPU for a cut; a
+ * worker thread takes about as long to start).
+ */
+const IN_REQUEST_UP_TO_VERTICES = 30_000;
+
+const vertexCount = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()).reduce((n, ring) => n + ring.length, 0);
+
+/** The union (one geometry) or the parts of the cut (largest first), each a valid field geometry. */
+export function boundaryWork(work: BoundaryWork): FieldGeometry[] {
+  if (work.op === 'union') return [validateFieldGeometry(geometryUnion(work.fields))];
+  return splitGeometry(work.field, work.line).map(validateFieldGeometry);
+}
+
+export async function runBoundaryWork(work: BoundaryWork): Promise<FieldGeometry[]> {
+  const vertices = work.op === 'union' ? work.fields.reduce((n, g) => n + vertexCount(g), 0) : vertexCount(work.field);
+  if (vertices <= IN_REQUEST_UP_TO_VERTICES) return boundaryWork(work);
+  try {
+    return (await runInThread('boundaries', work, tmpdir(), () => undefined)) as FieldGeometry[];
+  } catch (err) {
+    // Refusals (a line that misses the field, a union over the vertex limit) come back as message keys.
+    if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);
+    throw err;
+  }
+}
