@@ -23,6 +23,8 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
   const status = params.status?.slice(0, 64) || undefined;
   const ownerId = Number(params.owner_id) > 0 ? Math.floor(Number(params.owner_id)) : undefined;
   const [fields, latest, owners, t] = await Promise.all([listFieldRows(db, { q, status, owner_id: ownerId }), latestScansByField(db), listOwners(db), getTranslations()]);
+  const filters = new URLSearchParams({ ...(q ? { q } : {}), ...(status ? { status } : {}), ...(ownerId ? { owner_id: String(ownerId) } : {}) }).toString();
+  const listQuery = filters ? `?${filters}` : '';
   const statuses: string[] = [...KNOWN_STATUSES];
   if (status && !statuses.includes(status)) statuses.push(status);
   const rows = fields.map((f) => {
@@ -86,6 +88,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
         canEdit={can(user.role, 'edit')}
         canExport={can(user.role, 'exportMaps')}
         canMerge={can(user.role, 'deleteFields')}
+        listQuery={listQuery}
       />
     </section>
   );

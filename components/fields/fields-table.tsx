@@ -8,7 +8,7 @@ import { toCsv } from '@/lib/ui/csv';
 import { scanDay } from '@/lib/ui/scan-day';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
-import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
+import { Button, ErrorMessage, LinkButton, SuccessMessage, inputClass } from '../ui/form';
 import { BulkEdit } from './bulk-edit';
 import { MergeFields } from './merge-fields';
 import { OwnerOptions, StatusOptions } from './field-options';
@@ -46,12 +46,15 @@ export function FieldsTable({
   canEdit,
   canExport,
   canMerge,
+  listQuery,
 }: {
   rows: FieldRow[];
   owners: OwnerOption[];
   canEdit: boolean;
   canExport: boolean;
   canMerge: boolean;
+  /** The page's filters as `GET /api/fields` takes them (`?q=…`), for the rows' boundaries as GeoJSON. */
+  listQuery: string;
 }) {
   const t = useTranslations();
   const format = useFormatter();
@@ -207,6 +210,9 @@ export function FieldsTable({
           <Button variant="secondary" onClick={saveCsv}>
             {t('fields.export_csv')}
           </Button>
+          <LinkButton href={`/api/fields${listQuery}`} download={`${t('nav.fields')}.geojson`}>
+            {t('fields.export_geojson')}
+          </LinkButton>
           {canExport && (
             <Button variant="secondary" onClick={() => void exportFile('/api/field/export/kmz/all')}>
               {t('fields.export_all_kmz')}

@@ -66,6 +66,13 @@ test('the fields table filters, sorts, edits a row in place and totals the areas
   expect(readFileSync((await file.path())!, 'utf8')).toBe(
     `\uFEFFName,"Area, ha",Owner,Status,Parcel number,Last scan,Index,Mean index\r\nAlpha renamed,${area},Kolkhoz Rassvet,Subleased,1:2:3,,,\r\n`,
   );
+  // And their boundaries, for a GIS.
+  const [boundaries] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Boundaries as GeoJSON' }).click()]);
+  expect(boundaries.suggestedFilename()).toBe('Fields.geojson');
+  const collection = JSON.parse(readFileSync((await boundaries.path())!, 'utf8'));
+  expect(collection.type).toBe('FeatureCollection');
+  expect(collection.features.map((f: { id: number; properties: { name: string } }) => [f.id, f.properties.name])).toEqual([[a, 'Alpha renamed']]);
+  expect(collection.features[0].geometry.type).toBe('Polygon');
 });
 
 test('the field page edits properties and downloads KMZ and PDF exports', async ({ page }) => {
