@@ -13,6 +13,7 @@ import { Histogram } from '@/components/fields/histogram';
 import { IndexTrend } from '@/components/fields/index-trend';
 import { Card } from '@/components/ui/form';
 import { isCrop } from '@/lib/drone/crops';
+import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { fieldDetail, getField } from '@/lib/fields/fields';
 import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
@@ -63,6 +64,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const completed = scans.filter((s) => s.status === 'completed');
   const chosen = completed.find((s) => String(s.id) === query.scan) ?? completed[0];
   const scan = chosen ? scanDetail(await getScan(db, chosen.id)) : null;
+  // The field redrawn or split since the scan was made (a scan made before this was recorded says nothing).
+  const madeFor = (scan?.details as { boundary?: unknown } | undefined)?.boundary;
+  const madeForEarlierBoundary = typeof madeFor === 'string' && madeFor !== boundaryFingerprint(field.geometry);
   const classification = scan?.classification ?? null;
   const zones = scan?.zones as ZoneFeatureCollection | undefined;
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
@@ -221,6 +225,11 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               )}
             </dl>
             {can(user.role, 'edit') && <CaptureDateForm key={scan.id} scanId={scan.id} capturedAt={scan.captured_at} />}
+            {madeForEarlierBoundary && (
+              <p role="note" className="basis-full rounded bg-amber-50 px-3 py-2 text-amber-900" data-testid="scan-earlier-boundary">
+                {t('field.earlier_boundary')}
+              </p>
+            )}
           </div>
         )}
       </Card>
