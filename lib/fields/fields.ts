@@ -7,6 +7,7 @@ import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { conflict, notFound, unprocessable } from '../http/errors';
+import { noteScansBoundary } from './boundary';
 import { removeFieldFiles } from './files';
 import type { createFieldBody, fieldListQuery, updateFieldBody } from './schemas';
 
@@ -236,6 +237,16 @@ export async function createField(db: TenantDb, input: z.infer<typeof createFiel
 export async function updateField(db: TenantDb, id: number, input: z.infer<typeof updateFieldBody>) {
   const geometry = input.geometry !== undefined ? validateFieldGeometry(input.geometry) : undefined;
   await assertOwner(db, input.owner_id);
+  if (!geometry) return writeField(db, id, input, geometry);
+  return db.$transaction(async (tx) => {
+    const before = await tx.field.findUnique({ where: { id }, select: { geometry: true } });
+    if (!before) throw notFound();
+    await noteScansBoundary(tx, id, before.geometry);
+    return writeField(tx, id, input, geometry);
+  });
+}
+
+function writeField(db: Pick<TenantDb, 'field'>, id: number, input: z.infer<typeof updateFieldBody>, geometry: FieldGeometry | undefined) {
   return db.field.update({
     where: { id },
     data: {

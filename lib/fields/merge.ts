@@ -4,6 +4,7 @@ import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../http/errors';
+import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 import { removeFieldFiles } from './files';
@@ -59,6 +60,7 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
   const merged = await db.$transaction(async (tx) => {
     await assertFieldsUnchanged(tx, rows);
     await assertNoScans(tx, others);
+    await noteScansBoundary(tx, kept!.id, kept!.geometry);
     await tx.field.deleteMany({ where: { id: { in: otherIds } } });
     return tx.field.update({
       where: { id: kept!.id },

@@ -4,6 +4,7 @@ import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound } from '../http/errors';
+import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 
@@ -37,6 +38,7 @@ export async function splitField(db: TenantDb, id: number, line: Position[]) {
 
   return db.$transaction(async (tx) => {
     await assertFieldsUnchanged(tx, [field]);
+    await noteScansBoundary(tx, id, field.geometry);
     const kept = await tx.field.update({
       where: { id },
       data: { ...geometryColumns(largest!), area: roundArea(geometryAreaHa(largest!)) },

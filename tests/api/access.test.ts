@@ -11,7 +11,7 @@ import { ROUTES, type RouteKey } from '@/lib/auth/permissions';
 import { ROLES, type Role, hasRole } from '@/lib/auth/roles';
 import { Api, unique } from '../helpers/api';
 import { PASSWORD, type TestCompany, createCompany } from '../helpers/company';
-import { baseUrl, directDb } from '../helpers/context';
+import { baseUrl, directDb, retried } from '../helpers/context';
 import { saveScan } from '@/lib/fields/scans';
 
 const rect = (lon: number, lat: number) => ({ type: 'Polygon', coordinates: [[[lon, lat], [lon + 0.01, lat], [lon + 0.01, lat + 0.01], [lon, lat + 0.01], [lon, lat]]] });
@@ -34,21 +34,6 @@ const newField = async (c: TestCompany) => (await c.as.owner.post('/api/fields',
 const newOwner = async (c: TestCompany) => (await c.as.owner.post('/api/owners', { name: unique('o') })).body.id as number;
 const newUser = async (c: TestCompany) =>
   (await c.as.owner.post('/api/auth/company/users', { email: `${unique('m')}@example.test`.toLowerCase(), password: PASSWORD, role: 'viewer' })).body.id as number;
-
-/**
- * Direct writes share the SQLite file with the server, whose own transactions (an import running in
- * another test file) may hold the write lock for a moment: such a write is tried again.
- */
-async function retried<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (err) {
-      if (attempt >= 5) throw err;
-      await new Promise((r) => setTimeout(r, 250 * attempt));
-    }
-  }
-}
 
 // Task and scan rows are made directly (their real creation runs background processing, tested elsewhere).
 async function newTask(c: TestCompany, kind: 'raster_zones' | 'drone' = 'raster_zones'): Promise<string> {

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { tenantDb } from '@/lib/db/tenant';
 import { assertFieldsUnchanged } from '@/lib/fields/fields';
+import { saveScan } from '@/lib/fields/scans';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
-import { baseUrl, directDb } from '../helpers/context';
+import { baseUrl, directDb, retried } from '../helpers/context';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
 
@@ -252,5 +253,27 @@ describe('a large field', () => {
     expect(res.body.created).toHaveLength(1);
     expect(Math.abs(res.body.field.area + res.body.created[0].area - whole)).toBeLessThan(whole * 1e-5);
     expect(res.body.field.area).toBeGreaterThan(res.body.created[0].area);
+  });
+});
+
+describe('a scan made before scans recorded their boundary', () => {
+  it('is taken to have been made for the boundary the field had until it was redrawn', async () => {
+    const { api, user } = await registerCompany(baseUrl(), { language: 'en' });
+    const before = rect(31, 49);
+    const id = (await api.post('/api/fields', { name: 'Old scan', geometry: before })).body.id as number;
+    const scan = await retried(() => saveScan(directDb(), user.company.id, id, {
+      source: 'raster', fileName: 'old.tif', indexName: 'ndvi', capturedAt: null, stats: { mean: 0.5, std: 0.1, median: 0.5 },
+      histogram: { min: 0, max: 1, counts: [1] }, previewPath: '/nonexistent/preview.png', previewBounds: [[49, 31], [49.01, 31.01]],
+    }, [{ classIndex: 1, name: '1', min: 0, max: 1, mean: 0.5, areaHa: ha(before), color: '#00ff00', geometry: before }]));
+    expect((await api.get(`/api/scans/${scan.id}`)).body.scan.details.boundary).toBeUndefined();
+
+    expect((await api.put(`/api/fields/${id}`, { geometry: rect(31.005, 49, 0.005) })).status).toBe(200);
+    expect((await api.get(`/api/scans/${scan.id}`)).body.scan.details.boundary).toBe(boundaryFingerprint(before));
+    // Redrawn again, it still names the boundary it was made for.
+    expect((await api.put(`/api/fields/${id}`, { geometry: rect(31.006, 49, 0.004) })).status).toBe(200);
+    expect((await api.get(`/api/scans/${scan.id}`)).body.scan.details.boundary).toBe(boundaryFingerprint(before));
+    // A rename leaves it alone.
+    expect((await api.put(`/api/fields/${id}`, { name: 'Renamed' })).status).toBe(200);
+    expect((await api.get(`/api/scans/${scan.id}`)).body.scan.details.boundary).toBe(boundaryFingerprint(before));
   });
 });

@@ -18,3 +18,18 @@ export function directDb() {
   const env = inject('serverEnv');
   return createDb(dbTarget({ SERVICE_DB: env.SERVICE_DB ?? 'fields.db', DATABASE_URL: env.DATABASE_URL }));
 }
+
+/**
+ * Direct writes share the SQLite file with the server, whose own transactions (an import running in
+ * another test file) may hold the write lock for a moment: such a write is tried again.
+ */
+export async function retried<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+  }
+}
