@@ -21,8 +21,8 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
   const focus = Number(params.field);
   const focusId = Number.isSafeInteger(focus) && focus > 0 ? focus : undefined;
   const [owners, t, focused, latest] = await Promise.all([listOwners(db), getTranslations('nav'), focusId === undefined ? null : fieldsExtent(db, focusId), latestScansByField(db)]);
-  // Only the scanned fields' latest means (a few bytes each) ride in the page, for colouring by index.
-  const latestIndex = Object.fromEntries([...latest].flatMap(([id, s]) => (s.mean === null ? [] : [[id, { index: s.index, mean: s.mean }]])));
+  // Only the scanned fields' latest index and crop (a few bytes each) ride in the page, for colouring by them.
+  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { index: s.index, mean: s.mean, crop: s.crop }]));
   const extent = focused ?? (await fieldsExtent(db));
   return (
     <section className="space-y-3">
@@ -33,7 +33,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
         tiles={tileSource()}
         can={{ add: can(user.role, 'addFields'), edit: can(user.role, 'edit'), delete: can(user.role, 'deleteFields') }}
         focusId={focused ? focusId : undefined}
-        latestIndex={latestIndex}
+        latestScan={latestScan}
       />
     </section>
   );

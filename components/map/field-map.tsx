@@ -7,10 +7,11 @@ import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { MapContainer, useMap } from 'react-leaflet';
+import { isCrop } from '@/lib/drone/crops';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { INDEX_CLASSES, indexClass, zoneColor } from '@/lib/raster/ramp';
 import { type ApiResult, api } from '@/lib/ui/api';
-import { NO_VALUE_COLOR, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
 import { FieldFinder } from '../ui/field-finder';
@@ -25,12 +26,12 @@ export interface FieldMapProps {
   tiles: TileSource;
   can: { add: boolean; edit: boolean; delete: boolean };
   focusId?: number;
-  /** The mean index of each scanned field's latest scan (lib/fields/scans.ts), by field id. */
-  latestIndex: Record<number, { index: string | null; mean: number }>;
+  /** Each scanned field's latest scan (lib/fields/scans.ts): its index, mean and crop, by field id. */
+  latestScan: Record<number, { index: string | null; mean: number | null; crop: string | null }>;
 }
 
 type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number } | { kind: 'splitting'; id: number };
-type ColorBy = 'status' | 'owner' | 'index';
+type ColorBy = 'status' | 'owner' | 'index' | 'crop';
 
 const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
 const DEFAULT_ZOOM = 14;
@@ -59,7 +60,7 @@ function MapBridge({ onReady }: { onReady: (map: L.Map) => void }) {
   return null;
 }
 
-export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIndex }: FieldMapProps) {
+export default function FieldMap({ bounds, owners, tiles, can, focusId, latestScan }: FieldMapProps) {
   const t = useTranslations();
   const format = useFormatter();
   const [map, setMap] = useState<L.Map | null>(null);
@@ -89,22 +90,25 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
 
   const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, 'hectares') }), [t, format]);
   const indexValue = useCallback((v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 }), [format]);
+  const cropName = useCallback((c: string) => (isCrop(c) ? t(`drone.crops.${c}`) : c), [t]);
   // Read by the map's one tooltip, which outlives renders.
   const tooltipRef = useRef((f: FieldFeature) => f.properties.name);
   useEffect(() => {
     tooltipRef.current = (f) => {
-      const scan = latestIndex[f.id];
-      return `${f.properties.name} · ${ha(f.properties.area)}${scan ? ` · ${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}` : ''}`;
+      const scan = latestScan[f.id];
+      const index = scan?.mean == null ? '' : ` · ${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`;
+      return `${f.properties.name} · ${ha(f.properties.area)}${index}${scan?.crop ? ` · ${cropName(scan.crop)}` : ''}`;
     };
-  }, [ha, format, latestIndex]);
+  }, [ha, format, latestScan, cropName]);
   const colorOf = useCallback(
     (f: FieldFeature) => {
       if (colorBy === 'status') return statusColor(f.properties.status);
       if (colorBy === 'owner') return ownerColor(f.properties.owner);
-      const scan = latestIndex[f.id];
-      return scan ? zoneColor(indexClass(scan.mean), INDEX_CLASSES) : NO_VALUE_COLOR;
+      const scan = latestScan[f.id];
+      if (colorBy === 'crop') return cropColor(scan?.crop);
+      return scan?.mean != null ? zoneColor(indexClass(scan.mean), INDEX_CLASSES) : NO_VALUE_COLOR;
     },
-    [colorBy, latestIndex],
+    [colorBy, latestScan],
   );
   const statusLabel = useCallback(
     (status: string | null) => {
@@ -356,8 +360,9 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
     const meaning = (f: FieldFeature): { key: string; label: string; order: number } => {
       if (colorBy === 'status') return { key: f.properties.status ?? '', label: statusLabel(f.properties.status), order: 0 };
       if (colorBy === 'owner') return { key: f.properties.owner ?? '', label: f.properties.owner || t('fields.no_owner'), order: 0 };
-      const scan = latestIndex[f.id];
-      if (!scan) return { key: '', label: t('map.no_scan'), order: 0 };
+      const scan = latestScan[f.id];
+      if (colorBy === 'crop') return scan?.crop ? { key: scan.crop, label: cropName(scan.crop), order: 0 } : { key: '', label: t('map.no_crop'), order: 0 };
+      if (scan?.mean == null) return { key: '', label: t('map.no_scan'), order: 0 };
       const k = indexClass(scan.mean);
       const [lo, hi] = [(k - 1) / INDEX_CLASSES, k / INDEX_CLASSES];
       return { key: String(k), label: k === 1 ? `< ${indexValue(hi)}` : k === INDEX_CLASSES ? `≥ ${indexValue(lo)}` : `${indexValue(lo)}–${indexValue(hi)}`, order: k };
@@ -371,7 +376,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
     }
     // Statuses and owners by how many fields they have; index classes from high to low.
     return [...seen.values()].sort((a, b) => (colorBy === 'index' ? b.order - a.order : b.count - a.count));
-  }, [features, colorBy, colorOf, statusLabel, t, latestIndex, indexValue]);
+  }, [features, colorBy, colorOf, statusLabel, t, latestScan, indexValue, cropName]);
 
   return (
     <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_340px]">
@@ -389,6 +394,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestIn
               <option value="status">{t('fields.status')}</option>
               <option value="owner">{t('fields.owner')}</option>
               <option value="index">{t('map.color_index')}</option>
+              <option value="crop">{t('map.color_crop')}</option>
             </select>
           </label>
         </div>

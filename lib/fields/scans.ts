@@ -142,6 +142,8 @@ export interface LatestScan {
   dated: boolean;
   index: string | null;
   mean: number | null;
+  /** The crop on the field then: the one a user named, else the classifier's. */
+  crop: string | null;
 }
 
 /** Of scans of many fields, each field's taken last, by field id. */
@@ -156,11 +158,20 @@ export function latestPerField<S extends Dated & { fieldId: number }>(scans: S[]
 
 /** Each field's completed scan taken last, by field id: one query for the whole company. */
 export async function latestScansByField(db: TenantDb): Promise<Map<number, LatestScan>> {
-  const scans = await db.scan.findMany({ where: { status: 'completed' }, select: { id: true, fieldId: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true } });
+  const scans = await db.scan.findMany({
+    where: { status: 'completed' },
+    select: { id: true, fieldId: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true, cropType: true, cropJson: true },
+  });
   return new Map(
     [...latestPerField(scans)].map(([fieldId, s]) => [
       fieldId,
-      { date: (s.capturedAt ?? s.createdAt).toISOString(), dated: s.capturedAt !== null, index: s.indexName, mean: parse<IndexStats | null>(s.statsJson, null)?.mean ?? null },
+      {
+        date: (s.capturedAt ?? s.createdAt).toISOString(),
+        dated: s.capturedAt !== null,
+        index: s.indexName,
+        mean: parse<IndexStats | null>(s.statsJson, null)?.mean ?? null,
+        crop: scanCrop(s),
+      },
     ]),
   );
 }

@@ -6,7 +6,7 @@ import JSZip from 'jszip';
 import sharp from 'sharp';
 import en from '../../messages/en.json' with { type: 'json' };
 import { INDEX_CLASSES, indexClass, zoneColor } from '../../lib/raster/ramp';
-import { NO_VALUE_COLOR } from '../../lib/ui/status';
+import { NO_VALUE_COLOR, cropColor } from '../../lib/ui/status';
 import { createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
@@ -228,6 +228,14 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   await expect(byCrop.locator('li').filter({ hasText: en.drone.crops.barley })).toHaveCount(1);
   await expect(byCrop.locator('li').filter({ hasText: en.stats.crop_unknown })).toHaveCount(1);
   await expect(page.getByLabel(en.stats.crop_year)).toHaveValue('2009');
+
+  // The map colours fields by the crop of their latest scan, named here, the unknown grey.
+  await page.request.put(`/api/scans/${s2019}`, { data: { crop_type: 'sunflower' } });
+  await page.goto(`/map?field=${id}`);
+  await page.getByLabel(en.map.color_by).selectOption({ label: en.map.color_crop });
+  await expect(page.locator(`path.fm-field-${id}`)).toHaveAttribute('fill', cropColor('sunflower'));
+  await expect(page.locator(`path.fm-field-${bare}`)).toHaveAttribute('fill', NO_VALUE_COLOR);
+  await expect(page.getByRole('list', { name: en.map.legend }).locator('li')).toHaveText([`${en.drone.crops.sunflower}(1)`, `${en.map.no_crop}(1)`]);
 });
 
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {
