@@ -3,7 +3,16 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { Button, ErrorMessage, TextInput } from '../ui/form';
-import type { FieldRow } from './fields-table';
+
+/** A field offered for a merge: what the person needs to choose the one kept. */
+export interface MergeCandidate {
+  id: number;
+  name: string;
+  area: number;
+  parcel_number: string | null;
+  /** Only the field kept may have scans. */
+  scanned: boolean;
+}
 
 export interface MergedField {
   id: number;
@@ -12,13 +21,13 @@ export interface MergedField {
 }
 
 /** The field a merge keeps by default: one with scans (only it may have them), else the largest. */
-const defaultKept = (rows: FieldRow[]) => (rows.find((r) => r.scan) ?? rows.reduce((a, b) => (b.area > a.area ? b : a))).id;
+const defaultKept = (rows: MergeCandidate[]) => (rows.find((r) => r.scanned) ?? rows.reduce((a, b) => (b.area > a.area ? b : a))).id;
 
 /**
- * Merges the fields selected in the table into one (POST /api/fields/merge): register parcels farmed
- * as one field. The person chooses the field that stays; the others become part of it.
+ * Merges the fields selected in the table or on the map into one (POST /api/fields/merge): register
+ * parcels farmed as one field. The person chooses the field that stays; the others become part of it.
  */
-export function MergeFields({ rows, onCancel, onMerged }: { rows: FieldRow[]; onCancel: () => void; onMerged: (field: MergedField, taken: number[]) => void }) {
+export function MergeFields({ rows, onCancel, onMerged }: { rows: MergeCandidate[]; onCancel: () => void; onMerged: (field: MergedField, taken: number[]) => void }) {
   const t = useTranslations();
   const format = useFormatter();
   const [kept, setKept] = useState(() => defaultKept(rows));
@@ -51,7 +60,7 @@ export function MergeFields({ rows, onCancel, onMerged }: { rows: FieldRow[]; on
             <span>
               {r.name} · {t('common.ha', { value: format.number(r.area, 'hectares') })}
               {r.parcel_number ? ` · ${r.parcel_number}` : ''}
-              {r.scan ? ` · ${t('fields.merge_has_scans')}` : ''}
+              {r.scanned ? ` · ${t('fields.merge_has_scans')}` : ''}
             </span>
           </label>
         ))}

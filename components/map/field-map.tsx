@@ -17,6 +17,7 @@ import { ConfirmButton } from '../ui/confirm-button';
 import { FieldFinder } from '../ui/field-finder';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
+import { MergeFields } from '../fields/merge-fields';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
 
 export interface FieldMapProps {
@@ -66,7 +67,10 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   const [map, setMap] = useState<L.Map | null>(null);
   const [features, setFeatures] = useState<FieldFeature[]>([]);
   const [loaded, setLoaded] = useState(false);
-  const [selectedId, setSelectedId] = useState<number | null>(focusId ?? null);
+  // The fields selected, the first shown in the panel; Shift-click adds more (to total or merge them).
+  const [selection, setSelection] = useState<number[]>(focusId ? [focusId] : []);
+  const selectedId = selection[0] ?? null;
+  const setSelectedId = useCallback((id: number | null) => setSelection(id === null ? [] : [id]), []);
   const [colorBy, setColorBy] = useState<ColorBy>('status');
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
   const [liveArea, setLiveArea] = useState<number | null>(null);
@@ -75,8 +79,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   const [busy, setBusy] = useState(false);
   const groupRef = useRef<L.FeatureGroup | null>(null);
   const layersRef = useRef(new Map<number, L.Polygon>());
-  /** The field drawn as selected, so that a new selection restyles it and no other. */
-  const styledRef = useRef<number | null>(null);
+  /** The fields drawn as selected, so that a new selection restyles them and no others. */
+  const styledRef = useRef<ReadonlySet<number>>(new Set());
   const canvasRef = useRef<L.Canvas | null>(null);
   const drawnRef = useRef<L.Layer | null>(null);
   const modeRef = useRef<Mode>(mode);
@@ -151,7 +155,9 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       .bindTooltip((layer) => tooltipRef.current((layer as L.Polygon).feature as FieldFeature), { sticky: true })
       .on('click', (e) => {
         const f = (e.propagatedFrom as L.Polygon).feature as FieldFeature | undefined;
-        if (f && modeRef.current.kind === 'idle') setSelectedId(f.id);
+        if (!f || modeRef.current.kind !== 'idle') return;
+        if ((e as L.LeafletMouseEvent).originalEvent?.shiftKey) setSelection((was) => (was.includes(f.id) ? was.filter((id) => id !== f.id) : [...was, f.id]));
+        else setSelectedId(f.id);
       })
       .addTo(map));
     group.clearLayers();
@@ -165,17 +171,20 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       group.addLayer(layer);
       layersRef.current.set(f.id, layer);
     }
-    styledRef.current = null;
-  }, [map, features, colorOf]);
+    styledRef.current = new Set();
+  }, [map, features, colorOf, setSelectedId]);
 
-  // The selected field is drawn heavier (only the two whose look changes are restyled).
+  // The selected fields are drawn heavier (only those whose look changes are restyled).
   useEffect(() => {
-    const previous = styledRef.current === null ? undefined : layersRef.current.get(styledRef.current);
-    previous?.setStyle({ weight: 2, fillOpacity: 0.35 });
-    const current = selectedId === null ? undefined : layersRef.current.get(selectedId);
-    current?.setStyle({ weight: 5, fillOpacity: 0.5 });
-    styledRef.current = current ? selectedId : null;
-  }, [selectedId, features, colorBy]);
+    for (const id of styledRef.current) if (!selection.includes(id)) layersRef.current.get(id)?.setStyle({ weight: 2, fillOpacity: 0.35 });
+    const styled = new Set<number>();
+    for (const id of selection) {
+      const layer = layersRef.current.get(id);
+      layer?.setStyle({ weight: 5, fillOpacity: 0.5 });
+      if (layer) styled.add(id);
+    }
+    styledRef.current = styled;
+  }, [selection, features, colorBy]);
 
   // Drawing: live area while the corners are placed, then the new field's form.
   useEffect(() => {
@@ -352,6 +361,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   }
 
   const selected = features.find((f) => f.id === selectedId) ?? null;
+  const chosen = selection.flatMap((id) => features.filter((f) => f.id === id));
   // The finder names each field by `name`, as the list's properties hold it.
   const searchable = useMemo(() => features.map((f) => ({ ...f, name: f.properties.name })), [features]);
   const totalArea = features.reduce((s, f) => s + f.properties.area, 0);
@@ -463,6 +473,31 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
               {t('fields.area')}: <strong data-testid="new-area">{liveArea !== null ? ha(liveArea) : '—'}</strong>
             </p>
             <FieldPropsForm owners={owners} submitLabel={t('common.save')} busy={busy} onSubmit={saveNew} onCancel={cancelDrawing} />
+          </section>
+        ) : selection.length > 1 && mode.kind === 'idle' ? (
+          <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4 text-sm" data-testid="selection-panel">
+            <div className="flex items-start justify-between gap-2">
+              <h2 className="text-lg font-semibold">{t('fields.selected', { count: chosen.length })}</h2>
+              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-500 hover:text-stone-900" aria-label={t('fields.clear_selection')}>
+                ×
+              </button>
+            </div>
+            <p>
+              {t('fields.area')}: <strong data-testid="selection-area">{ha(chosen.reduce((sum, f) => sum + f.properties.area, 0))}</strong>
+            </p>
+            {can.delete && (
+              <MergeFields
+                key={selection.join()}
+                rows={chosen.map((f) => ({ id: f.id, name: f.properties.name, area: f.properties.area, parcel_number: f.properties.parcel_number, scanned: f.id in latestScan }))}
+                onCancel={() => setSelectedId(null)}
+                onMerged={async (field, taken) => {
+                  setError(null);
+                  setNotice(t('fields.merged', { count: taken.length + 1, name: field.name }));
+                  await reload();
+                  setSelectedId(field.id);
+                }}
+              />
+            )}
           </section>
         ) : selected ? (
           <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4" data-testid="field-panel">

@@ -204,3 +204,30 @@ test('split a field with a line drawn across it: the larger part stays the field
   await page.getByTestId('field-properties').getByRole('link', { name: 'Wide' }).click();
   await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
 });
+
+test('Shift-click selects several fields: their total area, and an admin merges them there', async ({ page }) => {
+  await registerCompany(page.request);
+  const west = await createField(page.request, { name: 'West strip', geometry: { type: 'Polygon', coordinates: [[[17.3, 48.15], [17.305, 48.15], [17.305, 48.155], [17.3, 48.155], [17.3, 48.15]]] } });
+  const east = await createField(page.request, { name: 'East strip', geometry: { type: 'Polygon', coordinates: [[[17.305, 48.15], [17.31, 48.15], [17.31, 48.155], [17.305, 48.155], [17.305, 48.15]]] } });
+  const areas = await Promise.all([west, east].map(async (id) => (await (await page.request.get(`/api/fields/${id}`)).json()).area as number));
+
+  await page.goto('/map');
+  const map = page.getByTestId('field-map');
+  await map.locator(`path.fm-field-${west}`).click();
+  await expect(page.getByTestId('field-panel')).toContainText('West strip');
+  await map.locator(`path.fm-field-${east}`).click({ modifiers: ['Shift'] });
+  const panel = page.getByTestId('selection-panel');
+  await expect(panel.getByRole('heading', { name: '2 fields selected' })).toBeVisible();
+  await expect(panel.getByTestId('selection-area')).toHaveText(`${(areas[0]! + areas[1]!).toLocaleString('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 })} ha`);
+  // Shift-click again takes a field out of the selection.
+  await map.locator(`path.fm-field-${east}`).click({ modifiers: ['Shift'] });
+  await expect(page.getByTestId('field-panel')).toContainText('West strip');
+  await map.locator(`path.fm-field-${east}`).click({ modifiers: ['Shift'] });
+
+  await panel.getByLabel('Name of the merged field').fill('Both strips');
+  await panel.getByRole('button', { name: 'Merge 2 fields' }).click();
+  await expect(page.getByRole('status').filter({ hasText: '2 fields merged into “Both strips”' })).toBeVisible();
+  await expect(map.locator('path.fm-field')).toHaveCount(1);
+  await expect(page.getByTestId('field-panel')).toContainText('Both strips');
+  expect((await page.request.get(`/api/fields/${east}`)).status()).toBe(404);
+});
