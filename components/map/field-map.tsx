@@ -329,6 +329,19 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     layer.on('pm:markerdrag pm:edit pm:vertexremoved', update);
   }
 
+  // Escape steps back out of what the map is doing: a drawing or a cut, an edit (unsaved), a selection.
+  // Not while typing: Escape in the new field's form must not throw the drawn boundary away.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || (e.target as HTMLElement | null)?.closest('input, select, textarea')) return;
+      if (mode.kind === 'drawing' || mode.kind === 'splitting') cancelDrawing();
+      else if (mode.kind === 'editing') void finishEditing(false);
+      else if (mode.kind === 'idle') setSelectedId(null);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+
   async function finishEditing(save: boolean) {
     if (mode.kind !== 'editing') return;
     const layer = layersRef.current.get(mode.id);

@@ -182,6 +182,15 @@ test('split a field with a line drawn across it: the larger part stays the field
   await page.goto(`/map?field=${id}`);
   await expect(page.getByTestId('field-panel')).toContainText('Wide');
   const outline = (await page.getByTestId('field-map').locator(`path.fm-field-${id}`).boundingBox())!;
+  // Escape steps out of a cut begun, and then out of the selection.
+  await page.getByRole('button', { name: 'Split with a line' }).click();
+  await expect(page.getByTestId('draw-hint')).toContainText('Draw a line across the field');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('draw-hint')).toHaveCount(0);
+  await expect(page.getByTestId('field-panel')).toContainText('Wide');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('field-panel')).toHaveCount(0);
+  await page.getByTestId('field-map').locator(`path.fm-field-${id}`).click();
   await page.getByRole('button', { name: 'Split with a line' }).click();
   await expect(page.getByTestId('draw-hint')).toContainText('Draw a line across the field');
   // From above the field to below it, two fifths of the way across; the last point clicked again ends the line.
