@@ -27,6 +27,8 @@ export interface MergedFrom {
   name: string;
   parcel_number: string | null;
   area: number;
+  /** Its boundary, so that the register's parcel can be drawn again. */
+  geometry: FieldGeometry;
   attributes: Record<string, unknown>;
 }
 
@@ -34,7 +36,7 @@ export interface MergedFrom {
  * Merges the fields `ids` into the first: it keeps its id, owner, status, parcel number, scans and
  * (unless `name` is given) name; its boundary becomes the union of all, its area that of the union.
  * The others are removed, each remembered in the first's `attributes.merged_from` (name, parcel
- * number, area and attributes), so no register data is lost. Scans and zones belong to the boundary
+ * number, area, boundary and attributes), so no register data is lost. Scans and zones belong to the boundary
  * they were made for, so the others may have none (409). All of it happens or none; an id that is
  * not the company's answers 404.
  */
@@ -54,7 +56,14 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
   const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
   const mergedFrom: MergedFrom[] = [
     ...(Array.isArray(attributes.merged_from) ? (attributes.merged_from as MergedFrom[]) : []),
-    ...others.map((f) => ({ id: f.id, name: f.name, parcel_number: f.parcelNumber, area: roundArea(f.area), attributes: JSON.parse(f.attributesJson) as Record<string, unknown> })),
+    ...others.map((f) => ({
+      id: f.id,
+      name: f.name,
+      parcel_number: f.parcelNumber,
+      area: roundArea(f.area),
+      geometry: JSON.parse(f.geometry) as FieldGeometry,
+      attributes: JSON.parse(f.attributesJson) as Record<string, unknown>,
+    })),
   ];
 
   const merged = await db.$transaction(async (tx) => {

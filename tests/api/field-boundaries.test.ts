@@ -40,7 +40,7 @@ describe('merging fields', () => {
     expect(field.geometry.type).toBe('Polygon');
     expect(field.geometry.coordinates).toHaveLength(1);
     expect(field.area).toBeCloseTo(ha(west) + ha(east), 3);
-    expect(field.attributes.merged_from).toEqual([{ id: b, name: 'East', parcel_number: '1:3', area: ha(east), attributes: {} }]);
+    expect(field.attributes.merged_from).toEqual([{ id: b, name: 'East', parcel_number: '1:3', area: ha(east), geometry: east, attributes: {} }]);
     expect(await api.get(`/api/fields/${a}`).then((r) => r.body)).toEqual(field);
 
     // The other is gone from everything.
