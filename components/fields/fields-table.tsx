@@ -193,6 +193,7 @@ export function FieldsTable({
       )}
       {merging && selected.size >= 2 && selected.size <= MAX_MERGED && (
         <MergeFields
+          key={[...selected].join()}
           rows={rows.filter((r) => selected.has(r.id)).map((r) => ({ id: r.id, name: r.name, area: r.area, parcel_number: r.parcel_number, scanned: r.scan !== undefined }))}
           onCancel={() => setMerging(false)}
           onMerged={(field, taken) => {

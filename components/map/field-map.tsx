@@ -374,7 +374,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   }
 
   const selected = features.find((f) => f.id === selectedId) ?? null;
-  const chosen = selection.flatMap((id) => features.filter((f) => f.id === id));
+  // The fields Shift-clicked, for the selection's panel (a map re-renders with every move while drawing).
+  const chosen = selection.length > 1 ? features.filter((f) => selection.includes(f.id)) : [];
   // The finder names each field by `name`, as the list's properties hold it.
   const searchable = useMemo(() => features.map((f) => ({ ...f, name: f.properties.name })), [features]);
   const totalArea = features.reduce((s, f) => s + f.properties.area, 0);

@@ -68,6 +68,7 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
 
   const merged = await db.$transaction(async (tx) => {
     await assertFieldsUnchanged(tx, rows);
+    // Again: a scan may have been uploaded for one of them meanwhile.
     await assertNoScans(tx, others);
     await noteScansBoundary(tx, kept!.id, kept!.geometry);
     await tx.field.deleteMany({ where: { id: { in: otherIds } } });
