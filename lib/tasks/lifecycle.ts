@@ -53,32 +53,29 @@ export async function runClaimedTask(db: Db, id: string, execute: Execute): Prom
     const retry = !info.final && task.attempts < MAX_ATTEMPTS;
     log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
     await rm(workDir, { recursive: true, force: true });
-    await db.task.update({
-      where: { id },
-      data: retry
-        ? { status: 'pending', lockedBy: null, progress: null, percent: 0 }
-        : { status: 'error', error: JSON.stringify({ key: info.key, params: info.params ?? {} }), finishedAt: new Date(), lockedBy: null },
-    });
-    if (!retry) await markScanFailed(db, task);
+    if (retry) await db.task.update({ where: { id }, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
+    else await failTask(db, task, { key: info.key, params: info.params ?? {} });
   }
 }
 
-/** A drone scan announced at upload is marked failed with its task. */
-async function markScanFailed(db: Db, task: { scanId: number | null }) {
-  if (task.scanId) await db.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+/**
+ * Ends a task in error together with the drone scan announced at its upload, in one transaction: a
+ * client that sees the task failed sees its scan failed, and a crash between the two cannot leave a
+ * scan "processing" for ever (which could not even be deleted).
+ */
+async function failTask(db: Db, task: { id: string; scanId: number | null }, error: { key: string; params: Record<string, string | number> }) {
+  await db.$transaction(async (tx) => {
+    await tx.task.update({ where: { id: task.id }, data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null } });
+    if (task.scanId) await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+  });
 }
 
 /** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */
 export async function requeueInterrupted(db: Db): Promise<string[]> {
-  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, attempts: true } });
+  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, attempts: true, scanId: true } });
   for (const t of stuck) {
-    await db.task.update({
-      where: { id: t.id },
-      data:
-        t.attempts >= MAX_ATTEMPTS
-          ? { status: 'error', error: JSON.stringify({ key: 'task_interrupted', params: { attempts: t.attempts } }), finishedAt: new Date(), lockedBy: null }
-          : { status: 'pending', lockedBy: null },
-    });
+    if (t.attempts >= MAX_ATTEMPTS) await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
+    else await db.task.update({ where: { id: t.id }, data: { status: 'pending', lockedBy: null } });
   }
   return (await db.task.findMany({ where: { status: 'pending' }, orderBy: { createdAt: 'asc' }, select: { id: true } })).map((t) => t.id);
 }
