@@ -338,8 +338,8 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
 
       {Array.isArray(mergedFrom) && mergedFrom.length > 0 && (
         <Card title={t('field.merged_from')}>
-          <table className="w-full text-sm" data-testid="merged-from">
-            <thead className="bg-stone-50 text-left">
+          <table className="min-w-full text-sm" data-testid="merged-from">
+            <thead className="bg-stone-100 text-left">
               <tr>
                 <th className="px-2 py-1">{t('fields.name')}</th>
                 <th className="px-2 py-1">{t('fields.parcel_number')}</th>
@@ -351,7 +351,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                 <tr key={m.id} className="border-t border-stone-200">
                   <td className="px-2 py-1">{m.name}</td>
                   <td className="px-2 py-1">{m.parcel_number || '—'}</td>
-                  <td className="px-2 py-1 text-right">{format.number(m.area, 'hectares')}</td>
+                  <td className="px-2 py-1 text-right tabular-nums">{format.number(m.area, 'hectares')}</td>
                 </tr>
               ))}
             </tbody>
