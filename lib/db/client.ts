@@ -13,6 +13,8 @@ import { type DbTarget, dbTarget, sqliteUrl } from './target';
 
 export type Db = SqliteClient;
 export type { Prisma } from './generated/sqlite/client';
+/** The client inside `db.$transaction(async (tx) => …)`; a plain `Db` can stand in for it. */
+export type DbTx = import('./generated/sqlite/client').Prisma.TransactionClient;
 
 export function createDb(target: DbTarget): Db {
   if (target.kind === 'postgresql') {

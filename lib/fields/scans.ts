@@ -2,7 +2,7 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { dirname } from 'node:path';
-import type { Db } from '../db/client';
+import type { DbTx } from '../db/client';
 import type { TenantDb } from '../db/tenant';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
@@ -43,44 +43,43 @@ export interface ScanData {
 const round = (n: number, d = 4) => Math.round(n * 10 ** d) / 10 ** d;
 
 /**
- * Writes the scan and its zones in one transaction (a failed task leaves nothing half-made). With
- * `scanId` an existing scan row (announced at upload) is completed instead of a new one created.
+ * Writes the scan and its zones. Call it inside the transaction that also ends the task (lib/tasks/
+ * lifecycle.ts), so that a failed or interrupted task leaves nothing half-made. With `scanId` an
+ * existing scan row (announced at upload) is completed instead of a new one created.
  */
-export async function saveScan(db: Db, companyId: number, fieldId: number, scan: ScanData, zones: ZoneData[], scanId?: number | null) {
-  return db.$transaction(async (tx) => {
-    const data = {
-      source: scan.source,
-      status: 'completed',
-      fileName: scan.fileName,
-      indexName: scan.indexName,
-      capturedAt: scan.capturedAt ? new Date(scan.capturedAt) : null,
-      statsJson: JSON.stringify(scan.stats),
-      histogramJson: JSON.stringify(scan.histogram),
-      boundsJson: JSON.stringify(scan.previewBounds),
-      dataPath: scan.previewPath,
-      detailsJson: JSON.stringify(scan.details ?? {}),
-    };
-    const saved = scanId
-      ? await tx.scan.update({ where: { id: scanId, companyId }, data })
-      : await tx.scan.create({ data: { ...data, companyId, fieldId } });
-    await tx.zone.deleteMany({ where: { scanId: saved.id, companyId } });
-    await tx.zone.createMany({
-      data: zones.map((z) => ({
-        companyId,
-        fieldId,
-        scanId: saved.id,
-        classIndex: z.classIndex,
-        name: z.name,
-        minValue: z.min,
-        maxValue: z.max,
-        meanValue: z.mean,
-        areaHa: z.areaHa,
-        color: z.color,
-        geometry: JSON.stringify(z.geometry),
-      })),
-    });
-    return saved;
+export async function saveScan(tx: DbTx, companyId: number, fieldId: number, scan: ScanData, zones: ZoneData[], scanId?: number | null) {
+  const data = {
+    source: scan.source,
+    status: 'completed',
+    fileName: scan.fileName,
+    indexName: scan.indexName,
+    capturedAt: scan.capturedAt ? new Date(scan.capturedAt) : null,
+    statsJson: JSON.stringify(scan.stats),
+    histogramJson: JSON.stringify(scan.histogram),
+    boundsJson: JSON.stringify(scan.previewBounds),
+    dataPath: scan.previewPath,
+    detailsJson: JSON.stringify(scan.details ?? {}),
+  };
+  const saved = scanId
+    ? await tx.scan.update({ where: { id: scanId, companyId }, data })
+    : await tx.scan.create({ data: { ...data, companyId, fieldId } });
+  await tx.zone.deleteMany({ where: { scanId: saved.id, companyId } });
+  await tx.zone.createMany({
+    data: zones.map((z) => ({
+      companyId,
+      fieldId,
+      scanId: saved.id,
+      classIndex: z.classIndex,
+      name: z.name,
+      minValue: z.min,
+      maxValue: z.max,
+      meanValue: z.mean,
+      areaHa: z.areaHa,
+      color: z.color,
+      geometry: JSON.stringify(z.geometry),
+    })),
   });
+  return saved;
 }
 
 type ScanRow = Awaited<ReturnType<TenantDb['scan']['findUniqueOrThrow']>>;

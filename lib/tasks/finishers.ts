@@ -1,6 +1,6 @@
-// What each kind of task writes to the database when its job succeeded, in one transaction, and the
-// result the task then reports.
-import type { Db } from '../db/client';
+// What each kind of task writes to the database when its job succeeded, and the result the task then
+// reports. They write within the transaction that marks the task completed (lib/tasks/lifecycle.ts).
+import type { DbTx } from '../db/client';
 import { type ScanData, type ZoneData, saveScan } from '../fields/scans';
 import type { TaskKind } from './types';
 
@@ -22,21 +22,21 @@ interface TaskRow {
   scanId: number | null;
 }
 
-type Finisher = (db: Db, task: TaskRow, result: unknown) => Promise<Record<string, unknown>>;
+type Finisher = (tx: DbTx, task: TaskRow, result: unknown) => Promise<Record<string, unknown>>;
 
 const round = (n: number) => Math.round(n * 1e4) / 1e4;
 
 export const FINISHERS: Record<TaskKind, Finisher> = {
-  raster_zones: async (db, task, result) => {
+  raster_zones: async (tx, task, result) => {
     const r = result as ZoningJobResult;
-    const scan = await saveScan(db, task.companyId, task.fieldId!, r.scan, r.zones);
+    const scan = await saveScan(tx, task.companyId, task.fieldId!, r.scan, r.zones);
     return { zones_created: r.zones.length, area_processed: round(r.areaProcessedHa), scan_id: scan.id };
   },
-  drone: async (db, task, result) => {
+  drone: async (tx, task, result) => {
     const r = result as DroneJobResult;
-    const scan = await saveScan(db, task.companyId, task.fieldId!, r.scan, r.zones, task.scanId);
+    const scan = await saveScan(tx, task.companyId, task.fieldId!, r.scan, r.zones, task.scanId);
     // crop_type holds only what the user named; the automatic result is kept beside it.
-    await db.scan.update({ where: { id: scan.id }, data: { cropJson: JSON.stringify(r.crop) } });
+    await tx.scan.update({ where: { id: scan.id }, data: { cropJson: JSON.stringify(r.crop) } });
     return { scan_id: scan.id, zones_created: r.zones.length, area_processed: round(r.areaProcessedHa), crop_type: scan.cropType ?? r.crop.crop_type };
   },
 };

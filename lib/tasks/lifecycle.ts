@@ -1,6 +1,6 @@
 // One task's life, the same whoever runs it (a worker thread of the server or a BullMQ worker
 // process): claim the row, run the job with progress written back, then let the kind's finisher write
-// its results in one transaction, or record the error. Deterministic errors end the task at once;
+// its results in the transaction that marks the task completed, or record the error. Deterministic errors end the task at once;
 // crashes are retried up to MAX_ATTEMPTS.
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
@@ -21,10 +21,19 @@ export async function claimTask(db: Db, id: string, runner: string): Promise<boo
   return count === 1;
 }
 
-export async function runClaimedTask(db: Db, id: string, execute: Execute): Promise<void> {
+/** Raised inside the finishing transaction when another runner took the task over meanwhile. */
+class TaskTakenOver extends Error {}
+
+/**
+ * Runs a task `claimTask` gave to `runner`. Every write that ends it (its results, its completion,
+ * its error or its retry) holds only while the runner still has it: a runner thought dead and taken
+ * over (BullMQ saw its job stall) that finishes after all writes nothing, so a scan is made once.
+ */
+export async function runClaimedTask(db: Db, id: string, runner: string, execute: Execute): Promise<void> {
   const task = await db.task.findUniqueOrThrow({ where: { id } });
   const kind = task.kind as TaskKind;
   const workDir = taskWorkDir(task.companyId, task.id);
+  const held = { id, status: 'running', lockedBy: runner };
   let lastWrite = 0;
   let lastStep = '';
   const onProgress = (percent: number, step: string) => {
@@ -33,17 +42,26 @@ export async function runClaimedTask(db: Db, id: string, execute: Execute): Prom
     if (now - lastWrite < 500 && percent < 100 && step === lastStep) return;
     lastWrite = now;
     lastStep = step;
-    void db.task.update({ where: { id }, data: { percent: Math.round(percent), progress: step } }).catch(() => undefined);
+    void db.task.updateMany({ where: held, data: { percent: Math.round(percent), progress: step } }).catch(() => undefined);
   };
   try {
     const result = await execute(kind, JSON.parse(task.payloadJson), workDir, onProgress);
-    const publicResult = await FINISHERS[kind](db, task, result);
-    await db.task.update({
-      where: { id },
-      // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
-      data: { status: 'completed', percent: 100, progress: 'done', resultJson: JSON.stringify(publicResult), scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId, finishedAt: new Date(), lockedBy: null },
+    // The results and the task's completion in one transaction: a crash between them would have
+    // run the job again at restart and made a second scan.
+    await db.$transaction(async (tx) => {
+      const publicResult = await FINISHERS[kind](tx, task, result);
+      const { count } = await tx.task.updateMany({
+        where: held,
+        // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
+        data: { status: 'completed', percent: 100, progress: 'done', resultJson: JSON.stringify(publicResult), scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId, finishedAt: new Date(), lockedBy: null },
+      });
+      if (count !== 1) throw new TaskTakenOver();
     });
   } catch (err) {
+    if (err instanceof TaskTakenOver) {
+      log.warn({ taskId: id, kind, runner }, 'task was taken over by another runner; its results are theirs to write');
+      return;
+    }
     const info: TaskErrorInfo =
       err instanceof JobError
         ? err.info
@@ -53,8 +71,8 @@ export async function runClaimedTask(db: Db, id: string, execute: Execute): Prom
     const retry = !info.final && task.attempts < MAX_ATTEMPTS;
     log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
     await rm(workDir, { recursive: true, force: true });
-    if (retry) await db.task.update({ where: { id }, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
-    else await failTask(db, task, { key: info.key, params: info.params ?? {} });
+    if (retry) await db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
+    else await failTask(db, { ...task, runner }, { key: info.key, params: info.params ?? {} });
   }
 }
 
@@ -63,10 +81,13 @@ export async function runClaimedTask(db: Db, id: string, execute: Execute): Prom
  * client that sees the task failed sees its scan failed, and a crash between the two cannot leave a
  * scan "processing" for ever (which could not even be deleted).
  */
-async function failTask(db: Db, task: { id: string; scanId: number | null }, error: { key: string; params: Record<string, string | number> }) {
+async function failTask(db: Db, task: { id: string; scanId: number | null; runner?: string }, error: { key: string; params: Record<string, string | number> }) {
   await db.$transaction(async (tx) => {
-    await tx.task.update({ where: { id: task.id }, data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null } });
-    if (task.scanId) await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+    const { count } = await tx.task.updateMany({
+      where: { id: task.id, status: 'running', ...(task.runner ? { lockedBy: task.runner } : {}) },
+      data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
+    });
+    if (count === 1 && task.scanId) await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
   });
 }
 

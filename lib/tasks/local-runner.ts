@@ -44,7 +44,7 @@ function pump(): void {
 async function runOne(id: string): Promise<void> {
   const client = db();
   if (!(await claimTask(client, id, runner().id))) return;
-  await runClaimedTask(client, id, runInThread);
+  await runClaimedTask(client, id, runner().id, runInThread);
   // A crash puts the task back to pending: take it again.
   const after = await client.task.findUnique({ where: { id }, select: { status: true, kind: true } });
   if (after?.status === 'pending') enqueueLocal(id, after.kind as TaskKind);

@@ -31,7 +31,7 @@ async function handleTask(taskId: string): Promise<void> {
   // Running but handed to us: its worker died (BullMQ saw the job stall). Take it over.
   if (row.status === 'running') await client.task.updateMany({ where: { id: taskId, status: 'running' }, data: { status: 'pending', lockedBy: null } });
   if (!(await claimTask(client, taskId, workerId))) return;
-  await runClaimedTask(client, taskId, (kind, payload, workDir, onProgress) => runJob(kind, payload, { workDir, progress: onProgress }));
+  await runClaimedTask(client, taskId, workerId, (kind, payload, workDir, onProgress) => runJob(kind, payload, { workDir, progress: onProgress }));
   const after = await client.task.findUnique({ where: { id: taskId }, select: { status: true } });
   // A retryable failure: let BullMQ try again (possibly on another worker).
   if (after?.status === 'pending') throw new Error('task failed; retrying');

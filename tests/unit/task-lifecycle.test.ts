@@ -1,4 +1,5 @@
-// A drone task that ends in error takes the scan announced at its upload with it, on a real SQLite file.
+// A task's end on a real SQLite file: its results and its completion are written together, and only by
+// the runner that holds it; a drone task that ends in error takes the scan announced at its upload with it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDb } from '@/lib/db/client';
 import { migrate } from '@/lib/db/migrate';
@@ -6,6 +7,7 @@ import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
 import { claimTask, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
+import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
 
 let scratch: ScratchDb;
@@ -38,7 +40,7 @@ describe('a failed drone task', () => {
   it('fails its scan with it when the job refuses the photos', async () => {
     const scanId = await droneUpload('refused', { status: 'pending', attempts: 0 });
     expect(await claimTask(db, 'refused', 'test')).toBe(true);
-    await runClaimedTask(db, 'refused', async () => {
+    await runClaimedTask(db, 'refused', 'test', async () => {
       throw new AppError('unprocessable', 'drone_stitch_failed');
     });
     expect(await db.task.findUniqueOrThrow({ where: { id: 'refused' } })).toMatchObject({ status: 'error', error: JSON.stringify({ key: 'drone_stitch_failed', params: {} }) });
@@ -53,5 +55,66 @@ describe('a failed drone task', () => {
     expect((await db.scan.findUniqueOrThrow({ where: { id: lastScan } })).status).toBe('error');
     // One that will run again keeps its scan processing.
     expect((await db.scan.findUniqueOrThrow({ where: { id: retriedScan } })).status).toBe('processing');
+  });
+});
+
+/** What the zoning job hands back for a field: one scan, two zones. */
+function zoningResult(): ZoningJobResult {
+  const square = (x: number) => ({ type: 'Polygon', coordinates: [[[x, 50], [x + 0.005, 50], [x + 0.005, 50.01], [x, 50.01], [x, 50]]] });
+  const zone = (classIndex: number) => ({ classIndex, name: `Zone ${classIndex}`, min: classIndex / 10, max: classIndex / 10 + 0.1, mean: classIndex / 10 + 0.05, areaHa: 35, color: '#00aa00', geometry: square(30 + classIndex * 0.005) });
+  return {
+    scan: {
+      source: 'raster',
+      fileName: 'ndvi.tif',
+      indexName: 'NDVI',
+      capturedAt: null,
+      stats: { mean: 0.5, std: 0.1, median: 0.5 },
+      histogram: { min: 0, max: 1, counts: [1, 2, 1] },
+      previewPath: '/nowhere/preview.png',
+      previewBounds: [[50, 30], [50.01, 30.01]],
+    },
+    zones: [zone(0), zone(1)],
+    areaProcessedHa: 70,
+  };
+}
+
+async function rasterTask(id: string) {
+  await db.task.create({ data: { id, companyId, fieldId, kind: 'raster_zones', status: 'pending', payloadJson: '{}' } });
+}
+
+describe('a finished raster task', () => {
+  it('writes its scan, its zones and its completion together', async () => {
+    await rasterTask('finished');
+    expect(await claimTask(db, 'finished', 'one')).toBe(true);
+    await runClaimedTask(db, 'finished', 'one', async () => zoningResult());
+    const task = await db.task.findUniqueOrThrow({ where: { id: 'finished' } });
+    expect(task).toMatchObject({ status: 'completed', percent: 100, lockedBy: null });
+    const scan = await db.scan.findUniqueOrThrow({ where: { id: task.scanId! } });
+    expect(scan).toMatchObject({ fieldId, status: 'completed', indexName: 'NDVI' });
+    expect(JSON.parse(task.resultJson!)).toEqual({ zones_created: 2, area_processed: 70, scan_id: scan.id });
+    expect(await db.zone.count({ where: { scanId: scan.id } })).toBe(2);
+  });
+
+  it('writes nothing when another runner took it over meanwhile, and leaves the task to that runner', async () => {
+    await rasterTask('taken-over');
+    expect(await claimTask(db, 'taken-over', 'one')).toBe(true);
+    const scansBefore = await db.scan.count({ where: { fieldId } });
+    await runClaimedTask(db, 'taken-over', 'one', async () => {
+      // Runner 'one' looked dead (its queue job stalled); 'two' took the task while the job ran.
+      await db.task.update({ where: { id: 'taken-over' }, data: { lockedBy: 'two', attempts: { increment: 1 } } });
+      return zoningResult();
+    });
+    expect(await db.scan.count({ where: { fieldId } })).toBe(scansBefore);
+    expect(await db.task.findUniqueOrThrow({ where: { id: 'taken-over' } })).toMatchObject({ status: 'running', lockedBy: 'two', resultJson: null });
+  });
+
+  it('is not failed by a runner that lost it', async () => {
+    await rasterTask('lost');
+    expect(await claimTask(db, 'lost', 'one')).toBe(true);
+    await runClaimedTask(db, 'lost', 'one', async () => {
+      await db.task.update({ where: { id: 'lost' }, data: { lockedBy: 'two' } });
+      throw new AppError('unprocessable', 'raster_no_overlap');
+    });
+    expect(await db.task.findUniqueOrThrow({ where: { id: 'lost' } })).toMatchObject({ status: 'running', lockedBy: 'two', error: null });
   });
 });
