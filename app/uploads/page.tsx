@@ -1,8 +1,10 @@
-import { getTranslations } from 'next-intl/server';
+import { getLocale, getTranslations } from 'next-intl/server';
 import { DroneUpload } from '@/components/uploads/drone-upload';
 import { RasterUpload } from '@/components/uploads/raster-upload';
+import { RecentTasks } from '@/components/uploads/recent-tasks';
 import { ShapefileUpload } from '@/components/uploads/shapefile-upload';
 import { Card } from '@/components/ui/form';
+import { listTasks } from '@/lib/tasks/list';
 import { requireUser } from '@/lib/ui/server';
 
 export async function generateMetadata() {
@@ -12,7 +14,13 @@ export async function generateMetadata() {
 
 export default async function UploadsPage({ searchParams }: { searchParams: Promise<{ field?: string }> }) {
   const { db } = await requireUser('operator');
-  const [rows, t, params] = await Promise.all([db.field.findMany({ select: { id: true, name: true, parcelNumber: true }, orderBy: { name: 'asc' } }), getTranslations('uploads'), searchParams]);
+  const locale = await getLocale();
+  const [rows, tasks, t, params] = await Promise.all([
+    db.field.findMany({ select: { id: true, name: true, parcelNumber: true }, orderBy: { name: 'asc' } }),
+    listTasks(db, { limit: 20 }, locale),
+    getTranslations('uploads'),
+    searchParams,
+  ]);
   const fields = rows.map((f) => ({ id: f.id, name: f.name, parcel_number: f.parcelNumber }));
   const wanted = Number(params.field);
   const defaultField = fields.some((f) => f.id === wanted) ? wanted : undefined;
@@ -29,6 +37,11 @@ export default async function UploadsPage({ searchParams }: { searchParams: Prom
         <div className="lg:col-span-2">
           <Card title={t('drone_title')}>
             <DroneUpload fields={fields} defaultField={defaultField} />
+          </Card>
+        </div>
+        <div className="lg:col-span-2">
+          <Card title={t('recent.title')}>
+            <RecentTasks initial={tasks} />
           </Card>
         </div>
       </div>

@@ -23,7 +23,9 @@ export function UploadBar({ progress }: { progress: UploadProgress | null }) {
   );
 }
 
-/** Polls GET /api/tasks/{id} until the task completes or fails, then hands over the final state once. */
+/** Announced on `window` when this page has sent an upload, so that lists of tasks ask again. */
+export const TASKS_CHANGED = 'fieldmap:tasks-changed';
+
 /**
  * One upload form's state: the bytes sent, the refusal in words, and whether it is busy (until
  * `done()` for uploads that go on as a task). `send` answers the accepted body, or null when refused.
@@ -44,11 +46,13 @@ export function useUpload<T>() {
       setError(res.error ?? tc('network_error'));
       return null;
     }
+    window.dispatchEvent(new Event(TASKS_CHANGED));
     return res.data;
   }
   return { progress, error, busy, send, done: () => setBusy(false) };
 }
 
+/** Polls GET /api/tasks/{id} until the task completes or fails, then hands over the final state once. */
 export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void) {
   const [task, setTask] = useState<TaskView | null>(null);
   const [error, setError] = useState<string | null>(null);

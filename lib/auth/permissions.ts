@@ -51,6 +51,8 @@ export const ROUTES = {
   'DELETE /api/owners/{id}': ACTION_ROLE.deleteFields,
   'GET /api/stats': ACTION_ROLE.viewFields,
   'POST /upload': ACTION_ROLE.uploadScans,
+  // The company's recent tasks: who uploaded what, and how it went; for everyone who sees the fields.
+  'GET /api/tasks': ACTION_ROLE.viewFields,
   'GET /api/tasks/{task_id}': ACTION_ROLE.viewFields,
   'GET /api/fields/{id}/scans': ACTION_ROLE.viewFields,
   'GET /api/scans/{id}': ACTION_ROLE.viewFields,

@@ -200,6 +200,7 @@ export async function submitDroneSurvey(
           id: taskId,
           kind: 'drone',
           payloadJson: JSON.stringify(payload),
+          fileName: payload.fileName,
           fieldId: field.id,
           scanId: created.id,
           createdBy: userId,

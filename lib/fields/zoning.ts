@@ -71,6 +71,6 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
     fieldGeometry: field.geometry,
     options: { zones: options.zones, method: options.method, index: options.index as ZoningJobPayload['options']['index'], minZoneAreaHa: options.min_zone_area_ha },
   };
-  const task = await submitTask(db, { kind: 'raster_zones', payload, fieldId: field.id, createdBy: userId });
+  const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
   return { task_id: task.id, field_id: field.id };
 }

@@ -1,6 +1,7 @@
 // The interface's named number formats (next-intl's `formats`), so that each kind of figure looks
 // the same on every page.
 import type { Formats } from 'next-intl';
+import type { Locale } from './locales';
 
 export const FORMATS = {
   number: {
@@ -13,6 +14,8 @@ export const FORMATS = {
 declare module 'next-intl' {
   interface AppConfig {
     Formats: typeof FORMATS;
+    // getLocale() and useLocale() answer one of ours (lib/i18n/request.ts picks only those).
+    Locale: Locale;
   }
 }
 

@@ -11,6 +11,8 @@ import type { TaskKind } from './types';
 export interface NewTask {
   kind: TaskKind;
   payload: unknown;
+  /** The uploaded file's name, as the client sent it. */
+  fileName?: string;
   fieldId?: number;
   scanId?: number;
   createdBy?: number;
@@ -22,6 +24,7 @@ export async function submitTask(db: TenantDb, input: NewTask) {
       id: randomUUID(),
       kind: input.kind,
       payloadJson: JSON.stringify(input.payload),
+      fileName: input.fileName ?? null,
       fieldId: input.fieldId ?? null,
       scanId: input.scanId ?? null,
       createdBy: input.createdBy ?? null,

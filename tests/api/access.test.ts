@@ -92,6 +92,7 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'GET /api/stats': { path: '/api/stats', noForeignId: true },
   // Not a TIFF: refused (415) only after the permission check.
   'POST /upload': { path: '/upload', multipart: true, noForeignId: true, allowedStatus: 415 },
+  'GET /api/tasks': { path: '/api/tasks', noForeignId: true },
   'GET /api/tasks/{task_id}': { path: '/api/tasks/{id}', id: (c) => newTask(c) },
   'GET /api/fields/{id}/scans': { path: '/api/fields/{id}/scans', id: newField },
   'GET /api/scans/{id}': { path: '/api/scans/{id}', id: newScan },

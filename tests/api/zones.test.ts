@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { bbox } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
-import type { Api } from '../helpers/api';
+import { Api } from '../helpers/api';
 import { createCompany, registerCompany } from '../helpers/company';
 import { baseUrl, serverEnv } from '../helpers/context';
 import { startServer } from '../helpers/server';
@@ -166,6 +166,44 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(foreign.status).toBe(404);
     expect((await a.api.del(`/api/scans/${task.result.scan_id}`)).status).toBe(200);
     expect((await a.api.get(`/api/scans/${task.result.scan_id}`)).status).toBe(404);
+  });
+
+  it('lists the company’s recent tasks: what was uploaded, by whom, to which field, and how it ended', async () => {
+    const a = await createCompany(baseUrl(), { language: 'ru' });
+    const b = await createCompany(baseUrl());
+    const field = (await a.as.operator.post('/api/fields', { name: 'Under the raster', geometry: FIELD })).body.id as number;
+    const far = (await a.as.operator.post('/api/fields', { name: 'Far away', geometry: { type: 'Polygon', coordinates: [[[10, 10], [10.01, 10], [10.01, 10.01], [10, 10.01], [10, 10]]] } })).body.id as number;
+    const done = await uploadRaster(a.as.operator, { zones: '3' });
+    const doneTask = await waitForTask(a.as.operator, done.body.task_id);
+    const failed = await uploadRaster(a.as.operator, { field_id: String(far) });
+    expect((await waitForTask(a.as.operator, failed.body.task_id)).status).toBe('error');
+
+    // A viewer sees them too: it is the company's record, newest first.
+    const list = await a.as.viewer.get('/api/tasks');
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.tasks.map((t: { task_id: string }) => t.task_id)).toEqual([failed.body.task_id, done.body.task_id]);
+    const operator = { id: a.users.operator.id, name: a.users.operator.email };
+    expect(list.body.tasks[0]).toMatchObject({
+      status: 'error',
+      // In the language of the one who asks (the viewer's is Russian).
+      error: 'Растр не перекрывает поле',
+      kind: 'raster_zones',
+      file_name: 'naip_2019.tif',
+      field: { id: far, name: 'Far away' },
+      scan_id: null,
+      created_by: operator,
+      finished_at: expect.any(String),
+    });
+    expect(list.body.tasks[1]).toMatchObject({ status: 'completed', result: doneTask.result, scan_id: doneTask.result.scan_id, field: { id: field, name: 'Under the raster' }, created_by: operator });
+    // The payload (the stored raster's path, the field's boundary) stays inside.
+    expect(list.text).not.toMatch(/rasterPath|fieldGeometry/);
+
+    expect((await a.as.viewer.get('/api/tasks?status=error')).body.tasks.map((t: { task_id: string }) => t.task_id)).toEqual([failed.body.task_id]);
+    expect((await a.as.viewer.get('/api/tasks?limit=1')).body.tasks).toHaveLength(1);
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'status=done']) expect((await a.as.viewer.get(`/api/tasks?${query}`)).status, query).toBe(422);
+    // Another company's list holds none of them; without a session there is none.
+    expect((await b.as.owner.get('/api/tasks')).body.tasks).toEqual([]);
+    expect((await new Api(baseUrl()).get('/api/tasks')).status).toBe(401);
   });
 
   it('deleting a scan removes its files, its own copy of the raster included', async () => {

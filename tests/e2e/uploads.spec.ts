@@ -78,6 +78,8 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
     geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] },
   });
   await page.goto(`/uploads?field=${id}`);
+  const recent = page.getByTestId('recent-tasks');
+  await expect(page.getByText(en.uploads.recent.empty)).toBeVisible();
   const form = page.getByRole('form', { name: 'Zones from an index GeoTIFF' });
   // The field the page was opened for is chosen; another is found by name.
   await expect(form.getByTestId('chosen-field')).toContainText('NAIP field');
@@ -92,8 +94,12 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   await form.getByLabel('GeoTIFF file').setInputFiles({ name: 'naip_2019.tif', mimeType: 'image/tiff', buffer: readFileSync(NAIP) });
   await form.getByRole('button', { name: 'Upload and build zones' }).click();
   await expect(form.getByTestId('task-progress')).toBeVisible();
+  // The upload is listed among the company's tasks at once, and its outcome follows.
+  await expect(recent.locator('tbody tr')).toHaveCount(1);
+  await expect(recent.locator('tbody tr')).toContainText(`naip_2019.tif${en.uploads.recent.kind.raster_zones}NAIP field`);
   const result = page.getByTestId('raster-result');
   await expect(result).toContainText(/\d+ zones? created/, { timeout: 90_000 });
+  await expect(recent.getByRole('link', { name: en.uploads.recent.open_scan })).toHaveAttribute('href', new RegExp(`^/fields/${id}\\?scan=\\d+$`));
 
   await result.getByRole('link', { name: 'Open the field' }).click();
   await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));

@@ -1,0 +1,122 @@
+'use client';
+import Link from 'next/link';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useCallback, useEffect, useState } from 'react';
+import type { TaskListItem } from '@/lib/tasks/list';
+import { api } from '@/lib/ui/api';
+import { ErrorMessage } from '../ui/form';
+import { TASKS_CHANGED } from './progress';
+
+const unfinished = (t: TaskListItem) => t.status === 'pending' || t.status === 'running';
+
+/**
+ * The company's recent tasks, so that an upload can be followed after leaving the page and a failed
+ * one says why. It asks again every two seconds while a task is under way, and at once when this page
+ * has sent an upload.
+ */
+export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
+  const t = useTranslations('uploads');
+  const format = useFormatter();
+  const [tasks, setTasks] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const [failures, setFailures] = useState(0);
+  const active = tasks.some(unfinished);
+
+  const refresh = useCallback(async () => {
+    const res = await api<{ tasks: TaskListItem[] }>('/api/tasks');
+    if (res.ok) {
+      setTasks(res.data.tasks);
+      setError(null);
+    } else {
+      setError(res.error);
+      setFailures((n) => n + 1);
+    }
+  }, []);
+
+  useEffect(() => {
+    const onChange = () => void refresh();
+    window.addEventListener(TASKS_CHANGED, onChange);
+    return () => window.removeEventListener(TASKS_CHANGED, onChange);
+  }, [refresh]);
+
+  // Each answer (or failure) schedules the next question while something is under way.
+  useEffect(() => {
+    if (!active) return;
+    const timer = setTimeout(() => void refresh(), 2000);
+    return () => clearTimeout(timer);
+  }, [active, tasks, failures, refresh]);
+
+  if (!tasks.length) return <p className="text-sm text-stone-600">{t('recent.empty')}</p>;
+  return (
+    <div className="space-y-2">
+      <ErrorMessage>{error}</ErrorMessage>
+      <div className="overflow-x-auto">
+        <table className="min-w-full text-sm" data-testid="recent-tasks">
+          <thead className="bg-stone-100">
+            <tr>
+              <th className="px-2 py-1 text-left">{t('recent.when')}</th>
+              <th className="px-2 py-1 text-left">{t('recent.file')}</th>
+              <th className="px-2 py-1 text-left">{t('field')}</th>
+              <th className="px-2 py-1 text-left">{t('recent.by')}</th>
+              <th className="px-2 py-1 text-left">{t('recent.state')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.map((task) => (
+              <tr key={task.task_id} className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
+                <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), { dateStyle: 'short', timeStyle: 'short' })}</td>
+                <td className="px-2 py-1">
+                  <span className="block break-all">{task.file_name ?? '—'}</span>
+                  <span className="block text-xs text-stone-500">{t(`recent.kind.${task.kind === 'drone' ? 'drone' : 'raster_zones'}`)}</span>
+                </td>
+                <td className="px-2 py-1">
+                  {task.field ? (
+                    <Link href={`/fields/${task.field.id}`} className="text-emerald-800 underline">
+                      {task.field.name}
+                    </Link>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td className="px-2 py-1">{task.created_by?.name ?? '—'}</td>
+                <td className="min-w-48 px-2 py-1">
+                  <TaskState task={task} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+function TaskState({ task }: { task: TaskListItem }) {
+  const t = useTranslations('uploads');
+  if (unfinished(task)) {
+    return (
+      <span className="block space-y-1">
+        <span className="flex justify-between gap-2">
+          <span>{task.progress ?? t(`task_status.${task.status}`)}</span>
+          <span className="tabular-nums">{Math.round(task.percent)}%</span>
+        </span>
+        <progress className="h-2 w-full accent-emerald-700" max={100} value={task.percent} aria-label={t('task_progress')} />
+      </span>
+    );
+  }
+  if (task.status === 'error') return <span className="text-red-800">{task.error ?? t('task_failed')}</span>;
+  const zones = typeof task.result?.zones_created === 'number' ? task.result.zones_created : null;
+  return (
+    <span>
+      {zones === null ? t('task_status.completed') : t('zones_created', { count: zones })}
+      {task.field && task.scan_id !== null && (
+        <>
+          {' · '}
+          <Link href={`/fields/${task.field.id}?scan=${task.scan_id}`} className="text-emerald-800 underline">
+            {t('recent.open_scan')}
+          </Link>
+        </>
+      )}
+    </span>
+  );
+}
