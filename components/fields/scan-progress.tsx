@@ -1,13 +1,23 @@
 'use client';
 import { useRouter } from 'next/navigation';
+import { ErrorMessage } from '../ui/form';
 import { TaskProgress, useTask } from '../uploads/progress';
 
 /**
  * A scan still being processed, followed on its field's page: the task's step and percent, and the
- * page shown again with the finished scan (or its error) once the task ends.
+ * page shown again with the finished scan (or its error) once the task ends. A zoning task makes its
+ * scan only when it succeeds (`scanless`): when it fails, the reason stays here instead, since the
+ * page shown again would hold nothing of it.
  */
-export function ScanProgress({ taskId }: { taskId: string }) {
+export function ScanProgress({ taskId, scanless = false }: { taskId: string; scanless?: boolean }) {
   const router = useRouter();
-  const { task } = useTask(taskId, () => router.refresh());
-  return <TaskProgress task={task} />;
+  const { task } = useTask(taskId, (end) => {
+    if (!(scanless && end.status === 'error')) router.refresh();
+  });
+  return (
+    <>
+      <TaskProgress task={task} />
+      {scanless && task?.status === 'error' && <ErrorMessage>{task.error}</ErrorMessage>}
+    </>
+  );
 }

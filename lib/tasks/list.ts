@@ -12,7 +12,7 @@ const userName = (u: { firstName: string | null; lastName: string | null; email:
 
 export async function listTasks(db: TenantDb, query: TaskListQuery, locale: Locale) {
   const rows = await db.task.findMany({
-    where: query.status ? { status: query.status } : {},
+    where: { status: query.status && { in: query.status }, kind: query.kind, fieldId: query.field_id },
     orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     take: query.limit,
     // Not the payload: a drone task's lists every photo and the field's boundary.

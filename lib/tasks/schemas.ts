@@ -1,7 +1,19 @@
 import { z } from 'zod';
+import { TASK_KINDS } from './types';
 
-/** `GET /api/tasks`: the newest first, optionally of one status; 20 unless told (at most 100). */
+const STATUSES = ['pending', 'running', 'completed', 'error'] as const;
+
+/**
+ * `GET /api/tasks`: the newest first, 20 unless told (at most 100); optionally of some statuses
+ * (`status=pending,running`), one kind, one field.
+ */
 export const taskListQuery = z.object({
-  status: z.enum(['pending', 'running', 'completed', 'error']).optional(),
+  status: z
+    .string()
+    .transform((s) => s.split(','))
+    .pipe(z.array(z.enum(STATUSES)))
+    .optional(),
+  kind: z.enum(TASK_KINDS).optional(),
+  field_id: z.coerce.number().int().positive().optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });

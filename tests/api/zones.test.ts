@@ -198,9 +198,14 @@ describe.skipIf(!!missing)('raster zones', () => {
     // The payload (the stored raster's path, the field's boundary) stays inside.
     expect(list.text).not.toMatch(/rasterPath|fieldGeometry/);
 
-    expect((await a.as.viewer.get('/api/tasks?status=error')).body.tasks.map((t: { task_id: string }) => t.task_id)).toEqual([failed.body.task_id]);
-    expect((await a.as.viewer.get('/api/tasks?limit=1')).body.tasks).toHaveLength(1);
-    for (const query of ['limit=0', 'limit=101', 'limit=two', 'status=done']) expect((await a.as.viewer.get(`/api/tasks?${query}`)).status, query).toBe(422);
+    const ids = async (query: string) => (await a.as.viewer.get(`/api/tasks?${query}`)).body.tasks.map((t: { task_id: string }) => t.task_id);
+    expect(await ids('status=error')).toEqual([failed.body.task_id]);
+    expect(await ids('status=completed,error')).toEqual([failed.body.task_id, done.body.task_id]);
+    expect(await ids('status=pending,running')).toEqual([]);
+    expect(await ids(`field_id=${field}`)).toEqual([done.body.task_id]);
+    expect(await ids('kind=raster_zones&limit=1')).toEqual([failed.body.task_id]);
+    expect(await ids('kind=drone')).toEqual([]);
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'status=done', 'status=error,', 'kind=zones', 'field_id=-1']) expect((await a.as.viewer.get(`/api/tasks?${query}`)).status, query).toBe(422);
     // Another company's list holds none of them; without a session there is none.
     expect((await b.as.owner.get('/api/tasks')).body.tasks).toEqual([]);
     expect((await new Api(baseUrl()).get('/api/tasks')).status).toBe(401);

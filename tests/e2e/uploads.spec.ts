@@ -244,6 +244,57 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   await expect(page.getByRole('list', { name: en.map.legend }).locator('li')).toHaveText([`${en.drone.crops.sunflower}(1)`, `${en.map.no_crop}(1)`]);
 });
 
+test('a raster being zoned shows on its field’s page, and one that fails says why there', async ({ page }) => {
+  test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
+  test.setTimeout(120_000);
+  await registerCompany(page.request);
+  const under = await createField(page.request, { name: 'Under it', geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] } });
+  const apart = await createField(page.request, { name: 'Apart', geometry: { type: 'Polygon', coordinates: [[[10, 10], [10.01, 10], [10.01, 10.01], [10, 10.01], [10, 10]]] } });
+  const upload = async (fieldId: number, name: string) => {
+    const res = await page.request.post('/upload', { multipart: { field_id: String(fieldId), zones: '3', raster_file: { name, mimeType: 'image/tiff', buffer: readFileSync(NAIP) } } });
+    expect(res.status(), await res.text()).toBe(202);
+  };
+  // Zoning runs one task at a time: the raster for the field it misses waits behind three others,
+  // long enough for its page to open while it is under way.
+  for (const n of [1, 2, 3]) await upload(under, `naip_${n}.tif`);
+  await upload(apart, 'wrong_place.tif');
+
+  await page.goto(`/fields/${apart}`);
+  const zoning = page.getByTestId('zoning-tasks');
+  await expect(zoning.locator('li')).toHaveCount(1);
+  await expect(zoning).toContainText(`${en.field.zoning_under_way}wrong_place.tif`);
+  // No scan is made, so the reason stays where the task was followed.
+  await expect(zoning.getByRole('alert')).toHaveText(en.errors.raster_no_overlap, { timeout: 60_000 });
+  await page.reload();
+  await expect(zoning).toHaveCount(0);
+  await expect(page.getByText(en.field.no_scans)).toBeVisible();
+
+  await page.goto(`/fields/${under}`);
+  await expect(page.getByTestId('scan-list').locator('li')).toHaveCount(3);
+  await expect(zoning).toHaveCount(0);
+});
+
+test('a drone survey whose photos do not overlap fails, and its scan on the field page says why', async ({ page }) => {
+  test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
+  test.setTimeout(120_000);
+  await registerCompany(page.request);
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-apart-'));
+  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only: [0, 4] });
+  const id = await createField(page.request, { name: 'Apart', geometry: survey.fieldWgs84(0, 0, 800, 420) });
+  const zip = new JSZip();
+  for (const f of survey.files) zip.file(basename(f), readFileSync(f));
+  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
+  rmSync(dir, { recursive: true, force: true });
+  const res = await page.request.post('/api/drone/upload', { multipart: { drone_images: { name: 'apart.zip', mimeType: 'application/zip', buffer }, data: JSON.stringify({ field_id: id }) } });
+  expect(res.status(), await res.text()).toBe(202);
+  const taskId = (await res.json()).task_id as string;
+  await expect.poll(async () => (await (await page.request.get(`/api/tasks/${taskId}`)).json()).status, { timeout: 90_000 }).toBe('error');
+
+  await page.goto(`/fields/${id}`);
+  await expect(page.getByTestId('scan-list').locator('li')).toContainText(en.field.scan_status.error);
+  await expect(page.getByTestId('scan-failure')).toHaveText('Could not create the panorama: the photos barely overlap (60–80% is needed)');
+});
+
 test('a processed drone survey’s orthomosaic and NDVI download from the field page as GeoTIFFs', async ({ page }) => {
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(180_000);

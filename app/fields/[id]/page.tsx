@@ -21,6 +21,7 @@ import type { SplitFrom } from '@/lib/fields/split';
 import { AppError } from '@/lib/http/errors';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { listOwners } from '@/lib/owners/owners';
+import { listTasks } from '@/lib/tasks/list';
 import { can } from '@/lib/ui/roles';
 import { scanDay } from '@/lib/ui/scan-day';
 import { requireUser, tileSource } from '@/lib/ui/server';
@@ -51,9 +52,10 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const { id: rawId } = await params;
   const id = Number(rawId);
   if (!Number.isInteger(id) || id <= 0) notFound();
-  const [field, scans, owners, company, t, format, locale, query] = await Promise.all([
+  const [field, scans, tasks, owners, company, t, format, locale, query] = await Promise.all([
     orNotFound(getField(db, id)).then(fieldDetail),
     orNotFound(listScans(db, id)),
+    getLocale().then((l) => listTasks(db, { field_id: id, status: ['pending', 'running', 'error'], limit: 100 }, l)),
     listOwners(db),
     db.company.findUniqueOrThrow({ where: { id: user.companyId }, select: { settingsJson: true } }),
     getTranslations(),
@@ -61,6 +63,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
     getLocale(),
     searchParams,
   ]);
+  // Zoning under way (its scan is made only at the end), and why a drone scan failed.
+  const zoning = tasks.filter((task) => task.kind === 'raster_zones' && task.status !== 'error');
+  const failure = new Map(tasks.flatMap((task) => (task.status === 'error' && task.scan_id !== null ? [[task.scan_id, task.error]] : [])));
   const completed = scans.filter((s) => s.status === 'completed');
   const chosen = completed.find((s) => String(s.id) === query.scan) ?? completed[0];
   const scan = chosen ? scanDetail(await getScan(db, chosen.id)) : null;
@@ -149,7 +154,22 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
       </div>
 
       <Card title={t('field.scans')}>
-        {scans.length === 0 ? (
+        {zoning.length > 0 && (
+          <ul className="grid gap-3 sm:grid-cols-2" data-testid="zoning-tasks">
+            {zoning.map((task) => (
+              <li key={task.task_id} className="space-y-2 rounded border border-stone-200 p-2 text-sm">
+                <span className="block font-medium">{t('field.zoning_under_way')}</span>
+                {task.file_name && (
+                  <span className="block truncate text-xs text-stone-500" title={task.file_name}>
+                    {task.file_name}
+                  </span>
+                )}
+                <ScanProgress taskId={task.task_id} scanless />
+              </li>
+            ))}
+          </ul>
+        )}
+        {scans.length === 0 && zoning.length === 0 && (
           <p className="text-sm text-stone-600">
             {t('field.no_scans')}{' '}
             {can(user.role, 'uploadScans') && (
@@ -158,7 +178,8 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               </Link>
             )}
           </p>
-        ) : (
+        )}
+        {scans.length > 0 && (
           <ul className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="scan-list">
             {scans.map((s) => (
               <li key={s.id}>
@@ -188,6 +209,11 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                   <div className="mt-2">
                     <ScanProgress taskId={s.task_id} />
                   </div>
+                )}
+                {s.status === 'error' && failure.get(s.id) && (
+                  <p className="mt-2 text-sm text-red-800" data-testid="scan-failure">
+                    {failure.get(s.id)}
+                  </p>
                 )}
                 {/* A scan still being processed is its task's until the task ends. */}
                 {can(user.role, 'deleteFields') && s.status !== 'processing' && (
