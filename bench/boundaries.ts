@@ -3,7 +3,7 @@
 // Usage: npx tsx bench/boundaries.ts   (writes bench/results/boundaries.json)
 import { existsSync } from 'node:fs';
 import type { Polygon, Position } from 'geojson';
-import { zonesWithin } from '@/lib/exports/zones-within';
+import { zonesWithin } from '@/lib/geo/within';
 import type { ExportZone } from '@/lib/exports/types';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { validateFieldGeometry } from '@/lib/geo/geometry';

@@ -2,10 +2,10 @@
 import type { TenantDb } from '../db/tenant';
 import { boundaryFingerprint } from '../fields/boundary';
 import { latestScanId, listScans } from '../fields/scans';
+import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
-import { zonesWithin } from './zones-within';
 
 export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
   const f = await db.field.findUnique({ where: { id }, include: { owner: { select: { name: true } }, company: { select: { name: true } } } });
@@ -37,7 +37,8 @@ export async function loadScanHistory(db: TenantDb, fieldId: number): Promise<Ex
 /**
  * A scan of the field (the completed one taken last when none is named) with its zones, within the
  * field's `boundary` as it is now: clipped to it when the scan was made for another (redrawn or split
- * since, or not known). Clipping 30,000 vertices of zones takes a second, so it is done only then.
+ * since, or not known). Clipping 30,000 vertices of zones takes a second, so it is done only then
+ * (in a worker thread, and once per process; lib/fields/zones-within.ts).
  */
 export async function loadScanWithZones(
   db: TenantDb,
@@ -53,6 +54,7 @@ export async function loadScanWithZones(
   const stats = scan.statsJson ? JSON.parse(scan.statsJson) : null;
   const madeFor = (JSON.parse(scan.detailsJson) as { boundary?: unknown }).boundary;
   const stored = zones.map((z) => ({
+    id: z.id,
     classIndex: z.classIndex,
     name: z.name,
     areaHa: z.areaHa,
@@ -74,7 +76,7 @@ export async function loadScanWithZones(
       crop: scan.cropJson ? JSON.parse(scan.cropJson) : undefined,
       userCrop: scan.cropType,
     },
-    zones: madeFor === boundaryFingerprint(opts.boundary) ? stored : zonesWithin(opts.boundary, stored),
+    zones: madeFor === boundaryFingerprint(opts.boundary) ? stored : await scanZonesWithin(scan.id, opts.boundary, stored),
   };
 }
 

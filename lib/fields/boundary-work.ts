@@ -1,15 +1,19 @@
-// The geometry of a merge or a cut, in the request's thread when it is quick and in a worker thread
-// when it is not: the largest field's cut takes seconds of CPU, which would stall every other request
-// the web process is serving.
+// The geometry of a merge, a cut or zones clipped to a boundary, in the request's thread when it is
+// quick and in a worker thread when it is not: the largest field's cut takes seconds of CPU, which
+// would stall every other request the web process is serving.
 import { tmpdir } from 'node:os';
 import type { Position } from 'geojson';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { splitGeometry } from '../geo/split';
 import { geometryUnion } from '../geo/union';
+import { type ZoneShape, zonesWithin } from '../geo/within';
 import { AppError } from '../http/errors';
 import { JobError, runInThread } from '../tasks/run-in-thread';
 
-export type BoundaryWork = { op: 'union'; fields: FieldGeometry[] } | { op: 'split'; field: FieldGeometry; line: Position[] };
+export type BoundaryWork =
+  | { op: 'union'; fields: FieldGeometry[] }
+  | { op: 'split'; field: FieldGeometry; line: Position[] }
+  | { op: 'clip'; boundary: FieldGeometry; zones: ZoneShape[] };
 
 /**
  * Vertices up to which the work is done in the request's thread (about 1 s of CPU for a cut; a
@@ -19,17 +23,28 @@ const IN_REQUEST_UP_TO_VERTICES = 30_000;
 
 const vertexCount = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()).reduce((n, ring) => n + ring.length, 0);
 
-/** The union (one geometry) or the parts of the cut (largest first), each a valid field geometry. */
-export function boundaryWork(work: BoundaryWork): FieldGeometry[] {
+/**
+ * The union (one geometry) or the parts of the cut (largest first), each a valid field geometry; or
+ * the zones within the boundary (zonesWithin).
+ */
+export function boundaryWork(work: BoundaryWork): FieldGeometry[] | ZoneShape[] {
   if (work.op === 'union') return [validateFieldGeometry(geometryUnion(work.fields))];
+  if (work.op === 'clip') return zonesWithin(work.boundary, work.zones);
   return splitGeometry(work.field, work.line).map(validateFieldGeometry);
 }
 
-export async function runBoundaryWork(work: BoundaryWork): Promise<FieldGeometry[]> {
-  const vertices = work.op === 'union' ? work.fields.reduce((n, g) => n + vertexCount(g), 0) : vertexCount(work.field);
-  if (vertices <= IN_REQUEST_UP_TO_VERTICES) return boundaryWork(work);
+const verticesOf = (work: BoundaryWork): number => {
+  if (work.op === 'union') return work.fields.reduce((n, g) => n + vertexCount(g), 0);
+  if (work.op === 'clip') return work.zones.reduce((n, z) => n + vertexCount(z.geometry), vertexCount(work.boundary));
+  return vertexCount(work.field);
+};
+
+export async function runBoundaryWork(work: BoundaryWork & { op: 'clip' }): Promise<ZoneShape[]>;
+export async function runBoundaryWork(work: BoundaryWork & { op: 'union' | 'split' }): Promise<FieldGeometry[]>;
+export async function runBoundaryWork(work: BoundaryWork): Promise<FieldGeometry[] | ZoneShape[]> {
+  if (verticesOf(work) <= IN_REQUEST_UP_TO_VERTICES) return boundaryWork(work);
   try {
-    return (await runInThread('boundaries', work, tmpdir(), () => undefined)) as FieldGeometry[];
+    return (await runInThread('boundaries', work, tmpdir(), () => undefined)) as FieldGeometry[] | ZoneShape[];
   } catch (err) {
     // Refusals (a line that misses the field, a union over the vertex limit) come back as message keys.
     if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);

@@ -119,12 +119,18 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
   // An uploaded raster has no GeoTIFFs of ours to download.
   await expect(page.getByRole('link', { name: /GeoTIFF/ })).toHaveCount(0);
-  // Made for the boundary the field has: nothing to say. Once the boundary is redrawn, the page says so.
+  // Made for the boundary the field has: nothing to say. Once the boundary is redrawn, the page says
+  // so, and shows the zones within the present boundary (two thirds of it is left), as exports take them.
   await expect(page.getByTestId('scan-earlier-boundary')).toHaveCount(0);
+  const zonedHa = async () => (await zones.locator('td:nth-child(3)').allInnerTexts()).reduce((sum, text) => sum + Number(text.replace(/,/g, '')), 0);
+  const before = await zonedHa();
   const narrower = { type: 'Polygon', coordinates: [[[-99.16, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.16, 47.03], [-99.16, 47.01]]] };
   expect((await page.request.put(`/api/fields/${id}`, { data: { geometry: narrower } })).status()).toBe(200);
   await page.reload();
   await expect(page.getByTestId('scan-earlier-boundary')).toHaveText(en.field.earlier_boundary);
+  const after = await zonedHa();
+  expect(after / before).toBeGreaterThan(0.55);
+  expect(after / before).toBeLessThan(0.75);
 
   // A raster is not classified: the agronomist names the crop, which the page then shows as theirs,
   // and can go back to the classification (none here).

@@ -17,6 +17,8 @@ import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { fieldDetail, getField } from '@/lib/fields/fields';
 import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
+import { scanZonesWithin } from '@/lib/fields/zones-within';
+import type { FieldGeometry } from '@/lib/geo/geometry';
 import type { SplitFrom } from '@/lib/fields/split';
 import { AppError } from '@/lib/http/errors';
 import { localizeZoneName } from '@/lib/i18n/formats';
@@ -37,6 +39,15 @@ const previewOf = (scan: { source: string; preview?: { url: string; bounds: unkn
   const p = scan?.preview;
   return p && Array.isArray(p.bounds) && p.bounds.length === 2 ? { url: p.url, bounds: p.bounds as Bounds, shows: scan.source === 'drone' ? ('orthomosaic' as const) : ('index' as const) } : null;
 };
+
+/**
+ * A scan's zones as its exports take them once the field was redrawn or split since it was made:
+ * within the present boundary, measured again, so that the page shows no zone lying in another field.
+ */
+async function zonesWithinPresentBoundary(scanId: number, boundary: FieldGeometry, zones: ZoneFeatureCollection): Promise<ZoneFeatureCollection> {
+  const within = await scanZonesWithin(scanId, boundary, zones.features.map((z) => ({ ...z, geometry: z.geometry as FieldGeometry, areaHa: z.properties.area_ha })));
+  return { ...zones, features: within.map(({ areaHa, ...z }) => ({ ...z, properties: { ...z.properties, area_ha: areaHa } })) };
+}
 
 async function orNotFound<T>(p: Promise<T>): Promise<T> {
   try {
@@ -73,7 +84,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const madeFor = (scan?.details as { boundary?: unknown } | undefined)?.boundary;
   const madeForEarlierBoundary = typeof madeFor === 'string' && madeFor !== boundaryFingerprint(field.geometry);
   const classification = scan?.classification ?? null;
-  const zones = scan?.zones as ZoneFeatureCollection | undefined;
+  const zones = scan && madeForEarlierBoundary ? await zonesWithinPresentBoundary(scan.id, field.geometry, scan.zones as ZoneFeatureCollection) : (scan?.zones as ZoneFeatureCollection | undefined);
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
   const defaultRates = Object.entries(settings.zone_rates ?? {})
     .map(([k, v]) => `${k}:${v}`)

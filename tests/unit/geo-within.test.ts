@@ -1,7 +1,7 @@
 import type { Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
-import { zonesWithin } from '@/lib/exports/zones-within';
+import { zonesWithin } from '@/lib/geo/within';
 import type { ExportZone } from '@/lib/exports/types';
 
 const rect = (x0: number, x1: number, y0 = 50, y1 = 50.01): Polygon => ({ type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] });
