@@ -67,10 +67,22 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   const [map, setMap] = useState<L.Map | null>(null);
   const [features, setFeatures] = useState<FieldFeature[]>([]);
   const [loaded, setLoaded] = useState(false);
-  // The fields selected, the first shown in the panel; Shift-click adds more (to total or merge them).
+  // The fields selected, the first shown in the panel; Shift-click adds more (to total or merge them),
+  // and so does a plain click or tap once "Select several" is on (a tablet has no Shift key).
   const [selection, setSelection] = useState<number[]>(focusId ? [focusId] : []);
   const selectedId = selection[0] ?? null;
-  const setSelectedId = useCallback((id: number | null) => setSelection(id === null ? [] : [id]), []);
+  const [adding, setAdding] = useState(false);
+  /** Read by the map's click handler, which outlives renders. */
+  const addingRef = useRef(false);
+  const setSelectedId = useCallback((id: number | null) => {
+    setSelection(id === null ? [] : [id]);
+    addingRef.current = false;
+    setAdding(false);
+  }, []);
+  const startAdding = useCallback(() => {
+    addingRef.current = true;
+    setAdding(true);
+  }, []);
   const [colorBy, setColorBy] = useState<ColorBy>('status');
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
   const [liveArea, setLiveArea] = useState<number | null>(null);
@@ -156,7 +168,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       .on('click', (e) => {
         const f = (e.propagatedFrom as L.Polygon).feature as FieldFeature | undefined;
         if (!f || modeRef.current.kind !== 'idle') return;
-        if ((e as L.LeafletMouseEvent).originalEvent?.shiftKey) setSelection((was) => (was.includes(f.id) ? was.filter((id) => id !== f.id) : [...was, f.id]));
+        if (addingRef.current || (e as L.LeafletMouseEvent).originalEvent?.shiftKey) setSelection((was) => (was.includes(f.id) ? was.filter((id) => id !== f.id) : [...was, f.id]));
         else setSelectedId(f.id);
       })
       .addTo(map));
@@ -496,6 +508,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
                 ×
               </button>
             </div>
+            {adding && <p className="text-stone-600">{t('map.select_several_hint')}</p>}
             <p>
               {t('fields.area')}: <strong data-testid="selection-area">{ha(chosen.reduce((sum, f) => sum + f.properties.area, 0))}</strong>
             </p>
@@ -551,6 +564,13 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
                 <Link href={`/fields/${selected.id}`} className="rounded border border-stone-300 px-3 py-1.5 text-sm font-medium hover:bg-stone-100">
                   {t('map.open_field')}
                 </Link>
+                {adding ? (
+                  <p className="basis-full text-sm text-stone-600">{t('map.select_several_hint')}</p>
+                ) : (
+                  <Button variant="secondary" onClick={startAdding}>
+                    {t('map.select_several')}
+                  </Button>
+                )}
                 {can.edit && (
                   <Button variant="secondary" onClick={() => startEditing(selected.id)}>
                     {t('map.edit_boundary')}

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { createField, registerCompany, square } from './helpers';
+import en from '../../messages/en.json' with { type: 'json' };
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -239,4 +240,30 @@ test('Shift-click selects several fields: their total area, and an admin merges 
   await expect(map.locator('path.fm-field')).toHaveCount(1);
   await expect(page.getByTestId('field-panel')).toContainText('Both strips');
   expect((await page.request.get(`/api/fields/${east}`)).status()).toBe(404);
+});
+
+test('without a Shift key (a tablet), “Select several” makes plain clicks add fields to the selection', async ({ page }) => {
+  await registerCompany(page.request);
+  const west = await createField(page.request, { name: 'West strip', geometry: { type: 'Polygon', coordinates: [[[17.3, 48.15], [17.305, 48.15], [17.305, 48.155], [17.3, 48.155], [17.3, 48.15]]] } });
+  const east = await createField(page.request, { name: 'East strip', geometry: { type: 'Polygon', coordinates: [[[17.305, 48.15], [17.31, 48.15], [17.31, 48.155], [17.305, 48.155], [17.305, 48.15]]] } });
+
+  await page.goto('/map');
+  const map = page.getByTestId('field-map');
+  await map.locator(`path.fm-field-${west}`).click();
+  const single = page.getByTestId('field-panel');
+  await single.getByRole('button', { name: en.map.select_several }).click();
+  await expect(single.getByText(en.map.select_several_hint)).toBeVisible();
+  await map.locator(`path.fm-field-${east}`).click();
+  const panel = page.getByTestId('selection-panel');
+  await expect(panel.getByRole('heading', { name: '2 fields selected' })).toBeVisible();
+  // A click again takes a field out; closing the selection ends the mode, and a click selects one field again.
+  await map.locator(`path.fm-field-${east}`).click();
+  await expect(single).toContainText('West strip');
+  await map.locator(`path.fm-field-${east}`).click();
+  await panel.getByRole('button', { name: en.fields.clear_selection }).click();
+  await map.locator(`path.fm-field-${east}`).click();
+  await expect(single).toContainText('East strip');
+  await map.locator(`path.fm-field-${west}`).click();
+  await expect(single).toContainText('West strip');
+  await expect(panel).toHaveCount(0);
 });
