@@ -41,6 +41,8 @@ export const ROUTES = {
   'PATCH /api/fields': ACTION_ROLE.edit,
   // Cutting a field along a line redraws boundaries and removes nothing: editing.
   'POST /api/fields/{id}/split': ACTION_ROLE.edit,
+  // Taking a merged parcel back out makes a field again and removes nothing: editing, as a cut.
+  'POST /api/fields/{id}/unmerge': ACTION_ROLE.edit,
   'DELETE /api/fields/{id}': ACTION_ROLE.deleteFields,
   // Merging removes the fields taken in: as destructive as deleting them.
   'POST /api/fields/merge': ACTION_ROLE.deleteFields,

@@ -1,18 +1,21 @@
-// The geometry of a merge, a cut or zones clipped to a boundary, in the request's thread when it is
+// The geometry of a merge, a cut, a parcel taken back out or zones clipped to a boundary, in the request's thread when it is
 // quick and in a worker thread when it is not: the largest field's cut takes seconds of CPU, which
 // would stall every other request the web process is serving.
 import { tmpdir } from 'node:os';
 import type { Position } from 'geojson';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
+import { separateGeometry } from '../geo/separate';
 import { splitGeometry } from '../geo/split';
 import { geometryUnion } from '../geo/union';
 import { type ZoneShape, zonesWithin } from '../geo/within';
-import { AppError } from '../http/errors';
+import { AppError, unprocessable } from '../http/errors';
 import { JobError, runInThread } from '../tasks/run-in-thread';
 
 export type BoundaryWork =
   | { op: 'union'; fields: FieldGeometry[] }
   | { op: 'split'; field: FieldGeometry; line: Position[] }
+  /** `name` is the part's, for the refusals. */
+  | { op: 'separate'; field: FieldGeometry; part: FieldGeometry; name: string }
   | { op: 'clip'; boundary: FieldGeometry; zones: ZoneShape[] };
 
 /**
@@ -24,23 +27,30 @@ const IN_REQUEST_UP_TO_VERTICES = 30_000;
 const vertexCount = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()).reduce((n, ring) => n + ring.length, 0);
 
 /**
- * The union (one geometry) or the parts of the cut (largest first), each a valid field geometry; or
- * the zones within the boundary (zonesWithin).
+ * The union (one geometry), the parts of the cut (largest first), or the part taken out and the rest
+ * of the field, each a valid field geometry; or the zones within the boundary (zonesWithin).
  */
 export function boundaryWork(work: BoundaryWork): FieldGeometry[] | ZoneShape[] {
   if (work.op === 'union') return [validateFieldGeometry(geometryUnion(work.fields))];
   if (work.op === 'clip') return zonesWithin(work.boundary, work.zones);
+  if (work.op === 'separate') {
+    const { part, rest } = separateGeometry(work.field, work.part);
+    if (!part) throw unprocessable('unmerge_outside', { name: work.name });
+    if (!rest) throw unprocessable('unmerge_whole_field', { name: work.name });
+    return [validateFieldGeometry(part), validateFieldGeometry(rest)];
+  }
   return splitGeometry(work.field, work.line).map(validateFieldGeometry);
 }
 
 const verticesOf = (work: BoundaryWork): number => {
   if (work.op === 'union') return work.fields.reduce((n, g) => n + vertexCount(g), 0);
   if (work.op === 'clip') return work.zones.reduce((n, z) => n + vertexCount(z.geometry), vertexCount(work.boundary));
+  if (work.op === 'separate') return vertexCount(work.field) + vertexCount(work.part);
   return vertexCount(work.field);
 };
 
 export async function runBoundaryWork(work: BoundaryWork & { op: 'clip' }): Promise<ZoneShape[]>;
-export async function runBoundaryWork(work: BoundaryWork & { op: 'union' | 'split' }): Promise<FieldGeometry[]>;
+export async function runBoundaryWork(work: BoundaryWork & { op: 'union' | 'split' | 'separate' }): Promise<FieldGeometry[]>;
 export async function runBoundaryWork(work: BoundaryWork): Promise<FieldGeometry[] | ZoneShape[]> {
   if (verticesOf(work) <= IN_REQUEST_UP_TO_VERTICES) return boundaryWork(work);
   try {

@@ -80,6 +80,10 @@ export const splitFieldBody = z.object({
   }),
 });
 
+export const unmergeFieldBody = z.object({
+  merged_id: z.number().int().positive(),
+});
+
 const bbox = z
   .string()
   .transform((s) => s.split(',').map(Number))

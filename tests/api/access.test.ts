@@ -32,6 +32,15 @@ interface Probe {
 
 const newField = async (c: TestCompany) => (await c.as.owner.post('/api/fields', { name: unique('f'), geometry: rect(10, 10) })).body.id as number;
 const newOwner = async (c: TestCompany) => (await c.as.owner.post('/api/owners', { name: unique('o') })).body.id as number;
+/** Two fields merged into the first, whose id it answers; the second's is kept in `mergedIds`. */
+const mergedIds = new Map<number, number>();
+async function mergedPair(c: TestCompany): Promise<number> {
+  const a = await newField(c);
+  const b = (await c.as.owner.post('/api/fields', { name: unique('m'), geometry: rect(10.01, 10) })).body.id as number;
+  expect((await c.as.owner.post('/api/fields/merge', { ids: [a, b] })).status).toBe(200);
+  mergedIds.set(a, b);
+  return a;
+}
 const newUser = async (c: TestCompany) =>
   (await c.as.owner.post('/api/auth/company/users', { email: `${unique('m')}@example.test`.toLowerCase(), password: PASSWORD, role: 'viewer' })).body.id as number;
 
@@ -84,6 +93,8 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   // Two fields, named in the body: another company's pair is 404 as a whole.
   'POST /api/fields/{id}/split': { path: '/api/fields/{id}/split', id: newField, body: () => ({ line: { type: 'LineString', coordinates: [[10.004, 9.99], [10.004, 10.02]] } }) },
   'POST /api/fields/merge': { path: '/api/fields/merge', id: async (c) => `${await newField(c)},${await newField(c)}`, body: (_c, ids) => ({ ids: String(ids).split(',').map(Number) }) },
+  // A field with a parcel merged into it; the parcel's id in the body.
+  'POST /api/fields/{id}/unmerge': { path: '/api/fields/{id}/unmerge', id: mergedPair, body: (_c, id) => ({ merged_id: mergedIds.get(Number(id)) }) },
   'DELETE /api/fields/{id}': { path: '/api/fields/{id}', id: newField },
   'GET /api/owners': { path: '/api/owners', noForeignId: true },
   'POST /api/owners': { path: '/api/owners', body: () => ({ name: unique('own') }), noForeignId: true },

@@ -181,6 +181,68 @@ describe('splitting a field', () => {
   });
 });
 
+describe('taking a merged parcel back out', () => {
+  it('makes it a field again, with its old id and register data, and the field keeps the rest', async () => {
+    const c = await createCompany(baseUrl());
+    const api = c.as.operator;
+    const owner = (await api.post('/api/owners', { name: 'Lessee' })).body.id as number;
+    const parcels = [rect(22, 48), rect(22.01, 48), rect(22.02, 48)];
+    const [a, b, d] = (await Promise.all(
+      parcels.map((geometry, i) => api.post('/api/fields', { name: `P${i + 1}`, geometry, parcel_number: `7:${i + 1}`, ...(i === 1 ? { area: 1.2345 } : {}) })),
+    )).map((r) => r.body.id as number) as [number, number, number];
+    await api.put(`/api/fields/${a}`, { owner_id: owner, status: 'Аренда' });
+    expect((await c.as.admin.post('/api/fields/merge', { ids: [a, b, d], name: 'Whole' })).status).toBe(200);
+
+    const res = await api.post(`/api/fields/${a}/unmerge`, { merged_id: b });
+    expect(res.status, res.text).toBe(200);
+    // Its old id, name, parcel number and area (a cadastral one, given at its creation), the field's owner and status.
+    expect(res.body.restored).toEqual({ id: b, name: 'P2', area: 1.2345 });
+    const restored = (await api.get(`/api/fields/${b}`)).body;
+    expect(restored).toMatchObject({ name: 'P2', parcel_number: '7:2', area: 1.2345, owner: { id: owner, name: 'Lessee' }, status: 'Аренда', attributes: {} });
+    expect(ha(restored.geometry)).toBeCloseTo(ha(parcels[1]!), 4);
+    // The middle parcel out: the field is its two ends, apart, and remembers only the other parcel.
+    expect(res.body.field).toMatchObject({ id: a, name: 'Whole' });
+    expect(res.body.field.geometry.type).toBe('MultiPolygon');
+    expect(res.body.field.area).toBeCloseTo(ha(parcels[0]!) + ha(parcels[2]!), 3);
+    expect(res.body.field.attributes.merged_from.map((m: { id: number }) => m.id)).toEqual([d]);
+    // Once more: nothing remembered is left.
+    const last = await api.post(`/api/fields/${a}/unmerge`, { merged_id: d });
+    expect(last.status, last.text).toBe(200);
+    expect(last.body.field.attributes).toEqual({});
+    expect(last.body.field.area).toBeCloseTo(ha(parcels[0]!), 3);
+    expect(JSON.parse((await api.get('/api/fields')).text).features.map((f: { id: number }) => f.id).sort()).toEqual([a, b, d].sort());
+  });
+
+  it('refuses what it cannot do, and changes nothing', async () => {
+    const c = await createCompany(baseUrl());
+    const other = await createCompany(baseUrl());
+    const api = c.as.operator;
+    const a = (await api.post('/api/fields', { name: 'A', geometry: rect(23, 48) })).body.id as number;
+    const b = (await api.post('/api/fields', { name: 'B', geometry: rect(23.01, 48) })).body.id as number;
+    expect((await c.as.admin.post('/api/fields/merge', { ids: [a, b] })).status).toBe(200);
+    const before = (await api.get(`/api/fields/${a}`)).body;
+
+    // Not merged into this field, another company's field, no body.
+    expect((await api.post(`/api/fields/${a}/unmerge`, { merged_id: a })).status).toBe(404);
+    expect((await other.as.owner.post(`/api/fields/${a}/unmerge`, { merged_id: b })).status).toBe(404);
+    expect((await api.post(`/api/fields/${a}/unmerge`, {})).status).toBe(422);
+    expect((await c.as.viewer.post(`/api/fields/${a}/unmerge`, { merged_id: b })).status).toBe(403);
+    // Redrawn to the first parcel alone, the field no longer holds the second.
+    expect((await api.put(`/api/fields/${a}`, { geometry: rect(23, 48) })).status).toBe(200);
+    const outside = await api.post(`/api/fields/${a}/unmerge`, { merged_id: b });
+    expect(outside.status).toBe(422);
+    expect(outside.body.error).toBe('The parcel “B” lies outside the field’s present boundary: there is nothing to take out');
+    // Redrawn to the second alone, taking it out would leave nothing.
+    expect((await api.put(`/api/fields/${a}`, { geometry: rect(23.01, 48) })).status).toBe(200);
+    const whole = await api.post(`/api/fields/${a}/unmerge`, { merged_id: b });
+    expect(whole.status).toBe(422);
+    expect(whole.body.error).toBe('The parcel “B” covers the whole field: nothing of the field would be left');
+    const after = (await api.get(`/api/fields/${a}`)).body;
+    expect(after.attributes).toEqual(before.attributes);
+    expect((await api.get(`/api/fields/${b}`)).status).toBe(404);
+  });
+});
+
 describe.skipIf(!!missingNaip)('a scanned field split', () => {
   it('exports its prescription zones within the boundary it has now, not the one they were made for', async () => {
     const { api } = await registerCompany(baseUrl(), { language: 'en' });

@@ -208,4 +208,13 @@ test('two adjacent parcels selected in the table are merged into one field, whic
   const mergedFrom = page.getByTestId('merged-from');
   await expect(mergedFrom).toContainText('West parcel');
   await expect(mergedFrom).toContainText('10:1');
+
+  // Farmed apart again: taken back out, it is a field of its own, with its old id and parcel number.
+  await mergedFrom.getByRole('button', { name: 'Take out the parcel “West parcel” into a field of its own' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'The parcel “West parcel” is a field of its own again.' })).toBeVisible();
+  await expect(mergedFrom).toHaveCount(0);
+  expect(await (await page.request.get(`/api/fields/${west}`)).json()).toMatchObject({ name: 'West parcel', parcel_number: '10:1' });
+  expect((await (await page.request.get(`/api/fields/${east}`)).json()).area).toBeCloseTo(areas[1]!, 3);
+  await page.getByRole('status').getByRole('link', { name: 'Open field page' }).click();
+  await expect(page).toHaveURL(new RegExp(`/fields/${west}$`));
 });

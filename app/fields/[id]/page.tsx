@@ -10,8 +10,9 @@ import { FieldEditPanel } from '@/components/fields/field-edit-panel';
 import { ScanDeleteButton } from '@/components/fields/scan-delete-button';
 import { ScanProgress } from '@/components/fields/scan-progress';
 import { Histogram } from '@/components/fields/histogram';
+import { MergedFromTable } from '@/components/fields/merged-from-table';
 import { IndexTrend } from '@/components/fields/index-trend';
-import { Card } from '@/components/ui/form';
+import { Card, SuccessMessage } from '@/components/ui/form';
 import { isCrop } from '@/lib/drone/crops';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { fieldDetail, getField } from '@/lib/fields/fields';
@@ -58,7 +59,7 @@ async function orNotFound<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-export default async function FieldPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ scan?: string }> }) {
+export default async function FieldPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ scan?: string; restored?: string }> }) {
   const { user, db } = await requireUser();
   const { id: rawId } = await params;
   const id = Number(rawId);
@@ -77,6 +78,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   // Zoning under way (its scan is made only at the end), and why a drone scan failed.
   const zoning = tasks.filter((task) => task.kind === 'raster_zones' && task.status !== 'error');
   const failure = new Map(tasks.flatMap((task) => (task.status === 'error' && task.scan_id !== null ? [[task.scan_id, task.error]] : [])));
+  // A parcel just taken back out of this field (MergedFromTable), named with a link to it.
+  const restoredId = Number(query.restored);
+  const restored = Number.isSafeInteger(restoredId) && restoredId > 0 ? await db.field.findUnique({ where: { id: restoredId }, select: { id: true, name: true } }) : null;
   const completed = scans.filter((s) => s.status === 'completed');
   const chosen = completed.find((s) => String(s.id) === query.scan) ?? completed[0];
   const scan = chosen ? scanDetail(await getScan(db, chosen.id)) : null;
@@ -373,26 +377,17 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
         </div>
       )}
 
+      {restored && (
+        <SuccessMessage>
+          {t('field.taken_out', { name: restored.name })}{' '}
+          <Link href={`/fields/${restored.id}`} className="underline">
+            {t('map.open_field')}
+          </Link>
+        </SuccessMessage>
+      )}
       {Array.isArray(mergedFrom) && mergedFrom.length > 0 && (
         <Card title={t('field.merged_from')}>
-          <table className="min-w-full text-sm" data-testid="merged-from">
-            <thead className="bg-stone-100 text-left">
-              <tr>
-                <th className="px-2 py-1">{t('fields.name')}</th>
-                <th className="px-2 py-1">{t('fields.parcel_number')}</th>
-                <th className="px-2 py-1 text-right">{t('fields.area_ha')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {mergedFrom.map((m) => (
-                <tr key={m.id} className="border-t border-stone-200">
-                  <td className="px-2 py-1">{m.name}</td>
-                  <td className="px-2 py-1">{m.parcel_number || '—'}</td>
-                  <td className="px-2 py-1 text-right tabular-nums">{format.number(m.area, 'hectares')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <MergedFromTable fieldId={field.id} parcels={mergedFrom.map(({ id, name, parcel_number, area }) => ({ id, name, parcel_number, area }))} canTakeOut={can(user.role, 'edit')} />
         </Card>
       )}
 

@@ -1,0 +1,70 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useFormatter, useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { api } from '@/lib/ui/api';
+import { Button, ErrorMessage } from '../ui/form';
+
+export interface MergedParcel {
+  id: number;
+  name: string;
+  parcel_number: string | null;
+  area: number;
+}
+
+/**
+ * The parcels merged into the field, each of which an editor may take back out: it becomes a field
+ * again and the field keeps the rest. The page is then shown again with the field's new boundary,
+ * naming the parcel restored (`?restored=`: this table is gone once the last parcel is out).
+ */
+export function MergedFromTable({ fieldId, parcels, canTakeOut }: { fieldId: number; parcels: MergedParcel[]; canTakeOut: boolean }) {
+  const t = useTranslations();
+  const format = useFormatter();
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function takeOut(parcel: MergedParcel) {
+    setBusy(true);
+    setError(null);
+    const res = await api<{ restored: { id: number } }>(`/api/fields/${fieldId}/unmerge`, { method: 'POST', body: { merged_id: parcel.id } });
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    router.replace(`/fields/${fieldId}?restored=${res.data.restored.id}`, { scroll: false });
+  }
+
+  return (
+    <div className="space-y-2">
+      <ErrorMessage>{error}</ErrorMessage>
+      <table className="min-w-full text-sm" data-testid="merged-from">
+        <thead className="bg-stone-100 text-left">
+          <tr>
+            <th className="px-2 py-1">{t('fields.name')}</th>
+            <th className="px-2 py-1">{t('fields.parcel_number')}</th>
+            <th className="px-2 py-1 text-right">{t('fields.area_ha')}</th>
+            {canTakeOut && <th className="px-2 py-1" />}
+          </tr>
+        </thead>
+        <tbody>
+          {parcels.map((m) => (
+            <tr key={m.id} className="border-t border-stone-200">
+              <td className="px-2 py-1">{m.name}</td>
+              <td className="px-2 py-1">{m.parcel_number || '—'}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{format.number(m.area, 'hectares')}</td>
+              {canTakeOut && (
+                <td className="px-2 py-1 text-right">
+                  <Button variant="secondary" disabled={busy} onClick={() => void takeOut(m)} aria-label={t('field.take_out_parcel', { name: m.name })}>
+                    {t('field.take_out')}
+                  </Button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
