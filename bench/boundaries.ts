@@ -1,5 +1,6 @@
-// Field boundaries redrawn: merging register parcels, cutting a field along a line, and clipping a
-// scan's zones to a boundary that changed since (what the ISOXML and PDF exports then do).
+// Field boundaries redrawn: merging register parcels, taking one back out, cutting a field along a
+// line, and clipping a scan's zones to a boundary that changed since (what the field page and the
+// ISOXML and PDF exports then do).
 // Usage: npx tsx bench/boundaries.ts   (writes bench/results/boundaries.json)
 import { existsSync } from 'node:fs';
 import type { Polygon, Position } from 'geojson';
@@ -8,6 +9,7 @@ import type { ExportZone } from '@/lib/exports/types';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { validateFieldGeometry } from '@/lib/geo/geometry';
 import { splitGeometry } from '@/lib/geo/split';
+import { separateGeometry } from '@/lib/geo/separate';
 import { geometryUnion } from '@/lib/geo/union';
 import { computeZones } from '@/lib/raster/zones';
 import { sharedPath } from '@/tests/helpers/shared-data';
@@ -80,6 +82,12 @@ for (const side of [2, 10]) {
   const rings = value.type === 'Polygon' ? value.coordinates.length : value.coordinates.flat().length;
   rows.push({ metric: `merge ${side * side} parcels of 200 vertices: time`, value: ms, unit: 'ms' });
   rows.push({ metric: `merge ${side * side} parcels: rings of the result`, value: rings, unit: '' });
+  // A parcel in the middle of the register taken back out (unmerge).
+  const middle = parcels[Math.floor(parcels.length / 2)]!;
+  const out = timed(3, () => separateGeometry(value, middle));
+  rows.push({ metric: `take a parcel back out of ${side * side}: time`, value: out.ms, unit: 'ms' });
+  const change = geometryAreaHa(out.value.part!) + geometryAreaHa(out.value.rest!) - geometryAreaHa(value);
+  rows.push({ metric: `take a parcel back out of ${side * side}: area change`, value: round((change / geometryAreaHa(value)) * 100, 6), unit: '%' });
 }
 
 // The largest field the service takes: 100,000 vertices with the closing one.
