@@ -28,8 +28,10 @@ export async function unmergeField(db: TenantDb, id: number, mergedId: number) {
   const parcel = mergedFrom.find((m) => m.id === mergedId);
   if (!parcel) throw notFound();
   const [part, rest] = await runBoundaryWork({ op: 'separate', field: JSON.parse(field.geometry) as FieldGeometry, part: parcel.geometry, name: parcel.name });
-  // The area it had, perhaps a cadastral one, while its boundary is the one it had.
-  const partArea = JSON.stringify(part) === JSON.stringify(parcel.geometry) ? parcel.area : roundArea(geometryAreaHa(part!));
+  // The area it had, perhaps a cadastral one, while its boundary is the one it had (the clipper may
+  // start a ring at another corner, so the boundaries are compared by what they cover, to 1 m²).
+  const partHa = geometryAreaHa(part!);
+  const partArea = Math.abs(partHa - geometryAreaHa(parcel.geometry)) < 1e-4 ? parcel.area : roundArea(partHa);
   const left = mergedFrom.filter((m) => m.id !== mergedId);
   const others = Object.fromEntries(Object.entries(attributes).filter(([k]) => k !== 'merged_from'));
 

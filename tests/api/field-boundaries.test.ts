@@ -213,6 +213,19 @@ describe('taking a merged parcel back out', () => {
     expect(JSON.parse((await api.get('/api/fields')).text).features.map((f: { id: number }) => f.id).sort()).toEqual([a, b, d].sort());
   });
 
+  it('comes back only as far as it lies within the field now, measured again', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const a = (await api.post('/api/fields', { name: 'A', geometry: rect(24, 48) })).body.id as number;
+    const b = (await api.post('/api/fields', { name: 'B', geometry: rect(24.01, 48), area: 9.99 })).body.id as number;
+    expect((await api.post('/api/fields/merge', { ids: [a, b] })).status).toBe(200);
+    // Redrawn: the eastern half of B is no longer farmed.
+    expect((await api.put(`/api/fields/${a}`, { geometry: rect(24, 48, 0.015) })).status).toBe(200);
+    const res = await api.post(`/api/fields/${a}/unmerge`, { merged_id: b });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.restored.area).toBeCloseTo(ha(rect(24.01, 48, 0.005)), 3);
+    expect(res.body.field.area).toBeCloseTo(ha(rect(24, 48)), 3);
+  });
+
   it('refuses what it cannot do, and changes nothing', async () => {
     const c = await createCompany(baseUrl());
     const other = await createCompany(baseUrl());
