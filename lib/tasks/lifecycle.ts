@@ -76,24 +76,39 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
   }
 }
 
+interface FailingTask {
+  id: string;
+  kind: string;
+  payloadJson: string;
+  scanId: number | null;
+  /** The runner that holds it; none at start-up, when no one does. */
+  runner?: string;
+}
+
 /**
  * Ends a task in error together with the drone scan announced at its upload, in one transaction: a
  * client that sees the task failed sees its scan failed, and a crash between the two cannot leave a
- * scan "processing" for ever (which could not even be deleted).
+ * scan "processing" for ever (which could not even be deleted). A failed zoning task makes no scan,
+ * so nothing else would ever remove the raster it was given (up to 1 GB): it goes now. A survey's
+ * photos stay with its failed scan and go with it.
  */
-async function failTask(db: Db, task: { id: string; scanId: number | null; runner?: string }, error: { key: string; params: Record<string, string | number> }) {
+async function failTask(db: Db, task: FailingTask, error: { key: string; params: Record<string, string | number> }) {
   await db.$transaction(async (tx) => {
     const { count } = await tx.task.updateMany({
       where: { id: task.id, status: 'running', ...(task.runner ? { lockedBy: task.runner } : {}) },
       data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
     });
-    if (count === 1 && task.scanId) await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+    if (count !== 1) return; // another runner has it, and the raster
+    if (task.scanId) await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+    // Before the error is seen, so that no one finds the task failed and its raster still there.
+    const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
+    if (rasterPath) await rm(rasterPath, { force: true });
   });
 }
 
 /** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */
 export async function requeueInterrupted(db: Db): Promise<string[]> {
-  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, attempts: true, scanId: true } });
+  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, kind: true, payloadJson: true, attempts: true, scanId: true } });
   for (const t of stuck) {
     if (t.attempts >= MAX_ATTEMPTS) await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
     else await db.task.update({ where: { id: t.id }, data: { status: 'pending', lockedBy: null } });

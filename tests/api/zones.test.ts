@@ -177,6 +177,8 @@ describe.skipIf(!!missing)('raster zones', () => {
     const doneTask = await waitForTask(a.as.operator, done.body.task_id);
     const failed = await uploadRaster(a.as.operator, { field_id: String(far) });
     expect((await waitForTask(a.as.operator, failed.body.task_id)).status).toBe('error');
+    // It made no scan to remove it with: the raster it was given is gone already.
+    expect(readdirSync(join(serverEnv().DATA_DIR!, 'companies', String(a.id), 'fields', String(far), 'rasters'))).toEqual([]);
 
     // A viewer sees them too: it is the company's record, newest first.
     const list = await a.as.viewer.get('/api/tasks');

@@ -1,5 +1,8 @@
 // A task's end on a real SQLite file: its results and its completion are written together, and only by
 // the runner that holds it; a drone task that ends in error takes the scan announced at its upload with it.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDb } from '@/lib/db/client';
 import { migrate } from '@/lib/db/migrate';
@@ -14,8 +17,10 @@ let scratch: ScratchDb;
 let db: Db;
 let companyId: number;
 let fieldId: number;
+let scratchDir: string;
 
 beforeAll(async () => {
+  scratchDir = mkdtempSync(join(tmpdir(), 'lifecycle-'));
   scratch = scratchSqlite();
   await migrate(scratch.target);
   db = createDb(scratch.target);
@@ -25,6 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  rmSync(scratchDir, { recursive: true, force: true });
   await db?.$disconnect();
   await scratch?.drop();
 });
@@ -78,8 +84,15 @@ function zoningResult(): ZoningJobResult {
   };
 }
 
-async function rasterTask(id: string) {
-  await db.task.create({ data: { id, companyId, fieldId, kind: 'raster_zones', status: 'pending', payloadJson: '{}' } });
+async function rasterTask(id: string, task: { status?: string; attempts?: number; payload?: object } = {}) {
+  await db.task.create({ data: { id, companyId, fieldId, kind: 'raster_zones', status: task.status ?? 'pending', attempts: task.attempts ?? 0, payloadJson: JSON.stringify(task.payload ?? {}) } });
+}
+
+/** An uploaded raster as the server keeps it for its task. */
+function uploadedRaster(name: string): string {
+  const path = join(scratchDir, name);
+  writeFileSync(path, 'II*\0');
+  return path;
 }
 
 describe('a finished raster task', () => {
@@ -116,5 +129,34 @@ describe('a finished raster task', () => {
       throw new AppError('unprocessable', 'raster_no_overlap');
     });
     expect(await db.task.findUniqueOrThrow({ where: { id: 'lost' } })).toMatchObject({ status: 'running', lockedBy: 'two', error: null });
+  });
+});
+
+describe('a failed zoning task', () => {
+  it('removes the raster it was given, which no scan will ever remove, and keeps it while it may run again', async () => {
+    const refused = uploadedRaster('refused.tif');
+    await rasterTask('zoning-refused', { payload: { rasterPath: refused } });
+    expect(await claimTask(db, 'zoning-refused', 'one')).toBe(true);
+    await runClaimedTask(db, 'zoning-refused', 'one', async () => {
+      throw new AppError('unprocessable', 'raster_no_overlap');
+    });
+    expect(existsSync(refused)).toBe(false);
+
+    const crashed = uploadedRaster('crashed.tif');
+    await rasterTask('zoning-crashed', { payload: { rasterPath: crashed } });
+    expect(await claimTask(db, 'zoning-crashed', 'one')).toBe(true);
+    await runClaimedTask(db, 'zoning-crashed', 'one', async () => {
+      throw new Error('worker thread died');
+    });
+    // Retried: its raster waits for the next attempt.
+    expect((await db.task.findUniqueOrThrow({ where: { id: 'zoning-crashed' } })).status).toBe('pending');
+    expect(existsSync(crashed)).toBe(true);
+
+    // Interrupted during its last attempt: failed at start-up, raster removed.
+    const interrupted = uploadedRaster('interrupted.tif');
+    await rasterTask('zoning-interrupted', { status: 'running', attempts: MAX_ATTEMPTS, payload: { rasterPath: interrupted } });
+    await requeueInterrupted(db);
+    expect((await db.task.findUniqueOrThrow({ where: { id: 'zoning-interrupted' } })).status).toBe('error');
+    expect(existsSync(interrupted)).toBe(false);
   });
 });
