@@ -1,6 +1,6 @@
-// The geometry of a merge, a cut, a parcel taken back out or zones clipped to a boundary, in the request's thread when it is
-// quick and in a worker thread when it is not: the largest field's cut takes seconds of CPU, which
-// would stall every other request the web process is serving.
+// The geometry of a merge, a cut, a parcel taken back out or zones clipped to a boundary, in the
+// request's thread when it is quick and in a worker thread when it is not: the largest field's cut
+// takes seconds of CPU, which would stall every other request the web process is serving.
 import { tmpdir } from 'node:os';
 import type { Position } from 'geojson';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';

@@ -1,7 +1,7 @@
 // One task's life, the same whoever runs it (a worker thread of the server or a BullMQ worker
 // process): claim the row, run the job with progress written back, then let the kind's finisher write
-// its results in the transaction that marks the task completed, or record the error. Deterministic errors end the task at once;
-// crashes are retried up to MAX_ATTEMPTS.
+// its results in the transaction that marks the task completed, or record the error. Deterministic
+// errors end the task at once; crashes are retried up to MAX_ATTEMPTS.
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
 import { log } from '../log';
@@ -70,7 +70,8 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
           : { key: 'task_failed', params: { reason: String((err as Error)?.message ?? err).slice(0, 500) }, final: false };
     const retry = !info.final && task.attempts < MAX_ATTEMPTS;
     log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
-    await rm(workDir, { recursive: true, force: true });
+    // The folder is the task's, whoever runs it: one that lost the task leaves it to the one that has it.
+    if (await db.task.count({ where: held })) await rm(workDir, { recursive: true, force: true });
     if (retry) await db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
     else await failTask(db, { ...task, runner }, { key: info.key, params: info.params ?? {} });
   }

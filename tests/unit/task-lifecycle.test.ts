@@ -1,6 +1,6 @@
 // A task's end on a real SQLite file: its results and its completion are written together, and only by
 // the runner that holds it; a drone task that ends in error takes the scan announced at its upload with it.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { AppError } from '@/lib/http/errors';
 import { claimTask, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
 import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
+import { taskWorkDir } from '@/lib/tasks/work-dir';
 
 let scratch: ScratchDb;
 let db: Db;
@@ -21,6 +22,8 @@ let scratchDir: string;
 
 beforeAll(async () => {
   scratchDir = mkdtempSync(join(tmpdir(), 'lifecycle-'));
+  // Task folders in a scratch data folder (read when the configuration is first asked for, below).
+  process.env.DATA_DIR = scratchDir;
   scratch = scratchSqlite();
   await migrate(scratch.target);
   db = createDb(scratch.target);
@@ -121,14 +124,20 @@ describe('a finished raster task', () => {
     expect(await db.task.findUniqueOrThrow({ where: { id: 'taken-over' } })).toMatchObject({ status: 'running', lockedBy: 'two', resultJson: null });
   });
 
-  it('is not failed by a runner that lost it', async () => {
+  it('is not failed by a runner that lost it, which leaves the task’s folder to the one that has it', async () => {
     await rasterTask('lost');
+    const folder = taskWorkDir(companyId, 'lost');
+    expect(folder.startsWith(scratchDir)).toBe(true);
     expect(await claimTask(db, 'lost', 'one')).toBe(true);
     await runClaimedTask(db, 'lost', 'one', async () => {
       await db.task.update({ where: { id: 'lost' }, data: { lockedBy: 'two' } });
+      // What runner 'two' has written so far.
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'preview.png'), 'two');
       throw new AppError('unprocessable', 'raster_no_overlap');
     });
     expect(await db.task.findUniqueOrThrow({ where: { id: 'lost' } })).toMatchObject({ status: 'running', lockedBy: 'two', error: null });
+    expect(existsSync(join(folder, 'preview.png'))).toBe(true);
   });
 });
 
