@@ -2,6 +2,7 @@ import { getTranslations } from 'next-intl/server';
 import { CompanySettings, CompanyUsers, DeleteCompany } from '@/components/company/company-admin';
 import { companyUser } from '@/lib/auth/accounts';
 import { isRole } from '@/lib/auth/roles';
+import { SERVER_TIME_ZONE, TIME_ZONES, isTimeZone } from '@/lib/i18n/time-zone';
 import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
 
@@ -17,7 +18,7 @@ export default async function CompanyPage() {
     db.company.findUniqueOrThrow({ where: { id: user.companyId } }),
     getTranslations(),
   ]);
-  const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
+  const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number>; time_zone?: unknown };
   const zoneRates = Object.entries(settings.zone_rates ?? {})
     .map(([k, v]) => `${k}:${v}`)
     .join(',');
@@ -27,7 +28,14 @@ export default async function CompanyPage() {
         {t('nav.company')}: {company.name}
       </h1>
       <CompanyUsers users={users.map(companyUser)} myId={user.id} myRole={isRole(user.role) ? user.role : 'viewer'} />
-      <CompanySettings key={company.settingsJson + company.name} name={company.name} zoneRates={zoneRates} />
+      <CompanySettings
+        key={company.settingsJson + company.name}
+        name={company.name}
+        zoneRates={zoneRates}
+        timeZone={isTimeZone(settings.time_zone) ? settings.time_zone : ''}
+        serverTimeZone={SERVER_TIME_ZONE}
+        timeZones={TIME_ZONES}
+      />
       {can(user.role, 'deleteCompany') && <DeleteCompany />}
     </section>
   );

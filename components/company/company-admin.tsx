@@ -180,10 +180,14 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
   );
 }
 
-export function CompanySettings({ name, zoneRates }: { name: string; zoneRates: string }) {
+/**
+ * The company's name, default zone rates and time zone. `timeZone` is '' for the server's own
+ * (`serverTimeZone`); `timeZones` are those the server knows.
+ */
+export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, timeZones }: { name: string; zoneRates: string; timeZone: string; serverTimeZone: string; timeZones: readonly string[] }) {
   const t = useTranslations();
   const { error, notice, busy, run } = useAction();
-  const [values, setValues] = useState({ name, zoneRates });
+  const [values, setValues] = useState({ name, zoneRates, timeZone });
   return (
     <Card title={t('company.settings')}>
       <form
@@ -199,11 +203,20 @@ export function CompanySettings({ name, zoneRates }: { name: string; zoneRates: 
             }
             rates[m[1]!] = Number(m[2]);
           }
-          await run(() => api('/api/auth/company', { method: 'PUT', body: { name: values.name.trim(), settings: { zone_rates: rates } } }), t('auth.company_updated'));
+          const settings = { zone_rates: rates, time_zone: values.timeZone || null };
+          await run(() => api('/api/auth/company', { method: 'PUT', body: { name: values.name.trim(), settings } }), t('auth.company_updated'));
         }}
       >
         <TextInput label={t('auth.company_name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} required maxLength={255} />
         <TextInput label={t('company.zone_rates')} value={values.zoneRates} onChange={(e) => setValues({ ...values, zoneRates: e.target.value })} placeholder="1:120,2:140,3:160" hint={t('company.zone_rates_hint')} />
+        <Select label={t('company.time_zone')} value={values.timeZone} onChange={(e) => setValues({ ...values, timeZone: e.target.value })}>
+          <option value="">{t('company.time_zone_server', { zone: serverTimeZone })}</option>
+          {timeZones.map((z) => (
+            <option key={z} value={z}>
+              {z}
+            </option>
+          ))}
+        </Select>
         <ErrorMessage>{error}</ErrorMessage>
         <SuccessMessage>{notice}</SuccessMessage>
         <SubmitButton disabled={busy}>

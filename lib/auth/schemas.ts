@@ -1,6 +1,7 @@
 // Request bodies of the account endpoints.
 import { z } from 'zod';
 import { LOCALES } from '../i18n/locales';
+import { isTimeZone } from '../i18n/time-zone';
 import { ROLES } from './roles';
 
 const email = z.string().trim().toLowerCase().max(255).pipe(z.email());
@@ -35,7 +36,11 @@ export const profileBody = z
 
 export const companyBody = z.object({
   name: z.string().trim().min(1).max(255).optional(),
-  settings: z.record(z.string(), z.unknown()).optional(),
+  settings: z
+    .record(z.string(), z.unknown())
+    // The zone the company's times are shown in (lib/i18n/time-zone.ts); null goes back to the server's.
+    .refine((s) => s.time_zone === undefined || s.time_zone === null || isTimeZone(s.time_zone), { path: ['time_zone'], params: { key: 'time_zone' } })
+    .optional(),
 });
 
 export const deleteCompanyBody = z.object({ password: z.string().min(1).max(200) });

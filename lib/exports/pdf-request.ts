@@ -3,6 +3,7 @@
 import type { TenantDb } from '../db/tenant';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
+import { companyTimeZone } from '../i18n/time-zone';
 import { loadExportField, loadScanHistory, loadScanWithZones } from './load';
 import { buildFieldReportPdf } from './pdf';
 
@@ -18,9 +19,9 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
   const history = await loadScanHistory(db, field.id);
   const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId ?? history[0]?.id, boundary: field.geometry });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
-  const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number> };
+  const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number>; time_zone?: unknown };
   const lang = url.searchParams.get('lang');
   const rates = Object.fromEntries(Object.entries(settings.zone_rates ?? {}).map(([k, v]) => [Number(k), Number(v)]));
-  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: isLocale(lang) ? lang : locale, rates, history });
+  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: isLocale(lang) ? lang : locale, rates, history, timeZone: companyTimeZone(settings) });
   return { pdf, fileName: `${field.name || 'field'}.pdf` };
 }

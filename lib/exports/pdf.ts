@@ -15,6 +15,8 @@ export interface ReportOptions {
   rates?: Rates;
   /** When the report is made (defaults to now). */
   now?: Date;
+  /** The zone that time is written in (the company's; UTC by default). */
+  timeZone?: string;
   /** The field's processed scans, the latest taken first; listed when there is more than one. */
   history?: ExportScanEntry[];
 }
@@ -57,7 +59,10 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   const num = (x: number | null | undefined, digits = 2) =>
     x === null || x === undefined || !Number.isFinite(x) ? '—' : new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
   const date = (d: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(d);
-  const dateTime = (d: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(d);
+  // Capture dates are days as the files wrote them (read as UTC, as on the pages); the report's own
+  // time is written in the company's zone, and named.
+  const dateTime = (d: Date) =>
+    new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: opts.timeZone ?? 'UTC' }).format(d);
   const indexLabel = scan ? tOr(`drone.index_${scan.indexName.toLowerCase()}_name`, scan.indexName.toUpperCase()) : '';
 
   const doc = new PDFDocument({
@@ -276,7 +281,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     doc.switchToPage(p);
     doc.moveTo(PAGE.margin, FOOTER_Y - 6).lineTo(PAGE.width - PAGE.margin, FOOTER_Y - 6).lineWidth(0.6).strokeColor(RULE).stroke();
     const dataDate = scan?.capturedAt ? date(new Date(scan.capturedAt)) : '—';
-    text(`${t('data_date')}: ${dataDate}   ·   ${t('report_date')}: ${dateTime(now)} UTC`, PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED });
+    text(`${t('data_date')}: ${dataDate}   ·   ${t('report_date')}: ${dateTime(now)}`, PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED });
     text(t('page', { page: p + 1, pages: range.count }), PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED, width: CONTENT_W, align: 'right' });
   }
   doc.end();

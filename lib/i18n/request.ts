@@ -1,11 +1,13 @@
 // next-intl request configuration for pages: the signed-in user's language, else the NEXT_LOCALE
-// cookie (set by the language switcher before sign-in), else Accept-Language, else ru.
+// cookie (set by the language switcher before sign-in), else Accept-Language, else ru; times in the
+// company's time zone (lib/i18n/time-zone.ts).
 import { cookies, headers } from 'next/headers';
 import { getRequestConfig } from 'next-intl/server';
 import { currentUser } from '../auth/current-user';
 import { FORMATS } from './formats';
 import { MESSAGES } from './messages';
 import { DEFAULT_LOCALE, isLocale, negotiateLocale } from './locales';
+import { SERVER_TIME_ZONE, companyTimeZone } from './time-zone';
 
 export default getRequestConfig(async () => {
   const user = await currentUser();
@@ -15,5 +17,6 @@ export default getRequestConfig(async () => {
     (isLocale(cookieLocale) && cookieLocale) ||
     negotiateLocale((await headers()).get('accept-language')) ||
     DEFAULT_LOCALE;
-  return { locale, messages: MESSAGES[locale], formats: FORMATS };
+  const timeZone = user ? companyTimeZone(JSON.parse(user.company.settingsJson) as { time_zone?: unknown }) : SERVER_TIME_ZONE;
+  return { locale, messages: MESSAGES[locale], formats: FORMATS, timeZone };
 });

@@ -263,6 +263,19 @@ describe('company and its users', () => {
     expect(res.body.company).toMatchObject({ name: `${c.name} renamed`, settings: { zone_rates: { 1: 120 }, product: 'CAN 27' } });
   });
 
+  it('takes a time zone the server knows, by its IANA name, and refuses another', async () => {
+    const c = await createCompany(baseUrl());
+    const bad = await c.as.admin.put('/api/auth/company', { settings: { time_zone: 'Mars/Olympus' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toContain('unknown time zone (an IANA name is needed, such as Europe/Moscow)');
+    expect((await c.as.admin.put('/api/auth/company', { settings: { time_zone: 42 } })).status).toBe(422);
+    const set = await c.as.admin.put('/api/auth/company', { settings: { time_zone: 'Europe/Moscow' } });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.company.settings.time_zone).toBe('Europe/Moscow');
+    // null goes back to the server's zone.
+    expect((await c.as.admin.put('/api/auth/company', { settings: { time_zone: null } })).body.company.settings.time_zone).toBeNull();
+  });
+
   it('lets nobody raise a user above their own role', async () => {
     const c = await createCompany(baseUrl());
     const res = await c.as.admin.post('/api/auth/company/users', { email: newEmail(), password: PASSWORD, role: 'owner' });

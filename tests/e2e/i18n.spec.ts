@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { UNTRANSLATED, createField, registerCompany } from './helpers';
+import { UNTRANSLATED, createField, registerCompany, square } from './helpers';
 import en from '../../messages/en.json' with { type: 'json' };
 import ru from '../../messages/ru.json' with { type: 'json' };
 import sk from '../../messages/sk.json' with { type: 'json' };
@@ -96,4 +96,27 @@ test('every page renders in ru, en and sk with no untranslated key; screenshots 
       }
     }
   }
+});
+
+test('times are shown in the company’s time zone, chosen on the company page', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Timed', geometry: square(19, 49, 0.004) });
+  const changed = new Date((await (await page.request.get(`/api/fields/${id}`)).json()).updated_at as string);
+  const shown = (timeZone: string) => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(changed);
+
+  await page.goto('/company');
+  const settings = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Company settings' }) });
+  await settings.getByLabel('Time zone').selectOption('Asia/Vladivostok');
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Company saved');
+  await page.goto(`/fields/${id}`);
+  await expect(page.getByText(shown('Asia/Vladivostok'))).toBeVisible();
+
+  // Back to the server's zone.
+  await page.goto('/company');
+  await settings.getByLabel('Time zone').selectOption({ index: 0 });
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await expect(settings.getByRole('status')).toHaveText('Company saved');
+  await page.goto(`/fields/${id}`);
+  await expect(page.getByText(shown(Intl.DateTimeFormat().resolvedOptions().timeZone))).toBeVisible();
 });

@@ -80,6 +80,14 @@ describe('PDF field report', () => {
     expect(txt).toContain(new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date('2026-06-14')));
   });
 
+  it('writes the time it was made in the company\'s zone, and names the zone', async () => {
+    const now = new Date('2026-11-22T10:00:00Z');
+    const far = pdftext(save('zone-far.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'en', now, timeZone: 'Asia/Vladivostok' })));
+    expect(far).toContain('November 22, 2026 at 08:00 PM GMT+10');
+    const utc = pdftext(save('zone-utc.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'ru', now })));
+    expect(utc).toContain('22 ноября 2026 г. в 10:00 UTC');
+  });
+
   it('speaks each language: Russian, English and Slovak words', async () => {
     const words = { ru: ['Отчёт по полю', 'Владелец', 'Аренда'], en: ['Field report', 'Owner', 'Leased'], sk: ['Správa o poli', 'Vlastník', 'Prenájom', 'Pšenica'] };
     for (const locale of LOCALES) {
