@@ -30,6 +30,8 @@ export function RegisterForm() {
         email: value('email'),
         password: String(form.get('password') ?? ''),
         language: value('language'),
+        // The farm's zone, as a first guess: the one the person registering is in.
+        time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       },
     });
     if (!res.ok) {

@@ -97,6 +97,7 @@ export async function registerCompany(db: Db, input: z.infer<typeof registerBody
       data: {
         name: input.company_name,
         slug: await freeSlug(db, input.company_name),
+        ...(input.time_zone ? { settingsJson: JSON.stringify({ time_zone: input.time_zone }) } : {}),
         users: {
           create: {
             email: input.email,

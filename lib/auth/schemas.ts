@@ -16,6 +16,13 @@ export const registerBody = z.object({
   first_name: name.optional(),
   last_name: name.optional(),
   language: language.optional(),
+  // The new company's time zone: the registration form sends the browser's, and one the server does
+  // not know is no reason to refuse a registration (the company then has the server's).
+  time_zone: z
+    .string()
+    .max(64)
+    .optional()
+    .transform((v) => (isTimeZone(v) ? v : undefined)),
 });
 
 export const loginBody = z.object({

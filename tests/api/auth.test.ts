@@ -272,6 +272,13 @@ describe('company and its users', () => {
     const set = await c.as.admin.put('/api/auth/company', { settings: { time_zone: 'Europe/Moscow' } });
     expect(set.status, set.text).toBe(200);
     expect(set.body.company.settings.time_zone).toBe('Europe/Moscow');
+    // A new company takes the zone its registration names; an unknown one is no reason to refuse it.
+    for (const [given, kept] of [['Europe/Moscow', { time_zone: 'Europe/Moscow' }], ['Mars/Olympus', {}]] as const) {
+      const api = new Api(baseUrl());
+      const reg = await api.post('/api/auth/register', { email: `${unique('tz')}@example.test`.toLowerCase(), password: PASSWORD, company_name: unique('Zoned'), time_zone: given });
+      expect(reg.status, reg.text).toBe(201);
+      expect((await api.get('/api/auth/company')).body.company.settings).toEqual(kept);
+    }
     // null goes back to the server's zone.
     expect((await c.as.admin.put('/api/auth/company', { settings: { time_zone: null } })).body.company.settings.time_zone).toBeNull();
   });

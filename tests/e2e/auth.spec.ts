@@ -3,7 +3,10 @@ import { signIn, uniq } from './helpers';
 
 test.use({ locale: 'en-US' });
 
-test('register a company through the form, sign out and sign in again', async ({ page }) => {
+test('register a company through the form, sign out and sign in again', async ({ browser }) => {
+  // Registered from Slovakia: the company's time zone is the browser's.
+  const context = await browser.newContext({ timezoneId: 'Europe/Bratislava' });
+  const page = await context.newPage();
   const email = `${uniq('reg')}@example.test`;
   const company = uniq('Green Acres');
   await page.goto('/register');
@@ -29,6 +32,8 @@ test('register a company through the form, sign out and sign in again', async ({
 
   await signIn(page, email, 'good-password-1');
   await expect(page.getByTestId('header-user')).toContainText(email);
+  expect((await (await page.request.get('/api/auth/company')).json()).company.settings).toEqual({ time_zone: 'Europe/Bratislava' });
+  await context.close();
 });
 
 test('a wrong password and a taken company name are explained on the form', async ({ page }) => {
