@@ -5,6 +5,7 @@ import { latestScanId, listScans } from '../fields/scans';
 import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
+import type { Locale } from '../i18n/locales';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 
 export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
@@ -28,8 +29,8 @@ export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 
 }
 
 /** The field's processed scans, the latest taken first, as the report lists them. */
-export async function loadScanHistory(db: TenantDb, fieldId: number): Promise<ExportScanEntry[]> {
-  return (await listScans(db, fieldId))
+export async function loadScanHistory(db: TenantDb, fieldId: number, locale: Locale): Promise<ExportScanEntry[]> {
+  return (await listScans(db, fieldId, locale))
     .filter((s) => s.status === 'completed')
     .map((s) => ({ id: s.id, date: s.captured_at ?? s.created_at, dated: s.captured_at !== null, source: s.source, indexName: s.index, mean: s.stats?.mean ?? null, crop: s.crop_type }));
 }

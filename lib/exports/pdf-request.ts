@@ -16,12 +16,13 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
   }
   const field = await loadExportField(db, fieldId!);
   // The history's first is the scan taken last, the report's when none is named.
-  const history = await loadScanHistory(db, field.id);
+  const lang = url.searchParams.get('lang');
+  const reportLocale = isLocale(lang) ? lang : locale;
+  const history = await loadScanHistory(db, field.id, reportLocale);
   const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId ?? history[0]?.id, boundary: field.geometry });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number>; time_zone?: unknown };
-  const lang = url.searchParams.get('lang');
   const rates = Object.fromEntries(Object.entries(settings.zone_rates ?? {}).map(([k, v]) => [Number(k), Number(v)]));
-  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: isLocale(lang) ? lang : locale, rates, history, timeZone: companyTimeZone(settings) });
+  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: reportLocale, rates, history, timeZone: companyTimeZone(settings) });
   return { pdf, fileName: `${field.name || 'field'}.pdf` };
 }

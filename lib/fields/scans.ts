@@ -6,6 +6,8 @@ import type { DbTx } from '../db/client';
 import type { TenantDb } from '../db/tenant';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
+import type { Locale } from '../i18n/locales';
+import { taskErrorText } from '../tasks/view';
 import { dronePhotosDir } from './files';
 
 export interface ZoneData {
@@ -124,14 +126,21 @@ type Dated = { id: number; capturedAt: Date | null; createdAt: Date };
  */
 const latestTakenFirst = (a: Dated, b: Dated) => (b.capturedAt ?? b.createdAt).getTime() - (a.capturedAt ?? a.createdAt).getTime() || b.id - a.id;
 
-/** A field's scans; one still being processed names its task, whose progress can be followed. */
-export async function listScans(db: TenantDb, fieldId: number) {
+/**
+ * A field's scans. One still being processed names its task, whose progress can be followed; one
+ * that failed names its task too, and says why (`error`, in `locale`).
+ */
+export async function listScans(db: TenantDb, fieldId: number, locale: Locale): Promise<(ReturnType<typeof scanSummary> & { task_id?: string; error?: string | null })[]> {
   if (!(await db.field.findUnique({ where: { id: fieldId }, select: { id: true } }))) throw notFound();
   const scans = await db.scan.findMany({ where: { fieldId } });
-  const processing = scans.filter((s) => s.status === 'processing').map((s) => s.id);
-  const tasks = processing.length ? await db.task.findMany({ where: { scanId: { in: processing } }, select: { id: true, scanId: true } }) : [];
-  const taskOf = new Map(tasks.map((t) => [t.scanId, t.id]));
-  return scans.sort(latestTakenFirst).map((s) => ({ ...scanSummary(s), ...(taskOf.has(s.id) ? { task_id: taskOf.get(s.id)! } : {}) }));
+  const unfinished = scans.filter((s) => s.status === 'processing' || s.status === 'error').map((s) => s.id);
+  const tasks = unfinished.length ? await db.task.findMany({ where: { scanId: { in: unfinished } }, select: { id: true, scanId: true, error: true } }) : [];
+  const taskOf = new Map(tasks.map((t) => [t.scanId, t]));
+  return scans.sort(latestTakenFirst).map((s) => {
+    const task = taskOf.get(s.id);
+    if (!task) return scanSummary(s);
+    return { ...scanSummary(s), task_id: task.id, ...(s.status === 'error' ? { error: taskErrorText(task.error, locale) } : {}) };
+  });
 }
 
 /** What the fields table shows of a field's completed scan taken last. */

@@ -299,6 +299,9 @@ describe.skipIf(!!missingSynthetic)('drone upload: generated multispectral surve
     expect(last.error).toBe('Could not create the panorama: the photos barely overlap (60–80% is needed)');
     const scan = await c.as.operator.get(`/api/scans/${res.body.scan_id}`);
     expect(scan.body.scan.status).toBe('error');
+    // The field's list of scans says why, and names the task.
+    const [listed] = (await c.as.viewer.get(`/api/fields/${fieldId}/scans`)).body.scans;
+    expect(listed).toMatchObject({ id: res.body.scan_id, status: 'error', task_id: res.body.task_id, error: last.error });
   }, 180_000);
 });
 

@@ -64,20 +64,18 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const { id: rawId } = await params;
   const id = Number(rawId);
   if (!Number.isInteger(id) || id <= 0) notFound();
-  const [field, scans, tasks, owners, company, t, format, locale, query] = await Promise.all([
+  const locale = await getLocale();
+  const [field, scans, zoning, owners, company, t, format, query] = await Promise.all([
     orNotFound(getField(db, id)).then(fieldDetail),
-    orNotFound(listScans(db, id)),
-    getLocale().then((l) => listTasks(db, { field_id: id, status: ['pending', 'running', 'error'], limit: 100 }, l)),
+    orNotFound(listScans(db, id, locale)),
+    // Zoning under way: its scan is made only at the end.
+    listTasks(db, { field_id: id, kind: 'raster_zones', status: ['pending', 'running'], limit: 100 }, locale),
     listOwners(db),
     db.company.findUniqueOrThrow({ where: { id: user.companyId }, select: { settingsJson: true } }),
     getTranslations(),
     getFormatter(),
-    getLocale(),
     searchParams,
   ]);
-  // Zoning under way (its scan is made only at the end), and why a drone scan failed.
-  const zoning = tasks.filter((task) => task.kind === 'raster_zones' && task.status !== 'error');
-  const failure = new Map(tasks.flatMap((task) => (task.status === 'error' && task.scan_id !== null ? [[task.scan_id, task.error]] : [])));
   // A parcel just taken back out of this field (MergedFromTable), named with a link to it.
   const restoredId = Number(query.restored);
   const restored = Number.isSafeInteger(restoredId) && restoredId > 0 ? await db.field.findUnique({ where: { id: restoredId }, select: { id: true, name: true } }) : null;
@@ -225,9 +223,9 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                     <ScanProgress taskId={s.task_id} />
                   </div>
                 )}
-                {s.status === 'error' && failure.get(s.id) && (
+                {s.status === 'error' && s.error && (
                   <p className="mt-2 text-sm text-red-800" data-testid="scan-failure">
-                    {failure.get(s.id)}
+                    {s.error}
                   </p>
                 )}
                 {/* A scan still being processed is its task's until the task ends. */}
