@@ -72,6 +72,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   const [selection, setSelection] = useState<number[]>(focusId ? [focusId] : []);
   const selectedId = selection[0] ?? null;
   const [adding, setAdding] = useState(false);
+  /** The selection as the map's click handler, which outlives renders, reads it. */
+  const selectionRef = useRef(selection);
+  useEffect(() => {
+    selectionRef.current = selection;
+  }, [selection]);
   /** Read by the map's click handler, which outlives renders. */
   const addingRef = useRef(false);
   const setSelectedId = useCallback((id: number | null) => {
@@ -168,8 +173,15 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       .on('click', (e) => {
         const f = (e.propagatedFrom as L.Polygon).feature as FieldFeature | undefined;
         if (!f || modeRef.current.kind !== 'idle') return;
-        if (addingRef.current || (e as L.LeafletMouseEvent).originalEvent?.shiftKey) setSelection((was) => (was.includes(f.id) ? was.filter((id) => id !== f.id) : [...was, f.id]));
-        else setSelectedId(f.id);
+        if (!(addingRef.current || (e as L.LeafletMouseEvent).originalEvent?.shiftKey)) {
+          setSelectedId(f.id);
+          return;
+        }
+        const was = selectionRef.current;
+        const next = was.includes(f.id) ? was.filter((id) => id !== f.id) : [...was, f.id];
+        // The last field taken out ends "Select several", as closing the selection does.
+        if (next.length === 0) setSelectedId(null);
+        else setSelection(next);
       })
       .addTo(map));
     group.clearLayers();

@@ -266,4 +266,11 @@ test('without a Shift key (a tablet), “Select several” makes plain clicks ad
   await map.locator(`path.fm-field-${west}`).click();
   await expect(single).toContainText('West strip');
   await expect(panel).toHaveCount(0);
+  // Taking the last field out of the selection ends the mode too.
+  await single.getByRole('button', { name: en.map.select_several }).click();
+  await map.locator(`path.fm-field-${west}`).click();
+  await expect(single).toHaveCount(0);
+  await map.locator(`path.fm-field-${east}`).click();
+  await expect(single).toContainText('East strip');
+  await expect(single.getByRole('button', { name: en.map.select_several })).toBeVisible();
 });
