@@ -1,5 +1,6 @@
 import { getFormatter, getTranslations } from 'next-intl/server';
 import { Card, inputClass } from '@/components/ui/form';
+import { Table, Th } from '@/components/ui/table';
 import { isCrop } from '@/lib/drone/crops';
 import { fieldStats } from '@/lib/fields/stats';
 import { requireUser } from '@/lib/ui/server';
@@ -46,31 +47,30 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
   const byCrop = stats.by_crop.map((row) => ({ label: cropName(row.crop), value: row.area, area: ha(row.area), color: cropColor(row.crop) }));
 
   const table = (rows: typeof byStatus, head: string) => (
-    <table className="min-w-full text-sm">
-      <thead className="bg-stone-100">
-        <tr>
-          <th className="px-2 py-1 text-left">{head}</th>
-          <th className="px-2 py-1 text-right">{t('fields.area_ha')}</th>
-          <th className="px-2 py-1 text-right">{t('stats.share')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.label} className="border-t border-stone-200">
-            <td className="px-2 py-1">{r.label}</td>
-            <td className="px-2 py-1 text-right tabular-nums">{r.area}</td>
-            <td className="px-2 py-1 text-right tabular-nums">{pct(r.value)}</td>
-          </tr>
-        ))}
-      </tbody>
-      <tfoot className="border-t-2 border-stone-300 font-semibold">
-        <tr>
+    <Table
+      head={
+        <>
+          <Th>{head}</Th>
+          <Th figures>{t('fields.area_ha')}</Th>
+          <Th figures>{t('stats.share')}</Th>
+        </>
+      }
+      foot={
+        <>
           <td className="px-2 py-1">{t('report.total')}</td>
           <td className="px-2 py-1 text-right tabular-nums">{ha(stats.total_area)}</td>
           <td className="px-2 py-1 text-right tabular-nums">{stats.total_area ? pct(stats.total_area) : '—'}</td>
+        </>
+      }
+    >
+      {rows.map((r) => (
+        <tr key={r.label} className="border-t border-stone-200">
+          <td className="px-2 py-1">{r.label}</td>
+          <td className="px-2 py-1 text-right tabular-nums">{r.area}</td>
+          <td className="px-2 py-1 text-right tabular-nums">{pct(r.value)}</td>
         </tr>
-      </tfoot>
-    </table>
+      ))}
+    </Table>
   );
 
   return (
@@ -85,11 +85,11 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
         <div className="grid gap-4 lg:grid-cols-2">
           <Card title={t('stats.by_status')}>
             <Bars rows={byStatus} total={stats.total_area} label={t('stats.by_status')} />
-            <div className="overflow-x-auto">{table(byStatus, t('fields.status'))}</div>
+            {table(byStatus, t('fields.status'))}
           </Card>
           <Card title={t('stats.by_owner')}>
             <Bars rows={byOwner} total={stats.total_area} label={t('stats.by_owner')} />
-            <div className="overflow-x-auto">{table(byOwner, t('fields.owner'))}</div>
+            {table(byOwner, t('fields.owner'))}
           </Card>
           <div className="lg:col-span-2">
             <Card title={t('stats.by_crop', { year: String(stats.crop_year) })}>
@@ -105,7 +105,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
               </form>
               <div className="grid gap-4 lg:grid-cols-2">
                 <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} />
-                <div className="overflow-x-auto">{table(byCrop, t('report.crop_type'))}</div>
+                {table(byCrop, t('report.crop_type'))}
               </div>
             </Card>
           </div>

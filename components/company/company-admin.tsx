@@ -8,6 +8,7 @@ import { api } from '@/lib/ui/api';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, Card, ErrorMessage, Select, SuccessMessage, TextInput, inputClass } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Table, Th } from '../ui/table';
 
 export interface CompanyUserRow {
   id: number;
@@ -54,73 +55,71 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
     <Card title={t('company.users')}>
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <div className="overflow-x-auto">
-        <table className="min-w-full text-sm" data-testid="users-table">
-          <thead className="bg-stone-100">
-            <tr>
-              <th className="px-2 py-1 text-left">{t('company.user')}</th>
-              <th className="px-2 py-1 text-left">{t('account.role')}</th>
-              <th className="px-2 py-1 text-left">{t('company.state')}</th>
-              <th className="px-2 py-1 text-left">{t('account.last_login')}</th>
-              <th className="px-2 py-1 text-left">{t('common.actions')}</th>
+      <Table
+        testId="users-table"
+        head={
+          <>
+            <Th>{t('company.user')}</Th>
+            <Th>{t('account.role')}</Th>
+            <Th>{t('company.state')}</Th>
+            <Th>{t('account.last_login')}</Th>
+            <Th>{t('common.actions')}</Th>
+          </>
+        }
+      >
+        {users.map((u) => {
+          const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
+          return (
+            <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
+              <td className="px-2 py-1">
+                <span className="block">{name(u)}</span>
+                <span className="block text-xs text-stone-500">{u.email}</span>
+              </td>
+              <td className="px-2 py-1">
+                {editable ? (
+                  <select
+                    aria-label={t('company.role_of', { user: u.email })}
+                    className={inputClass}
+                    value={u.role}
+                    disabled={busy}
+                    onChange={(e) => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }), t('auth.user_updated'))}
+                  >
+                    {assignable.map((r) => (
+                      <option key={r} value={r}>
+                        {t(`roles.${r}`)}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  t(`roles.${u.role}`)
+                )}
+              </td>
+              <td className="px-2 py-1">{u.is_active ? t('company.active') : t('company.inactive')}</td>
+              <td className="px-2 py-1">{u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'short', timeStyle: 'short' }) : '—'}</td>
+              <td className="px-2 py-1">
+                {editable && (
+                  <span className="flex flex-wrap gap-2">
+                    <Button
+                      variant="secondary"
+                      disabled={busy}
+                      onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
+                    >
+                      {u.is_active ? t('company.deactivate') : t('company.activate')}
+                    </Button>
+                    <ConfirmButton
+                      label={t('common.delete')}
+                      question={t('company.remove_confirm', { user: u.email })}
+                      onConfirm={async () => {
+                        await run(() => api(`/api/auth/company/users/${u.id}`, { method: 'DELETE' }), t('auth.user_deleted'));
+                      }}
+                    />
+                  </span>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => {
-              const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
-              return (
-                <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
-                  <td className="px-2 py-1">
-                    <span className="block">{name(u)}</span>
-                    <span className="block text-xs text-stone-500">{u.email}</span>
-                  </td>
-                  <td className="px-2 py-1">
-                    {editable ? (
-                      <select
-                        aria-label={t('company.role_of', { user: u.email })}
-                        className={inputClass}
-                        value={u.role}
-                        disabled={busy}
-                        onChange={(e) => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }), t('auth.user_updated'))}
-                      >
-                        {assignable.map((r) => (
-                          <option key={r} value={r}>
-                            {t(`roles.${r}`)}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      t(`roles.${u.role}`)
-                    )}
-                  </td>
-                  <td className="px-2 py-1">{u.is_active ? t('company.active') : t('company.inactive')}</td>
-                  <td className="px-2 py-1">{u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'short', timeStyle: 'short' }) : '—'}</td>
-                  <td className="px-2 py-1">
-                    {editable && (
-                      <span className="flex flex-wrap gap-2">
-                        <Button
-                          variant="secondary"
-                          disabled={busy}
-                          onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
-                        >
-                          {u.is_active ? t('company.deactivate') : t('company.activate')}
-                        </Button>
-                        <ConfirmButton
-                          label={t('common.delete')}
-                          question={t('company.remove_confirm', { user: u.email })}
-                          onConfirm={async () => {
-                            await run(() => api(`/api/auth/company/users/${u.id}`, { method: 'DELETE' }), t('auth.user_deleted'));
-                          }}
-                        />
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </Table>
       <AddUserForm assignable={assignable} />
     </Card>
   );

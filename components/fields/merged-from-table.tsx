@@ -4,6 +4,7 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { Button, ErrorMessage } from '../ui/form';
+import { Table, Th } from '../ui/table';
 
 export interface MergedParcel {
   id: number;
@@ -39,32 +40,32 @@ export function MergedFromTable({ fieldId, parcels, canTakeOut }: { fieldId: num
   return (
     <div className="space-y-2">
       <ErrorMessage>{error}</ErrorMessage>
-      <table className="min-w-full text-sm" data-testid="merged-from">
-        <thead className="bg-stone-100 text-left">
-          <tr>
-            <th className="px-2 py-1">{t('fields.name')}</th>
-            <th className="px-2 py-1">{t('fields.parcel_number')}</th>
-            <th className="px-2 py-1 text-right">{t('fields.area_ha')}</th>
-            {canTakeOut && <th className="px-2 py-1" />}
+      <Table
+        testId="merged-from"
+        head={
+          <>
+            <Th>{t('fields.name')}</Th>
+            <Th>{t('fields.parcel_number')}</Th>
+            <Th figures>{t('fields.area_ha')}</Th>
+            {canTakeOut && <Th />}
+          </>
+        }
+      >
+        {parcels.map((m) => (
+          <tr key={m.id} className="border-t border-stone-200">
+            <td className="px-2 py-1">{m.name}</td>
+            <td className="px-2 py-1">{m.parcel_number || '—'}</td>
+            <td className="px-2 py-1 text-right tabular-nums">{format.number(m.area, 'hectares')}</td>
+            {canTakeOut && (
+              <td className="px-2 py-1 text-right">
+                <Button variant="secondary" disabled={busy} onClick={() => void takeOut(m)} aria-label={t('field.take_out_parcel', { name: m.name })}>
+                  {t('field.take_out')}
+                </Button>
+              </td>
+            )}
           </tr>
-        </thead>
-        <tbody>
-          {parcels.map((m) => (
-            <tr key={m.id} className="border-t border-stone-200">
-              <td className="px-2 py-1">{m.name}</td>
-              <td className="px-2 py-1">{m.parcel_number || '—'}</td>
-              <td className="px-2 py-1 text-right tabular-nums">{format.number(m.area, 'hectares')}</td>
-              {canTakeOut && (
-                <td className="px-2 py-1 text-right">
-                  <Button variant="secondary" disabled={busy} onClick={() => void takeOut(m)} aria-label={t('field.take_out_parcel', { name: m.name })}>
-                    {t('field.take_out')}
-                  </Button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { api } from '@/lib/ui/api';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Table, Th } from '../ui/table';
 
 export interface OwnerRow {
   id: number;
@@ -62,81 +63,80 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
           </SubmitButton>
         </form>
       )}
-      <div className="overflow-x-auto rounded-lg border border-stone-200 bg-white">
-        <table className="min-w-full text-sm" data-testid="owners-table">
-          <thead className="bg-stone-100">
-            <tr>
-              <th className="px-2 py-2 text-left">{t('owners.name')}</th>
-              <th className="px-2 py-2 text-right">{t('owners.fields_count')}</th>
-              <th className="px-2 py-2 text-right">{t('fields.area_ha')}</th>
-              {(canEdit || canDelete) && <th className="px-2 py-2 text-left">{t('common.actions')}</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {owners.length === 0 && (
-              <tr>
-                <td colSpan={4} className="px-2 py-6 text-center text-stone-500">
-                  {t('owners.none')}
-                </td>
-              </tr>
-            )}
-            {owners.map((o) => (
-              <tr key={o.id} className="border-t border-stone-200">
-                <td className="px-2 py-1.5">
+      <Table
+        framed
+        testId="owners-table"
+        head={
+          <>
+            <Th>{t('owners.name')}</Th>
+            <Th figures>{t('owners.fields_count')}</Th>
+            <Th figures>{t('fields.area_ha')}</Th>
+            {(canEdit || canDelete) && <Th>{t('common.actions')}</Th>}
+          </>
+        }
+      >
+        {owners.length === 0 && (
+          <tr>
+            <td colSpan={4} className="px-2 py-6 text-center text-stone-500">
+              {t('owners.none')}
+            </td>
+          </tr>
+        )}
+        {owners.map((o) => (
+          <tr key={o.id} className="border-t border-stone-200">
+            <td className="px-2 py-1.5">
+              {renaming?.id === o.id ? (
+                <input aria-label={t('owners.name')} className={inputClass} value={renaming.name} onChange={(e) => setRenaming({ id: o.id, name: e.target.value })} />
+              ) : (
+                <Link href={`/fields?owner_id=${o.id}`} className="text-emerald-800 hover:underline">
+                  {o.name}
+                </Link>
+              )}
+            </td>
+            <td className="px-2 py-1.5 text-right tabular-nums">{o.fields_count}</td>
+            <td className="px-2 py-1.5 text-right tabular-nums">{format.number(o.total_area, 'hectares')}</td>
+            {(canEdit || canDelete) && (
+              <td className="px-2 py-1.5">
+                <span className="flex flex-wrap gap-2">
                   {renaming?.id === o.id ? (
-                    <input aria-label={t('owners.name')} className={inputClass} value={renaming.name} onChange={(e) => setRenaming({ id: o.id, name: e.target.value })} />
+                    <>
+                      <Button
+                        disabled={busy}
+                        onClick={async () => {
+                          const name = renaming.name.trim();
+                          if (await run(api(`/api/owners/${o.id}`, { method: 'PUT', body: { name } }), t('owners.renamed', { name }))) setRenaming(null);
+                        }}
+                      >
+                        {t('common.save')}
+                      </Button>
+                      <Button variant="secondary" onClick={() => setRenaming(null)}>
+                        {t('common.cancel')}
+                      </Button>
+                    </>
                   ) : (
-                    <Link href={`/fields?owner_id=${o.id}`} className="text-emerald-800 hover:underline">
-                      {o.name}
-                    </Link>
-                  )}
-                </td>
-                <td className="px-2 py-1.5 text-right tabular-nums">{o.fields_count}</td>
-                <td className="px-2 py-1.5 text-right tabular-nums">{format.number(o.total_area, 'hectares')}</td>
-                {(canEdit || canDelete) && (
-                  <td className="px-2 py-1.5">
-                    <span className="flex flex-wrap gap-2">
-                      {renaming?.id === o.id ? (
-                        <>
-                          <Button
-                            disabled={busy}
-                            onClick={async () => {
-                              const name = renaming.name.trim();
-                              if (await run(api(`/api/owners/${o.id}`, { method: 'PUT', body: { name } }), t('owners.renamed', { name }))) setRenaming(null);
-                            }}
-                          >
-                            {t('common.save')}
-                          </Button>
-                          <Button variant="secondary" onClick={() => setRenaming(null)}>
-                            {t('common.cancel')}
-                          </Button>
-                        </>
-                      ) : (
-                        <>
-                          {canEdit && (
-                            <Button variant="secondary" onClick={() => setRenaming({ id: o.id, name: o.name })}>
-                              {t('owners.rename')}
-                            </Button>
-                          )}
-                          {canDelete && (
-                            <ConfirmButton
-                              label={t('common.delete')}
-                              question={t('owners.delete_confirm', { name: o.name, count: o.fields_count })}
-                              onConfirm={async () => {
-                                await run(api(`/api/owners/${o.id}`, { method: 'DELETE' }), t('owners.deleted', { name: o.name }));
-                              }}
-                            />
-                          )}
-                        </>
+                    <>
+                      {canEdit && (
+                        <Button variant="secondary" onClick={() => setRenaming({ id: o.id, name: o.name })}>
+                          {t('owners.rename')}
+                        </Button>
                       )}
-                    </span>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                      {canDelete && (
+                        <ConfirmButton
+                          label={t('common.delete')}
+                          question={t('owners.delete_confirm', { name: o.name, count: o.fields_count })}
+                          onConfirm={async () => {
+                            await run(api(`/api/owners/${o.id}`, { method: 'DELETE' }), t('owners.deleted', { name: o.name }));
+                          }}
+                        />
+                      )}
+                    </>
+                  )}
+                </span>
+              </td>
+            )}
+          </tr>
+        ))}
+      </Table>
     </div>
   );
 }

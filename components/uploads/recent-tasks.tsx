@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { TaskListItem } from '@/lib/tasks/list';
 import { api } from '@/lib/ui/api';
 import { ErrorMessage } from '../ui/form';
+import { Table, Th } from '../ui/table';
 import { TASKS_CHANGED } from './progress';
 
 const unfinished = (t: TaskListItem) => t.status === 'pending' || t.status === 'running';
@@ -50,43 +51,41 @@ export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
   return (
     <div className="space-y-2">
       <ErrorMessage>{error}</ErrorMessage>
-      <div className="overflow-x-auto">
-        <table className="min-w-full text-sm" data-testid="recent-tasks">
-          <thead className="bg-stone-100">
-            <tr>
-              <th className="px-2 py-1 text-left">{t('recent.when')}</th>
-              <th className="px-2 py-1 text-left">{t('recent.file')}</th>
-              <th className="px-2 py-1 text-left">{t('field')}</th>
-              <th className="px-2 py-1 text-left">{t('recent.by')}</th>
-              <th className="px-2 py-1 text-left">{t('recent.state')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.map((task) => (
-              <tr key={task.task_id} className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
-                <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), { dateStyle: 'short', timeStyle: 'short' })}</td>
-                <td className="px-2 py-1">
-                  <span className="block break-all">{task.file_name ?? '—'}</span>
-                  <span className="block text-xs text-stone-500">{t(`recent.kind.${task.kind === 'drone' ? 'drone' : 'raster_zones'}`)}</span>
-                </td>
-                <td className="px-2 py-1">
-                  {task.field ? (
-                    <Link href={`/fields/${task.field.id}`} className="text-emerald-800 underline">
-                      {task.field.name}
-                    </Link>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td className="px-2 py-1">{task.created_by?.name ?? '—'}</td>
-                <td className="min-w-48 px-2 py-1">
-                  <TaskState task={task} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        testId="recent-tasks"
+        head={
+          <>
+            <Th>{t('recent.when')}</Th>
+            <Th>{t('recent.file')}</Th>
+            <Th>{t('field')}</Th>
+            <Th>{t('recent.by')}</Th>
+            <Th>{t('recent.state')}</Th>
+          </>
+        }
+      >
+        {tasks.map((task) => (
+          <tr key={task.task_id} className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
+            <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), { dateStyle: 'short', timeStyle: 'short' })}</td>
+            <td className="px-2 py-1">
+              <span className="block break-all">{task.file_name ?? '—'}</span>
+              <span className="block text-xs text-stone-500">{t(`recent.kind.${task.kind === 'drone' ? 'drone' : 'raster_zones'}`)}</span>
+            </td>
+            <td className="px-2 py-1">
+              {task.field ? (
+                <Link href={`/fields/${task.field.id}`} className="text-emerald-800 underline">
+                  {task.field.name}
+                </Link>
+              ) : (
+                '—'
+              )}
+            </td>
+            <td className="px-2 py-1">{task.created_by?.name ?? '—'}</td>
+            <td className="min-w-48 px-2 py-1">
+              <TaskState task={task} />
+            </td>
+          </tr>
+        ))}
+      </Table>
     </div>
   );
 }

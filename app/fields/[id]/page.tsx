@@ -13,6 +13,7 @@ import { Histogram } from '@/components/fields/histogram';
 import { MergedFromTable } from '@/components/fields/merged-from-table';
 import { IndexTrend } from '@/components/fields/index-trend';
 import { Card, SuccessMessage } from '@/components/ui/form';
+import { Table, Th } from '@/components/ui/table';
 import { isCrop } from '@/lib/drone/crops';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { fieldDetail, getField } from '@/lib/fields/fields';
@@ -337,36 +338,34 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
           <div className="lg:col-span-2">
             <Card title={t('report.zones')}>
               {zones && zones.features.length > 0 ? (
-                <div className="overflow-x-auto">
-                  <table className="min-w-full text-sm" data-testid="zones-table">
-                    <thead className="bg-stone-100">
-                      <tr>
-                        <th className="px-2 py-1 text-left">{t('report.zone_class')}</th>
-                        <th className="px-2 py-1 text-left">{t('report.zone_name')}</th>
-                        <th className="px-2 py-1 text-right">{t('report.zone_area')}</th>
-                        <th className="px-2 py-1 text-right">{t('report.zone_share')}</th>
-                        <th className="px-2 py-1 text-right">{t('report.zone_mean')}</th>
+                <Table
+                  testId="zones-table"
+                  head={
+                    <>
+                      <Th>{t('report.zone_class')}</Th>
+                      <Th>{t('report.zone_name')}</Th>
+                      <Th figures>{t('report.zone_area')}</Th>
+                      <Th figures>{t('report.zone_share')}</Th>
+                      <Th figures>{t('report.zone_mean')}</Th>
+                    </>
+                  }
+                >
+                  {zones.features.map((z) => {
+                    const total = zones.features.reduce((s, f) => s + f.properties.area_ha, 0) || 1;
+                    return (
+                      <tr key={z.id} className="border-t border-stone-200">
+                        <td className="px-2 py-1">
+                          <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.properties.color }} />
+                          {z.properties.class}
+                        </td>
+                        <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
+                        <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
+                        <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
+                        <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
                       </tr>
-                    </thead>
-                    <tbody>
-                      {zones.features.map((z) => {
-                        const total = zones.features.reduce((s, f) => s + f.properties.area_ha, 0) || 1;
-                        return (
-                          <tr key={z.id} className="border-t border-stone-200">
-                            <td className="px-2 py-1">
-                              <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.properties.color }} />
-                              {z.properties.class}
-                            </td>
-                            <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
-                            <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
-                            <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
-                            <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
-                          </tr>
-                        );
-                      })}
-                    </tbody>
-                  </table>
-                </div>
+                    );
+                  })}
+                </Table>
               ) : (
                 <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
               )}
