@@ -28,8 +28,8 @@ export default async function CompanyPage() {
         {t('nav.company')}: {company.name}
       </h1>
       <CompanyUsers users={users.map(companyUser)} myId={user.id} myRole={isRole(user.role) ? user.role : 'viewer'} />
+      {/* Not keyed on the stored values: the form keeps its state, and its "saved", across the refresh after a save. */}
       <CompanySettings
-        key={company.settingsJson + company.name}
         name={company.name}
         zoneRates={zoneRates}
         timeZone={isTimeZone(settings.time_zone) ? settings.time_zone : ''}

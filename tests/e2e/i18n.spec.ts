@@ -106,6 +106,8 @@ test('times are shown in the company’s time zone, chosen on the company page',
 
   await page.goto('/company');
   const settings = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Company settings' }) });
+  // A choice made before the page's script runs would be undone by it: Save is enabled once it has run.
+  await expect(settings.getByRole('button', { name: 'Save' })).toBeEnabled();
   await settings.getByLabel('Time zone').selectOption('Asia/Vladivostok');
   await settings.getByRole('button', { name: 'Save' }).click();
   await expect(settings.getByRole('status')).toHaveText('Company saved');
@@ -114,6 +116,7 @@ test('times are shown in the company’s time zone, chosen on the company page',
 
   // Back to the server's zone.
   await page.goto('/company');
+  await expect(settings.getByRole('button', { name: 'Save' })).toBeEnabled();
   await settings.getByLabel('Time zone').selectOption({ index: 0 });
   await settings.getByRole('button', { name: 'Save' }).click();
   await expect(settings.getByRole('status')).toHaveText('Company saved');
