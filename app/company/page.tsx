@@ -2,7 +2,7 @@ import { getTranslations } from 'next-intl/server';
 import { CompanySettings, CompanyUsers, DeleteCompany } from '@/components/company/company-admin';
 import { companyUser } from '@/lib/auth/accounts';
 import { isRole } from '@/lib/auth/roles';
-import { SERVER_TIME_ZONE, TIME_ZONES, isTimeZone } from '@/lib/i18n/time-zone';
+import { SERVER_TIME_ZONE, isTimeZone, timeZones } from '@/lib/i18n/time-zone';
 import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
 
@@ -34,7 +34,7 @@ export default async function CompanyPage() {
         zoneRates={zoneRates}
         timeZone={isTimeZone(settings.time_zone) ? settings.time_zone : ''}
         serverTimeZone={SERVER_TIME_ZONE}
-        timeZones={TIME_ZONES}
+        timeZones={timeZones()}
       />
       {can(user.role, 'deleteCompany') && <DeleteCompany />}
     </section>

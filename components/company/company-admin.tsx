@@ -2,6 +2,7 @@
 import { useRouter } from 'next/navigation';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useState } from 'react';
+import { personName } from '@/lib/auth/person-name';
 import { ROLES, ROLE_LEVEL, type Role } from '@/lib/auth/roles';
 import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
@@ -49,7 +50,6 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
   const format = useFormatter();
   const { error, notice, busy, run } = useAction();
   const assignable = ROLES.filter((r) => ROLE_LEVEL[r] <= ROLE_LEVEL[myRole]);
-  const name = (u: CompanyUserRow) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
 
   return (
     <Card title={t('company.users')}>
@@ -72,7 +72,7 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
           return (
             <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
               <td className="px-2 py-1">
-                <span className="block">{name(u)}</span>
+                <span className="block">{personName(u.first_name, u.last_name, u.email)}</span>
                 <span className="block text-xs text-stone-500">{u.email}</span>
               </td>
               <td className="px-2 py-1">

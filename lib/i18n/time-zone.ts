@@ -21,5 +21,5 @@ export function companyTimeZone(settings: { time_zone?: unknown }): string {
   return isTimeZone(settings.time_zone) ? settings.time_zone : SERVER_TIME_ZONE;
 }
 
-/** The zones offered to choose from, by name. */
-export const TIME_ZONES: readonly string[] = Intl.supportedValuesOf('timeZone');
+/** The zones offered to choose from, by name (asked for only where they are offered). */
+export const timeZones = (): string[] => Intl.supportedValuesOf('timeZone');

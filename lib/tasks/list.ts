@@ -1,14 +1,13 @@
 // The company's recent background tasks, newest first: what an operator uploaded, where it stands,
 // and why it failed (a failed zoning task leaves no scan behind to say so).
 import type { z } from 'zod';
+import { personName } from '../auth/person-name';
 import type { TenantDb } from '../db/tenant';
 import type { Locale } from '../i18n/locales';
 import type { taskListQuery } from './schemas';
 import { taskView } from './view';
 
 export type TaskListQuery = z.infer<typeof taskListQuery>;
-
-const userName = (u: { firstName: string | null; lastName: string | null; email: string }) => [u.firstName, u.lastName].filter(Boolean).join(' ') || u.email;
 
 export async function listTasks(db: TenantDb, query: TaskListQuery, locale: Locale) {
   const rows = await db.task.findMany({
@@ -34,7 +33,7 @@ export async function listTasks(db: TenantDb, query: TaskListQuery, locale: Loca
   });
   const creatorIds = [...new Set(rows.map((r) => r.createdBy).filter((id): id is number => id !== null))];
   const creators = new Map(
-    creatorIds.length ? (await db.user.findMany({ where: { id: { in: creatorIds } }, select: { id: true, firstName: true, lastName: true, email: true } })).map((u) => [u.id, { id: u.id, name: userName(u) }]) : [],
+    creatorIds.length ? (await db.user.findMany({ where: { id: { in: creatorIds } }, select: { id: true, firstName: true, lastName: true, email: true } })).map((u) => [u.id, { id: u.id, name: personName(u.firstName, u.lastName, u.email) }]) : [],
   );
   return rows.map((r) => ({
     ...taskView(r, locale),
