@@ -1,5 +1,5 @@
-// Uploading an index GeoTIFF: checked at once (so a bad file never becomes a task), matched to a
-// field, kept with the field's files, and handed to a background task that makes the zones.
+// Uploading an index GeoTIFF: checked at once (readable, gives the index, overlaps the field: a bad
+// file never becomes a task), matched to a field, kept with the field's files, and handed to a background task that makes the zones.
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -11,7 +11,8 @@ import type { FieldGeometry } from '../geo/geometry';
 import { boundingBox } from '../geo/geometry';
 import { notFound, unprocessable, unsupportedMediaType } from '../http/errors';
 import { validate } from '../http/validate';
-import { inspectRaster } from '../raster/inspect';
+import type { IndexName } from '../raster/bands';
+import { inspectIndexRaster } from '../raster/zones';
 import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/jobs';
 import type { ReceivedFile } from '../uploads/multipart';
@@ -39,23 +40,30 @@ export async function fieldUnderRaster(db: TenantDb, footprint: FieldGeometry) {
   let best: { id: number; geometry: FieldGeometry; overlap: number } | undefined;
   for (const c of candidates) {
     const geometry = JSON.parse(c.geometry) as FieldGeometry;
-    const common = intersect(featureCollection([feature(footprint), feature(geometry)]));
-    const overlap = common ? geometryAreaHa(common.geometry) : 0;
+    const overlap = overlapHa(footprint, geometry);
     if (overlap > 0 && (!best || overlap > best.overlap)) best = { id: c.id, geometry, overlap };
   }
   if (!best) throw unprocessable('raster_no_field');
   return best;
 }
 
+function overlapHa(footprint: FieldGeometry, geometry: FieldGeometry): number {
+  const common = intersect(featureCollection([feature(footprint), feature(geometry)]));
+  return common ? geometryAreaHa(common.geometry) : 0;
+}
+
 export async function submitRasterZoning(db: TenantDb, companyId: number, userId: number, file: ReceivedFile, parts: Record<string, string>) {
   const options = validate(rasterUploadParts, parts);
   if (!/\.tiff?$/i.test(file.filename)) throw unsupportedMediaType('raster_not_tiff');
-  const info = await inspectRaster(file.path);
+  const index = options.index as IndexName;
+  const info = await inspectIndexRaster(file.path, index);
   let field: { id: number; geometry: FieldGeometry };
   if (options.field_id) {
     const row = await db.field.findUnique({ where: { id: options.field_id }, select: { id: true, geometry: true } });
     if (!row) throw notFound();
     field = { id: row.id, geometry: JSON.parse(row.geometry) as FieldGeometry };
+    // A raster of somewhere else (the wrong field chosen) is refused now, not stored to fail as a task.
+    if (overlapHa(info.footprintWgs84, field.geometry) === 0) throw unprocessable('raster_no_overlap');
   } else {
     field = await fieldUnderRaster(db, info.footprintWgs84);
   }
@@ -69,7 +77,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
     fileName: file.filename,
     capturedAt: options.captured_at?.toISOString() ?? info.capturedAt ?? null,
     fieldGeometry: field.geometry,
-    options: { zones: options.zones, method: options.method, index: options.index as ZoningJobPayload['options']['index'], minZoneAreaHa: options.min_zone_area_ha },
+    options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha },
   };
   const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
   return { task_id: task.id, field_id: field.id };

@@ -70,6 +70,8 @@ export function indexPlan(
     const name = requested !== 'auto' ? requested : bandName ? bandName.toLowerCase() : 'index';
     return { name, samples: [0], compute: (a) => a * scale + offset };
   }
+  // A single band is the index itself, under any name; several bands need a formula we know.
+  if (requested !== 'auto' && !Object.hasOwn(FORMULAS, requested)) throw unprocessable('raster_index_unknown', { index: requested, known: Object.keys(FORMULAS).join(', ') });
   const wanted = requested === 'auto' ? (['ndvi', 'ndre', 'gndvi'] as const) : ([requested] as const);
   for (const name of wanted) {
     const [ra, rb] = FORMULAS[name];

@@ -9,7 +9,7 @@ import { bandRoles, indexPlan, type BandRole, type IndexName, type IndexPlan } f
 import { classBreaks, classOf, histogramQuantile, type Histogram, type ZoningMethod } from './classify';
 import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
-import { mapToPixel, openRaster, pixelToMap, type OpenRaster } from './inspect';
+import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
 import { previewPng } from './preview';
 import { zoneColor } from './ramp';
@@ -87,18 +87,38 @@ export async function computeZones(
   }
 }
 
-async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opts: ZoningOptions, onProgress: ProgressFn): Promise<ZoningResult> {
-  const { info, transform } = raster;
+/**
+ * What an upload checks before it becomes a task, from the header alone: the file is a usable
+ * GeoTIFF and its bands give the index asked for (422 otherwise).
+ */
+export async function inspectIndexRaster(path: string, index: IndexName): Promise<RasterInfo> {
+  const raster = await openRaster(path);
+  try {
+    rasterIndexPlan(raster, index);
+    return raster.info;
+  } finally {
+    await raster.tiff.close?.();
+  }
+}
+
+/** Which of the raster's samples make the index, and how; 422 `raster_bands_unknown` when none can. */
+function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number } {
+  const { info } = raster;
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
   const dataBands = Array.from({ length: info.bands }, (_, i) => i).filter((i) => i !== alpha);
-  const roles = bandRoles(dataBands.length, info.bandNames?.filter((_, i) => i !== alpha), opts.bandOrder);
-  const dataPlan = indexPlan(dataBands.length, opts.index, roles, {
+  const roles = bandRoles(dataBands.length, info.bandNames?.filter((_, i) => i !== alpha), bandOrder);
+  const dataPlan = indexPlan(dataBands.length, index, roles, {
     sampleFormat: raster.sampleFormat,
     bitsPerSample: raster.bitsPerSample,
     ...raster.bandMeta[dataBands[0]!],
   }, info.bandNames?.[dataBands[0]!]);
-  const plan = { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined };
+  return { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined };
+}
+
+async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opts: ZoningOptions, onProgress: ProgressFn): Promise<ZoningResult> {
+  const { info, transform } = raster;
+  const plan = rasterIndexPlan(raster, opts.index, opts.bandOrder);
   const { fromWgs84, toWgs84 } = converters(info.crs);
 
   // The field in raster pixel coordinates, and the pixel window around it.

@@ -13,6 +13,9 @@ import { baseUrl, serverEnv } from '../helpers/context';
 import { startServer } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
+import { allNodataIndexTiff } from '../helpers/tiff';
+import en from '../../messages/en.json';
+import ru from '../../messages/ru.json';
 
 const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
 const missing = missingShared(...NAIP);
@@ -172,10 +175,13 @@ describe.skipIf(!!missing)('raster zones', () => {
     const a = await createCompany(baseUrl(), { language: 'ru' });
     const b = await createCompany(baseUrl());
     const field = (await a.as.operator.post('/api/fields', { name: 'Under the raster', geometry: FIELD })).body.id as number;
-    const far = (await a.as.operator.post('/api/fields', { name: 'Far away', geometry: { type: 'Polygon', coordinates: [[[10, 10], [10.01, 10], [10.01, 10.01], [10, 10.01], [10, 10]]] } })).body.id as number;
+    // A raster that passes every check at upload and fails once zoned: its pixels are all nodata.
+    const blank = allNodataIndexTiff();
+    const far = (await a.as.operator.post('/api/fields', { name: 'Far away', geometry: blank.field })).body.id as number;
     const done = await uploadRaster(a.as.operator, { zones: '3' });
     const doneTask = await waitForTask(a.as.operator, done.body.task_id);
-    const failed = await uploadRaster(a.as.operator, { field_id: String(far) });
+    const failed = await a.as.operator.upload('/upload', { raster_file: { data: blank.bytes, name: 'blank.tif', type: 'image/tiff' }, field_id: String(far) });
+    expect(failed.status, failed.text).toBe(202);
     expect((await waitForTask(a.as.operator, failed.body.task_id)).status).toBe('error');
     // It made no scan to remove it with: the raster it was given is gone already.
     expect(readdirSync(join(serverEnv().DATA_DIR!, 'companies', String(a.id), 'fields', String(far), 'rasters'))).toEqual([]);
@@ -188,9 +194,9 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(list.body.tasks[0]).toMatchObject({
       status: 'error',
       // In the language of the one who asks (the viewer's is Russian).
-      error: 'Растр не перекрывает поле',
+      error: ru.errors.raster_no_valid_pixels,
       kind: 'raster_zones',
-      file_name: 'naip_2019.tif',
+      file_name: 'blank.tif',
       field: { id: far, name: 'Far away' },
       scan_id: null,
       created_by: operator,
@@ -296,6 +302,28 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(bad.body.error).toContain('zones: at most 7');
     const missingPart = await api.upload('/upload', { something: 'else' });
     expect(missingPart.status).toBe(422);
+  });
+
+  it('refuses at once, keeping nothing, a raster that misses the field chosen or cannot give the index asked for', async () => {
+    const { api, user } = await registerCompany(baseUrl(), { language: 'en' });
+    const under = (await api.post('/api/fields', { name: 'Under it', geometry: FIELD })).body.id as number;
+    const far = (await api.post('/api/fields', { name: 'Far away', geometry: { type: 'Polygon', coordinates: [[[20, 48], [20.01, 48], [20.01, 48.01], [20, 48]]] } })).body.id as number;
+    const refusals: Array<[Record<string, string>, string]> = [
+      // The wrong field chosen: the tile is in North Dakota.
+      [{ field_id: String(far) }, en.errors.raster_no_overlap],
+      // NAIP has red, green, blue and near infrared: no red edge.
+      [{ field_id: String(under), index: 'ndre' }, 'Cannot compute the ndre index from 4 bands: the band order is unknown'],
+      [{ field_id: String(under), index: 'evi' }, 'Unknown index evi for a raster of several bands; known: ndvi, ndre, gndvi'],
+    ];
+    for (const [parts, error] of refusals) {
+      const res = await uploadRaster(api, parts);
+      expect([res.status, res.body], JSON.stringify(parts)).toEqual([422, { success: false, error }]);
+    }
+    // No task was queued and no raster kept, for either field.
+    expect((await api.get('/api/tasks')).body.tasks).toEqual([]);
+    for (const id of [under, far]) expect(existsSync(join(serverEnv().DATA_DIR!, 'companies', String(user.company.id), 'fields', String(id), 'rasters')), `field ${id}`).toBe(false);
+    // The same field with an index the bands give is taken.
+    expect((await uploadRaster(api, { field_id: String(under), index: 'gndvi' })).status).toBe(202);
   });
 
   it('a task interrupted by a killed server is resumed after the restart and completes', async () => {

@@ -10,6 +10,7 @@ import { NO_VALUE_COLOR, cropColor } from '../../lib/ui/status';
 import { createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
+import { allNodataIndexTiff } from '../helpers/tiff';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -255,22 +256,24 @@ test('a raster being zoned shows on its field’s page, and one that fails says 
   test.setTimeout(120_000);
   await registerCompany(page.request);
   const under = await createField(page.request, { name: 'Under it', geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] } });
-  const apart = await createField(page.request, { name: 'Apart', geometry: { type: 'Polygon', coordinates: [[[10, 10], [10.01, 10], [10.01, 10.01], [10, 10.01], [10, 10]]] } });
-  const upload = async (fieldId: number, name: string) => {
-    const res = await page.request.post('/upload', { multipart: { field_id: String(fieldId), zones: '3', raster_file: { name, mimeType: 'image/tiff', buffer: readFileSync(NAIP) } } });
+  // A raster that passes the upload's checks but has no valid pixel: its task fails once it runs.
+  const blank = allNodataIndexTiff();
+  const apart = await createField(page.request, { name: 'Apart', geometry: blank.field });
+  const upload = async (fieldId: number, name: string, buffer: Buffer) => {
+    const res = await page.request.post('/upload', { multipart: { field_id: String(fieldId), zones: '3', raster_file: { name, mimeType: 'image/tiff', buffer } } });
     expect(res.status(), await res.text()).toBe(202);
   };
-  // Zoning runs one task at a time: the raster for the field it misses waits behind three others,
-  // long enough for its page to open while it is under way.
-  for (const n of [1, 2, 3]) await upload(under, `naip_${n}.tif`);
-  await upload(apart, 'wrong_place.tif');
+  // Zoning runs one task at a time: the blank raster waits behind three others, long enough for its
+  // field's page to open while it is under way.
+  for (const n of [1, 2, 3]) await upload(under, `naip_${n}.tif`, readFileSync(NAIP));
+  await upload(apart, 'wrong_place.tif', blank.bytes);
 
   await page.goto(`/fields/${apart}`);
   const zoning = page.getByTestId('zoning-tasks');
   await expect(zoning.locator('li')).toHaveCount(1);
   await expect(zoning).toContainText(`${en.field.zoning_under_way}wrong_place.tif`);
   // No scan is made, so the reason stays where the task was followed.
-  await expect(zoning.getByRole('alert')).toHaveText(en.errors.raster_no_overlap, { timeout: 60_000 });
+  await expect(zoning.getByRole('alert')).toHaveText(en.errors.raster_no_valid_pixels, { timeout: 60_000 });
   await page.reload();
   await expect(zoning).toHaveCount(0);
   await expect(page.getByText(en.field.no_scans)).toBeVisible();

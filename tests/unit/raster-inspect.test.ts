@@ -7,80 +7,16 @@ import { booleanPointInPolygon } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
 import { AppError, HTTP_STATUS } from '@/lib/http/errors';
 import { inspectRaster } from '@/lib/raster/inspect';
-import { computeZones } from '@/lib/raster/zones';
+import type { IndexName } from '@/lib/raster/bands';
+import { computeZones, inspectIndexRaster } from '@/lib/raster/zones';
 import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
+import { allNodataIndexTiff, tiffBytes, type TiffSpec } from '@/tests/helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'raster-inspect-'));
 
-interface TiffSpec {
-  width: number;
-  height: number;
-  /** Float32 pixels; when shorter than width x height the strip is declared full size anyway. */
-  pixels?: Float32Array;
-  georef?: { epsg: number; origin: [number, number]; pixel: number };
-  compression?: number;
-  nodata?: string;
-  /** Bands, interleaved by pixel in `pixels` (default 1). */
-  bands?: number;
-  dateTime?: string;
-  gdalMetadata?: string;
-}
-
-/** A little-endian, single-strip, float32 TIFF, optionally with GeoTIFF and GDAL tags. */
 function writeTiff(name: string, spec: TiffSpec): string {
-  const bands = spec.bands ?? 1;
-  const pixels = spec.pixels ?? new Float32Array(spec.width * spec.height * bands);
-  type Entry = [tag: number, type: number, values: number[] | string];
-  const declared = Math.min(0xffffffff, spec.width * spec.height * bands * 4);
-  const entries: Entry[] = [
-    [256, 4, [spec.width]],
-    [257, 4, [spec.height]],
-    [258, 3, Array(bands).fill(32)],
-    [259, 3, [spec.compression ?? 1]],
-    [262, 3, [1]],
-    [273, 4, [0]], // strip offset, patched below
-    [277, 3, [bands]],
-    [278, 4, [spec.height]],
-    [279, 4, [declared]],
-  ];
-  if (spec.dateTime) entries.push([306, 2, spec.dateTime + '\0']);
-  if (bands > 1) entries.push([338, 3, Array(bands - 1).fill(0)]);
-  entries.push([339, 3, Array(bands).fill(3)]);
-  if (spec.georef) {
-    const { epsg, origin, pixel } = spec.georef;
-    entries.push([33550, 12, [pixel, pixel, 0]], [33922, 12, [0, 0, 0, origin[0], origin[1], 0]]);
-    entries.push([34735, 3, [1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, epsg]]);
-  }
-  if (spec.gdalMetadata) entries.push([42112, 2, spec.gdalMetadata + '\0']);
-  if (spec.nodata) entries.push([42113, 2, spec.nodata + '\0']);
-  const size = (t: number) => ({ 2: 1, 3: 2, 4: 4, 12: 8 })[t]!;
-  const ifdSize = 2 + entries.length * 12 + 4;
-  let extra = 8 + ifdSize;
-  const blobs: Array<[number, Buffer]> = [];
-  const buf = Buffer.alloc(ifdSize);
-  buf.writeUInt16LE(entries.length, 0);
-  entries.forEach(([tag, type, values], i) => {
-    const count = typeof values === 'string' ? values.length : values.length;
-    const data = Buffer.alloc(count * size(type));
-    if (typeof values === 'string') data.write(values, 'latin1');
-    else values.forEach((v, k) => (type === 3 ? data.writeUInt16LE(v, k * 2) : type === 4 ? data.writeUInt32LE(v, k * 4) : data.writeDoubleLE(v, k * 8)));
-    const at = 2 + i * 12;
-    buf.writeUInt16LE(tag, at);
-    buf.writeUInt16LE(type, at + 2);
-    buf.writeUInt32LE(count, at + 4);
-    if (data.length <= 4) data.copy(buf, at + 8);
-    else {
-      buf.writeUInt32LE(extra, at + 8);
-      blobs.push([extra, data]);
-      extra += data.length;
-    }
-  });
-  const stripOffset = extra;
-  buf.writeUInt32LE(stripOffset, 2 + 5 * 12 + 8);
-  const header = Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]);
-  const file = Buffer.concat([header, buf, ...blobs.map(([, b]) => b), Buffer.from(pixels.buffer)]);
   const path = join(dir, name);
-  writeFileSync(path, file);
+  writeFileSync(path, tiffBytes(spec));
   return path;
 }
 
@@ -235,5 +171,25 @@ describe('inspectRaster on broken files', () => {
     const fp = (await inspectRaster(path)).footprintWgs84;
     expect((await failure(computeZones(path, fp, { index: 'ndvi' }))).key).toBe('raster_bands_unknown');
     expect((await failure(computeZones(path, fp, { zones: 9 }))).key).toBe('raster_zones_out_of_range');
+  });
+
+  it('an upload learns from the header alone whether the bands give the index asked for', async () => {
+    const two = writeTiff('two-bands.tif', { width: 4, height: 4, bands: 2, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    expect((await failure(inspectIndexRaster(two, 'ndvi'))).key).toBe('raster_bands_unknown');
+    // Several bands need a formula we know; a single band may carry any index under any name.
+    const unknown = await failure(inspectIndexRaster(two, 'evi' as IndexName));
+    expect([unknown.key, unknown.params]).toEqual(['raster_index_unknown', { index: 'evi', known: 'ndvi, ndre, gndvi' }]);
+    const one = writeTiff('one-band.tif', { width: 4, height: 4, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    expect((await inspectIndexRaster(one, 'evi' as IndexName)).bands).toBe(1);
+  });
+
+  it('a raster in lon/lat whose pixels are all nodata passes the upload’s checks and fails only when zoned', async () => {
+    const { bytes, field } = allNodataIndexTiff();
+    const path = join(dir, 'all-nodata.tif');
+    writeFileSync(path, bytes);
+    const info = await inspectIndexRaster(path, 'auto');
+    expect(info).toMatchObject({ crs: { epsg: 4326 }, nodata: -9999 });
+    expect(field.coordinates[0]!.every((p) => booleanPointInPolygon(p, info.footprintWgs84))).toBe(true);
+    expect((await failure(computeZones(path, field, {}))).key).toBe('raster_no_valid_pixels');
   });
 });
