@@ -61,6 +61,8 @@ export const ROUTES = {
   'GET /api/scans/{id}/preview.png': ACTION_ROLE.viewFields,
   // Naming a scan's crop corrects data, as editing a field does.
   'PUT /api/scans/{id}': ACTION_ROLE.edit,
+  // Zones made again from the scan's own raster: processing data, as uploading it is.
+  'POST /api/scans/{id}/zones': ACTION_ROLE.uploadScans,
   // A scan is data someone uploaded: removing it is like deleting a field.
   'DELETE /api/scans/{id}': ACTION_ROLE.deleteFields,
   'GET /api/field/export/kmz/{id}': ACTION_ROLE.exportMaps,

@@ -65,12 +65,18 @@ export async function saveScan(tx: DbTx, companyId: number, fieldId: number, sca
   const saved = scanId
     ? await tx.scan.update({ where: { id: scanId, companyId }, data })
     : await tx.scan.create({ data: { ...data, companyId, fieldId } });
-  await tx.zone.deleteMany({ where: { scanId: saved.id, companyId } });
+  await replaceZones(tx, companyId, fieldId, saved.id, zones);
+  return saved;
+}
+
+/** The scan's zones, all new rows (so anything remembered of the old ones, by their ids, is stale). */
+export async function replaceZones(tx: DbTx, companyId: number, fieldId: number, scanId: number, zones: ZoneData[]) {
+  await tx.zone.deleteMany({ where: { scanId, companyId } });
   await tx.zone.createMany({
     data: zones.map((z) => ({
       companyId,
       fieldId,
-      scanId: saved.id,
+      scanId,
       classIndex: z.classIndex,
       name: z.name,
       minValue: z.min,
@@ -81,7 +87,6 @@ export async function saveScan(tx: DbTx, companyId: number, fieldId: number, sca
       geometry: JSON.stringify(z.geometry),
     })),
   });
-  return saved;
 }
 
 type ScanRow = Awaited<ReturnType<TenantDb['scan']['findUniqueOrThrow']>>;

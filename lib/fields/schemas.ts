@@ -1,5 +1,6 @@
 // Request bodies and query strings of the field endpoints.
 import { z } from 'zod';
+import { ZONING_METHODS } from '../raster/classify';
 
 export const PARCEL_NUMBER = /^\d+(:\d+)*$/;
 
@@ -138,6 +139,13 @@ export const captureDate = z
 export const updateScanBody = z
   .object({ crop_type: userCrop.nullable().optional(), captured_at: captureDate.optional() })
   .refine((b) => b.crop_type !== undefined || b.captured_at !== undefined, { params: { key: 'scan_nothing_to_update' } });
+
+/** `POST /api/scans/{id}/zones`: how to make the scan's zones again; what is left out stays as the scan was zoned. */
+export const rezoneScanBody = z.object({
+  zones: z.number().int().min(3).max(7).optional(),
+  method: z.enum(ZONING_METHODS).optional(),
+  min_zone_area_ha: z.number().min(0).max(1000).optional(),
+});
 
 export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) });
 

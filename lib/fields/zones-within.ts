@@ -14,11 +14,11 @@ const remembered = new Map<string, Map<number, ZoneShape>>();
 /**
  * `zonesWithin` (lib/geo/within.ts) for the zones of scan `scanId` (each named by its row's `id`), in
  * a worker thread when they are large (a 500 ha NAIP scan's 30,000 vertices take 0.7 s) and
- * remembered for the scan and that boundary: a scan's zones never change once made, so the field's
- * page and its exports clip each once per process.
+ * remembered for those zones and that boundary, so the field's page and its exports clip each once
+ * per process. Zones made again are new rows: their ids make a new key.
  */
 export async function scanZonesWithin<Z extends ZoneShape & { id: number }>(scanId: number, boundary: FieldGeometry, zones: Z[]): Promise<Z[]> {
-  const key = `${scanId}:${boundaryFingerprint(boundary)}`;
+  const key = `${scanId}:${zones.map((z) => z.id).join(',')}:${boundaryFingerprint(boundary)}`;
   let clipped = remembered.get(key);
   if (clipped) remembered.delete(key); // used most recently: to be forgotten last
   else {

@@ -12,6 +12,7 @@ import { boundingBox } from '../geo/geometry';
 import { notFound, unprocessable, unsupportedMediaType } from '../http/errors';
 import { validate } from '../http/validate';
 import type { IndexName } from '../raster/bands';
+import { ZONING_METHODS } from '../raster/classify';
 import { inspectIndexRaster } from '../raster/zones';
 import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/jobs';
@@ -23,7 +24,7 @@ import { fieldDataDir } from './files';
 export const rasterUploadParts = z.object({
   field_id: z.coerce.number().int().positive().optional(),
   zones: z.coerce.number().int().min(3).max(7).default(5),
-  method: z.enum(['jenks', 'quantile', 'equal', 'kmeans']).default('jenks'),
+  method: z.enum(ZONING_METHODS).default('jenks'),
   index: z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,16}$/).default('auto'),
   min_zone_area_ha: z.coerce.number().min(0).max(1000).default(0.1),
   // When the image was taken, if the file does not say (NAIP and many exports carry no date) or says wrong.

@@ -1,6 +1,7 @@
 // Class breaks computed on a fine histogram of the index, so memory does not grow with the field.
 
-export type ZoningMethod = 'jenks' | 'quantile' | 'equal' | 'kmeans';
+export const ZONING_METHODS = ['jenks', 'quantile', 'equal', 'kmeans'] as const;
+export type ZoningMethod = (typeof ZONING_METHODS)[number];
 
 export interface Histogram {
   min: number;

@@ -28,6 +28,21 @@ export interface ZoningOptions {
 
 export const DEFAULT_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.1, minIndex: 0 };
 
+/** A drone survey's index: every value counts (VARI is negative on bare soil, which is part of the field). */
+export const DRONE_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.05, minIndex: -1 };
+
+/** What a scan's details record of how its zones were made (and what remaking them starts from). */
+export interface ZoningRecord {
+  zones: number;
+  method: ZoningMethod;
+  min_zone_area_ha: number;
+}
+
+export const zoningRecord = (options: Partial<ZoningOptions>): ZoningRecord => {
+  const o = { ...DEFAULT_ZONING, ...options };
+  return { zones: o.zones, method: o.method, min_zone_area_ha: o.minZoneAreaHa };
+};
+
 export interface IndexStats {
   min: number;
   max: number;

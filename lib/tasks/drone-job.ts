@@ -9,7 +9,7 @@ import { config } from '../config';
 import { buildOrthomosaic } from '../drone/ortho';
 import { boundaryFingerprint } from '../fields/boundary';
 import { AppError } from '../http/errors';
-import { computeZones, type ZoningResult } from '../raster/zones';
+import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
 import type { DroneJobResult } from './finishers';
 import type { JobContext } from './types';
 
@@ -30,8 +30,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
   const analysis = await analyseIndex(mosaic, payload.fieldGeometry);
   let zoning: ZoningResult | null = null;
   try {
-    // Every index value counts (VARI is negative on bare soil, which is part of the field).
-    zoning = await computeZones(analysis.indexGeotiffPath, payload.fieldGeometry, { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.05, minIndex: -1 }, (p) =>
+    zoning = await computeZones(analysis.indexGeotiffPath, payload.fieldGeometry, DRONE_ZONING, (p) =>
       ctx.progress(72 + p * 0.15, indexStep),
     );
   } catch (err) {
@@ -64,6 +63,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         crs: mosaic.crs,
         field_coverage: analysis.fieldCoverage,
         boundary: boundaryFingerprint(payload.fieldGeometry),
+        zoning: zoningRecord(DRONE_ZONING),
         median_misalignment_px: mosaic.medianMisalignmentPx,
         ...(mosaic.rematchedSeams
           ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }

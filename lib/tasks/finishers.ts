@@ -1,7 +1,9 @@
 // What each kind of task writes to the database when its job succeeded, and the result the task then
 // reports. They write within the transaction that marks the task completed (lib/tasks/lifecycle.ts).
 import type { DbTx } from '../db/client';
-import { type ScanData, type ZoneData, saveScan } from '../fields/scans';
+import { type ScanData, type ZoneData, replaceZones, saveScan } from '../fields/scans';
+import { notFound } from '../http/errors';
+import type { ZoningRecord } from '../raster/zones';
 import type { TaskKind } from './types';
 
 /** What the zoning job returns (lib/tasks/jobs.ts). */
@@ -14,6 +16,18 @@ export interface ZoningJobResult {
 /** What the drone job returns: a zoning result plus the crop classification and the mosaic. */
 export interface DroneJobResult extends ZoningJobResult {
   crop: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
+}
+
+/** What remaking a scan's zones returns: the zones, and what they were made with and for. */
+export interface RezoneJobResult {
+  zones: ZoneData[];
+  areaProcessedHa: number;
+  /** How the zones were made, recorded in the scan's details. */
+  zoning: ZoningRecord;
+  /** Raster pixels per analysis cell side (recorded for an uploaded raster's scan, as at its first zoning). */
+  cellFactor: number;
+  /** Fingerprint of the boundary the zones were made for. */
+  boundary: string;
 }
 
 interface TaskRow {
@@ -38,5 +52,16 @@ export const FINISHERS: Record<TaskKind, Finisher> = {
     // crop_type holds only what the user named; the automatic result is kept beside it.
     await tx.scan.update({ where: { id: scan.id }, data: { cropJson: JSON.stringify(r.crop) } });
     return { scan_id: scan.id, zones_created: r.zones.length, area_processed: round(r.areaProcessedHa), crop_type: scan.cropType ?? r.crop.crop_type };
+  },
+  rezone: async (tx, task, result) => {
+    const r = result as RezoneJobResult;
+    // The scan may have been deleted while its zones were being made: a final error, nothing written.
+    const scan = await tx.scan.findFirst({ where: { id: task.scanId!, companyId: task.companyId }, select: { id: true, fieldId: true, detailsJson: true } });
+    if (!scan) throw notFound('scan_gone');
+    const before = JSON.parse(scan.detailsJson) as Record<string, unknown>;
+    const details = { ...before, boundary: r.boundary, zoning: r.zoning, ...('cell_factor' in before ? { cell_factor: r.cellFactor } : {}) };
+    await tx.scan.update({ where: { id: scan.id }, data: { detailsJson: JSON.stringify(details) } });
+    await replaceZones(tx, task.companyId, scan.fieldId, scan.id, r.zones);
+    return { scan_id: scan.id, zones_created: r.zones.length, area_processed: round(r.areaProcessedHa) };
   },
 };

@@ -5,8 +5,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { boundaryFingerprint } from '../fields/boundary';
-import { computeZones, type ZoningOptions } from '../raster/zones';
-import type { ZoningJobResult } from './finishers';
+import { computeZones, zoningRecord, type ZoningOptions } from '../raster/zones';
+import type { RezoneJobResult, ZoningJobResult } from './finishers';
 import type { JobContext, JobKind } from './types';
 
 export interface ZoningJobPayload {
@@ -33,10 +33,31 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
       histogram: r.histogram,
       previewPath,
       previewBounds: r.preview.boundsWgs84,
-      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry) },
+      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options) },
     },
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,
+  };
+}
+
+export interface RezoneJobPayload {
+  /** The scan's kept index raster: the uploaded GeoTIFF, or a drone scan's index GeoTIFF. */
+  rasterPath: string;
+  /** The field's boundary when the zones were asked for. */
+  fieldGeometry: Polygon | MultiPolygon;
+  options: Partial<ZoningOptions>;
+}
+
+/** Zones only: the scan's index image and statistics stay as it was made, so no file is written. */
+export async function rezoneJob(payload: RezoneJobPayload, ctx: JobContext): Promise<RezoneJobResult> {
+  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.98, step));
+  ctx.progress(99, 'saving');
+  return {
+    zones: r.zones,
+    areaProcessedHa: r.validAreaHa,
+    zoning: zoningRecord(payload.options),
+    cellFactor: r.cellFactor,
+    boundary: boundaryFingerprint(payload.fieldGeometry),
   };
 }
 
@@ -48,6 +69,8 @@ export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): 
     }
     case 'raster_zones':
       return zoneRasterJob(payload as ZoningJobPayload, ctx);
+    case 'rezone':
+      return rezoneJob(payload as RezoneJobPayload, ctx);
     case 'boundaries': {
       const { boundaryWork } = await import('../fields/boundary-work');
       return boundaryWork(payload as Parameters<typeof boundaryWork>[0]);

@@ -100,7 +100,8 @@ async function failTask(db: Db, task: FailingTask, error: { key: string; params:
       data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
     });
     if (count !== 1) return; // another runner has it, and the raster
-    if (task.scanId) await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+    // A drone task's scan was announced at its upload; a task remaking a scan's zones leaves the scan as it was.
+    if (task.scanId && task.kind === 'drone') await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
     // Before the error is seen, so that no one finds the task failed and its raster still there.
     const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
     if (rasterPath) await rm(rasterPath, { force: true });

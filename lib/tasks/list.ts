@@ -5,6 +5,7 @@ import { personName } from '../auth/person-name';
 import type { TenantDb } from '../db/tenant';
 import type { Locale } from '../i18n/locales';
 import type { taskListQuery } from './schemas';
+import type { TaskKind } from './types';
 import { taskView } from './view';
 
 export type TaskListQuery = z.infer<typeof taskListQuery>;
@@ -37,7 +38,7 @@ export async function listTasks(db: TenantDb, query: TaskListQuery, locale: Loca
   );
   return rows.map((r) => ({
     ...taskView(r, locale),
-    kind: r.kind,
+    kind: r.kind as TaskKind,
     file_name: r.fileName,
     field: r.field,
     scan_id: r.scanId,

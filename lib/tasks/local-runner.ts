@@ -9,14 +9,14 @@ import { claimTask, requeueInterrupted, runClaimedTask } from './lifecycle';
 import { runInThread } from './run-in-thread';
 import type { TaskKind } from './types';
 
-const CONCURRENCY: Record<TaskKind, number> = { raster_zones: 1, drone: 1 };
+const CONCURRENCY: Record<TaskKind, number> = { raster_zones: 1, drone: 1, rezone: 1 };
 
 const state = globalThis as unknown as {
   __fieldmapRunner?: { id: string; queue: { id: string; kind: TaskKind }[]; active: Record<TaskKind, number> };
 };
 
 function runner() {
-  state.__fieldmapRunner ??= { id: `local-${process.pid}-${randomUUID().slice(0, 8)}`, queue: [], active: { raster_zones: 0, drone: 0 } };
+  state.__fieldmapRunner ??= { id: `local-${process.pid}-${randomUUID().slice(0, 8)}`, queue: [], active: { raster_zones: 0, drone: 0, rezone: 0 } };
   return state.__fieldmapRunner;
 }
 

@@ -10,7 +10,7 @@ const WORKER_ENTRY = (process.env.FIELDMAP_WORKER_ENTRY ?? 'lib/tasks/worker-ent
  * Old-generation heap per kind. A shapefile is read as a stream and needs little; a lower limit also
  * makes V8 collect garbage early instead of letting the process grow.
  */
-const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, shapefile_rows: 256, boundaries: 1024 };
+const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, rezone: 2048, shapefile_rows: 256, boundaries: 1024 };
 
 export class JobError extends Error {
   constructor(readonly info: TaskErrorInfo) {

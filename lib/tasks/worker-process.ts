@@ -15,6 +15,7 @@ import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 const CONCURRENCY: Record<TaskKind, number> = {
   raster_zones: Number(process.env.WORKER_RASTER_CONCURRENCY ?? 1),
   drone: Number(process.env.WORKER_DRONE_CONCURRENCY ?? 1),
+  rezone: Number(process.env.WORKER_RASTER_CONCURRENCY ?? 1),
 };
 
 if (!config().REDIS_URL) {

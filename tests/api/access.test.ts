@@ -110,6 +110,8 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'GET /api/scans/{id}/preview.png': { path: '/api/scans/{id}/preview.png', id: newScan },
   'PUT /api/scans/{id}': { path: '/api/scans/{id}', id: newScan, body: () => ({ crop_type: 'barley' }) },
   'DELETE /api/scans/{id}': { path: '/api/scans/{id}', id: newScan },
+  // The probe's scan keeps no raster: refused (409) only after the permission check.
+  'POST /api/scans/{id}/zones': { path: '/api/scans/{id}/zones', id: newScan, body: () => ({ zones: 3 }), allowedStatus: 409 },
   'GET /api/field/export/kmz/{id}': { path: '/api/field/export/kmz/{id}', id: newField },
   'GET /api/field/export/kmz/all': { path: '/api/field/export/kmz/all', noForeignId: true },
   'GET /api/field/export/isoxml/{id}': { path: '/api/field/export/isoxml/{id}', id: newField },

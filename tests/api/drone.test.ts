@@ -21,6 +21,7 @@ import { baseUrl, directDb, serverEnv } from '../helpers/context';
 import { agreementWithCloud, lasTopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
+import { waitForTask } from '../helpers/tasks';
 
 const BRIGHTON = ['drone', 'brighton_beach', 'images'] as const;
 const missingBrighton = missingShared(...BRIGHTON);
@@ -462,6 +463,19 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     expect(body.ndvi_stats).toEqual({ mean: expect.any(Number), std: expect.any(Number), median: expect.any(Number) });
     expect(body.ndvi_stats.mean).toBeGreaterThanOrEqual(-1);
     expect(body.ndvi_stats.mean).toBeLessThanOrEqual(1);
+
+    // Its zones made again from its index GeoTIFF, in three equal intervals (small patches merged, so
+    // perhaps fewer classes are left): the mosaic, the index statistics and the classification stay.
+    expect(scan.details.zoning).toEqual({ zones: 5, method: 'jenks', min_zone_area_ha: 0.05 });
+    const rezone = await c.as.operator.post(`/api/scans/${res.body.scan_id}/zones`, { zones: 3, method: 'equal' });
+    expect(rezone.status, rezone.text).toBe(202);
+    expect(await waitForTask(c.as.operator, rezone.body.task_id)).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id } });
+    const rezoned = (await c.as.viewer.get(`/api/scans/${res.body.scan_id}`)).body.scan;
+    expect(rezoned.details.zoning).toEqual({ zones: 3, method: 'equal', min_zone_area_ha: 0.05 });
+    expect(rezoned.zones.features.length).toBeGreaterThanOrEqual(1);
+    expect(rezoned.zones.features.every((z: { properties: { class: number } }) => z.properties.class <= 3)).toBe(true);
+    expect(rezoned).toMatchObject({ stats: scan.stats, histogram: scan.histogram, preview: scan.preview, classification: scan.classification, details: { photos: 18, seam_check: scan.details.seam_check } });
+    expect(existsSync(scanDir)).toBe(true);
 
     // Another company sees none of it.
     const other = await createCompany(baseUrl());

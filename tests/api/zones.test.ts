@@ -1,7 +1,7 @@
 // An index GeoTIFF becomes zones through POST /upload and a background task (issue 5), on a real
 // NAIP tile (4 bands R,G,B,NIR, UTM 14N).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bbox } from '@turf/turf';
@@ -217,6 +217,66 @@ describe.skipIf(!!missing)('raster zones', () => {
     // Another company's list holds none of them; without a session there is none.
     expect((await b.as.owner.get('/api/tasks')).body.tasks).toEqual([]);
     expect((await new Api(baseUrl()).get('/api/tasks')).status).toBe(401);
+  });
+
+  it('makes a scan’s zones again from its kept raster: other classes, the present boundary, the scan otherwise as it was', async () => {
+    const c = await createCompany(baseUrl(), { language: 'en' });
+    const fieldId = (await c.as.operator.post('/api/fields', { name: 'Zoned twice', geometry: FIELD })).body.id as number;
+    const first = await waitForTask(c.as.operator, (await uploadRaster(c.as.operator, { zones: '5' })).body.task_id);
+    const scanId = first.result.scan_id as number;
+    const before = (await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan;
+    expect(before.details.zoning).toEqual({ zones: 5, method: 'jenks', min_zone_area_ha: 0.1 });
+
+    // Three classes of equal area, for the field's west half only (redrawn since).
+    const WEST = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.155, 47.01], [-99.155, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] };
+    expect((await c.as.operator.put(`/api/fields/${fieldId}`, { geometry: WEST })).status).toBe(200);
+    const res = await c.as.agronomist.post(`/api/scans/${scanId}/zones`, { zones: 3, method: 'quantile' });
+    expect([res.status, res.body], res.text).toEqual([202, { success: true, task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), scan_id: scanId, field_id: fieldId }]);
+    // One remaking at a time.
+    const again = await c.as.agronomist.post(`/api/scans/${scanId}/zones`, { zones: 4 });
+    expect([again.status, again.body.error]).toEqual([409, en.errors.scan_rezoning]);
+    const task = await waitForTask(c.as.agronomist, res.body.task_id);
+    expect(task).toMatchObject({ status: 'completed', error: null, result: { scan_id: scanId, zones_created: 3, area_processed: expect.any(Number) } });
+
+    const after = (await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan;
+    const zones = after.zones.features as { id: number; geometry: never; properties: { class: number; area_ha: number } }[];
+    expect(zones.map((z) => z.properties.class)).toEqual([1, 2, 3]);
+    // New rows, within the present boundary, and a partition of what was processed there.
+    expect(zones.some((z) => before.zones.features.some((o: { id: number }) => o.id === z.id))).toBe(false);
+    const sum = zones.reduce((total, z) => total + geometryAreaHa(z.geometry), 0);
+    expect(Math.abs(sum - task.result.area_processed) / task.result.area_processed).toBeLessThan(0.005);
+    expect(task.result.area_processed).toBeLessThanOrEqual(geometryAreaHa(WEST as never) * 1.001);
+    for (const z of zones) expect(bbox(z.geometry)[2]).toBeLessThanOrEqual(-99.155 + 1e-6);
+    // Quantiles: classes of about equal area.
+    for (const z of zones) expect(Math.abs(z.properties.area_ha / sum - 1 / 3)).toBeLessThan(0.08);
+    // Recorded: how, and for which boundary (so nothing is clipped any more); the rest is the scan's own.
+    expect(after.details).toMatchObject({ zoning: { zones: 3, method: 'quantile', min_zone_area_ha: 0.1 }, cell_factor: 1 });
+    expect(after.details.boundary).not.toBe(before.details.boundary);
+    expect(after).toMatchObject({ id: scanId, status: 'completed', index: before.index, stats: before.stats, histogram: before.histogram, preview: before.preview, file_name: 'naip_2019.tif' });
+    // The company's tasks name it.
+    const listed = (await c.as.viewer.get('/api/tasks?kind=rezone')).body.tasks;
+    expect(listed).toMatchObject([{ task_id: res.body.task_id, kind: 'rezone', file_name: 'naip_2019.tif', scan_id: scanId, field: { id: fieldId } }]);
+
+    // What is left out stays as last made; bad options are refused before any task.
+    const bad = [{ zones: 9 }, { method: 'magic' }, { min_zone_area_ha: -1 }];
+    for (const body of bad) expect((await c.as.operator.post(`/api/scans/${scanId}/zones`, body)).status, JSON.stringify(body)).toBe(422);
+    expect((await c.as.viewer.post(`/api/scans/${scanId}/zones`, {})).status).toBe(403);
+
+    // A field moved off the raster: the task fails and the scan keeps its zones, and its raster.
+    const far = { type: 'Polygon', coordinates: [[[20, 48], [20.01, 48], [20.01, 48.01], [20, 48.01], [20, 48]]] };
+    expect((await c.as.operator.put(`/api/fields/${fieldId}`, { geometry: far })).status).toBe(200);
+    const missed = await waitForTask(c.as.operator, (await c.as.operator.post(`/api/scans/${scanId}/zones`, {})).body.task_id);
+    expect([missed.status, missed.error]).toEqual(['error', en.errors.raster_no_overlap]);
+    const kept = (await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan;
+    expect(kept.status).toBe('completed');
+    expect(kept.zones.features.map((z: { id: number }) => z.id)).toEqual(zones.map((z) => z.id));
+    const rasters = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'fields', String(fieldId), 'rasters');
+    expect(readdirSync(rasters)).toHaveLength(1);
+
+    // Once its raster is gone there is nothing to make zones from.
+    rmSync(join(rasters, readdirSync(rasters)[0]!));
+    const gone = await c.as.operator.post(`/api/scans/${scanId}/zones`, {});
+    expect([gone.status, gone.body.error]).toEqual([409, en.errors.scan_no_raster]);
   });
 
   it('deleting a scan removes its files, its own copy of the raster included', async () => {

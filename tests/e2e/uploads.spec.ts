@@ -133,6 +133,19 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   expect(after / before).toBeGreaterThan(0.55);
   expect(after / before).toBeLessThan(0.75);
 
+  // The agronomist makes the zones again, three of them, for the boundary as it is now: the note
+  // goes, and the zones cover what the clipped ones did.
+  const rezone = page.getByRole('form', { name: en.field.rezone_title });
+  await expect(rezone.getByRole('button', { name: en.field.rezone_submit })).toBeEnabled();
+  await expect(rezone.getByLabel(en.uploads.zones)).toHaveValue('4');
+  await rezone.getByLabel(en.uploads.zones).selectOption('3');
+  await rezone.getByRole('button', { name: en.field.rezone_submit }).click();
+  await expect(rezone.getByRole('status')).toHaveText(en.field.rezone_done, { timeout: 60_000 });
+  await expect(page.getByTestId('scan-earlier-boundary')).toHaveCount(0);
+  await expect(zones).toHaveCount(3);
+  expect(Math.abs((await zonedHa()) / after - 1)).toBeLessThan(0.05);
+  await expect(page.getByRole('form', { name: en.field.rezone_title }).getByLabel(en.uploads.zones)).toHaveValue('3');
+
   // A raster is not classified: the agronomist names the crop, which the page then shows as theirs,
   // and can go back to the classification (none here).
   await expect(page.getByText(en.report.no_crop)).toBeVisible();

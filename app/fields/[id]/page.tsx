@@ -7,6 +7,7 @@ import { ExportPanel } from '@/components/fields/export-panel';
 import { FieldDetailMapLoader } from '@/components/fields/field-detail-map-loader';
 import type { ZoneFeatureCollection } from '@/components/fields/field-detail-map';
 import { FieldEditPanel } from '@/components/fields/field-edit-panel';
+import { RezoneForm } from '@/components/fields/rezone-form';
 import { ScanDeleteButton } from '@/components/fields/scan-delete-button';
 import { ScanProgress } from '@/components/fields/scan-progress';
 import { Histogram } from '@/components/fields/histogram';
@@ -24,6 +25,7 @@ import type { FieldGeometry } from '@/lib/geo/geometry';
 import type { SplitFrom } from '@/lib/fields/split';
 import { AppError } from '@/lib/http/errors';
 import { localizeZoneName } from '@/lib/i18n/formats';
+import type { ZoningRecord } from '@/lib/raster/zones';
 import { listOwners } from '@/lib/owners/owners';
 import { listTasks } from '@/lib/tasks/list';
 import { can } from '@/lib/ui/roles';
@@ -66,11 +68,13 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const id = Number(rawId);
   if (!Number.isInteger(id) || id <= 0) notFound();
   const locale = await getLocale();
-  const [field, scans, zoning, owners, company, t, format, query] = await Promise.all([
+  const [field, scans, zoning, rezoning, owners, company, t, format, query] = await Promise.all([
     orNotFound(getField(db, id)).then(fieldDetail),
     orNotFound(listScans(db, id, locale)),
     // Zoning under way: its scan is made only at the end.
     listTasks(db, { field_id: id, kind: 'raster_zones', status: ['pending', 'running'], limit: 100 }, locale),
+    // A scan's zones being made again: followed by the zones' form.
+    listTasks(db, { field_id: id, kind: 'rezone', status: ['pending', 'running'], limit: 100 }, locale),
     listOwners(db),
     db.company.findUniqueOrThrow({ where: { id: user.companyId }, select: { settingsJson: true } }),
     getTranslations(),
@@ -87,6 +91,8 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const madeFor = (scan?.details as { boundary?: unknown } | undefined)?.boundary;
   const madeForEarlierBoundary = typeof madeFor === 'string' && madeFor !== boundaryFingerprint(field.geometry);
   const classification = scan?.classification ?? null;
+  // How the scan's zones were made (recorded since zonings recorded it), for the form that makes them again.
+  const zoningOf = (scan?.details as { zoning?: ZoningRecord } | undefined)?.zoning;
   const zones = scan && madeForEarlierBoundary ? await zonesWithinPresentBoundary(scan.id, field.geometry, scan.zones as ZoneFeatureCollection) : (scan?.zones as ZoneFeatureCollection | undefined);
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
   const defaultRates = Object.entries(settings.zone_rates ?? {})
@@ -368,6 +374,15 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                 </Table>
               ) : (
                 <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
+              )}
+              {can(user.role, 'uploadScans') && (
+                <RezoneForm
+                  key={scan.id}
+                  scanId={scan.id}
+                  zones={zoningOf?.zones ?? (zones?.features.length || 5)}
+                  method={zoningOf?.method ?? 'jenks'}
+                  underWay={rezoning.find((task) => task.scan_id === scan.id)?.task_id ?? null}
+                />
               )}
             </Card>
           </div>

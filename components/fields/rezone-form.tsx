@@ -1,0 +1,73 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useTranslations } from 'next-intl';
+import { useState } from 'react';
+import { ZONING_METHODS, type ZoningMethod } from '@/lib/raster/classify';
+import { api } from '@/lib/ui/api';
+import { ErrorMessage, Select, SuccessMessage } from '../ui/form';
+import { SubmitButton } from '../ui/submit-button';
+import { TaskProgress, useTask } from '../uploads/progress';
+
+/**
+ * Makes the scan's zones again (POST /api/scans/{id}/zones) with another number of classes or
+ * method, for the field's boundary as it is now. The task is followed here (also one already under
+ * way when the page opened) and the page is shown again with the new zones when it ends.
+ */
+export function RezoneForm({ scanId, zones, method, underWay }: { scanId: number; zones: number; method: ZoningMethod; underWay: string | null }) {
+  const t = useTranslations();
+  const router = useRouter();
+  const [taskId, setTaskId] = useState(underWay);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { task } = useTask(taskId, (end) => {
+    if (end.status === 'completed') router.refresh();
+  });
+  const running = taskId !== null && task?.status !== 'completed' && task?.status !== 'error';
+
+  async function submit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const el = e.currentTarget.elements;
+    const body = { zones: Number((el.namedItem('zones') as HTMLSelectElement).value), method: (el.namedItem('method') as HTMLSelectElement).value };
+    setBusy(true);
+    const res = await api<{ task_id: string }>(`/api/scans/${scanId}/zones`, { method: 'POST', body });
+    setBusy(false);
+    if (!res.ok) {
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    setError(null);
+    setTaskId(res.data.task_id);
+  }
+
+  return (
+    <form onSubmit={submit} className="mt-3 flex flex-wrap items-end gap-2 border-t border-stone-100 pt-3" aria-label={t('field.rezone_title')}>
+      <p className="basis-full text-sm text-stone-600">{t('field.rezone_help')}</p>
+      <div className="w-32">
+        <Select label={t('uploads.zones')} name="zones" defaultValue={String(zones)}>
+          {[3, 4, 5, 6, 7].map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <div className="min-w-48">
+        <Select label={t('uploads.method')} name="method" defaultValue={method}>
+          {ZONING_METHODS.map((m) => (
+            <option key={m} value={m}>
+              {t(`uploads.methods.${m}`)}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <SubmitButton variant="secondary" disabled={busy || running}>
+        {t('field.rezone_submit')}
+      </SubmitButton>
+      <div className="basis-full space-y-2">
+        {running && <TaskProgress task={task} />}
+        <ErrorMessage>{error ?? (task?.status === 'error' ? task.error : null)}</ErrorMessage>
+        {task?.status === 'completed' && <SuccessMessage>{t('field.rezone_done')}</SuccessMessage>}
+      </div>
+    </form>
+  );
+}
