@@ -2,14 +2,14 @@
 import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useState } from 'react';
+import { INDEX_NAMES } from '@/lib/raster/bands';
+import { ZONING_METHODS } from '@/lib/raster/classify';
 import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
 import { ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
-
-const METHODS = ['jenks', 'quantile', 'equal', 'kmeans'] as const;
 
 export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; defaultField?: number }) {
   const t = useTranslations('uploads');
@@ -28,6 +28,7 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
     if (fieldId) form.append('field_id', fieldId);
     form.append('zones', (el.namedItem('zones') as HTMLSelectElement).value);
     form.append('method', (el.namedItem('method') as HTMLSelectElement).value);
+    form.append('index', (el.namedItem('index') as HTMLSelectElement).value);
     const capturedAt = (el.namedItem('captured_at') as HTMLInputElement).value;
     if (capturedAt) form.append('captured_at', capturedAt);
     form.append('raster_file', file, file.name);
@@ -53,12 +54,21 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
           ))}
         </Select>
         <Select label={t('method')} name="method" defaultValue="jenks">
-          {METHODS.map((m) => (
+          {ZONING_METHODS.map((m) => (
             <option key={m} value={m}>
               {t(`methods.${m}`)}
             </option>
           ))}
         </Select>
+        <div className="sm:col-span-2">
+          <Select label={t('index')} name="index" defaultValue="auto">
+            {INDEX_NAMES.map((i) => (
+              <option key={i} value={i}>
+                {t(`indexes.${i}`)}
+              </option>
+            ))}
+          </Select>
+        </div>
         <div className="sm:col-span-2">
           <TextInput label={t('captured_at')} hint={t('captured_at_hint')} name="captured_at" type="date" min="1900-01-01" />
         </div>

@@ -2,7 +2,9 @@
 import { unprocessable } from '@/lib/http/errors';
 
 export type BandRole = 'blue' | 'green' | 'red' | 'rededge' | 'nir' | 'swir1' | 'swir2' | 'other';
-export type IndexName = 'auto' | 'ndvi' | 'ndre' | 'gndvi';
+/** The indexes computed from two bands; `auto` takes the first the bands allow, in this order. */
+export const INDEX_NAMES = ['auto', 'ndvi', 'ndre', 'gndvi'] as const;
+export type IndexName = (typeof INDEX_NAMES)[number];
 
 /** Normalized differences: (a - b) / (a + b). */
 const FORMULAS: Record<Exclude<IndexName, 'auto'>, [BandRole, BandRole]> = {

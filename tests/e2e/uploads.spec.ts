@@ -93,6 +93,12 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   // NAIP carries no date of its own: the operator gives it.
   await form.getByLabel(en.uploads.captured_at).fill('2019-09-04');
   await form.getByLabel('GeoTIFF file').setInputFiles({ name: 'naip_2019.tif', mimeType: 'image/tiff', buffer: readFileSync(NAIP) });
+  // NAIP has no red-edge band: NDRE is refused at once, in words, and nothing is queued.
+  await form.getByLabel(en.uploads.index).selectOption('ndre');
+  await form.getByRole('button', { name: 'Upload and build zones' }).click();
+  await expect(form.getByRole('alert')).toHaveText('Cannot compute the ndre index from 4 bands: the band order is unknown');
+  await expect(recent.locator('tbody tr')).toHaveCount(0);
+  await form.getByLabel(en.uploads.index).selectOption('ndvi');
   await form.getByRole('button', { name: 'Upload and build zones' }).click();
   await expect(form.getByTestId('task-progress')).toBeVisible();
   // The upload is listed among the company's tasks at once, and its outcome follows.
@@ -128,7 +134,7 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const narrower = { type: 'Polygon', coordinates: [[[-99.16, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.16, 47.03], [-99.16, 47.01]]] };
   expect((await page.request.put(`/api/fields/${id}`, { data: { geometry: narrower } })).status()).toBe(200);
   await page.reload();
-  await expect(page.getByTestId('scan-earlier-boundary')).toHaveText(en.field.earlier_boundary);
+  await expect(page.getByTestId('scan-earlier-boundary')).toHaveText(`${en.field.earlier_boundary} ${en.field.earlier_boundary_rezone}`);
   const after = await zonedHa();
   expect(after / before).toBeGreaterThan(0.55);
   expect(after / before).toBeLessThan(0.75);

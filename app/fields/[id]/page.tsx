@@ -274,6 +274,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
             {madeForEarlierBoundary && (
               <p role="note" className="basis-full rounded bg-amber-50 px-3 py-2 text-amber-900" data-testid="scan-earlier-boundary">
                 {t('field.earlier_boundary')}
+                {can(user.role, 'uploadScans') && ` ${t('field.earlier_boundary_rezone')}`}
               </p>
             )}
           </div>
