@@ -253,6 +253,12 @@ export async function deleteScan(db: TenantDb, id: number) {
   const found = await db.scan.findUnique({ where: { id }, select: { status: true } });
   if (!found) throw notFound();
   if (found.status === 'processing') throw conflict('scan_processing');
+  // Its zones being made again end now, as failed: what they would be made for is going. A runner
+  // still at work on one finds the task no longer its own and writes nothing (lib/tasks/lifecycle.ts).
+  await db.task.updateMany({
+    where: { scanId: id, kind: 'rezone', status: { in: ['pending', 'running'] } },
+    data: { status: 'error', error: JSON.stringify({ key: 'scan_gone', params: {} }), finishedAt: new Date(), lockedBy: null },
+  });
   const tasks = await db.task.findMany({ where: { scanId: id }, select: { id: true, payloadJson: true } });
   const scan = await db.scan.delete({ where: { id } });
   // Its preview, mosaic and index (the task's folder), a survey's photos, and an uploaded raster.

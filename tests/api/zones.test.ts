@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { Api } from '../helpers/api';
 import { createCompany, registerCompany } from '../helpers/company';
-import { baseUrl, serverEnv } from '../helpers/context';
+import { baseUrl, directDb, serverEnv } from '../helpers/context';
 import { startServer } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
@@ -277,6 +277,25 @@ describe.skipIf(!!missing)('raster zones', () => {
     rmSync(join(rasters, readdirSync(rasters)[0]!));
     const gone = await c.as.operator.post(`/api/scans/${scanId}/zones`, {});
     expect([gone.status, gone.body.error]).toEqual([409, en.errors.scan_no_raster]);
+  });
+
+  it('a scan deleted while its zones are being made again ends that task, as failed, and nothing is written', async () => {
+    const { api, user } = await registerCompany(baseUrl(), { language: 'en' });
+    const fieldId = (await api.post('/api/fields', { name: 'Gone', geometry: FIELD })).body.id as number;
+    const scanId = (await waitForTask(api, (await uploadRaster(api, { zones: '3' })).body.task_id)).result.scan_id as number;
+    const rezone = await api.post(`/api/scans/${scanId}/zones`, { zones: 6 });
+    expect(rezone.status, rezone.text).toBe(202);
+    expect((await api.del(`/api/scans/${scanId}`)).status).toBe(200);
+    const task = await waitForTask(api, rezone.body.task_id);
+    expect([task.status, task.error]).toEqual(['error', en.errors.scan_gone]);
+    // Whatever its runner was doing, the task stays as the deletion left it, and no zone is left behind.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await api.get(`/api/tasks/${rezone.body.task_id}`)).body).toMatchObject({ status: 'error', error: en.errors.scan_gone });
+    expect((await api.get(`/api/scans/${scanId}`)).status).toBe(404);
+    const db = directDb();
+    expect(await db.zone.count({ where: { fieldId } })).toBe(0);
+    await db.$disconnect();
+    expect(readdirSync(join(serverEnv().DATA_DIR!, 'companies', String(user.company.id), 'fields', String(fieldId), 'rasters'))).toEqual([]);
   });
 
   it('deleting a scan removes its files, its own copy of the raster included', async () => {
