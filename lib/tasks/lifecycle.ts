@@ -69,12 +69,19 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
           ? { key: (err as { key: string }).key, params: (err as { params?: Record<string, string | number> }).params, final: true }
           : { key: 'task_failed', params: { reason: String((err as Error)?.message ?? err).slice(0, 500) }, final: false };
     const retry = !info.final && task.attempts < MAX_ATTEMPTS;
+    // The log keeps the crash as it was; users read it without the server's paths.
     log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
     // The folder is the task's, whoever runs it: one that lost the task leaves it to the one that has it.
     if (await db.task.count({ where: held })) await rm(workDir, { recursive: true, force: true });
     if (retry) await db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
-    else await failTask(db, { ...task, runner }, { key: info.key, params: info.params ?? {} });
+    else await failTask(db, { ...task, runner }, { key: info.key, params: publicParams(info.params ?? {}) });
   }
+}
+
+/** A crash's reason as users read it: a path on the server cut to its file name. */
+export function publicParams(params: Record<string, string | number>): Record<string, string | number> {
+  const { reason } = params;
+  return typeof reason === 'string' ? { ...params, reason: reason.replace(/(?:\/[^\s'"`/:,]+)+\/([^\s'"`/:,]+)/g, '$1') } : params;
 }
 
 interface FailingTask {

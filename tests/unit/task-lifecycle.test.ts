@@ -9,7 +9,7 @@ import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
-import { claimTask, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
+import { claimTask, publicParams, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
 import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
 import { taskWorkDir } from '@/lib/tasks/work-dir';
@@ -167,5 +167,25 @@ describe('a failed zoning task', () => {
     await requeueInterrupted(db);
     expect((await db.task.findUniqueOrThrow({ where: { id: 'zoning-interrupted' } })).status).toBe('error');
     expect(existsSync(interrupted)).toBe(false);
+  });
+});
+
+describe('a task that crashed on its last attempt', () => {
+  it('tells users why without the server’s paths, which stay in the log', async () => {
+    await rasterTask('crashed-for-good', { attempts: MAX_ATTEMPTS - 1, payload: { rasterPath: join(scratchDir, 'gone.tif') } });
+    expect(await claimTask(db, 'crashed-for-good', 'one')).toBe(true);
+    await runClaimedTask(db, 'crashed-for-good', 'one', async () => {
+      throw new Error(`ENOENT: no such file or directory, open '${join(scratchDir, 'companies', '7', 'rasters', 'ndvi.tif')}'`);
+    });
+    const task = await db.task.findUniqueOrThrow({ where: { id: 'crashed-for-good' } });
+    expect(task.status).toBe('error');
+    expect(JSON.parse(task.error!)).toEqual({ key: 'task_failed', params: { reason: "ENOENT: no such file or directory, open 'ndvi.tif'" } });
+  });
+
+  it('keeps a reason without paths as it is', () => {
+    for (const reason of ['worker exited with code 1', 'Cannot read properties of undefined (reading \'x\')', 'ratio 1/2 too low']) {
+      expect(publicParams({ reason })).toEqual({ reason });
+    }
+    expect(publicParams({ attempts: 3 })).toEqual({ attempts: 3 });
   });
 });
