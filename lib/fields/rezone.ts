@@ -13,7 +13,10 @@ import type { RezoneJobPayload, ZoningJobPayload } from '../tasks/jobs';
 import { submitTask } from '../tasks/queue';
 import type { rezoneScanBody } from './schemas';
 
-/** 202 `{task_id, scan_id, field_id}`; 409 while the scan is processed or its zones already being made, or when its raster is gone. */
+/**
+ * 202 `{task_id, scan_id, field_id}`; 409 while the scan is being processed or its zones are already
+ * being made again, or when its raster is no longer kept.
+ */
 export async function submitRezoning(db: TenantDb, userId: number, scanId: number, body: z.infer<typeof rezoneScanBody>) {
   const scan = await db.scan.findUnique({
     where: { id: scanId },

@@ -1,5 +1,6 @@
 // Uploading an index GeoTIFF: checked at once (readable, gives the index, overlaps the field: a bad
-// file never becomes a task), matched to a field, kept with the field's files, and handed to a background task that makes the zones.
+// file never becomes a task), matched to a field, kept with the field's files, and handed to a
+// background task that makes the zones.
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import { extname, join } from 'node:path';
