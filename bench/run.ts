@@ -8,8 +8,9 @@ import { benchFields } from './fields';
 import { type Row, printTable } from './lib';
 import { benchPages } from './pages';
 import { benchUpload } from './upload';
+import { benchZoningTasks } from './zoning-tasks';
 
-const IN_PROCESS: Record<string, () => Promise<Row[]>> = { fields: benchFields, pages: benchPages, upload: benchUpload };
+const IN_PROCESS: Record<string, () => Promise<Row[]>> = { fields: benchFields, pages: benchPages, upload: benchUpload, 'zoning-tasks': benchZoningTasks };
 const SCRIPTS = ['exports', 'boundaries', 'raster-zones', 'shapefile', 'drone', 'load'];
 
 const only = process.argv.slice(2);
