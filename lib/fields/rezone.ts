@@ -9,7 +9,7 @@ import { indexRasterPath } from '../drone/files';
 import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../http/errors';
 import { DEFAULT_ZONING, DRONE_ZONING, type ZoningOptions, type ZoningRecord } from '../raster/zones';
-import type { RezoneJobPayload, ZoningJobPayload } from '../tasks/jobs';
+import type { RezoneJobPayload, ZoningJobPayload } from '../tasks/zoning-jobs';
 import { submitTask } from '../tasks/queue';
 import type { rezoneScanBody } from './schemas';
 

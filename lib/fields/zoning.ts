@@ -16,7 +16,7 @@ import type { IndexName } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';
 import { inspectIndexRaster } from '../raster/zones';
 import { submitTask } from '../tasks/queue';
-import type { ZoningJobPayload } from '../tasks/jobs';
+import type { ZoningJobPayload } from '../tasks/zoning-jobs';
 import type { ReceivedFile } from '../uploads/multipart';
 import { fieldsMeetingBox } from './fields';
 import { captureDate } from './schemas';

@@ -1,65 +1,9 @@
 // The jobs, by kind: pure processing that reads its inputs from disk, writes outputs into its work
 // folder and returns what the finisher (lib/tasks/finishers.ts) stores. Runs in a worker thread of the
-// server or in a worker process; never touches the database.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { MultiPolygon, Polygon } from 'geojson';
-import { boundaryFingerprint } from '../fields/boundary';
-import { computeZones, zoningRecord, type ZoningOptions } from '../raster/zones';
-import type { RezoneJobResult, ZoningJobResult } from './finishers';
+// server or in a worker process; never touches the database. Each kind's code is loaded when its job
+// runs, so that a thread loads only what its job needs (the raster code alone takes a new thread about
+// 0.3 s to load).
 import type { JobContext, JobKind } from './types';
-
-export interface ZoningJobPayload {
-  rasterPath: string;
-  fileName: string;
-  capturedAt: string | null;
-  fieldGeometry: Polygon | MultiPolygon;
-  options: Partial<ZoningOptions>;
-}
-
-export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext): Promise<ZoningJobResult> {
-  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.95, step));
-  ctx.progress(96, 'saving');
-  await mkdir(ctx.workDir, { recursive: true });
-  const previewPath = join(ctx.workDir, 'preview.png');
-  await writeFile(previewPath, r.preview.png);
-  return {
-    scan: {
-      source: 'raster',
-      fileName: payload.fileName,
-      indexName: r.indexName,
-      capturedAt: payload.capturedAt,
-      stats: r.stats,
-      histogram: r.histogram,
-      previewPath,
-      previewBounds: r.preview.boundsWgs84,
-      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options) },
-    },
-    zones: r.zones,
-    areaProcessedHa: r.validAreaHa,
-  };
-}
-
-export interface RezoneJobPayload {
-  /** The scan's kept index raster: the uploaded GeoTIFF, or a drone scan's index GeoTIFF. */
-  rasterPath: string;
-  /** The field's boundary when the zones were asked for. */
-  fieldGeometry: Polygon | MultiPolygon;
-  options: Partial<ZoningOptions>;
-}
-
-/** Zones only: the scan's index image and statistics stay as it was made, so no file is written. */
-export async function rezoneJob(payload: RezoneJobPayload, ctx: JobContext): Promise<RezoneJobResult> {
-  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.98, step));
-  ctx.progress(99, 'saving');
-  return {
-    zones: r.zones,
-    areaProcessedHa: r.validAreaHa,
-    zoning: zoningRecord(payload.options),
-    cellFactor: r.cellFactor,
-    boundary: boundaryFingerprint(payload.fieldGeometry),
-  };
-}
 
 export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): Promise<unknown> {
   switch (kind) {
@@ -67,10 +11,14 @@ export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): 
       const { stageShapefileRows } = await import('../fields/import-rows');
       return stageShapefileRows(payload as Parameters<typeof stageShapefileRows>[0]);
     }
-    case 'raster_zones':
-      return zoneRasterJob(payload as ZoningJobPayload, ctx);
-    case 'rezone':
-      return rezoneJob(payload as RezoneJobPayload, ctx);
+    case 'raster_zones': {
+      const { zoneRasterJob } = await import('./zoning-jobs');
+      return zoneRasterJob(payload as Parameters<typeof zoneRasterJob>[0], ctx);
+    }
+    case 'rezone': {
+      const { rezoneJob } = await import('./zoning-jobs');
+      return rezoneJob(payload as Parameters<typeof rezoneJob>[0], ctx);
+    }
     case 'boundaries': {
       const { boundaryWork } = await import('../fields/boundary-work');
       return boundaryWork(payload as Parameters<typeof boundaryWork>[0]);

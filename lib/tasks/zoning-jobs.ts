@@ -1,0 +1,62 @@
+// The zoning jobs: an uploaded index raster made into a scan's zones, and a scan's zones made
+// again from the raster it keeps. Loaded by lib/tasks/jobs.ts only for these kinds, so that threads
+// of other kinds do not load the raster code.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MultiPolygon, Polygon } from 'geojson';
+import { boundaryFingerprint } from '../fields/boundary';
+import { computeZones, zoningRecord, type ZoningOptions } from '../raster/zones';
+import type { RezoneJobResult, ZoningJobResult } from './finishers';
+import type { JobContext } from './types';
+
+export interface ZoningJobPayload {
+  rasterPath: string;
+  fileName: string;
+  capturedAt: string | null;
+  fieldGeometry: Polygon | MultiPolygon;
+  options: Partial<ZoningOptions>;
+}
+
+export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext): Promise<ZoningJobResult> {
+  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.95, step));
+  ctx.progress(96, 'saving');
+  await mkdir(ctx.workDir, { recursive: true });
+  const previewPath = join(ctx.workDir, 'preview.png');
+  await writeFile(previewPath, r.preview.png);
+  return {
+    scan: {
+      source: 'raster',
+      fileName: payload.fileName,
+      indexName: r.indexName,
+      capturedAt: payload.capturedAt,
+      stats: r.stats,
+      histogram: r.histogram,
+      previewPath,
+      previewBounds: r.preview.boundsWgs84,
+      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options) },
+    },
+    zones: r.zones,
+    areaProcessedHa: r.validAreaHa,
+  };
+}
+
+export interface RezoneJobPayload {
+  /** The scan's kept index raster: the uploaded GeoTIFF, or a drone scan's index GeoTIFF. */
+  rasterPath: string;
+  /** The field's boundary when the zones were asked for. */
+  fieldGeometry: Polygon | MultiPolygon;
+  options: Partial<ZoningOptions>;
+}
+
+/** Zones only: the scan's index image and statistics stay as it was made, so no file is written. */
+export async function rezoneJob(payload: RezoneJobPayload, ctx: JobContext): Promise<RezoneJobResult> {
+  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.98, step));
+  ctx.progress(99, 'saving');
+  return {
+    zones: r.zones,
+    areaProcessedHa: r.validAreaHa,
+    zoning: zoningRecord(payload.options),
+    cellFactor: r.cellFactor,
+    boundary: boundaryFingerprint(payload.fieldGeometry),
+  };
+}
