@@ -6,6 +6,8 @@ import { expect, test } from '@playwright/test';
 import { ROLES } from '../../lib/auth/roles';
 import { CROPS } from '../../lib/drone/crops';
 import { LOCALES } from '../../lib/i18n/locales';
+import { INDEX_NAMES } from '../../lib/raster/bands';
+import { TASK_KINDS } from '../../lib/tasks/types';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LANGS = ['ru', 'en', 'sk'] as const;
@@ -75,6 +77,8 @@ const DYNAMIC: Record<string, string[]> = {
   'uploads.task_status.${...}': ['pending', 'running', 'completed', 'error'],
   'field.scan_status.${...}': ['processing', 'error'],
   'field.source.${...}': ['raster', 'drone'],
+  'uploads.indexes.${i}': [...INDEX_NAMES],
+  'uploads.recent.kind.${...}': [...TASK_KINDS],
 };
 
 function expand(key: string): string[] | undefined {
