@@ -4,6 +4,7 @@ import { feature } from '@turf/turf';
 import findIntersections from 'sweepline-intersections';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { unprocessable } from '../http/errors';
+import { hasSeveralRings, misnestedRings } from './nest-rings';
 
 export type FieldGeometry = Polygon | MultiPolygon;
 export const MAX_VERTICES = 100_000;
@@ -89,6 +90,8 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
     const [lon, lat] = crossing;
     throw unprocessable('geometry_self_intersection', { lon: fmt(lon!), lat: fmt(lat!) });
   }
+  const misnested = hasSeveralRings(clean) ? misnestedRings(clean) : undefined;
+  if (misnested) throw unprocessable(`geometry_${misnested.problem}`, { part: misnested.part, other: misnested.other });
   if (planarAreaM2(clean) < 0.01) throw unprocessable('geometry_zero_area');
   return clean;
 }

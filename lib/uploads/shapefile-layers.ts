@@ -3,15 +3,16 @@
 // language driver or the bytes themselves, the usual columns mapped to name/owner/status/parcel
 // number, geometry checked and, when it crosses itself, repaired only if that keeps its area.
 import { createRequire } from 'node:module';
+import { createReadStream } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import { cleanCoords, feature, featureCollection, unkinkPolygon, union } from '@turf/turf';
-import findIntersections from 'sweepline-intersections';
+import { cleanCoords, featureCollection, unkinkPolygon, union } from '@turf/turf';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 import { AppError, unprocessable } from '../http/errors';
 import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';
+import { hasSeveralRings, nestRings } from '../geo/nest-rings';
 import { splitSelfTouchingRings } from '../geo/ring-split';
 
 // shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
@@ -65,7 +66,7 @@ export const COLUMN_CANDIDATES: Record<keyof ColumnMapping, string[]> = {
   name: ['name', 'field_name', 'fieldname', 'nazov', 'nazev', 'nazov_dpb', 'название', 'наименование', 'имя', 'pole', 'поле', 'bezeichnung', 'label'],
   owner: ['owner', 'owner_name', 'vlastnik', 'владелец', 'собственник', 'eigentumer', 'eigentuemer', 'landowner'],
   status: ['status', 'land_status', 'статус', 'вид_права', 'pravny_vztah', 'tenure'],
-  parcel_number: ['parcel_number', 'parcel_no', 'parcel', 'cad_num', 'cadastral_number', 'kadastr', 'кадастровый_номер', 'кадастровый номер', 'кад_номер', 'kn', 'cislo_parcely'],
+  parcel_number: ['parcel_number', 'parcel_no', 'parcel', 'cad_num', 'cadastral_number', 'kadastr', 'кадастровый_номер', 'кадастровый номер', 'кад_номер', 'kn', 'кн', 'cislo_parcely'],
 };
 
 /**
@@ -74,7 +75,23 @@ export const COLUMN_CANDIDATES: Record<keyof ColumnMapping, string[]> = {
  */
 export const IDENTIFIER_CANDIDATES = ['kodkd', 'zkodkd', 'dpb_zkod', 'ref_ident', 'phbident', 'flik', 'blok_id', 'parcel_id', 'field_id', 'id_parcel'];
 
-const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
+// A DBF column name is at most 10 bytes: a UTF-8 Cyrillic name keeps 5 letters, and a cut through
+// a letter leaves a replacement character, which folding drops.
+const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f\ufffd]/g, '').toLowerCase().trim();
+
+/** The shortest cut-off column name taken for the candidate it begins (`наименован`, `кад_н`, `pravny_vzt`). */
+const MIN_TRUNCATED = 5;
+
+/** The column a list of candidates names: one named exactly so, in the candidates' order, else one the DBF cut short. */
+function findColumn(byFolded: Map<string, string>, candidates: string[], taken: (string | undefined)[]): string | undefined {
+  const free = (c: string | undefined) => c !== undefined && !taken.includes(c);
+  const exact = candidates.map((c) => byFolded.get(fold(c))).find(free);
+  if (exact) return exact;
+  for (const candidate of candidates.map(fold)) {
+    for (const [folded, column] of byFolded) if (folded.length >= MIN_TRUNCATED && candidate.startsWith(folded) && free(column)) return column;
+  }
+  return undefined;
+}
 
 export function pickColumns(columns: string[], mapping: ColumnMapping = {}): ColumnMapping & { identifier?: string } {
   const byFolded = new Map(columns.map((c) => [fold(c), c]));
@@ -87,8 +104,8 @@ export function pickColumns(columns: string[], mapping: ColumnMapping = {}): Col
       out[key] = col;
       continue;
     }
-    const found = COLUMN_CANDIDATES[key].map((c) => byFolded.get(fold(c))).find(Boolean);
-    if (found && !Object.values(out).includes(found)) out[key] = found;
+    const found = findColumn(byFolded, COLUMN_CANDIDATES[key], Object.values(out));
+    if (found) out[key] = found;
   }
   return out;
 }
@@ -133,10 +150,15 @@ export function detectEncoding(bytes: Uint8Array): string {
   }
 }
 
+/** DBF column types the reader decodes (dBase III's, as most GIS write them). */
+const DBF_TYPES = new Set(['B', 'C', 'D', 'F', 'L', 'M', 'N']);
+
 /**
  * What the attribute table tells before it is read: its text encoding (the .cpg, else the DBF
- * language driver byte, else detection on the first records) and its record count. One read of the
- * header and of at most 2 MB of records: a DBF can be hundreds of MB.
+ * language driver byte, else detection on the column names and the first records) and its record
+ * count. One read of the header and of at most 2 MB of records: a DBF can be hundreds of MB. A
+ * column of a type the reader cannot decode (Visual FoxPro's binary integers, say) is refused here,
+ * naming it, rather than failing half-way through the records.
  */
 async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promise<{ encoding: string; recordCount: number }> {
   const fromCpg = cpgPath ? encodingFromCpg(await readFile(cpgPath, 'utf8')) : undefined;
@@ -145,12 +167,26 @@ async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promi
     const head = Buffer.alloc(32);
     await file.read(head, 0, 32, 0);
     const recordCount = head.readUInt32LE(4);
-    if (fromCpg && decodable(fromCpg)) return { encoding: fromCpg, recordCount };
-    const fromLdid = LDID[head[29] ?? 0];
-    if (fromLdid && decodable(fromLdid)) return { encoding: fromLdid, recordCount };
+    const headerLength = head.readUInt16LE(8);
+    const descriptors = Buffer.alloc(Math.max(0, headerLength - 32));
+    const { bytesRead: descriptorBytes } = await file.read(descriptors, 0, descriptors.length, 32);
+    const names: Buffer[] = [];
+    const unsupported: { name: Buffer; type: string }[] = [];
+    for (let at = 0; at + 32 <= descriptorBytes && descriptors[at] !== 0x0d; at += 32) {
+      const raw = descriptors.subarray(at, at + 11);
+      const name = raw.subarray(0, raw.indexOf(0) < 0 ? 11 : raw.indexOf(0));
+      names.push(name);
+      const type = String.fromCharCode(descriptors[at + 11]!);
+      if (!DBF_TYPES.has(type)) unsupported.push({ name, type });
+    }
     const sample = Buffer.alloc(2 * 1024 * 1024);
-    const { bytesRead } = await file.read(sample, 0, sample.length, head.readUInt16LE(8));
-    return { encoding: detectEncoding(sample.subarray(0, bytesRead)), recordCount };
+    const { bytesRead } = await file.read(sample, 0, sample.length, headerLength);
+    const fromLdid = LDID[head[29] ?? 0];
+    const encoding =
+      fromCpg && decodable(fromCpg) ? fromCpg : fromLdid && decodable(fromLdid) ? fromLdid : detectEncoding(Buffer.concat([...names, sample.subarray(0, bytesRead)]));
+    const bad = unsupported[0];
+    if (bad) throw unprocessable('shp_dbf_column_type', { file: basename(dbfPath), column: new TextDecoder(encoding).decode(bad.name), type: bad.type });
+    return { encoding, recordCount };
   } finally {
     await file.close();
   }
@@ -222,7 +258,13 @@ export function repairGeometry(g: FieldGeometry): FieldGeometry | undefined {
   }
   if (!merged) return undefined;
   const repaired = merged.geometry as FieldGeometry;
-  return keptArea(geometryAreaHa(g), geometryAreaHa(repaired)) && findIntersections(feature(repaired), false).length === 0 ? repaired : undefined;
+  if (!keptArea(geometryAreaHa(g), geometryAreaHa(repaired))) return undefined;
+  // Checked as any boundary is: parts of the untangled ring that touch at a vertex are valid.
+  try {
+    return validateFieldGeometry(repaired);
+  } catch {
+    return undefined;
+  }
 }
 
 // --- Reading ---------------------------------------------------------------------------------
@@ -282,6 +324,14 @@ function* positions(g: Polygon | MultiPolygon): Generator<Position> {
 
 const polygonShape = (g: Polygon | MultiPolygon | null) => (g && (g.type === 'Polygon' || g.type === 'MultiPolygon') && g.coordinates.length > 0 ? g : undefined);
 
+/**
+ * A DBF date is a day, which the library turns into local midnight: written back as that day
+ * (`2024-05-13`), not as an instant that a server in Moscow would store as the day before in UTC.
+ */
+const dayText = (d: Date) => (Number.isNaN(d.getTime()) ? null : `${String(d.getFullYear()).padStart(4, '0')}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
+
+const attributeValue = (v: unknown) => (typeof v === 'string' ? textValue(v) : v instanceof Date ? dayText(v) : v);
+
 const textValue = (v: unknown) => (v === null || v === undefined ? null : String(v).replace(/\u0000/g, '').trim() || null);
 
 async function readLayer(
@@ -298,12 +348,17 @@ async function readLayer(
   const { encoding, recordCount } = await readDbfFacts(layer.dbf!, layer.cpg);
   let crs: Crs | undefined = layer.prj ? crsFromPrj(await readFile(layer.prj, 'utf8')) : undefined;
 
-  const source = await shapefile.open(layer.shp, layer.dbf, { encoding });
+  // Streams, not paths: given a path, the library appends `.shp`/`.dbf` to any name not ending in
+  // them in lower case, so `PARCELS.SHP` (as many Windows tools write it) was looked for as `PARCELS.SHP.shp`.
+  const source = await shapefile.open(createReadStream(layer.shp), createReadStream(layer.dbf!), { encoding });
   let columns: ReturnType<typeof pickColumns> | undefined;
   let convert: ((xy: number[]) => [number, number]) | undefined;
   let index = -1;
   for (;;) {
-    const { done, value } = (await source.read()) as { done: boolean; value: Feature<Polygon | MultiPolygon | null> };
+    const { done, value } = (await source.read().catch(() => {
+      // The library throws out-of-range reads at a record cut short instead of ending the layer.
+      throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+    })) as { done: boolean; value: Feature<Polygon | MultiPolygon | null> };
     if (done) break;
     index++;
     const seq = firstSeq + index;
@@ -321,13 +376,15 @@ async function readLayer(
       convert = toWgs84(crs);
     }
     if (opts.share && !isInShare(seq, opts.share)) continue;
-    const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, typeof v === 'string' ? textValue(v) : v]));
+    const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, attributeValue(v)]));
     const label = `${layer.name} #${index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
     if (!geometry || !convert) {
       out.skipped.push({ seq, feature: label, key: 'shp_empty_shape', params: {} });
       continue;
     }
     let wgs = reproject(geometry, convert);
+    // Holes by how the rings nest, not by their winding, which some tools write the other way round.
+    if (hasSeveralRings(wgs)) wgs = nestRings(wgs.type === 'Polygon' ? wgs.coordinates : wgs.coordinates.flat());
     try {
       wgs = validateFieldGeometry(wgs);
       const split = splitSelfTouchingRings(wgs);

@@ -38,6 +38,20 @@ describe('field geometry validation', () => {
     expect(fails(geometry)).toMatchObject({ kind: 'unprocessable', key });
   });
 
+  it('refuses rings that do not nest as GeoJSON says, naming them', () => {
+    const shifted = (dx: number, dy: number, k = 1) => square.map(([x, y]) => [30 + (x! - 30) * k + dx, 50 + (y! - 50) * k + dy]);
+    const inner = shifted(0.002, 0.002, 0.3);
+    // A part inside another part: their areas would be added up.
+    expect(fails({ type: 'MultiPolygon', coordinates: [[square], [inner]] })).toMatchObject({ key: 'geometry_parts_overlap', params: { part: 2, other: 1 } });
+    // A hole outside its polygon.
+    expect(fails({ type: 'Polygon', coordinates: [square, shifted(0.02, 0, 0.3)] })).toMatchObject({ key: 'geometry_hole_outside', params: { part: 1, other: 1 } });
+    // A hole inside another hole.
+    expect(fails({ type: 'Polygon', coordinates: [square, shifted(0.001, 0.001, 0.6), inner] })).toMatchObject({ key: 'geometry_holes_nested' });
+    // An island in a hole is a part of its own.
+    const island = shifted(0.0025, 0.0025, 0.1);
+    expect(validateFieldGeometry({ type: 'MultiPolygon', coordinates: [[square, inner], [island]] }).type).toBe('MultiPolygon');
+  });
+
   it('reports where a ring crosses itself', () => {
     const bowtie = [[30, 50], [30.01, 50.01], [30.01, 50], [30, 50.01], [30, 50]];
     const err = fails({ type: 'Polygon', coordinates: [bowtie] });

@@ -12,11 +12,12 @@ import { geometryAreaHa } from '@/lib/geo/area';
 import type { FieldGeometry } from '@/lib/geo/geometry';
 import { boundingBox, validateFieldGeometry } from '@/lib/geo/geometry';
 import { boundaryIndex, intersectionOverUnion } from '@/lib/geo/overlap';
+import { nestRings } from '@/lib/geo/nest-rings';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
-import { detectEncoding, encodingFromCpg, readShapefileFiles } from '@/lib/uploads/shapefile-layers';
+import { detectEncoding, encodingFromCpg, pickColumns, readShapefileFiles, repairGeometry } from '@/lib/uploads/shapefile-layers';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
 import { missingShared, sharedPath } from '../helpers/shared-data';
-import { ogr2ogrAvailable, square } from '../helpers/shapefile-zip';
+import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'shp-unit-'));
 const readZip = async (zip: string, dir = tmp()) => readShapefileFiles(await extractZipSafely(zip, dir), dir);
@@ -168,4 +169,73 @@ describe.skipIf(!ogr2ogrAvailable())('coordinate systems written by GDAL', () =>
       expect(worst).toBeLessThan(0.05);
     });
   }
+});
+
+describe('rings, columns and files as GIS tools write them', () => {
+  const rect = (w: number, s: number, e: number, n: number): Position[] => [[w, s], [e, s], [e, n], [w, n], [w, s]];
+
+  it('tells holes by how rings nest, whatever their winding', () => {
+    // Outer ring counter-clockwise, hole clockwise: the other way round from the shapefile rule.
+    const g = nestRings([rect(39.4, 47.2, 39.42, 47.21), rect(39.405, 47.202, 39.41, 47.205).reverse()]);
+    expect(g.type).toBe('Polygon');
+    expect(g.coordinates).toHaveLength(2);
+    const whole = geometryAreaHa({ type: 'Polygon', coordinates: [rect(39.4, 47.2, 39.42, 47.21)] });
+    const hole = geometryAreaHa({ type: 'Polygon', coordinates: [rect(39.405, 47.202, 39.41, 47.205)] });
+    expect(geometryAreaHa(g)).toBeCloseTo(whole - hole, 6);
+    // An island inside the hole is a part of its own; a ring far away too.
+    const three = nestRings([rect(39.4, 47.2, 39.42, 47.21), rect(39.405, 47.202, 39.41, 47.205), rect(39.406, 47.203, 39.407, 47.204), rect(39.5, 47.2, 39.51, 47.21)]);
+    expect(three.type).toBe('MultiPolygon');
+    expect((three.coordinates as Position[][][]).map((p) => p.length).sort()).toEqual([1, 1, 2]);
+  });
+
+  it('untangles a boundary that overshoots its start, though its two parts touch at a vertex', () => {
+    // A GPS walk that overshoots the corner it started from.
+    const walk = { type: 'Polygon' as const, coordinates: [[[39.6, 47.26], [39.6, 47.27], [39.61, 47.27], [39.61, 47.26], [39.6001, 47.26], [39.59995, 47.26005], [39.6, 47.26]]] };
+    const repaired = repairGeometry(walk)!;
+    expect(repaired).toBeDefined();
+    expect(geometryAreaHa(repaired)).toBeGreaterThan(84.1);
+    expect(geometryAreaHa(repaired)).toBeLessThan(84.2);
+  });
+
+  it('finds columns whose names the DBF cut to 10 bytes', () => {
+    // UTF-8 Cyrillic keeps 5 letters; a cut through a letter leaves a replacement character.
+    expect(pickColumns(['назва', 'владе', 'стату', 'кад_н\ufffd'])).toMatchObject({ name: 'назва', owner: 'владе', status: 'стату', parcel_number: 'кад_н\ufffd' });
+    expect(pickColumns(['наименован', 'собственни', 'кадастровы'])).toMatchObject({ name: 'наименован', owner: 'собственни', parcel_number: 'кадастровы' });
+    expect(pickColumns(['nazov', 'pravny_vzt', 'cislo_parc'])).toMatchObject({ name: 'nazov', status: 'pravny_vzt', parcel_number: 'cislo_parc' });
+    expect(pickColumns(['КН', 'Собственн'])).toMatchObject({ parcel_number: 'КН', owner: 'Собственн' });
+    // A whole name wins over a cut one, and short names are not taken for cut ones.
+    expect(pickColumns(['name', 'названи'])).toMatchObject({ name: 'name' });
+    expect(pickColumns(['own', 'stat'])).toEqual({ identifier: undefined });
+  });
+
+  it.skipIf(!ogr2ogrAvailable())('reads upper-case file names, and refuses a damaged .shp or an unreadable column type with a reason', async () => {
+    const JSZip = (await import('jszip')).default;
+    const { writeFileSync } = await import('node:fs');
+    const dir = tmp();
+    const made = await JSZip.loadAsync(await shapefileZip({ features: [{ geometry: square(17.1, 48.1, 200), properties: { name: 'Veľké pole', sown: 5 } }], encoding: 'UTF-8' }));
+    const write = async (name: string, edit: (file: string, bytes: Uint8Array) => [string, Uint8Array]) => {
+      const zip = new JSZip();
+      for (const [file, entry] of Object.entries(made.files)) {
+        const [to, bytes] = edit(file, await entry.async('uint8array'));
+        zip.file(to, bytes);
+      }
+      const path = join(dir, name);
+      writeFileSync(path, await zip.generateAsync({ type: 'uint8array' }));
+      return path;
+    };
+    // As Windows tools name them: PARCELS.SHP, PARCELS.DBF...
+    const upper = await readZip(await write('upper.zip', (f, b) => [f.replace(/\.(\w+)$/, (m) => m.toUpperCase()).replace('fields', 'PARCELS'), b]));
+    expect(upper.features.map((f) => f.name)).toEqual(['Veľké pole']);
+    // A .shp cut inside its record.
+    const cut = await write('cut.zip', (f, b) => [f, f.endsWith('.shp') ? b.subarray(0, 130) : b]);
+    await expect(readZip(cut)).rejects.toMatchObject({ key: 'shp_corrupt', params: { file: 'fields.shp' } });
+    // A Visual FoxPro integer column (type I), which the reader cannot decode.
+    const foxpro = await write('foxpro.zip', (f, b) => {
+      if (!f.endsWith('.dbf')) return [f, b];
+      const out = Uint8Array.from(b);
+      for (let at = 32; out[at] !== 0x0d; at += 32) if (new TextDecoder().decode(out.subarray(at, at + 4)).toLowerCase() === 'sown') out[at + 11] = 'I'.charCodeAt(0);
+      return [f, out];
+    });
+    await expect(readZip(foxpro)).rejects.toMatchObject({ key: 'shp_dbf_column_type', params: { file: 'fields.dbf', column: 'sown', type: 'I' } });
+  });
 });

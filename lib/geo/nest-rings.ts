@@ -1,0 +1,92 @@
+// Which rings of a boundary are outer rings and which are holes, by how they nest (as GDAL's
+// organizePolygons does), and whether a boundary's rings nest as GeoJSON says they do. A shapefile
+// is meant to tell holes by winding (outer clockwise), but tools that write them the other way
+// round exist: read by winding, an outer ring and its hole became two overlapping parts whose areas
+// were added up.
+import { booleanPointInPolygon, polygon } from '@turf/turf';
+import type { Position } from 'geojson';
+import type { BBox, FieldGeometry } from './geometry';
+
+const key = (p: Position) => `${p[0]},${p[1]}`;
+
+function ringBox(ring: Position[]): BBox {
+  const box = { minLon: Infinity, minLat: Infinity, maxLon: -Infinity, maxLat: -Infinity };
+  for (const [lon, lat] of ring) {
+    box.minLon = Math.min(box.minLon, lon!);
+    box.maxLon = Math.max(box.maxLon, lon!);
+    box.minLat = Math.min(box.minLat, lat!);
+    box.maxLat = Math.max(box.maxLat, lat!);
+  }
+  return box;
+}
+
+const boxWithin = (a: BBox, b: BBox) => a.minLon >= b.minLon && a.maxLon <= b.maxLon && a.minLat >= b.minLat && a.maxLat <= b.maxLat;
+
+/** Whether `inner` lies inside `outer`, for rings that do not cross: one vertex of it not on `outer`, tested. */
+export function ringInside(inner: Position[], outer: Position[]): boolean {
+  const outerKeys = new Set(outer.map(key));
+  const probe = inner.find((p) => !outerKeys.has(key(p)));
+  return probe !== undefined && booleanPointInPolygon(probe, polygon([outer]));
+}
+
+/** Twice the ring's area on the plane of its coordinates, unsigned: enough to order rings by size. */
+function planeArea(ring: Position[]): number {
+  let sum = 0;
+  for (let i = 0; i + 1 < ring.length; i++) sum += ring[i]![0]! * ring[i + 1]![1]! - ring[i + 1]![0]! * ring[i]![1]!;
+  return Math.abs(sum);
+}
+
+interface Ring {
+  ring: Position[];
+  box: BBox;
+  area: number;
+}
+
+const described = (ring: Position[]): Ring => ({ ring, box: ringBox(ring), area: planeArea(ring) });
+
+/** Whether `a` lies inside `b` (boxes first: most pairs of rings are far apart). */
+const inside = (a: Ring, b: Ring) => b.area > a.area && boxWithin(a.box, b.box) && ringInside(a.ring, b.ring);
+
+/**
+ * Closed rings that do not cross, as polygons: a ring inside an even number of others is an outer
+ * ring, one inside an odd number a hole of the smallest ring around it.
+ */
+export function nestRings(rings: Position[][]): FieldGeometry {
+  const sorted = rings.map(described).sort((a, b) => b.area - a.area);
+  const polygons = new Map<Ring, Position[][]>();
+  sorted.forEach((r, i) => {
+    const around = sorted.slice(0, i).filter((o) => inside(r, o));
+    const parent = around.at(-1);
+    if (around.length % 2 === 1 && parent && polygons.has(parent)) polygons.get(parent)!.push(r.ring);
+    else polygons.set(r, [r.ring]);
+  });
+  const out = [...polygons.values()];
+  return out.length === 1 ? { type: 'Polygon', coordinates: out[0]! } : { type: 'MultiPolygon', coordinates: out };
+}
+
+/** Whether the geometry has more than one ring, so that how they nest matters. */
+export const hasSeveralRings = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates.length > 1 : g.coordinates.length > 1 || g.coordinates.some((p) => p.length > 1));
+
+/**
+ * The first way in which rings that do not cross fail to nest as GeoJSON says: a hole outside its
+ * polygon's outer ring, a hole inside another hole, or a part inside another part (outside that
+ * part's holes). Numbers count from 1; undefined when they nest properly.
+ */
+export function misnestedRings(g: FieldGeometry): { problem: 'hole_outside' | 'holes_nested' | 'parts_overlap'; part: number; other: number } | undefined {
+  const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).map((p) => p.map(described));
+  for (const [pi, [outer, ...holes]] of polygons.entries()) {
+    for (const [hi, hole] of holes.entries()) {
+      if (!inside(hole, outer!)) return { problem: 'hole_outside', part: pi + 1, other: hi + 1 };
+      const around = holes.findIndex((h) => inside(hole, h));
+      if (around >= 0) return { problem: 'holes_nested', part: pi + 1, other: hi + 1 };
+    }
+  }
+  for (const [pi, [outer]] of polygons.entries()) {
+    for (const [qi, [otherOuter, ...otherHoles]] of polygons.entries()) {
+      if (pi === qi || !inside(outer!, otherOuter!)) continue;
+      // An island in another part's hole is a part of its own, not an overlap.
+      if (!otherHoles.some((h) => inside(outer!, h))) return { problem: 'parts_overlap', part: pi + 1, other: qi + 1 };
+    }
+  }
+  return undefined;
+}
