@@ -7,6 +7,7 @@ import PDFDocument from 'pdfkit';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { translate } from '@/lib/i18n/messages';
 import type { Locale } from '@/lib/i18n/locales';
+import { statusKey } from '@/lib/ui/status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 
 export interface ReportOptions {
@@ -37,8 +38,6 @@ const RULE = '#cbd2d9';
 const ACCENT = '#2f7d32';
 const FOOTER_Y = PAGE.height - PAGE.margin - 12;
 
-/** Field statuses stored in Russian (spec 2.3) and their label keys. */
-const STATUS_KEYS: Record<string, string> = { Собственность: 'report.status_owned', Аренда: 'report.status_leased' };
 
 /** Red -> yellow -> green over 0..1, the usual vegetation-index ramp. */
 function ramp(t: number): string {
@@ -111,11 +110,13 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   doc.rect(0, 0, PAGE.width, 6).fill(ACCENT);
   text(field.company.name, PAGE.margin, 28, { size: 9, color: MUTED, width: CONTENT_W, align: 'right' });
   text(t('title'), PAGE.margin, 28, { size: 9, color: MUTED });
-  text(field.name, PAGE.margin, 42, { font: 'bold', size: 20, width: CONTENT_W, ellipsis: true });
+  text(field.name, PAGE.margin, 42, { font: 'bold', size: 20, width: CONTENT_W, height: 24, ellipsis: true });
 
   // Field details, two columns.
   let y = heading(t('details'), PAGE.margin, 78, CONTENT_W);
-  const status = field.status ? (STATUS_KEYS[field.status] ? translate(locale, STATUS_KEYS[field.status]!) : field.status) : '—';
+  // Statuses stored in Russian (spec 2.3) are named in the reader's language, as the pages name them.
+  const known = statusKey(field.status);
+  const status = known ? translate(locale, `fields.status_values.${known}`) : (field.status ?? '—');
   const details: [string, string][] = [
     [t('company'), field.company.name],
     [t('field'), field.name],
@@ -194,7 +195,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
       const rate = opts.rates?.[z.classIndex];
       row(['', localizeZoneName(z.name, locale), num(z.areaHa), total > 0 ? `${num((z.areaHa / total) * 100, 1)} %` : '—', num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
-      text(String(z.classIndex + 1), PAGE.margin + 17, y + 1);
+      text(String(z.classIndex), PAGE.margin + 17, y + 1);
       y += 16;
     }
     doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + CONTENT_W, y).lineWidth(0.6).strokeColor(RULE).stroke();
@@ -203,8 +204,13 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     y += 26;
   }
 
-  // Crop classification.
-  if (y > FOOTER_Y - 110) {
+  // Crop classification, kept on one page: its heading, the crops named and found, the method
+  // as it wraps, and the candidates.
+  const candidates = scan?.crop?.top_candidates.slice(0, 5) ?? [];
+  const methodText = t('crop_method', { index: indexLabel });
+  const methodHeight = doc.font('body').fontSize(9).heightOfString(methodText, { width: CONTENT_W });
+  const cropHeight = 20 + (scan?.userCrop ? 18 : 0) + (scan?.crop ? 18 + methodHeight + 8 + 14 + 14 * candidates.length : scan?.userCrop ? 0 : 18);
+  if (y + cropHeight > FOOTER_Y - 10) {
     doc.addPage();
     y = PAGE.margin;
   }
@@ -220,11 +226,11 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     text(`${scan.userCrop ? t('crop_automatic') : t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
     text(`${cropName(crop.crop_type)} · ${t('confidence')} ${num(crop.confidence * 100, 0)} %`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
     y += 18;
-    text(t('crop_method', { index: indexLabel }), PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
+    text(methodText, PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
     y = doc.y + 8;
     text(t('candidates'), PAGE.margin, y, { font: 'bold', size: 8, color: MUTED });
     y += 14;
-    for (const c of crop.top_candidates.slice(0, 5)) {
+    for (const c of candidates) {
       text(cropName(c.crop), PAGE.margin, y, { width: 100, ellipsis: true });
       doc.rect(PAGE.margin + 110, y + 1, 250, 8).fill('#eef2f5');
       doc.rect(PAGE.margin + 110, y + 1, 250 * Math.max(0, Math.min(1, c.score)), 8).fill(ACCENT);
@@ -246,11 +252,11 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     }
     y = heading(t('history'), PAGE.margin, y, CONTENT_W);
     const cols = [
-      { label: t('history_date'), w: 150, align: 'left' as const },
-      { label: t('history_source'), w: 130, align: 'left' as const },
-      { label: t('index'), w: 70, align: 'left' as const },
-      { label: t('mean'), w: 70, align: 'right' as const },
-      { label: t('crop_type'), w: CONTENT_W - 420, align: 'left' as const },
+      { label: t('history_date'), w: 185, align: 'left' as const },
+      { label: t('history_source'), w: 115, align: 'left' as const },
+      { label: t('index'), w: 55, align: 'left' as const },
+      { label: t('mean'), w: 60, align: 'right' as const },
+      { label: t('crop_type'), w: CONTENT_W - 415, align: 'left' as const },
     ];
     const { row, header } = tableOf(cols, cols.map((c) => c.label));
     y = header(y);

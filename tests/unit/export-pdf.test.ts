@@ -24,7 +24,7 @@ const field: ExportField = {
 };
 const COLORS = ['#d73027', '#fee08b', '#1a9850'];
 const zones: ExportZone[] = [0, 1, 2].map((i) => ({
-  classIndex: i,
+  classIndex: i + 1,
   name: ['Низкая Ľ', 'Средняя', 'Высокая'][i]!,
   areaHa: 20 + i,
   mean: 0.3 + i * 0.2,
@@ -62,20 +62,24 @@ async function pixelsNear(path: string, hex: string): Promise<number> {
 
 describe('PDF field report', () => {
   it.each(LOCALES)('renders in %s: A4, DejaVu embedded, translated labels and the field data', async (locale) => {
-    const path = save(`report-${locale}.pdf`, await buildFieldReportPdf(field, scan, zones, { locale, rates: { 0: 180, 1: 150, 2: 120 }, now: new Date('2026-11-22T10:00:00Z') }));
+    const path = save(`report-${locale}.pdf`, await buildFieldReportPdf(field, scan, zones, { locale, rates: { 1: 180, 2: 150, 3: 120 }, now: new Date('2026-11-22T10:00:00Z') }));
     expect(execFileSync('pdfinfo', [path], { encoding: 'utf8' })).toMatch(/Page size:\s+595\.\d+ x 841\.\d+ pts \(A4\)/);
     const fonts = execFileSync('pdffonts', [path], { encoding: 'utf8' });
     expect(fonts).toMatch(/DejaVuSans\s.*yes\s+yes\s+yes/);
     expect(fonts).not.toMatch(/Helvetica/);
     const txt = pdftext(path);
     const t = (k: string) => translate(locale, k);
-    for (const k of ['title', 'details', 'owner', 'parcel_number', 'status', 'area', 'map', 'no_image', 'index_stats', 'histogram', 'zones', 'zone_mean', 'zone_rate', 'crop', 'candidates', 'data_date', 'report_date', 'status_leased']) {
+    for (const k of ['title', 'details', 'owner', 'parcel_number', 'status', 'area', 'map', 'no_image', 'index_stats', 'histogram', 'zones', 'zone_mean', 'zone_rate', 'crop', 'candidates', 'data_date', 'report_date']) {
       const label = t(`report.${k}`);
       expect(label, k).not.toBe(`report.${k}`);
       // Section headings are set in capitals.
       const squash = (x: string) => x.replace(/\s+/g, '').toLocaleLowerCase(locale);
       expect(squash(txt), `${locale}: ${k}`).toContain(squash(label));
     }
+    // The zone table numbers its classes as the zones' names and the rates do (from 1).
+    expect(txt).toMatch(/(^|\s)1\s+Низкая Ľ/m);
+    expect(txt).toMatch(/(^|\s)3\s+Высокая/m);
+    expect(txt).toContain(t('fields.status_values.leased'));
     for (const s of [field.name, field.owner!, field.parcel_number!, field.company.name, 'Низкая Ľ', t('drone.crops.wheat'), t('drone.crops.barley'), 'NDVI', '87 %']) expect(txt).toContain(s);
     expect(txt).toContain(new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date('2026-06-14')));
   });
@@ -89,7 +93,7 @@ describe('PDF field report', () => {
   });
 
   it('speaks each language: Russian, English and Slovak words', async () => {
-    const words = { ru: ['Отчёт по полю', 'Владелец', 'Аренда'], en: ['Field report', 'Owner', 'Leased'], sk: ['Správa o poli', 'Vlastník', 'Prenájom', 'Pšenica'] };
+    const words = { ru: ['Отчёт по полю', 'Владелец', 'Аренда'], en: ['Field report', 'Owner', 'Leased'], sk: ['Správa o poli', 'Vlastník', 'Nájom', 'Pšenica'] };
     for (const locale of LOCALES) {
       const txt = pdftext(save(`words-${locale}.pdf`, await buildFieldReportPdf(field, scan, zones, { locale })));
       for (const w of words[locale]) expect(txt, locale).toContain(w);
@@ -147,6 +151,9 @@ describe('PDF field report', () => {
     const sk = pdftext(save('history-sk.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'sk', history })));
     expect(sk).toContain(translate('sk', 'report.history').toUpperCase());
     expect(sk).toContain('0,553');
+    // The longest date, in Russian and bold, keeps its year.
+    const ru = pdftext(save('history-ru.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'ru', history })));
+    expect(ru).toContain(translate('ru', 'report.history_uploaded', { date: new Intl.DateTimeFormat('ru', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date('2026-11-20T10:00:00Z')) }));
     const one = pdftext(save('history-one.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'en', history: history.slice(0, 1) })));
     expect(one).not.toContain('SCANS OF THIS FIELD');
   });
@@ -154,6 +161,32 @@ describe('PDF field report', () => {
   it('says so when there is no scan, no zones and no crop', async () => {
     const txt = pdftext(save('empty.pdf', await buildFieldReportPdf({ ...field, owner: null, status: null, parcel_number: null }, null, [], { locale: 'sk' })));
     for (const k of ['no_scan', 'no_zones', 'no_crop']) expect(txt).toContain(translate('sk', `report.${k}`));
+  });
+
+  it('names every status the interface offers in the reader\'s language, and cuts a long name to one line', async () => {
+    const name = 'Очень длинное название поля для проверки переполнения текста в таблицах и отчётах PDF';
+    const txt = pdftext(save('sublease.pdf', await buildFieldReportPdf({ ...field, name, status: 'Субаренда' }, scan, zones, { locale: 'en' })));
+    expect(txt).toContain('Subleased');
+    expect(txt).not.toContain('Субаренда');
+    // The title is one line ending in an ellipsis; the details table below names the field whole or cut to its column.
+    const title = txt.split('\n').find((l) => l.includes('Очень длинное'))!;
+    expect(title).toContain('…');
+    expect(txt.split('\n').filter((l) => l.includes('отчётах PDF'))).toEqual([]);
+  });
+
+  it('keeps the crop section on one page wherever the zone table ends', async () => {
+    const crop = { ...scan.crop!, top_candidates: ['wheat', 'barley', 'rapeseed', 'potato', 'grass'].map((c, i) => ({ crop: c, score: 0.5 - i * 0.1 })) };
+    for (let count = 8; count <= 30; count += 2) {
+      const many = Array.from({ length: count }, (_, i) => ({ ...zones[i % 3]!, classIndex: i + 1, name: `Zone ${i + 1}` }));
+      const path = save(`crop-${count}.pdf`, await buildFieldReportPdf(field, { ...scan, crop, userCrop: 'oats' }, many, { locale: 'en' }));
+      const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [path], { encoding: 'utf8' }))![1]);
+      const pageOf = (text: string) => Array.from({ length: pages }, (_, p) => execFileSync('pdftotext', ['-layout', '-f', String(p + 1), '-l', String(p + 1), path, '-'], { encoding: 'utf8' })).findIndex((t) => t.includes(text));
+      const heading = pageOf(translate('en', 'report.crop').toUpperCase());
+      expect(heading, `${count} zones`).toBeGreaterThanOrEqual(0);
+      expect(pageOf('Grass'), `${count} zones`).toBe(heading);
+      // Nothing is pushed onto a page of its own: every page has its footer and something above it.
+      expect(pages, `${count} zones`).toBeLessThanOrEqual(2);
+    }
   });
 
   it('continues the zone table on a second page when it is long', async () => {
