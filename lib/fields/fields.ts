@@ -18,9 +18,24 @@ export const AREA_UNIT = 'ha';
  */
 export const roundArea = (ha: number) => Math.round(ha * 1e4) / 1e4;
 
-/** Case-insensitive "contains" on both databases (SQLite's LIKE already ignores ASCII case). */
-const contains = (value: string) =>
-  (config().databaseKind === 'postgresql' ? { contains: value, mode: 'insensitive' } : { contains: value }) as { contains: string };
+/**
+ * The ways a name is commonly written that a search text may stand for: as typed, lower case, upper
+ * case, capitalised and each word capitalised (`поле` finds `Поле №2`, `NAIP поле` and `ПОЛЕ`).
+ */
+export function caseVariants(text: string): string[] {
+  const lower = text.toLocaleLowerCase();
+  const capital = (w: string) => w.charAt(0).toLocaleUpperCase() + w.slice(1);
+  return [...new Set([text, lower, text.toLocaleUpperCase(), capital(lower), lower.replace(/(^|[\s\-–(«"])(\p{L})/gu, (_, sep: string, c: string) => sep + c.toLocaleUpperCase())])];
+}
+
+/**
+ * Names that contain `text` whatever the case. PostgreSQL folds case itself; SQLite's LIKE folds
+ * only ASCII letters, so Cyrillic and Slovak letters are matched in the ways names are written.
+ */
+const nameContains = (text: string) =>
+  config().databaseKind === 'postgresql'
+    ? [{ name: { contains: text, mode: 'insensitive' as const } }]
+    : caseVariants(text).map((v) => ({ name: { contains: v } }));
 
 /** The filter for fields whose indexed bounding box meets `box` (spatial look-ups filter in SQL first). */
 export const fieldsMeetingBox = (box: BBox) => ({ maxLon: { gte: box.minLon }, minLon: { lte: box.maxLon }, maxLat: { gte: box.minLat }, minLat: { lte: box.maxLat } });
@@ -47,7 +62,7 @@ function fieldListWhere(query: FieldListQuery) {
     ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
     ...(query.owner_id ? { ownerId: query.owner_id } : {}),
     ...(query.status ? { status: query.status } : {}),
-    ...(query.q ? { OR: [{ name: contains(query.q) }, { parcelNumber: contains(query.q) }] } : {}),
+    ...(query.q ? { OR: [...nameContains(query.q), { parcelNumber: { contains: query.q } }] } : {}),
   };
 }
 

@@ -83,6 +83,15 @@ describe('fields', () => {
     expect(await idsOf('q=meadow')).toEqual([ids[0]]);
     expect(await idsOf('q=MEADOW')).toEqual([ids[0]]);
     expect(await idsOf('q=345')).toEqual([ids[1]]);
+    // Cyrillic and Slovak letters whatever their case, on SQLite too (its LIKE folds ASCII only).
+    const ru = [
+      (await api.post('/api/fields', { name: 'Поле №2 у реки', geometry: rect(20, 49) })).body.id,
+      (await api.post('/api/fields', { name: 'NAIP поле Северное', geometry: rect(20, 48) })).body.id,
+      (await api.post('/api/fields', { name: 'ČIERNA ZEM', geometry: rect(20, 47) })).body.id,
+    ];
+    for (const q of ['поле', 'Поле', 'ПОЛЕ']) expect(await idsOf(`q=${encodeURIComponent(q)}`), q).toEqual([ru[0], ru[1]]);
+    expect(await idsOf(`q=${encodeURIComponent('северное')}`)).toEqual([ru[1]]);
+    for (const q of ['čierna', 'Čierna zem']) expect(await idsOf(`q=${encodeURIComponent(q)}`), q).toEqual([ru[2]]);
     const bad = await api.get('/api/fields?bbox=1,2,3', { 'accept-language': 'en' });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toContain('bbox: four numbers');
