@@ -9,6 +9,7 @@ import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
 import { taskErrorText } from '../tasks/view';
 import { dronePhotosDir } from './files';
+import { parseCaptureDate } from './schemas';
 
 export interface ZoneData {
   classIndex: number;
@@ -55,7 +56,8 @@ export async function saveScan(tx: DbTx, companyId: number, fieldId: number, sca
     status: 'completed',
     fileName: scan.fileName,
     indexName: scan.indexName,
-    capturedAt: scan.capturedAt ? new Date(scan.capturedAt) : null,
+    // The file's own date (TIFF DateTime, EXIF) as written, or none when it is no date at all.
+    capturedAt: scan.capturedAt ? parseCaptureDate(scan.capturedAt) : null,
     statsJson: JSON.stringify(scan.stats),
     histogramJson: JSON.stringify(scan.histogram),
     boundsJson: JSON.stringify(scan.previewBounds),

@@ -114,23 +114,28 @@ const EARLIEST_CAPTURE = Date.UTC(1900, 0, 1);
 const CAPTURE_SLACK_MS = 24 * 3600 * 1000;
 
 /**
- * When an image was taken: `YYYY-MM-DD` or an ISO 8601 date-time, from 1900 to today. A date or
- * time without an offset is kept as written, as the TIFF and EXIF dates of the files are (their
- * cameras say nothing of their zone), so that the day shown is the day given.
+ * When an image was taken: `YYYY-MM-DD` or an ISO 8601 date-time, from 1900 to today; null for
+ * anything else (a day that does not exist, a camera's `0000:00:00`, a clock set years ahead). A
+ * date or time without an offset is kept as written, as the TIFF and EXIF dates of the files are
+ * (their cameras say nothing of their zone), so that the day shown is the day given whatever the
+ * server's zone.
  */
+export function parseCaptureDate(text: string): Date | null {
+  const m = CAPTURE_DATE.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
+  const wall = new Date(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`);
+  // Date rolls 2019-02-30 over into March: a day that does not exist comes back different.
+  if (Number.isNaN(wall.getTime()) || wall.toISOString().slice(0, 10) !== `${y}-${mo}-${d}`) return null;
+  const instant = zone && zone !== 'Z' ? new Date(text.trim()) : wall;
+  return instant.getTime() >= EARLIEST_CAPTURE && instant.getTime() <= Date.now() + CAPTURE_SLACK_MS ? instant : null;
+}
+
+/** A capture date given by a user (`parseCaptureDate`); 422 for one that is not. */
 export const captureDate = z
   .string()
-  .trim()
-  .transform((v) => {
-    const m = CAPTURE_DATE.exec(v);
-    if (!m) return null;
-    const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
-    const wall = new Date(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`);
-    // Date rolls 2019-02-30 over into March: a day that does not exist comes back different.
-    if (Number.isNaN(wall.getTime()) || wall.toISOString().slice(0, 10) !== `${y}-${mo}-${d}`) return null;
-    return zone && zone !== 'Z' ? new Date(v) : wall;
-  })
-  .refine((d): d is Date => d !== null && d.getTime() >= EARLIEST_CAPTURE && d.getTime() <= Date.now() + CAPTURE_SLACK_MS, { params: { key: 'capture_date' } });
+  .transform(parseCaptureDate)
+  .refine((d): d is Date => d !== null, { params: { key: 'capture_date' } });
 
 /**
  * PUT /api/scans/{id}: the user's crop (null or `auto` goes back to the classifier's) and the

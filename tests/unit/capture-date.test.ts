@@ -1,7 +1,7 @@
 // The capture date a user gives a scan (at the raster upload or later): the forms accepted, the
 // instant each becomes, and what is refused.
 import { describe, expect, it } from 'vitest';
-import { captureDate } from '@/lib/fields/schemas';
+import { captureDate, parseCaptureDate } from '@/lib/fields/schemas';
 
 const parse = (v: unknown) => {
   const r = captureDate.safeParse(v);
@@ -29,5 +29,23 @@ describe('captureDate', () => {
     expect(parse('2020-02-29')).toBe('2020-02-29T00:00:00.000Z');
     expect(parse('1900-01-01')).toBe('1900-01-01T00:00:00.000Z');
     expect(parse(new Date().toISOString().slice(0, 10))).not.toBeNull();
+  });
+});
+
+describe('parseCaptureDate, for the dates files carry', () => {
+  it('keeps a TIFF or EXIF date as the day written, whatever the server zone', () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Novosibirsk';
+    try {
+      expect(parseCaptureDate('2019-09-04T00:30:00')?.toISOString()).toBe('2019-09-04T00:30:00.000Z');
+      expect(parseCaptureDate('2016-06-23T16:31:59+02:00')?.toISOString()).toBe('2016-06-23T14:31:59.000Z');
+    } finally {
+      process.env.TZ = zone;
+    }
+  });
+
+  it('takes no date from a camera that wrote none, a day that does not exist or a clock set ahead', () => {
+    // Each of these once reached the database as `Invalid Date` (the task failed saving with Prisma's dump) or as another day.
+    for (const text of ['0000-00-00T00:00:00', '2019-02-30T10:00:00', '2099-01-01T00:00:00', '1850-01-01']) expect(parseCaptureDate(text), text).toBeNull();
   });
 });
