@@ -3,9 +3,9 @@
 import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import exifr from 'exifr';
-import { AppError } from '@/lib/http/errors';
 import type { Radiometry } from './radiometry';
 import { readRadiometry } from './radiometry';
+import { corruptImage } from './photo-decode';
 
 export interface Attitude {
   yaw: number;
@@ -117,8 +117,6 @@ async function readHead(path: string, bytes: number): Promise<{ bytes: Buffer; w
   }
 }
 
-export const corruptImage = (file: string) => new AppError('unprocessable', 'drone_corrupt_image', { file });
-
 /**
  * Reads one photo's metadata. A photo without GPS comes back with `gps: null` (checkSurvey reports it);
  * a file that is not a readable JPEG/TIFF throws AppError `drone_corrupt_image`.
@@ -144,9 +142,13 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   } catch {
     throw corruptImage(file);
   }
-  const width = num(x.ExifImageWidth) ?? num(x.ImageWidth) ?? size.width;
-  const height = num(x.ExifImageHeight) ?? num(x.ImageHeight) ?? size.height;
+  // The pixels are the image's own: a copy reduced for sending keeps the camera's EXIF size. The
+  // camera's size measures the sensor (its focal-plane resolution is per pixel of the original).
+  const width = size.width || num(x.ExifImageWidth) || num(x.ImageWidth) || 0;
+  const height = size.height || num(x.ExifImageHeight) || num(x.ImageHeight) || 0;
   if (!width || !height) throw corruptImage(file);
+  const cameraWidth = num(x.ExifImageWidth) ?? num(x.ImageWidth) ?? width;
+  const cameraHeight = num(x.ExifImageHeight) ?? num(x.ImageHeight) ?? height;
 
   const lat = dms(x.GPSLatitude, x.GPSLatitudeRef, 'S');
   const lon = dms(x.GPSLongitude, x.GPSLongitudeRef, 'W');
@@ -157,7 +159,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   const model = typeof x.Model === 'string' ? x.Model.trim() : null;
   const focal = num(x.FocalLength);
   const focal35 = num(x.FocalLengthIn35mmFormat);
-  const sensor = sensorSize(x, model, width, height, focal, focal35);
+  const sensor = sensorSize(x, model, cameraWidth, cameraHeight, focal, focal35);
   const date = parseExifDate(x.DateTimeOriginal ?? x.CreateDate, x.OffsetTimeOriginal ?? x.OffsetTime);
   const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 

@@ -1,8 +1,10 @@
 // Image-based refinement of photo placements: ORB features on reduced copies, matched only between
 // photos whose GPS footprints overlap, outliers removed by RANSAC and by disagreement with GPS.
+import { basename } from 'node:path';
 import sharp from 'sharp';
 import type { Placement } from './frame';
 import { toGround } from './frame';
+import { decodingPhoto } from './photo-decode';
 import { openCv } from './opencv';
 
 /** Width of the reduced copies features are found on. */
@@ -25,7 +27,7 @@ export interface Features {
 /** ORB keypoints and descriptors of one photo, on a copy reduced to FEATURE_WIDTH. */
 export async function detectFeatures(path: string, width: number): Promise<Features> {
   const scale = Math.min(1, FEATURE_WIDTH / width);
-  const { data, info } = await sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await decodingPhoto(basename(path), () => sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
   return orbFeatures(data, info.width, info.height, info.channels, scale);
 }
 

@@ -20,6 +20,7 @@ import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tie
 import type { Radiometry } from './radiometry';
 import { calibratedBandBytes, surveyScale } from './radiometry';
 import { orthomosaicPath } from './files';
+import { decodingPhoto } from './photo-decode';
 import type { GridWindow, SeamCheck } from './seams';
 import { rematchSeams } from './seams';
 import type { Capture } from './survey';
@@ -226,7 +227,7 @@ class PhotoCache {
     const width = Math.round(p.width * this.scale), height = Math.round(p.height * this.scale);
     if (!capture.main.bandName) {
       const img = sharp(capture.main.path).removeAlpha().toColourspace('srgb');
-      const { data, info } = await (this.scale < 1 ? img.resize(width, height, { fit: 'fill' }) : img).raw().toBuffer({ resolveWithObject: true });
+      const { data, info } = await decodingPhoto(capture.main.file, () => (this.scale < 1 ? img.resize(width, height, { fit: 'fill' }) : img).raw().toBuffer({ resolveWithObject: true }));
       if (info.width !== width || info.height !== height) throw new StitchError('no_matches', `size of ${capture.main.file}`);
       return new Uint8Array(data.buffer, data.byteOffset, data.length);
     }
@@ -236,7 +237,7 @@ class PhotoCache {
       if (b < 0) continue;
       const data = photo.radiometry
         ? await calibratedBandBytes({ ...photo, radiometry: photo.radiometry }, width, height, this.radiometricScale)
-        : (await sharp(photo.path).extractChannel(0).resize(width, height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true })).data;
+        : (await decodingPhoto(photo.file, () => sharp(photo.path).extractChannel(0).resize(width, height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true }))).data;
       for (let k = 0, o = b; k < data.length; k++, o += nb) out[o] = data[k]!;
     }
     return out;

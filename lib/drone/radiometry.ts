@@ -4,7 +4,9 @@
 // with vignetting(r) = 1 + k0·r + k1·r² + ... + k5·r⁶ (r: pixels from the vignetting centre), pCam the
 // band's gain adjustment and the irradiance from the sunlight sensor. Every band of a survey is then
 // written to 8 bits with one common factor, so that ratios between bands (NDVI) are kept.
+import { basename } from 'node:path';
 import sharp from 'sharp';
+import { decodingPhoto } from './photo-decode';
 
 export interface Radiometry {
   /** Sensor black level in raw counts (EXIF BlackLevel). */
@@ -92,7 +94,7 @@ export async function calibratedBandBytes(
 
 /** Raw counts of a band photo, decoded at the given size (16 bits kept). */
 async function readBandCounts(path: string, width: number, height: number): Promise<Uint16Array> {
-  const { data } = await sharp(path).extractChannel(0).resize(width, height, { fit: 'fill' }).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+  const { data } = await decodingPhoto(basename(path), () => sharp(path).extractChannel(0).resize(width, height, { fit: 'fill' }).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true }));
   const bytes = data.byteOffset % 2 ? Uint8Array.from(data) : data;
   return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
 }

@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { parseExifDate, readDroneExif, type DronePhoto } from '@/lib/drone/exif';
+import { detectFeatures } from '@/lib/drone/features';
 import { checkSurvey, estimateProcessingSeconds, fieldUnderPhotos, groupCaptures, otherFlights, surveyCentroids } from '@/lib/drone/survey';
 import { AppError } from '@/lib/http/errors';
 import { missingShared, sharedPath } from '../helpers/shared-data';
@@ -46,6 +48,28 @@ describe('readDroneExif', () => {
     expect(p.sensorHeightMm!).toBeCloseTo(3.47, 2);
     expect(p.capturedAt).toBe('2016-06-23T16:31:59');
     expect(p.bandName).toBeNull();
+  });
+
+  it.skipIf(skip)('takes a reduced copy\'s pixels from the image and its sensor from the camera\'s EXIF', async () => {
+    // As a photo sent on at a quarter of its size keeps the camera's EXIF (ExifImageWidth 4000).
+    const small = join(tmp, 'DJI_0018_small.JPG');
+    await sharp(join(dir, 'DJI_0018.JPG')).resize(1000).jpeg().toFile(small);
+    execFileSync('exiftool', ['-q', '-overwrite_original', '-tagsfromfile', join(dir, 'DJI_0018.JPG'), '-all:all', small]);
+    const p = await readDroneExif(small);
+    expect([p.widthPx, p.heightPx]).toEqual([1000, 563]);
+    expect(p.sensorWidthMm!).toBeCloseTo(6.17, 2);
+    expect(p.relativeAltitudeM).toBe(39.8);
+  });
+
+  it('fails a photo damaged past its head when its pixels are decoded, naming it', async () => {
+    const whole = join(tmp, 'whole.jpg');
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toFile(whole);
+    const cut = join(tmp, 'DJI_0022.JPG');
+    const bytes = readFileSync(whole);
+    writeFileSync(cut, bytes.subarray(0, bytes.length / 2));
+    // The head reads as a photo (the upload accepts it); the decode in the task names it.
+    expect((await readDroneExif(cut)).widthPx).toBe(800);
+    await expect(detectFeatures(cut, 800)).rejects.toMatchObject({ key: 'drone_corrupt_image', params: { file: 'DJI_0022.JPG' } });
   });
 
   it('parses EXIF dates with and without an offset, independent of the server time zone', () => {
