@@ -31,6 +31,8 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
     form.append('index', (el.namedItem('index') as HTMLSelectElement).value);
     const capturedAt = (el.namedItem('captured_at') as HTMLInputElement).value;
     if (capturedAt) form.append('captured_at', capturedAt);
+    const bands = (el.namedItem('bands') as HTMLInputElement).value.trim();
+    if (bands) form.append('bands', bands);
     form.append('raster_file', file, file.name);
     setAccepted(null);
     setAccepted(await send('/upload', form, file.size, { staysBusy: true }));
@@ -68,6 +70,9 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
               </option>
             ))}
           </Select>
+        </div>
+        <div className="sm:col-span-2">
+          <TextInput label={t('bands')} hint={t('bands_hint')} name="bands" placeholder="swir1, nir, red, green" autoComplete="off" />
         </div>
         <div className="sm:col-span-2">
           <TextInput label={t('captured_at')} hint={t('captured_at_hint')} name="captured_at" type="date" min="1900-01-01" />

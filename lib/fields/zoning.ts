@@ -12,7 +12,7 @@ import type { FieldGeometry } from '../geo/geometry';
 import { boundingBox } from '../geo/geometry';
 import { notFound, unprocessable, unsupportedMediaType } from '../http/errors';
 import { validate } from '../http/validate';
-import type { IndexName } from '../raster/bands';
+import { type IndexName, bandOrder } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';
 import { inspectIndexRaster } from '../raster/zones';
 import { submitTask } from '../tasks/queue';
@@ -30,6 +30,9 @@ export const rasterUploadParts = z.object({
   min_zone_area_ha: z.coerce.number().min(0).max(1000).default(0.1),
   // When the image was taken, if the file does not say (NAIP and many exports carry no date) or says wrong.
   captured_at: captureDate.optional(),
+  // What each band is, in the file's order (`swir1,nir,red,green`, `B4,B3,B2,B8`), for a file that
+  // names none and is not in the usual order for its band count.
+  bands: bandOrder.optional(),
 });
 
 /** The company's field that overlaps the raster's footprint most; 422 when none does. */
@@ -58,7 +61,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   const options = validate(rasterUploadParts, parts);
   if (!/\.tiff?$/i.test(file.filename)) throw unsupportedMediaType('raster_not_tiff');
   const index = options.index as IndexName;
-  const info = await inspectIndexRaster(file.path, index);
+  const info = await inspectIndexRaster(file.path, index, options.bands);
   let field: { id: number; geometry: FieldGeometry };
   if (options.field_id) {
     const row = await db.field.findUnique({ where: { id: options.field_id }, select: { id: true, geometry: true } });
@@ -79,7 +82,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
     fileName: file.filename,
     capturedAt: options.captured_at?.toISOString() ?? info.capturedAt ?? null,
     fieldGeometry: field.geometry,
-    options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha },
+    options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha, ...(options.bands ? { bandOrder: options.bands } : {}) },
   };
   const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
   return { task_id: task.id, field_id: field.id };

@@ -1,4 +1,5 @@
 // Which band is which, and how a vegetation index is computed from them.
+import { z } from 'zod';
 import { unprocessable } from '@/lib/http/errors';
 
 export type BandRole = 'blue' | 'green' | 'red' | 'rededge' | 'nir' | 'swir1' | 'swir2' | 'other';
@@ -27,18 +28,44 @@ const DEFAULT_ORDER: Record<number, BandRole[]> = {
   5: ['blue', 'green', 'red', 'rededge', 'nir'],
 };
 
-/** Reads a band's role from a description such as "NIR", "Red Edge", "B4 (red)". */
+/**
+ * Satellite band numbers as their products name them (`B4`, `B04`, `B8A`; Landsat 8-9 collection
+ * 2 as `SR_B5`): Sentinel-2's, unless the name is Landsat's.
+ */
+const SENTINEL2: Record<string, BandRole> = { 2: 'blue', 3: 'green', 4: 'red', 5: 'rededge', 6: 'rededge', 7: 'rededge', 8: 'nir', '8a': 'nir', 11: 'swir1', 12: 'swir2' };
+const LANDSAT89: Record<string, BandRole> = { 2: 'blue', 3: 'green', 4: 'red', 5: 'nir', 6: 'swir1', 7: 'swir2' };
+
+/** Reads a band's role from a description such as "NIR", "Red Edge", "B4 (red)", "B08", "SR_B5". */
 export function roleFromName(name: string): BandRole {
-  const s = name.toLowerCase();
+  const s = name.toLowerCase().trim();
+  const numbered = /^(sr_)?b0?(\d{1,2}a?)$/.exec(s);
+  if (numbered) return (numbered[1] ? LANDSAT89 : SENTINEL2)[numbered[2]!] ?? 'other';
   if (/swir.?2|swir2/.test(s)) return 'swir2';
   if (/swir/.test(s)) return 'swir1';
   if (/red.?edge|^re$|\bre\b/.test(s)) return 'rededge';
-  if (/nir|near.?infra|^n$/.test(s)) return 'nir';
+  // Before red: "Infrared" and "near infrared" contain it.
+  if (/nir|infra|^n$/.test(s)) return 'nir';
   if (/red|^r$/.test(s)) return 'red';
   if (/green|^g$/.test(s)) return 'green';
   if (/blue|^b$/.test(s)) return 'blue';
   return 'other';
 }
+
+/**
+ * A band order as a person writes it: band names or roles separated by commas (`swir1,nir,red,green`,
+ * `B4,B3,B2,B8`; `other` for a band that takes no part). 422 `raster_band_order` naming the roles.
+ */
+export const bandOrder = z
+  .string()
+  .transform((text, ctx) => {
+    const tokens = text.split(',').map((t) => t.trim());
+    const roles = tokens.map((t) => (/^(other|-)$/i.test(t) ? 'other' : roleFromName(t)));
+    if (tokens.some((t, i) => !t || (roles[i] === 'other' && !/^(other|-)$/i.test(t)))) {
+      ctx.addIssue({ code: 'custom', params: { key: 'raster_band_order' } });
+      return z.NEVER;
+    }
+    return roles as BandRole[];
+  });
 
 /** Band roles: explicit order, else descriptions, else the usual order for the band count. */
 export function bandRoles(bands: number, names?: string[], order?: BandRole[]): BandRole[] | undefined {
@@ -66,6 +93,8 @@ export function indexPlan(
   roles: BandRole[] | undefined,
   single: SingleBandScaling,
   bandName?: string,
+  /** Each band's scale and offset from the file's metadata, turning its counts into reflectance. */
+  bandScaling: { scale?: number; offset?: number }[] = [],
 ): IndexPlan {
   if (bands === 1) {
     const { scale, offset } = singleBandScale(single);
@@ -80,7 +109,12 @@ export function indexPlan(
     const ia = roles?.indexOf(ra) ?? -1;
     const ib = roles?.indexOf(rb) ?? -1;
     if (ia >= 0 && ib >= 0) {
-      return { name, samples: [ia, ib], compute: (a, b) => (a + b > 0 ? (a - b) / (a + b) : NaN) };
+      // Counts with an offset (Sentinel-2's BOA_ADD_OFFSET since 2022) give a ratio only as reflectance.
+      const [sa = 1, oa = 0] = [bandScaling[ia]?.scale, bandScaling[ia]?.offset];
+      const [sb = 1, ob = 0] = [bandScaling[ib]?.scale, bandScaling[ib]?.offset];
+      const plain = sa === 1 && oa === 0 && sb === 1 && ob === 0;
+      const ratio = (a: number, b: number) => (a + b > 0 ? (a - b) / (a + b) : NaN);
+      return { name, samples: [ia, ib], compute: plain ? ratio : (a, b) => ratio(a * sa + oa, b * sb + ob) };
     }
   }
   throw unprocessable('raster_bands_unknown', { bands, index: requested });

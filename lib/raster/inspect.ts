@@ -223,8 +223,17 @@ async function captureDate(image: GeoTIFFImage): Promise<string | undefined> {
 }
 
 async function readBandMeta(image: GeoTIFFImage, bands: number): Promise<OpenRaster['bandMeta']> {
-  const xml: unknown = await image.getFileDirectory().loadValue('GDAL_METADATA');
+  const directory = image.getFileDirectory();
   const meta: OpenRaster['bandMeta'] = Array.from({ length: bands }, () => ({}));
+  // TIFF's own alpha: the last samples, as ExtraSamples counts them, 1 (premultiplied) or 2 being
+  // alpha. GDAL writes an alpha band this way (gdalwarp -dstalpha), not in its metadata.
+  const extra: unknown = directory.hasTag('ExtraSamples') ? await directory.loadValue('ExtraSamples') : undefined;
+  const extras = typeof extra === 'number' ? [extra] : Array.isArray(extra) || ArrayBuffer.isView(extra) ? Array.from(extra as ArrayLike<number>) : [];
+  extras.forEach((kind, k) => {
+    const band = meta[bands - extras.length + k];
+    if (band && (kind === 1 || kind === 2)) band.colorInterp = 'alpha';
+  });
+  const xml: unknown = await directory.loadValue('GDAL_METADATA');
   if (typeof xml !== 'string') return meta;
   const item = /<Item([^>]*)>([^<]*)<\/Item>/g;
   for (const [, attrs, value] of xml.matchAll(item)) {

@@ -106,10 +106,10 @@ export async function computeZones(
  * What an upload checks before it becomes a task, from the header alone: the file is a usable
  * GeoTIFF and its bands give the index asked for (422 otherwise).
  */
-export async function inspectIndexRaster(path: string, index: IndexName): Promise<RasterInfo> {
+export async function inspectIndexRaster(path: string, index: IndexName, bandOrder?: BandRole[]): Promise<RasterInfo> {
   const raster = await openRaster(path);
   try {
-    rasterIndexPlan(raster, index);
+    rasterIndexPlan(raster, index, bandOrder);
     return raster.info;
   } finally {
     await raster.tiff.close?.();
@@ -122,12 +122,13 @@ function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandR
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
   const dataBands = Array.from({ length: info.bands }, (_, i) => i).filter((i) => i !== alpha);
+  if (bandOrder && bandOrder.length !== dataBands.length) throw unprocessable('raster_band_order_count', { given: bandOrder.length, bands: dataBands.length });
   const roles = bandRoles(dataBands.length, info.bandNames?.filter((_, i) => i !== alpha), bandOrder);
   const dataPlan = indexPlan(dataBands.length, index, roles, {
     sampleFormat: raster.sampleFormat,
     bitsPerSample: raster.bitsPerSample,
     ...raster.bandMeta[dataBands[0]!],
-  }, info.bandNames?.[dataBands[0]!]);
+  }, info.bandNames?.[dataBands[0]!], dataBands.map((i) => raster.bandMeta[i]!));
   return { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined };
 }
 

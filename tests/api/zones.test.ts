@@ -362,6 +362,31 @@ describe.skipIf(!!missing)('raster zones', () => {
     });
   }
 
+  it.skipIf(!!missingShared('raster', 'landsat', '2020.tif'))('takes the band order of a file that names none from the upload (Landsat stored SWIR1,NIR,Red,Green)', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const file = sharedPath('raster', 'landsat', '2020.tif');
+    const info = JSON.parse(execFileSync('gdalinfo', ['-json', file], { encoding: 'utf8' }));
+    const [w, s, e, n] = bbox({ type: 'Polygon', coordinates: info.wgs84Extent.coordinates });
+    const [x0, x1, y0, y1] = [w + (e - w) * 0.3, w + (e - w) * 0.7, s + (n - s) * 0.3, s + (n - s) * 0.7];
+    const fieldId = (await api.post('/api/fields', { name: 'Landsat', geometry: { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] } })).body.id;
+    const upload = (bands: string) => api.upload('/upload', { raster_file: { file, type: 'image/tiff' }, field_id: String(fieldId), zones: '3', bands });
+    const named = await upload('swir1,nir,red,green');
+    expect(named.status, named.text).toBe(202);
+    const guessed = await upload('red,green,blue,nir');
+    expect(guessed.status, guessed.text).toBe(202);
+    const [right, wrong] = await Promise.all([waitForTask(api, named.body.task_id), waitForTask(api, guessed.body.task_id)]);
+    const mean = async (t: { result: { scan_id: number } }) => (await api.get(`/api/scans/${t.result.scan_id}`)).body.scan.stats.mean;
+    // Tropical forest: NDVI well above what the usual 4-band order makes of the same pixels.
+    expect(await mean(right)).toBeGreaterThan(0.5);
+    expect((await mean(right)) - (await mean(wrong))).toBeGreaterThan(0.05);
+    const count = await upload('nir,red');
+    expect(count.status).toBe(422);
+    expect(count.body.error).toContain('the raster has 4');
+    const words = await upload('swir1,nir,rouge,green');
+    expect(words.status).toBe(422);
+    expect(words.body.error).toMatch(/bands: .*rededge/);
+  });
+
   it.skipIf(!!missingShared('raster', 'plantcv', 'rgb_uint16.tif'))('refuses a raster without a coordinate system before any task is made', async () => {
     const { api } = await registerCompany(baseUrl(), { language: 'en' });
     await api.post('/api/fields', { name: 'F', geometry: FIELD });

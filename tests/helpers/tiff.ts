@@ -13,6 +13,8 @@ export interface TiffSpec {
   bands?: number;
   dateTime?: string;
   gdalMetadata?: string;
+  /** The ExtraSamples tag (default: every band after the first unspecified, 0). */
+  extraSamples?: number[];
 }
 
 /** A little-endian, single-strip, float32 TIFF, optionally with GeoTIFF and GDAL tags. */
@@ -33,7 +35,7 @@ export function tiffBytes(spec: TiffSpec): Buffer {
     [279, 4, [declared]],
   ];
   if (spec.dateTime) entries.push([306, 2, spec.dateTime + '\0']);
-  if (bands > 1) entries.push([338, 3, Array(bands - 1).fill(0)]);
+  if (bands > 1) entries.push([338, 3, spec.extraSamples ?? Array(bands - 1).fill(0)]);
   entries.push([339, 3, Array(bands).fill(3)]);
   if (spec.georef) {
     const { epsg, origin, pixel } = spec.georef;

@@ -166,6 +166,41 @@ describe('inspectRaster on broken files', () => {
     expect(result.validAreaHa).toBeCloseTo(1, 2);
   });
 
+  it('an alpha band written as TIFF writes it (ExtraSamples), as gdalwarp -dstalpha does, masks pixels too', async () => {
+    const width = 20;
+    const height = 10;
+    // R,G,B,NIR + alpha, with no GDAL metadata: read as five bands, alpha would be taken for NIR.
+    const pixels = new Float32Array(width * height * 5);
+    for (let i = 0; i < width * height; i++) pixels.set([0.1, 0.1, 0.05, 0.3, i % width < 10 ? 0 : 255], i * 5);
+    const path = writeTiff('extra-alpha.tif', { width, height, bands: 5, pixels, extraSamples: [0, 0, 0, 2], georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const fp = (await inspectRaster(path)).footprintWgs84.coordinates[0]!;
+    const result = await computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 });
+    expect(result.indexName).toBe('ndvi');
+    expect(result.stats.mean).toBeCloseTo(0.5, 5);
+    expect(result.validAreaHa).toBeCloseTo(1, 2);
+  });
+
+  it.each([
+    ['Sentinel-2 numbers', ['B2', 'B3', 'B4', 'B8']],
+    ['Sentinel-2 numbers with a zero', ['B02', 'B03', 'B04', 'B08']],
+    ['Landsat 8-9 collection 2', ['SR_B2', 'SR_B3', 'SR_B4', 'SR_B5']],
+    ['words, "Infrared" among them', ['Blue', 'Green', 'Red', 'Infrared']],
+  ])('bands named by %s (stored B,G,R,NIR), with reflectance scale and offset, give the reflectance NDVI', async (_label, names) => {
+    const width = 20;
+    const height = 10;
+    // Counts as Sentinel-2 L2A stores them since 2022: reflectance = count x 0.0001 - 0.1. Red 0.1 and NIR 0.3 give NDVI 0.5;
+    // the counts alone would give (4000 - 2000) / (4000 + 2000) = 0.333.
+    const pixels = new Float32Array(width * height * 4);
+    for (let i = 0; i < width * height; i++) pixels.set([1500, 2000, 2000, 4000], i * 4);
+    const item = (k: number, role: string, value: string | number) => `<Item name="${role.toUpperCase()}" sample="${k}" role="${role}">${value}</Item>`;
+    const gdalMetadata = `<GDALMetadata>${names.map((n, k) => item(k, 'description', n) + item(k, 'scale', 0.0001) + item(k, 'offset', -0.1)).join('')}</GDALMetadata>`;
+    const path = writeTiff(`named-${names[0]}.tif`, { width, height, bands: 4, pixels, gdalMetadata, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const fp = (await inspectRaster(path)).footprintWgs84.coordinates[0]!;
+    const result = await computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 });
+    expect(result.indexName).toBe('ndvi');
+    expect(result.stats.mean).toBeCloseTo(0.5, 5);
+  });
+
   it('an index the bands cannot give, or a zone count out of 3..7, answers 422', async () => {
     const path = writeTiff('two.tif', { width: 4, height: 4, bands: 2, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
     const fp = (await inspectRaster(path)).footprintWgs84;
