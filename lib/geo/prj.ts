@@ -11,12 +11,35 @@ export interface Crs {
   name: string;
   proj4: string;
   epsg?: number;
+  /**
+   * Coordinates written as southing, westing: S-JTSK's own axes (EPSG:5513, EPSG:2065 from Ferro,
+   * ESRI's S-JTSK_Krovak), which proj4 cannot take. They are read as EPSG:5514's easting and
+   * northing, negated.
+   */
+  southWest?: boolean;
 }
 
+let coordinateFrame: Set<string> | undefined;
+/** epsg-index's shifts that EPSG states in the coordinate-frame convention (lib/geo/frame-rotations-cli.ts). */
+const coordinateFrameShifts = () =>
+  (coordinateFrame ??= new Set((JSON.parse(readFileSync(join(process.cwd(), 'lib', 'geo', 'frame-rotations.json'), 'utf8')) as { coordinate_frame: string[] }).coordinate_frame));
+
+/**
+ * A seven-parameter shift as epsg-index states it (EPSG's own numbers), in the position-vector
+ * convention proj4 reads TOWGS84 in: a coordinate-frame transformation's rotations change sign.
+ */
+export function positionVector(shift: string): string {
+  if (!coordinateFrameShifts().has(shift)) return shift;
+  const p = shift.split(',');
+  return [p[0], p[1], p[2], ...p.slice(3, 6).map((r) => String(-Number(r))), p[6]].join(',');
+}
+
+/** The proj4 definition of an EPSG code, with its datum shift in proj4's convention; undefined when epsg-index does not know it. */
 export function epsgDefinition(code: number): string | undefined {
+  if (!Number.isInteger(code) || code <= 0) return undefined;
   try {
     const def = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', 'epsg-index', 's', `${code}.json`), 'utf8')) as { proj4?: string };
-    return def.proj4?.replace(/\s*\+type=crs/, '');
+    return def.proj4?.replace(/\s*\+type=crs/, '').replace(/\+towgs84=(\S+)/, (_, shift: string) => `+towgs84=${positionVector(shift)}`) || undefined;
   } catch {
     return undefined;
   }
@@ -35,19 +58,49 @@ function epsgFromName(name: string): number | undefined {
   return undefined;
 }
 
+/** S-JTSK systems on Krovak's own south-west axes. */
+const KROVAK_SOUTH_WEST = new Set([2065, 5513]);
+/** ESRI's names for them, which carry no EPSG code (X_Scale -1 with a 90° turn makes ESRI's East North instead). */
+const isEsriKrovakSouthWest = (name: string, wkt: string) =>
+  /^S_JTSK_(?:FERRO_)?KROVAK$/.test(name.replace(/[\s-]+/g, '_').toUpperCase()) && !/"X_Scale"\s*,\s*-1/i.test(wkt);
+
+let projectedByName: Map<string, number> | undefined;
+/** A name as ESRI and EPSG both write it, compared: `Pulkovo_1942_Adj_1958_Poland_Zone_I` and `Pulkovo 1942(58) / Poland zone I`. */
+const nameKey = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/_adj_(?:19)?(\d\d)(?=_|$)/g, '_$1')
+    .replace(/gauss.?kruger/g, 'gk')
+    .replace(/[^a-z0-9]/g, '');
+
+/** The EPSG code of a projected or geographic system by its name, for ESRI WKT, which names it without a code. */
+function epsgByName(name: string): number | undefined {
+  if (!projectedByName) {
+    projectedByName = new Map();
+    for (const [code, e] of Object.entries(epsgIndex())) {
+      if ((e.kind === 'CRS-PROJCRS' || e.kind === 'CRS-GEOGCRS') && e.name && !projectedByName.has(nameKey(e.name))) projectedByName.set(nameKey(e.name), Number(code));
+    }
+  }
+  return projectedByName.get(nameKey(name));
+}
+
+let index: Record<string, { kind?: string; wkt?: string; name?: string }> | undefined;
+const epsgIndex = () => (index ??= JSON.parse(readFileSync(join(process.cwd(), 'node_modules', 'epsg-index', 'all.json'), 'utf8')) as Record<string, { kind?: string; wkt?: string; name?: string }>);
+
 let shiftsByDatum: Map<string, string> | undefined;
-const datumKey = (name: string) => name.replace(/^D_/i, '').replace(/[^a-z0-9]/gi, '').toLowerCase();
+// ESRI's `D_Hungarian_1972` is EPSG's `Hungarian Datum 1972`.
+const datumKey = (name: string) => name.replace(/^D_/i, '').replace(/datum/gi, '').replace(/[^a-z0-9]/gi, '').toLowerCase();
 
 /** EPSG's default shift to WGS84 for each datum name, from the geographic systems that state one. */
 function datumShifts(): Map<string, string> {
   if (shiftsByDatum) return shiftsByDatum;
   shiftsByDatum = new Map();
-  const all = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', 'epsg-index', 'all.json'), 'utf8')) as Record<string, { kind?: string; wkt?: string }>;
+  const all = epsgIndex();
   for (const code of Object.keys(all).sort((a, b) => Number(a) - Number(b))) {
     const e = all[code]!;
     if (e.kind !== 'CRS-GEOGCRS' || !e.wkt) continue;
     const m = /DATUM\["([^"]+)".*?TOWGS84\[([^\]]+)\]/.exec(e.wkt);
-    if (m && !shiftsByDatum.has(datumKey(m[1]!))) shiftsByDatum.set(datumKey(m[1]!), m[2]!);
+    if (m && !shiftsByDatum.has(datumKey(m[1]!))) shiftsByDatum.set(datumKey(m[1]!), positionVector(m[2]!.replace(/\s/g, '')));
   }
   return shiftsByDatum;
 }
@@ -77,7 +130,10 @@ export function crsFromPrj(text: string): Crs {
   const name = /^(?:PROJCS|GEOGCS|PROJCRS|GEOGCRS|GEODCRS)\s*\[\s*"([^"]+)"/i.exec(wkt)?.[1] ?? 'unknown';
   // The outermost authority is the last one in WKT1 and the last ID in WKT2.
   const authorities = [...wkt.matchAll(/(?:AUTHORITY|ID)\s*\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]/gi)];
-  const code = authorities.length ? Number(authorities.at(-1)![1]) : epsgFromName(name);
+  const code = authorities.length ? Number(authorities.at(-1)![1]) : (epsgFromName(name) ?? epsgByName(name));
+  if ((code && KROVAK_SOUTH_WEST.has(code)) || (!authorities.length && isEsriKrovakSouthWest(name, wkt))) {
+    return { name, proj4: epsgDefinition(5514)!, epsg: code && KROVAK_SOUTH_WEST.has(code) ? code : undefined, southWest: true };
+  }
   const def = code ? epsgDefinition(code) : undefined;
   if (code && def) return { name, proj4: def, epsg: code };
   const withShift = withDatumShift(wkt);
@@ -99,17 +155,15 @@ const inSlovakia = (lon: number, lat: number) => lon > 18.85 || (lon >= 16.84 &&
 // Pulkovo 1942 has one shift for the whole former USSR ("(16)", 4.5 m) and a better one for Russia
 // ("(20)", 3 m). PROJ, and so GDAL, prefers the latter wherever the data lies within the bounding
 // box of Russia's area of use (which takes in Ukraine and Kazakhstan too): so do we, to agree with it.
-// epsg-index states "(16)" with the rotations of the coordinate-frame convention; proj4 reads
-// TOWGS84 as position vector, so they are given here with their signs turned.
-const PULKOVO_EPSG_INDEX = ['25', '-141', '-78.5', '0', '-0.35', '-0.736', '0'];
+// Both in proj4's position-vector convention (epsgDefinition turns "(16)"'s coordinate-frame rotations).
 const PULKOVO_USSR = '25,-141,-78.5,0,0.35,0.736,0';
 const PULKOVO_RUSSIA = '23.57,-140.95,-79.8,0,0.35,0.79,-0.22';
 const inRussiaBox = (lon: number, lat: number) => lat >= 41.18 && lat <= 81.91 && (lon >= 19.57 || lon <= -168.97);
-const PULKOVO_SHIFT = new RegExp(`(\\+towgs84=|TOWGS84\\[)${PULKOVO_EPSG_INDEX.join(',').replace(/\./g, '\\.')}`);
+const PULKOVO_SHIFT = new RegExp(`(\\+towgs84=|TOWGS84\\[)${PULKOVO_USSR.replace(/\./g, '\\.')}`);
 
 /** The CRS with the datum shift that suits where the data lies (a point of it, in the CRS). */
-export function crsForLocation(crs: Crs, sample: number[]): Crs {
-  if (crs.epsg === 5514 && /\+towgs84=/.test(crs.proj4)) {
+export function crsForLocation<C extends { proj4: string; epsg?: number }>(crs: C, sample: number[]): C {
+  if ((crs.epsg === 5514 || (crs as { southWest?: boolean }).southWest) && /\+towgs84=/.test(crs.proj4)) {
     const [lon, lat] = toWgs84(crs)(sample);
     const shift = inSlovakia(lon, lat) ? SJTSK_SLOVAKIA : SJTSK_CZECHIA;
     return { ...crs, proj4: crs.proj4.replace(/\+towgs84=\S+/, shift) };
@@ -122,10 +176,11 @@ export function crsForLocation(crs: Crs, sample: number[]): Crs {
 }
 
 /** A function from the CRS's coordinates to [lon, lat]. */
-export function toWgs84(crs: Crs): (xy: number[]) => [number, number] {
+export function toWgs84(crs: { proj4: string; southWest?: boolean }): (xy: number[]) => [number, number] {
   const converter = proj4(crs.proj4, 'EPSG:4326');
+  const southWest = crs.southWest === true;
   return (xy) => {
-    const [lon, lat] = converter.forward([xy[0]!, xy[1]!]);
+    const [lon, lat] = converter.forward(southWest ? [-xy[1]!, -xy[0]!] : [xy[0]!, xy[1]!]);
     return [lon!, lat!];
   };
 }

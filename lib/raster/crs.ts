@@ -1,8 +1,7 @@
 // Coordinate systems of GeoTIFFs: EPSG code from the GeoKeys, proj4 definition from epsg-index,
 // converters to and from WGS84 longitude/latitude.
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import proj4 from 'proj4';
+import { epsgDefinition } from '@/lib/geo/prj';
 import { unprocessable } from '@/lib/http/errors';
 
 export interface Crs {
@@ -15,14 +14,6 @@ export type PointConverter = (xy: [number, number]) => [number, number];
 const USER_DEFINED = 32767;
 const WGS84 = '+proj=longlat +datum=WGS84 +no_defs';
 
-/** proj4 definition of an EPSG code, or undefined when epsg-index does not know it. */
-export function proj4ForEpsg(code: number): string | undefined {
-  const file = join(process.cwd(), 'node_modules', 'epsg-index', 's', `${code}.json`);
-  if (!Number.isInteger(code) || !existsSync(file)) return undefined;
-  const def = (JSON.parse(readFileSync(file, 'utf8')) as { proj4?: string }).proj4;
-  return def || undefined;
-}
-
 /** The raster's CRS from its GeoKeys; throws 422 when there is none or it is user-defined/unknown. */
 export function crsFromGeoKeys(geoKeys: Record<string, unknown> | null): Crs {
   const projected = Number(geoKeys?.ProjectedCSTypeGeoKey);
@@ -30,7 +21,7 @@ export function crsFromGeoKeys(geoKeys: Record<string, unknown> | null): Crs {
   const code = projected > 0 ? projected : geographic > 0 ? geographic : undefined;
   if (!geoKeys || code === undefined) throw unprocessable('raster_no_crs');
   if (code === USER_DEFINED) throw unprocessable('raster_crs_unsupported', { crs: 'user-defined' });
-  const def = proj4ForEpsg(code);
+  const def = epsgDefinition(code);
   if (!def) throw unprocessable('raster_crs_unsupported', { crs: `EPSG:${code}` });
   return { epsg: code, proj4: def };
 }

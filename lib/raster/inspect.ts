@@ -4,6 +4,7 @@ import { open, stat } from 'node:fs/promises';
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import type { Polygon, Position } from 'geojson';
 import { AppError, unprocessable, unsupportedMediaType } from '@/lib/http/errors';
+import { crsForLocation } from '@/lib/geo/prj';
 import { converters, crsFromGeoKeys, isGeographic, type Crs } from './crs';
 
 export interface RasterInfo {
@@ -85,8 +86,9 @@ export async function openRaster(path: string): Promise<OpenRaster> {
     }
     await checkBlocks(image, fileSize);
 
-    const crs = crsFromGeoKeys(image.getGeoKeys());
     const transform = geoTransform(image);
+    // The datum shift that suits where the raster lies (S-JTSK in Slovakia or Czechia, Pulkovo in Russia), as for shapefiles.
+    const crs = crsForLocation(crsFromGeoKeys(image.getGeoKeys()), pixelToMap(transform, width / 2, height / 2));
     const bandMeta = await readBandMeta(image, bands);
     const nodataTag = image.getGDALNoData();
     const info: RasterInfo = {

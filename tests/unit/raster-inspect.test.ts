@@ -1,5 +1,6 @@
 // Validation before any task is queued: real GeoTIFFs pass with their georeferencing, broken ones
 // (made here byte by byte) fail with the right status and reason.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,6 +200,19 @@ describe('inspectRaster on broken files', () => {
     const result = await computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 });
     expect(result.indexName).toBe('ndvi');
     expect(result.stats.mean).toBeCloseTo(0.5, 5);
+  });
+
+  it.each([
+    ['Pulkovo 1942 / Gauss-Kruger zone 7 in Russia', 28407, 39.5, 47.2],
+    ['S-JTSK / Krovak East North in Slovakia', 5514, 18.0, 48.3],
+    ['S-JTSK [JTSK03] (a coordinate-frame shift)', 8353, 18.0, 48.3],
+    ['Pulkovo 1942(58) / Stereo70', 3844, 25, 45.5],
+  ])('places a raster in %s where GDAL does (within 5 cm)', async (_label, epsg, lon, lat) => {
+    const [x, y] = execFileSync('gdaltransform', ['-s_srs', 'EPSG:4326', '-t_srs', `EPSG:${epsg}`, '-output_xy'], { input: `${lon} ${lat}\n`, encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    const path = writeTiff(`crs-${epsg}.tif`, { width: 4, height: 4, georef: { epsg, origin: [x!, y!], pixel: 10 } });
+    const [corner] = (await inspectRaster(path)).footprintWgs84.coordinates[0]!;
+    const metres = Math.hypot((corner![0]! - lon) * 111_320 * Math.cos((lat * Math.PI) / 180), (corner![1]! - lat) * 111_320);
+    expect(metres).toBeLessThan(0.05);
   });
 
   it('an index the bands cannot give, or a zone count out of 3..7, answers 422', async () => {

@@ -139,6 +139,16 @@ const CRS_CASES: [string, string, number, number][] = [
   ['WGS 84 / UTM 60S', 'EPSG:32760', 178.5, -40],
   ['ETRS89 / UTM 32N', 'EPSG:25832', 9.5, 51],
   ['S-JTSK / Krovak East North', 'EPSG:5514', 16.6, 49.2],
+  // Shifts EPSG states in the coordinate-frame convention, which proj4 reads as position vector.
+  ['S-JTSK [JTSK03] / Krovak East North (Slovakia)', 'EPSG:8353', 18.0, 48.3],
+  ['Pulkovo 1942(58) / Stereo70 (Romania)', 'EPSG:3844', 25, 45.5],
+  ['Pulkovo 1995 / Gauss-Kruger zone 7', 'EPSG:20007', 39, 47],
+  // S-JTSK on Krovak's own south-west axes, from Greenwich and from Ferro (they landed in northern Russia).
+  // (In Czechia: on the ESRI .prj it writes for 5513, GDAL takes the 6 m shift for both countries, not Slovakia's.)
+  ['S-JTSK / Krovak (south, west)', 'EPSG:5513', 16.6, 49.2],
+  ['S-JTSK (Ferro) / Krovak', 'EPSG:2065', 15, 49.8],
+  // GDAL writes ESRI names without codes: the system is found by its name, or its datum by EPSG's.
+  ['HD72 / EOV (Hungary)', 'EPSG:23700', 19, 47.3],
   ['LKS-92 / Latvia TM', 'EPSG:3059', 24.1, 56.9],
   ['D96/TM', 'EPSG:3794', 14.5, 46.05],
   ['SWEREF99 TM', 'EPSG:3006', 15, 59.3],
