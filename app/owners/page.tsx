@@ -15,7 +15,7 @@ export default async function OwnersPage() {
   return (
     <section className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('owners')}</h1>
-      <OwnersManager key={owners.map((o) => `${o.id}:${o.name}`).join('|')} owners={owners} canEdit={can(user.role, 'edit')} canDelete={can(user.role, 'deleteFields')} />
+      <OwnersManager owners={owners} canEdit={can(user.role, 'edit')} canDelete={can(user.role, 'deleteFields')} />
     </section>
   );
 }

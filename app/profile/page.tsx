@@ -28,7 +28,7 @@ export default async function ProfilePage() {
           </>
         )}
       </dl>
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title={t('account.personal')}>
           <ProfileForm initial={{ first_name: user.firstName ?? '', last_name: user.lastName ?? '', language: user.language }} />
         </Card>

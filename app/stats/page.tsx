@@ -82,7 +82,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       {stats.total_fields === 0 ? (
         <p className="text-stone-600">{t('stats.empty')}</p>
       ) : (
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <Card title={t('stats.by_status')}>
             <Bars rows={byStatus} total={stats.total_area} label={t('stats.by_status')} />
             {table(byStatus, t('fields.status'))}
@@ -103,7 +103,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
                 </button>
                 <p className="basis-full text-xs text-stone-500">{t('stats.crop_hint')}</p>
               </form>
-              <div className="grid gap-4 lg:grid-cols-2">
+              <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
                 <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} />
                 {table(byCrop, t('report.crop_type'))}
               </div>

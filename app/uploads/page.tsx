@@ -27,7 +27,7 @@ export default async function UploadsPage({ searchParams }: { searchParams: Prom
   return (
     <section className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('title')}</h1>
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title={t('shapefile_title')}>
           <ShapefileUpload />
         </Card>

@@ -37,7 +37,7 @@ export function ProfileForm({ initial }: { initial: { first_name: string; last_n
 
   return (
     <form onSubmit={submit} className="space-y-3" aria-label={t('profile.title')}>
-      <div className="grid gap-3 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <TextInput label={t('auth.first_name')} value={values.first_name} onChange={(e) => setValues({ ...values, first_name: e.target.value })} maxLength={255} />
         <TextInput label={t('auth.last_name')} value={values.last_name} onChange={(e) => setValues({ ...values, last_name: e.target.value })} maxLength={255} />
       </div>

@@ -46,7 +46,7 @@ export function RegisterForm() {
   return (
     <form onSubmit={submit} className="space-y-4">
       <TextInput label={t('auth.company_name')} name="company_name" required maxLength={255} autoComplete="organization" />
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <TextInput label={t('auth.first_name')} name="first_name" maxLength={255} autoComplete="given-name" />
         <TextInput label={t('auth.last_name')} name="last_name" maxLength={255} autoComplete="family-name" />
       </div>

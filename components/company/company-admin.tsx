@@ -150,7 +150,7 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
       }}
     >
       <h3 className="font-semibold">{t('company.add_user')}</h3>
-      <div className="grid gap-3 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <TextInput label={t('auth.email')} name="email" type="email" required />
         <TextInput label={t('auth.password')} name="password" type="password" required minLength={8} autoComplete="new-password" hint={t('account.password_hint')} />
         <TextInput label={t('auth.first_name')} name="first_name" />

@@ -46,7 +46,7 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
     <form onSubmit={submit} className="space-y-3" aria-label={t('uploads.drone_title')}>
       <p className="text-sm text-stone-600">{t('uploads.drone_help')}</p>
       <FilePicker label={t('uploads.drone_file')} name="drone_images" accept=".zip,application/zip" />
-      <div className="grid gap-3 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <FieldChooser fields={fields} defaultField={defaultField} whenEmpty={t('uploads.field_auto_gps')} />
         <Select label={t('uploads.crop')} name="crop_type" defaultValue="auto">
           <option value="auto">{t('uploads.crop_auto')}</option>

@@ -44,7 +44,7 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
     <form onSubmit={submit} className="space-y-3" aria-label={t('raster_title')}>
       <p className="text-sm text-stone-600">{t('raster_help')}</p>
       <FilePicker label={t('raster_file')} name="raster_file" accept=".tif,.tiff,image/tiff" />
-      <div className="grid gap-3 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <div className="sm:col-span-2">
           <FieldChooser fields={fields} defaultField={defaultField} whenEmpty={t('field_auto')} />
         </div>

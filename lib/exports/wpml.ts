@@ -24,9 +24,14 @@ export interface FlightOptions {
   margin?: number;
 }
 
+/**
+ * A decimal number from the query; left empty (`?direction=`, as a form sends an empty box) it
+ * takes the default, not 0, and hex or exponent forms are not numbers here.
+ */
 const num = (min: number, max: number, dflt: number, int = false) => {
-  const n = z.coerce.number().min(min).max(max);
-  return (int ? n.int() : n).default(dflt);
+  const n = z.number().min(min).max(max);
+  const decimal = (v: unknown) => (typeof v !== 'string' ? v : v.trim() === '' ? undefined : /^[+-]?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : v);
+  return z.preprocess(decimal, (int ? n.int() : n).default(dflt));
 };
 
 /** Query parameters of the KMZ export (spec 4.2); strings are coerced, out-of-range values fail (422). */

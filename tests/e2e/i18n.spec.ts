@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { allNodataIndexTiff } from '../helpers/tiff';
 import { UNTRANSLATED, createField, registerCompany, square } from './helpers';
 import en from '../../messages/en.json' with { type: 'json' };
 import ru from '../../messages/ru.json' with { type: 'json' };
@@ -69,6 +70,14 @@ test('every page renders in ru, en and sk with no untranslated key; screenshots 
   await registerCompany(page.request, 'ru');
   await page.request.post('/api/owners', { data: { name: 'ООО Рассвет' } });
   const id = await createField(page.request, { name: 'Поле у реки', status: 'Аренда', parcel_number: '61:02:1' });
+  // A task with a long file name and a failure in words, so that the uploads page lists one (its
+  // table once widened the page to 612 px on a phone).
+  const nodata = allNodataIndexTiff();
+  const fieldId = await createField(page.request, { name: 'Поле без данных', geometry: nodata.field });
+  const upload = await page.request.post('/upload', {
+    multipart: { field_id: String(fieldId), raster_file: { name: 'm_4709963_se_14_1_20190904_ndvi_without_any_valid_pixel.tif', mimeType: 'image/tiff', buffer: nodata.bytes } },
+  });
+  expect(upload.status(), await upload.text()).toBe(202);
   mkdirSync('test-results/screenshots', { recursive: true });
 
   for (const lang of ['ru', 'en', 'sk'] as Lang[]) {

@@ -75,3 +75,18 @@ test('an owner manages users on the company page', async ({ page }) => {
   const users = (await (await page.request.get('/api/auth/company/users')).json()).users as { email: string; role: string; is_active: boolean }[];
   expect(users.find((u) => u.email === email)).toMatchObject({ role: 'viewer', is_active: false });
 });
+
+test('owners added and renamed on the owners page stay listed, and the page says so', async ({ page }) => {
+  await registerCompany(page.request);
+  await page.goto('/owners');
+  await page.getByLabel('New owner').fill('Kolkhoz Zarya');
+  await page.getByRole('button', { name: 'Add owner' }).click();
+  // The message outlives the refresh that lists the new owner (the list used to remount the form and drop it).
+  await expect(page.getByTestId('owners-table')).toContainText('Kolkhoz Zarya');
+  await expect(page.getByText('Owner “Kolkhoz Zarya” added')).toBeVisible();
+  await page.getByTestId('owners-table').getByRole('button', { name: 'Rename' }).click();
+  await page.getByTestId('owners-table').getByRole('textbox').fill('Agro Zarya');
+  await page.getByTestId('owners-table').getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('owners-table')).toContainText('Agro Zarya');
+  await expect(page.getByText('Owner renamed to “Agro Zarya”')).toBeVisible();
+});

@@ -245,10 +245,12 @@ describe('flight parameters', () => {
     expect(validateFlightParams({ height: '250', direction: '0', overlap_h: '95', overlap_w: '10', drone: 'm300_p1' })).toEqual({
       height: 250, direction: 0, overlapH: 95, overlapW: 10, drone: 'm300_p1',
     });
+    // A box left empty takes the default (it became 0: north-south lines instead of the default 90).
+    expect(validateFlightParams({ height: '', direction: ' ' })).toMatchObject({ height: 100, direction: 90 });
   });
   it.each([
     { height: '19' }, { height: '501' }, { height: 'abc' }, { direction: '360' }, { direction: '-1' }, { direction: '45.5' },
-    { overlap_h: '9' }, { overlap_h: '96' }, { overlap_w: '100' }, { overlap_w: 'x' }, { drone: 'phantom' },
+    { overlap_h: '9' }, { overlap_h: '96' }, { overlap_w: '100' }, { overlap_w: 'x' }, { drone: 'phantom' }, { height: '0x64' }, { height: '1e2' },
   ])('rejects %o with 422', (q) => {
     expect(() => validateFlightParams(q)).toThrow(expect.objectContaining({ kind: "unprocessable", key: "validation" }));
   });

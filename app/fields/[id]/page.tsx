@@ -175,7 +175,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
 
       <Card title={t('field.scans')}>
         {zoning.length > 0 && (
-          <ul className="grid gap-3 sm:grid-cols-2" data-testid="zoning-tasks">
+          <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2" data-testid="zoning-tasks">
             {zoning.map((task) => (
               <li key={task.task_id} className="space-y-2 rounded border border-stone-200 p-2 text-sm">
                 <span className="block font-medium">{t('field.zoning_under_way')}</span>
@@ -200,7 +200,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
           </p>
         )}
         {scans.length > 0 && (
-          <ul className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="scan-list">
+          <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="scan-list">
             {scans.map((s) => (
               <li key={s.id}>
                 <Link
@@ -282,7 +282,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
       </Card>
 
       {scan && (
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <Card title={t('field.index_stats', { index: (scan.index ?? '').toUpperCase() })}>
             <dl className="grid grid-cols-3 gap-2 text-sm sm:grid-cols-5">
               {(['mean', 'median', 'std', 'min', 'max'] as const).map((k) => (
