@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
 import type { FieldGeometry } from '@/lib/geo/geometry';
 import { boundingBox, validateFieldGeometry } from '@/lib/geo/geometry';
-import { boundaryIndex, intersectionOverUnion } from '@/lib/geo/overlap';
+import { boundaryIndex, intersectionOverUnion, sampledIntersectionOverUnion } from '@/lib/geo/overlap';
 import { nestRings } from '@/lib/geo/nest-rings';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
 import { detectEncoding, encodingFromCpg, pickColumns, readShapefileFiles, repairGeometry } from '@/lib/uploads/shapefile-layers';
@@ -120,6 +120,20 @@ describe('overlap', () => {
     // Shifted by a tenth of its width: 0.9 / 1.1 overlap.
     expect(intersectionOverUnion(a, shifted(a, width / 10))).toBeCloseTo(0.9 / 1.1, 3);
     expect(intersectionOverUnion(a, shifted(a, width * 2))).toBe(0);
+  });
+
+  it('still measures a parcel and its copy from another coordinate system, which the clipper gives up on', () => {
+    // "Поле с прудом" as read from a UTM file and from its copy in LAEA (EPSG:3035): the same
+    // rectangle, its edges a fifth of a millimetre apart. turf's clipper threw on the pair, which
+    // counted as no overlap, and the copy was imported as a second field.
+    const utm: FieldGeometry = { type: 'Polygon', coordinates: [[[39.54, 47.099999999999994], [39.54, 47.10499999999999], [39.550000000000004, 47.10499999999999], [39.550000000000004, 47.1], [39.54, 47.099999999999994]]] };
+    const laea: FieldGeometry = { type: 'Polygon', coordinates: [[[39.53999999999999, 47.100000002145386], [39.54000000000001, 47.10500000214633], [39.550000000000004, 47.10500000214633], [39.55000000000001, 47.100000002145364], [39.53999999999999, 47.100000002145386]]] };
+    expect(intersectionOverUnion(utm, laea)).toBeGreaterThan(0.99);
+    expect(boundaryIndex([utm]).hasDuplicate(boundingBox(laea), () => laea)).toBe(true);
+    // The estimate the clipper falls back on agrees with the exact measure where both work.
+    const width = (a.coordinates[0]![1] as number[])[0]! - 17;
+    expect(sampledIntersectionOverUnion(a, shifted(a, width / 10))).toBeCloseTo(0.9 / 1.1, 2);
+    expect(sampledIntersectionOverUnion(a, shifted(a, width * 2))).toBe(0);
   });
 
   it('finds a duplicate above the threshold only', () => {
