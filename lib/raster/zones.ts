@@ -11,6 +11,7 @@ import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
 import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
+import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
 import { previewPng } from './preview';
 import { zoneColor } from './ramp';
 
@@ -132,6 +133,21 @@ function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandR
   return { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined };
 }
 
+/**
+ * Polygons without what clipping leaves at the field's edge: a vertex repeated in a row, rings of
+ * fewer than three distinct corners (a part of four identical points went into ISOXML as it was).
+ */
+function validParts(polygons: Position[][][]): Position[][][] {
+  const ring = (r: Position[]) => {
+    const out = r.filter((p, i) => i === 0 || p[0] !== r[i - 1]![0] || p[1] !== r[i - 1]![1]);
+    return out.length >= 4 ? out : undefined;
+  };
+  return polygons.flatMap((poly) => {
+    const [outer, ...holes] = poly.map(ring);
+    return outer ? [[outer, ...holes.filter((h): h is Position[] => h !== undefined)]] : [];
+  });
+}
+
 async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opts: ZoningOptions, onProgress: ProgressFn): Promise<ZoningResult> {
   const { info, transform } = raster;
   const plan = rasterIndexPlan(raster, opts.index, opts.bandOrder);
@@ -198,7 +214,6 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const { labels, count } = mergeSmallPatches(classes, width, height, Math.round(opts.minZoneAreaHa / cellAreaHa));
   onProgress(75, 'zoning');
 
-  
   const polygons = polygonizeLabels(labels, width, height, count);
   // Patches the field boundary crosses are clipped; the others lie inside and are kept as they are
   // (patches of one class never share an edge, so both kinds sit side by side in a MultiPolygon).
@@ -217,15 +232,17 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const classStats = zoneValueStats(values, classes, classCount);
   onProgress(85, 'zoning');
 
-  
   const zones: Zone[] = [];
   for (let cls = 1; cls <= classCount; cls++) {
     const clipped = toClip[cls]!.length
       ? intersect(featureCollection([feature<MultiPolygon>({ type: 'MultiPolygon', coordinates: toClip[cls]! }), feature(field)]))?.geometry
       : undefined;
-    const parts = [...inside[cls]!, ...(clipped?.type === 'Polygon' ? [clipped.coordinates] : (clipped?.coordinates ?? []))];
+    const parts = validParts([...inside[cls]!, ...(clipped?.type === 'Polygon' ? [clipped.coordinates] : (clipped?.coordinates ?? []))]);
     if (parts.length === 0) continue;
-    const geometry: Polygon | MultiPolygon = parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts };
+    const joined: Polygon | MultiPolygon = parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts };
+    // Traced pixel edges pass twice through a corner where two holes, or a hole and the outside,
+    // meet diagonally: such rings are split there, as GIS and tractor terminals want them simple.
+    const geometry = splitSelfTouchingRings(joined) ?? joined;
     const s = classStats[cls]!;
     zones.push({
       classIndex: cls,

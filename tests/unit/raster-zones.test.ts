@@ -7,6 +7,7 @@ import type { MultiPolygon, Polygon, Position } from 'geojson';
 import proj4 from 'proj4';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
+import { validateFieldGeometry } from '@/lib/geo/geometry';
 import { computeZones, type ZoningOptions, type ZoningResult } from '@/lib/raster/zones';
 import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
 
@@ -83,6 +84,13 @@ function expectPartition(result: ZoningResult, field: Polygon, expectedValidHa: 
   expect(Math.abs(geometryAreaHa(all.geometry) - sum) / sum).toBeLessThan(0.001);
   const outside = difference(featureCollection([all, feature(field)]));
   expect(outside ? geometryAreaHa(outside.geometry) : 0).toBeLessThan(sum * 1e-5);
+  // Each zone is valid as a field boundary is (no ring crosses another or itself, holes inside their
+  // polygon), and no ring passes twice through a vertex or repeats one in a row (OGC simple rings).
+  for (const z of zones) {
+    expect(() => validateFieldGeometry(z.geometry), z.name).not.toThrow();
+    const rings = z.geometry.type === 'Polygon' ? z.geometry.coordinates : z.geometry.coordinates.flat();
+    for (const ring of rings) expect(new Set(ring.slice(0, -1).map((p) => `${p[0]},${p[1]}`)).size, z.name).toBe(ring.length - 1);
+  }
   // Mean index rises with class, colours run red to green.
   for (let i = 1; i < zones.length; i++) {
     expect(zones[i]!.classIndex).toBeGreaterThan(zones[i - 1]!.classIndex);
