@@ -14,13 +14,23 @@ const isPosition = (p: unknown): p is Position =>
 
 const fmt = (n: number) => String(Math.round(n * 1e7) / 1e7);
 
-function checkRing(ring: unknown, where: string): asserts ring is Position[] {
-  if (!Array.isArray(ring) || !ring.every(isPosition)) throw unprocessable('geometry_bad_coordinates', { where });
-  if (ring.length < 4) throw unprocessable('geometry_ring_too_short', { where });
+/**
+ * Where a ring is, for the messages to name in the reader's language: the part of a MultiPolygon
+ * (0 for a Polygon) and the ring (`outer`, `hole` number `hole`, or `all` of them).
+ */
+interface RingPlace extends Record<string, string | number> {
+  part: number;
+  ring: 'outer' | 'hole' | 'all';
+  hole: number;
+}
+
+function checkRing(ring: unknown, where: RingPlace): asserts ring is Position[] {
+  if (!Array.isArray(ring) || !ring.every(isPosition)) throw unprocessable('geometry_bad_coordinates', where);
+  if (ring.length < 4) throw unprocessable('geometry_ring_too_short', where);
   const [first, last] = [ring[0]!, ring.at(-1)!];
-  if (first[0] !== last[0] || first[1] !== last[1]) throw unprocessable('geometry_ring_not_closed', { where });
+  if (first[0] !== last[0] || first[1] !== last[1]) throw unprocessable('geometry_ring_not_closed', where);
   for (const [lon, lat] of ring) {
-    if (lon! < -180 || lon! > 180 || lat! < -90 || lat! > 90) throw unprocessable('geometry_out_of_range', { where, lon: fmt(lon!), lat: fmt(lat!) });
+    if (lon! < -180 || lon! > 180 || lat! < -90 || lat! > 90) throw unprocessable('geometry_out_of_range', { ...where, lon: fmt(lon!), lat: fmt(lat!) });
   }
 }
 
@@ -62,14 +72,14 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   if (!g || typeof g !== 'object' || (g.type !== 'Polygon' && g.type !== 'MultiPolygon')) {
     throw unprocessable('geometry_wrong_type', { type: String(g?.type ?? typeof input) });
   }
-  if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) throw unprocessable('geometry_bad_coordinates', { where: 'coordinates' });
+  if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) throw unprocessable('geometry_bad_coordinates', { part: 0, ring: 'all', hole: 0 });
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as unknown[];
   let vertices = 0;
   polygons.forEach((rings, pi) => {
-    if (!Array.isArray(rings) || rings.length === 0) throw unprocessable('geometry_bad_coordinates', { where: `polygon ${pi + 1}` });
+    const part = g.type === 'MultiPolygon' ? pi + 1 : 0;
+    if (!Array.isArray(rings) || rings.length === 0) throw unprocessable('geometry_bad_coordinates', { part, ring: 'all', hole: 0 });
     rings.forEach((ring, ri) => {
-      const where = `${g.type === 'MultiPolygon' ? `polygon ${pi + 1}, ` : ''}${ri === 0 ? 'outer ring' : `hole ${ri}`}`;
-      checkRing(ring, where);
+      checkRing(ring, { part, ring: ri === 0 ? 'outer' : 'hole', hole: ri });
       vertices += ring.length;
     });
   });

@@ -138,6 +138,19 @@ describe('fields', () => {
     expect(JSON.parse((await api.get('/api/fields')).text).features).toHaveLength(0);
   });
 
+  it('names the ring at fault in the user\'s language, and refuses a part inside another', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'ru' });
+    const unclosed = { type: 'MultiPolygon', coordinates: [rect(31, 50).coordinates, [rect(31.1, 50).coordinates[0]!, [[31.102, 50.002], [31.104, 50.002], [31.104, 50.004], [31.102, 50.004]]]] };
+    const res = await api.post('/api/fields', { name: 'X', geometry: unclosed });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('Контур не замкнут (многоугольник 2, отверстие 1): последняя точка должна совпадать с первой');
+    const nested = { type: 'MultiPolygon', coordinates: [rect(31, 50).coordinates, rect(31.002, 50.002, 0.002).coordinates] };
+    const overlap = await api.post('/api/fields', { name: 'X', geometry: nested });
+    expect(overlap.status).toBe(422);
+    expect(overlap.body.error).toMatch(/^Части 2 и 1 границы перекрываются/);
+    expect(JSON.parse((await api.get('/api/fields')).text).features).toHaveLength(0);
+  });
+
   it('refuses a bad parcel number, a missing name, and another company’s owner', async () => {
     const { api } = await registerCompany(baseUrl());
     const other = await registerCompany(baseUrl());
