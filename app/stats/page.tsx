@@ -35,7 +35,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
   const year = Number.isInteger(asked) && asked >= 1900 && asked <= 2100 ? asked : new Date().getUTCFullYear();
   const [stats, t, format] = await Promise.all([fieldStats(db, year), getTranslations(), getFormatter()]);
   const ha = (v: number) => format.number(v, 'hectares');
-  const pct = (v: number) => format.number(stats.total_area ? v / stats.total_area : 0, { style: 'percent', maximumFractionDigits: 1 });
+  const pct = (v: number) => format.number(stats.total_area ? v / stats.total_area : 0, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const byStatus = Object.entries(stats.by_status)
     .sort((a, b) => b[1] - a[1])
     .map(([status, area]) => {

@@ -331,6 +331,25 @@ interface GridWindow {
 }
 
 /**
+ * The raster's blocks (tiles or strips) that the file leaves out (GDAL's SPARSE_OK), as a test of a
+ * pixel; undefined when there are none or when their fill is the nodata value anyway. geotiff.js fills
+ * a missing block with the nodata value, or 0 when that is NaN or unset, and 0 is a valid index.
+ */
+async function emptyBlocks(raster: OpenRaster): Promise<((x: number, y: number) => boolean) | undefined> {
+  const { image, info } = raster;
+  const fill = image.getGDALNoData() || 0;
+  if (fill === info.nodata) return undefined;
+  const directory = image.getFileDirectory();
+  const tag = image.isTiled ? 'TileByteCounts' : 'StripByteCounts';
+  const counts = (await directory.loadValue(tag)) as ArrayLike<number> | number | undefined;
+  const list = typeof counts === 'number' ? [counts] : Array.from(counts ?? []);
+  if (!list.some((c) => Number(c) === 0)) return undefined;
+  const [tileWidth, tileHeight] = [image.getTileWidth(), image.getTileHeight()];
+  const across = Math.ceil(image.getWidth() / tileWidth);
+  return (x, y) => Number(list[Math.floor(y / tileHeight) * across + Math.floor(x / tileWidth)]) === 0;
+}
+
+/**
  * The index per grid cell (NaN = no data), reading the raster in strips aligned to its tiles or
  * strips so no block is decoded twice. A cell is valid when at least half of its pixels are; its
  * value is their mean.
@@ -351,6 +370,7 @@ async function readIndexGrid(
   const yEnd = Math.min(info.height, y0 + height * k);
   const w = x1 - x0;
   const cellOfColumn = Int32Array.from({ length: w }, (_, x) => (x / k) | 0);
+  const missing = await emptyBlocks(raster);
   const blockRows = image.getTileHeight();
   const stripRows = blockRows * Math.max(1, Math.floor(512 / blockRows));
   for (let ys = y0; ys < yEnd; ys = (Math.floor(ys / stripRows) + 1) * stripRows) {
@@ -373,6 +393,7 @@ async function readIndexGrid(
         const vb = b[off + x]!;
         if (va !== va || vb !== vb || va === nd || va === ndf || vb === nd || vb === ndf) continue;
         if (maskData && maskData[off + x] === 0) continue;
+        if (missing?.(x0 + x, y)) continue;
         const v = plan.compute(va, vb);
         if (!(v >= -1 && v <= 1) || v < minIndex) continue;
         sums[cell]! += v;

@@ -1,6 +1,7 @@
 // Streams a multipart/form-data request straight to files in the data folder: never the whole body
 // in memory, a size limit per part, an idle timeout for stalled clients, and every file removed
-// again when anything fails. Only the parts named in `files` are kept; other file parts are drained.
+// again when anything fails. Only the parts named in `files` are kept as files; another file part is
+// read as a text field when small (a JSON part sent as a file), else drained.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -46,6 +47,20 @@ class PartTooLarge extends Error {
   constructor(readonly limit: number) {
     super('part too large');
   }
+}
+
+/** A part's bytes as UTF-8 text when it holds at most `max` bytes; longer, it is drained and undefined. */
+function readSmallPart(stream: Readable, max: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(size <= max ? Buffer.concat(chunks).toString('utf8') : undefined));
+    stream.once('error', () => resolve(undefined));
+  });
 }
 
 export async function receiveMultipart(req: Request, opts: ReceiveOptions): Promise<Received> {
@@ -107,6 +122,11 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
     });
     parser.on('file', (name, stream, info) => {
       const limit = opts.files[name];
+      if (limit === undefined && !files[name] && fields[name] === undefined) {
+        // A text part sent as a file (`curl -F data=@data.json`) is read as the text it holds.
+        writes.push(readSmallPart(stream, opts.maxFieldBytes ?? MB).then((text) => void (text !== undefined && (fields[name] ??= text))));
+        return;
+      }
       if (limit === undefined || files[name]) {
         stream.resume(); // not ours (or a second copy): drain it
         return;

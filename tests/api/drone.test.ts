@@ -241,6 +241,12 @@ describe('drone upload: refusals answered at once', () => {
     const foreign = await upload(c.as.operator, two, { field_id: foreignField, crop_type: 'auto' });
     expect(foreign.status, foreign.text).toBe(404);
     expect((await upload(c.as.operator, two, { field_id: 999_999_999 })).status).toBe(404);
+    // The data part sent as a file (curl -F data=@data.json) is read as the text it holds, not ignored.
+    const asFile = await c.as.operator.upload('/api/drone/upload', {
+      drone_images: { data: two, name: 'flight.zip', type: 'application/zip' },
+      data: { data: JSON.stringify({ field_id: 999_999_999, crop_type: 'wheat' }), name: 'data.json', type: 'application/json' },
+    });
+    expect(asFile.status, asFile.text).toBe(404);
     // The company's own field that is nowhere near: the field id is found, the photos do not see it.
     const farId = (await c.as.owner.get('/api/fields')).body.features[0].id as number;
     const far = await upload(c.as.operator, two, { field_id: String(farId) });

@@ -202,6 +202,20 @@ describe('inspectRaster on broken files', () => {
     expect(result.stats.mean).toBeCloseTo(0.5, 5);
   });
 
+  it('a sparse file (GDAL SPARSE_OK) with NaN nodata: the blocks it leaves out are no data, not an index of 0', async () => {
+    const width = 64;
+    const height = 64;
+    // NDVI 0.5 on the right half; the left half NaN, whose tiles GDAL then leaves out of the file.
+    const pixels = new Float32Array(width * height).map((_, i) => (i % width < 32 ? NaN : 0.5));
+    const dense = writeTiff('dense-nan.tif', { width, height, pixels, nodata: 'nan', georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const sparse = join(dir, 'sparse-nan.tif');
+    execFileSync('gdal_translate', ['-q', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=16', '-co', 'BLOCKYSIZE=16', '-co', 'SPARSE_OK=TRUE', dense, sparse]);
+    const fp = (await inspectRaster(sparse)).footprintWgs84.coordinates[0]!;
+    const result = await computeZones(sparse, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 });
+    expect(result.stats.mean).toBeCloseTo(0.5, 5);
+    expect(result.validAreaHa).toBeCloseTo(20.48, 1); // 32 x 64 pixels of 100 m²
+  });
+
   it.each([
     ['Pulkovo 1942 / Gauss-Kruger zone 7 in Russia', 28407, 39.5, 47.2],
     ['S-JTSK / Krovak East North in Slovakia', 5514, 18.0, 48.3],
