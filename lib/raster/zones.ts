@@ -320,6 +320,24 @@ function zoneValueStats(values: Float32Array, classes: Uint8Array, classCount: n
   return acc.map((a) => ({ min: a.min, max: a.max, mean: a.n ? a.sum / a.n : NaN }));
 }
 
+/** How many computed values fell outside -1..1, and their span (rounded for a message). */
+class OutsideRange {
+  count = 0;
+  private lo = Infinity;
+  private hi = -Infinity;
+  push(v: number) {
+    this.count++;
+    if (v < this.lo) this.lo = v;
+    if (v > this.hi) this.hi = v;
+  }
+  get min() {
+    return Math.round(this.lo * 100) / 100;
+  }
+  get max() {
+    return Math.round(this.hi * 100) / 100;
+  }
+}
+
 interface GridWindow {
   x0: number;
   y0: number;
@@ -371,6 +389,11 @@ async function readIndexGrid(
   const w = x1 - x0;
   const cellOfColumn = Int32Array.from({ length: w }, (_, x) => (x / k) | 0);
   const missing = await emptyBlocks(raster);
+  // Values that are no index (beyond -1..1): when they are most of the field, the file is in
+  // another scale (NDVI in percent, or counts without their scale tag) and says so, rather than
+  // zoning the few pixels that happen to fall within range.
+  let inRange = 0;
+  const outside = new OutsideRange();
   const blockRows = image.getTileHeight();
   const stripRows = blockRows * Math.max(1, Math.floor(512 / blockRows));
   for (let ys = y0; ys < yEnd; ys = (Math.floor(ys / stripRows) + 1) * stripRows) {
@@ -395,13 +418,19 @@ async function readIndexGrid(
         if (maskData && maskData[off + x] === 0) continue;
         if (missing?.(x0 + x, y)) continue;
         const v = plan.compute(va, vb);
-        if (!(v >= -1 && v <= 1) || v < minIndex) continue;
+        if (!(v >= -1 && v <= 1)) {
+          if (v === v) outside.push(v);
+          continue;
+        }
+        if (v < minIndex) continue;
+        inRange++;
         sums[cell]! += v;
         valid[cell]!++;
       }
     }
     onProgress(Math.round((60 * (ye - y0)) / (yEnd - y0)), 'reading');
   }
+  if (outside.count > inRange) throw unprocessable('raster_index_range', { min: outside.min, max: outside.max });
   // Pixels of each cell that lie on the raster (cells on the last row/column may be cut).
   for (let r = 0; r < height; r++) {
     const rowsIn = Math.min(k, yEnd - (y0 + r * k));

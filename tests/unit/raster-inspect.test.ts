@@ -202,6 +202,16 @@ describe('inspectRaster on broken files', () => {
     expect(result.stats.mean).toBeCloseTo(0.5, 5);
   });
 
+  it('an index in another scale (NDVI in percent) is refused with its range, not zoned on the few pixels within -1..1', async () => {
+    const width = 20;
+    const height = 10;
+    const pixels = new Float32Array(width * height).map((_, i) => (i % 7 === 0 ? 0.5 : 20 + (i % 60)));
+    const path = writeTiff('percent.tif', { width, height, pixels, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const fp = (await inspectRaster(path)).footprintWgs84.coordinates[0]!;
+    const err = await failure(computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 }));
+    expect(err).toMatchObject({ key: 'raster_index_range', params: { max: 79 } });
+  });
+
   it('a sparse file (GDAL SPARSE_OK) with NaN nodata: the blocks it leaves out are no data, not an index of 0', async () => {
     const width = 64;
     const height = 64;
