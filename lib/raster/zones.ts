@@ -12,7 +12,7 @@ import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeFie
 import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
-import { previewPng } from './preview';
+import { northUpValues, previewPng } from './preview';
 import { zoneColor } from './ramp';
 
 export interface ZoningOptions {
@@ -269,7 +269,9 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const corners = [gridToWgs84(0, 0), gridToWgs84(width, 0), gridToWgs84(0, height), gridToWgs84(width, height)];
   const lons = corners.map((p) => p[0]);
   const lats = corners.map((p) => p[1]);
-  const png = await previewPng(shown, width, height, min, max);
+  const bounds = { west: Math.min(...lons), south: Math.min(...lats), east: Math.max(...lons), north: Math.max(...lats) };
+  const northUp = northUpValues(shown, width, height, { topLeft: corners[0]!, topRight: corners[1]!, bottomLeft: corners[2]! }, bounds);
+  const png = await previewPng(northUp.values, northUp.width, northUp.height, min, max);
   onProgress(100, 'done');
   return {
     indexName: plan.name,
@@ -277,7 +279,7 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     histogram: { min, max, counts: coarse },
     validAreaHa: n * cellAreaHa,
     zones,
-    preview: { png, boundsWgs84: [[Math.min(...lats), Math.min(...lons)], [Math.max(...lats), Math.max(...lons)]] },
+    preview: { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]] },
     cellFactor: k,
   };
 }

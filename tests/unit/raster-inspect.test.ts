@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { booleanPointInPolygon } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
 import { AppError, HTTP_STATUS } from '@/lib/http/errors';
+import sharp from 'sharp';
+import { converters } from '@/lib/raster/crs';
 import { inspectRaster } from '@/lib/raster/inspect';
 import type { IndexName } from '@/lib/raster/bands';
 import { computeZones, inspectIndexRaster } from '@/lib/raster/zones';
@@ -210,6 +212,33 @@ describe('inspectRaster on broken files', () => {
     const fp = (await inspectRaster(path)).footprintWgs84.coordinates[0]!;
     const err = await failure(computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 }));
     expect(err).toMatchObject({ key: 'raster_index_range', params: { max: 79 } });
+  });
+
+  it('lays the preview north up, so a raster turned against north (Krovak, 7°) lines up with its zones', async () => {
+    const [width, height] = [100, 100];
+    // Low NDVI west of column 50, high east of it.
+    const pixels = new Float32Array(width * height).map((_, i) => (i % width < 50 ? 0.2 : 0.8));
+    const origin: [number, number] = [-560000, -1240000];
+    const path = writeTiff('krovak.tif', { width, height, pixels, georef: { epsg: 5514, origin, pixel: 10 } });
+    const info = await inspectRaster(path);
+    const fp = info.footprintWgs84.coordinates[0]!;
+    const result = await computeZones(path, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3, minZoneAreaHa: 0 });
+    const { data, info: png } = await sharp(result.preview.png).raw().toBuffer({ resolveWithObject: true });
+    const [[south, west], [north, east]] = result.preview.boundsWgs84;
+    const colourAt = ([lon, lat]: [number, number]) => {
+      const [c, r] = [Math.floor(((lon - west) / (east - west)) * png.width), Math.floor(((north - lat) / (north - south)) * png.height)];
+      const i = (r * png.width + c) * png.channels;
+      return { red: data[i]!, green: data[i + 1]! };
+    };
+    // Three columns either side of the divide, near the top and the bottom: where a skewed image
+    // would show the other half's colour.
+    const at = (col: number, row: number) => converters(info.crs).toWgs84([origin[0] + col * 10, origin[1] - row * 10]);
+    for (const row of [3, 97]) {
+      const low = colourAt(at(47, row));
+      const high = colourAt(at(53, row));
+      expect(low.red, `row ${row}`).toBeGreaterThan(low.green);
+      expect(high.green, `row ${row}`).toBeGreaterThan(high.red);
+    }
   });
 
   it('a sparse file (GDAL SPARSE_OK) with NaN nodata: the blocks it leaves out are no data, not an index of 0', async () => {
