@@ -68,6 +68,7 @@ export async function loadScanWithZones(
   return {
     scan: {
       id: scan.id,
+      source: scan.source === 'drone' ? 'drone' : 'raster',
       indexName: scan.indexName ?? 'index',
       capturedAt: scan.capturedAt?.toISOString() ?? null,
       stats: { min: stats?.min ?? 0, max: stats?.max ?? 0, mean: stats?.mean ?? 0, std: stats?.std ?? 0, median: stats?.median ?? 0 },

@@ -138,7 +138,9 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   const half = (CONTENT_W - 16) / 2;
   const right = PAGE.margin + half + 16;
   const mapTop = heading(t('map'), PAGE.margin, y, half);
-  heading(scan ? t('map_index', { index: indexLabel }) : t('index_stats'), right, y, half);
+  // A drone scan keeps its orthomosaic as its image; a raster of unknown index is just an index.
+  const imageTitle = scan?.source === 'drone' ? t('map_orthomosaic') : scan?.indexName === 'index' ? t('map_index_unnamed') : t('map_index', { index: indexLabel });
+  heading(scan ? imageTitle : t('index_stats'), right, y, half);
   const mapH = 230;
   drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones });
   if (scan?.previewPng && scan.previewBounds) {

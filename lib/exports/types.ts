@@ -28,6 +28,8 @@ export interface ExportZone {
 
 export interface ExportScan {
   id: number;
+  /** An uploaded index raster, or a drone survey (whose image is its orthomosaic, not the index). */
+  source?: 'raster' | 'drone';
   indexName: string;
   /** ISO date-time of the imagery. */
   capturedAt: string | null;

@@ -174,6 +174,15 @@ describe('PDF field report', () => {
     expect(txt.split('\n').filter((l) => l.includes('отчётах PDF'))).toEqual([]);
   });
 
+  it('titles the image beside the zones as what it is: a drone survey\'s orthomosaic, a raster\'s index', async () => {
+    const squash = (x: string) => x.replace(/\s+/g, '');
+    const drone = pdftext(save('drone-title.pdf', await buildFieldReportPdf(field, { ...scan, source: 'drone', indexName: 'vari' }, zones, { locale: 'ru' })));
+    expect(squash(drone)).toContain(squash(translate('ru', 'report.map_orthomosaic').toUpperCase()));
+    const unnamed = pdftext(save('unnamed-title.pdf', await buildFieldReportPdf(field, { ...scan, source: 'raster', indexName: 'index' }, zones, { locale: 'en' })));
+    expect(squash(unnamed)).toContain('INDEXIMAGE');
+    expect(squash(unnamed)).not.toContain('INDEXINDEXIMAGE');
+  });
+
   it('keeps the crop section on one page wherever the zone table ends', async () => {
     const crop = { ...scan.crop!, top_candidates: ['wheat', 'barley', 'rapeseed', 'potato', 'grass'].map((c, i) => ({ crop: c, score: 0.5 - i * 0.1 })) };
     for (let count = 8; count <= 30; count += 2) {
