@@ -1,4 +1,5 @@
 // Response envelopes (spec 7) and the one mapping from errors to HTTP.
+import slugify from 'slugify';
 import { NextResponse } from 'next/server';
 import { AppError, HTTP_STATUS, fromPrismaError } from './errors';
 import { ValidationError, describeIssue } from './validate';
@@ -22,13 +23,24 @@ export function jsonText(text: string, init: ResponseInit = {}): NextResponse {
  */
 const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
 
+/**
+ * The plain-ASCII name for clients that do not read `filename*`: transliterated as KMZ names are
+ * (`Поле у реки.pdf` -> `Pole_u_reki.pdf`), not a row of underscores.
+ */
+export function asciiFileName(name: string): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const ascii = slugify(stem, { replacement: '_', remove: /[^\w\s-]/g, trim: true });
+  return `${ascii || 'download'}${ext.replace(/[^\w.]/g, '')}`;
+}
+
 /** A file to save (KMZ, ZIP, PDF, GeoTIFF) under `name`, sized when its size is known. */
 export function fileResponse(body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, file: { name: string; type: string; size?: number }, headers: Record<string, string> = {}): Response {
   const size = file.size ?? (body instanceof Uint8Array ? body.byteLength : undefined);
   return new Response(body, {
     headers: {
       'content-type': file.type,
-      'content-disposition': `attachment; filename="${file.name.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'content-disposition': `attachment; filename="${asciiFileName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       ...(size === undefined ? {} : { [DOWNLOAD_SIZE_HEADER]: String(size) }),
       ...headers,
     },

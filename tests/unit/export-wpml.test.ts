@@ -7,6 +7,7 @@ import type { Polygon, Position } from 'geojson';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { DRONES } from '@/lib/exports/drones';
+import { asciiFileName } from '@/lib/http/respond';
 import { buildAllFlightPlansZip, buildFlightPlanKmz, kmzFileName, uniqueKmzNames, validateFlightParams, type FlightOptions } from '@/lib/exports/wpml';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
@@ -257,6 +258,12 @@ describe('flight parameters', () => {
 });
 
 describe('file names and the all-fields ZIP', () => {
+  it('gives every download a transliterated ASCII name beside the UTF-8 one', () => {
+    expect(asciiFileName('Поле у реки_TASKDATA.zip')).toBe('Pole_u_reki_TASKDATA.zip');
+    expect(asciiFileName('Čierna Voda_2026-06-23_orthomosaic.tif')).toBe('Cierna_Voda_2026-06-23_orthomosaic.tif');
+    expect(asciiFileName('北.pdf')).toBe('download.pdf');
+  });
+
   it('transliterates and sanitises names', () => {
     expect(kmzFileName('Поле №1')).toMatch(/^Pole_1\.kmz$/);
     expect(kmzFileName('Čierna Voda / sever')).toBe('Cierna_Voda_sever.kmz');
