@@ -147,7 +147,16 @@ export async function submitDroneSurvey(
 ): Promise<DroneSurveyAccepted> {
   const data = parseDroneData(parts);
   const entries = await listZip(zipFile.path, DRONE_ZIP_LIMITS);
-  const photoEntries = entries.filter((e) => PHOTO_NAME.test(e.name) && !isJunk(e.name));
+  // The same photo twice (a folder zipped in twice, a copy beside its original) is one photo: the
+  // others are ignored, named, as any other file the survey does not use.
+  const seen = new Set<string>();
+  const photoEntries = entries.filter((e) => {
+    if (!PHOTO_NAME.test(e.name) || isJunk(e.name)) return false;
+    const content = `${e.crc32}:${e.size}`;
+    if (seen.has(content)) return false;
+    seen.add(content);
+    return true;
+  });
   const isPhoto = new Set(photoEntries);
   const ignored = entries.filter((e) => !isPhoto.has(e)).map((e) => e.name);
   if (photoEntries.length < 2) {
@@ -163,13 +172,8 @@ export async function submitDroneSurvey(
   let photosDir = staging;
   let committed = false;
   try {
-    const written = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS);
-    const photoPaths = written.filter((p) => {
-      const rel = p.slice(staging.length + 1).split('\\').join('/');
-      return PHOTO_NAME.test(rel) && !isJunk(rel);
-    });
-    const kept = new Set(photoPaths);
-    await Promise.all(written.filter((p) => !kept.has(p)).map((p) => rm(p, { force: true })));
+    const photoNames = new Set(photoEntries.map((e) => e.name));
+    const photoPaths = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
     photoPaths.sort();
 
     const photos = await readAll(photoPaths);

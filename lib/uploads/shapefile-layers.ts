@@ -132,13 +132,26 @@ const LDID: Record<number, string> = {
   0x57: '', 0x58: 'windows-1252', 0x59: 'windows-1252', 0xc8: 'windows-1250', 0xc9: 'windows-1251', 0xca: 'windows-1254', 0xcb: 'windows-1253',
 };
 
-/** Valid UTF-8 with non-ASCII text; else Cyrillic when most letters are high bytes; else Latin-1 (1252). */
+/**
+ * Bytes that are letters in Central European Windows text (1250: Ľ ľ Ť ť Ś ś Ź ź Ł ł Ą ą ż) and
+ * signs seldom written in Western text (1252: ¼ ¾ £ ¥ ³ ¹ ¿ ...): Slovak and Czech files without a
+ * .cpg are told by them.
+ */
+const CP1250_LETTERS = new Set([0x8c, 0x8d, 0x8f, 0x9c, 0x9d, 0x9f, 0xa3, 0xa5, 0xb3, 0xb9, 0xbc, 0xbe, 0xbf]);
+
+/**
+ * Valid UTF-8 with non-ASCII text; else Cyrillic when most letters are high bytes; else Central
+ * European when a letter only it has appears; else Western (1252).
+ */
 export function detectEncoding(bytes: Uint8Array): string {
   let high = 0;
   let letters = 0;
+  let centralEuropean = 0;
   for (const b of bytes) {
-    if (b >= 0x80) high++;
-    else if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) letters++;
+    if (b >= 0x80) {
+      high++;
+      if (CP1250_LETTERS.has(b)) centralEuropean++;
+    } else if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) letters++;
   }
   if (high === 0) return 'utf-8';
   try {
@@ -146,7 +159,7 @@ export function detectEncoding(bytes: Uint8Array): string {
     return 'utf-8';
   } catch {
     // Cyrillic text is written almost wholly in high bytes; Latin text has a few accents among ASCII.
-    return high / (high + letters) > 0.4 ? 'windows-1251' : 'windows-1252';
+    return high / (high + letters) > 0.4 ? 'windows-1251' : centralEuropean > 0 ? 'windows-1250' : 'windows-1252';
   }
 }
 

@@ -21,6 +21,8 @@ export interface ZipEntryInfo {
   name: string;
   size: number;
   compressedSize: number;
+  /** The CRC-32 the archive records for the entry's content. */
+  crc32: number;
 }
 
 const openZip = (path: string) =>
@@ -89,7 +91,7 @@ export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Pr
       checkEntry(e, l);
       total += e.uncompressedSize;
       if (total > l.maxTotalBytes) throw unprocessable('zip_too_large', { max: Math.round(l.maxTotalBytes / 1024 ** 2) });
-      if (!e.fileName.endsWith('/')) out.push({ name: e.fileName, size: e.uncompressedSize, compressedSize: e.compressedSize });
+      if (!e.fileName.endsWith('/')) out.push({ name: e.fileName, size: e.uncompressedSize, compressedSize: e.compressedSize, crc32: e.crc32 });
     }
     return out;
   } finally {
@@ -97,8 +99,14 @@ export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Pr
   }
 }
 
-/** Checks the whole archive, then extracts its files under destDir; returns their paths. */
-export async function extractZipSafely(path: string, destDir: string, limits: Partial<ZipLimits> = {}): Promise<string[]> {
+/** Checks the whole archive, then extracts its (wanted) files under destDir; returns their paths. */
+export async function extractZipSafely(
+  path: string,
+  destDir: string,
+  limits: Partial<ZipLimits> = {},
+  /** The entries wanted (by their name in the archive); all files when left out. */
+  wanted?: (name: string) => boolean,
+): Promise<string[]> {
   await listZip(path, limits);
   const zip = await openZip(path);
   const written: string[] = [];
@@ -106,7 +114,7 @@ export async function extractZipSafely(path: string, destDir: string, limits: Pa
     for (const next of entriesOf(zip)) {
       const e = await next;
       if (!e) break;
-      if (e.fileName.endsWith('/')) continue;
+      if (e.fileName.endsWith('/') || (wanted && !wanted(e.fileName))) continue;
       const target = normalize(join(destDir, e.fileName));
       if (!target.startsWith(normalize(destDir) + sep)) throw unprocessable('zip_unsafe_path', { name: e.fileName });
       await mkdir(dirname(target), { recursive: true });
