@@ -3,11 +3,13 @@
 // is meant to tell holes by winding (outer clockwise), but tools that write them the other way
 // round exist: read by winding, an outer ring and its hole became two overlapping parts whose areas
 // were added up.
-import { booleanPointInPolygon, polygon } from '@turf/turf';
 import type { Position } from 'geojson';
 import type { BBox, FieldGeometry } from './geometry';
+import { pointInRing } from './point-in-ring';
 
-const key = (p: Position) => `${p[0]},${p[1]}`;
+// A vertex as one number: two vertices alike give the same one (a rare clash of two others only
+// makes a probe skip a vertex it could have used).
+const key = (p: Position) => p[0]! * 1_000_003 + p[1]!;
 
 function ringBox(ring: Position[]): BBox {
   const box = { minLon: Infinity, minLat: Infinity, maxLon: -Infinity, maxLat: -Infinity };
@@ -24,9 +26,12 @@ const boxWithin = (a: BBox, b: BBox) => a.minLon >= b.minLon && a.maxLon <= b.ma
 
 /** Whether `inner` lies inside `outer`, for rings that do not cross: one vertex of it not on `outer`, tested. */
 export function ringInside(inner: Position[], outer: Position[]): boolean {
-  const outerKeys = new Set(outer.map(key));
+  return probeInside(inner, new Set(outer.map(key)), outer);
+}
+
+function probeInside(inner: Position[], outerKeys: Set<number>, outer: Position[]): boolean {
   const probe = inner.find((p) => !outerKeys.has(key(p)));
-  return probe !== undefined && booleanPointInPolygon(probe, polygon([outer]));
+  return probe !== undefined && pointInRing(probe as [number, number], outer as [number, number][]);
 }
 
 /** Twice the ring's area on the plane of its coordinates, unsigned: enough to order rings by size. */
@@ -40,12 +45,14 @@ interface Ring {
   ring: Position[];
   box: BBox;
   area: number;
+  /** Its vertices (`key`), listed when first asked for. */
+  keys?: Set<number>;
 }
 
 const described = (ring: Position[]): Ring => ({ ring, box: ringBox(ring), area: planeArea(ring) });
 
-/** Whether `a` lies inside `b` (boxes first: most pairs of rings are far apart). */
-const inside = (a: Ring, b: Ring) => b.area > a.area && boxWithin(a.box, b.box) && ringInside(a.ring, b.ring);
+/** Whether `a` lies inside `b` (boxes first: most pairs of rings are far apart; each ring's vertices are listed once). */
+const inside = (a: Ring, b: Ring) => b.area > a.area && boxWithin(a.box, b.box) && probeInside(a.ring, (b.keys ??= new Set(b.ring.map(key))), b.ring);
 
 /**
  * Closed rings that do not cross, as polygons: a ring inside an even number of others is an outer

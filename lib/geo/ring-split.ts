@@ -2,9 +2,9 @@
 // as ESRI tools write them) are invalid under the OGC rules most GIS software follows. They are split
 // at the repeated vertex into simple rings: a loop inside another piece becomes a hole of it, a loop
 // outside becomes a polygon of its own.
-import { booleanPointInPolygon, polygon } from '@turf/turf';
 import type { Position } from 'geojson';
 import type { FieldGeometry } from './geometry';
+import { ringInside } from './nest-rings';
 
 const key = (p: Position) => `${p[0]},${p[1]}`;
 const close = (open: Position[]): Position[] => [...open, open[0]!];
@@ -23,13 +23,6 @@ export function splitRingAtRepeatedVertices(ring: Position[]): Position[][] {
     seen.set(key(open[j]!), j);
   }
   return [ring];
-}
-
-/** A vertex of `inner` that is not on `outer`'s vertices, tested inside `outer`. */
-function ringInside(inner: Position[], outer: Position[]): boolean {
-  const outerKeys = new Set(outer.map(key));
-  const probe = inner.find((p) => !outerKeys.has(key(p)));
-  return probe !== undefined && booleanPointInPolygon(probe, polygon([outer]));
 }
 
 function splitPolygon(rings: Position[][]): Position[][][] {
