@@ -459,8 +459,9 @@ describe.skipIf(!!probe.reason)('disk full: DATA_DIR on an 8 MB tmpfs', () => {
     expect(drone.status, drone.text).toBe(507);
     expect(drone.body.error).toBe('The server has run out of space for data');
     // A drone archive that arrives whole but whose photos cannot be unpacked with room to work.
-    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40, g: 120, b: 60 } } }).jpeg().toBuffer();
-    const small = await api.upload('/api/drone/upload', { drone_images: { data: await zipOf({ 'a.jpg': jpeg, 'b.jpg': jpeg }), name: 'f.zip', type: 'application/zip' } });
+    // Two different photos: the same photo twice counts once (and one photo is too few).
+    const jpeg = (g: number) => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40, g, b: 60 } } }).jpeg().toBuffer();
+    const small = await api.upload('/api/drone/upload', { drone_images: { data: await zipOf({ 'a.jpg': await jpeg(120), 'b.jpg': await jpeg(140) }), name: 'f.zip', type: 'application/zip' } });
     expect(small.status, small.text).toBe(507);
     expect(leftovers(dataDir)).toEqual([]);
     expect(used()).toBeLessThanOrEqual(usedBefore + 64 * 1024);
