@@ -106,23 +106,4 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   return clean;
 }
 
-export interface BBox {
-  minLon: number;
-  minLat: number;
-  maxLon: number;
-  maxLat: number;
-}
-
-export function boundingBox(g: FieldGeometry): BBox {
-  const box = { minLon: Infinity, minLat: Infinity, maxLon: -Infinity, maxLat: -Infinity };
-  const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
-  for (const poly of polygons) {
-    for (const [lon, lat] of poly[0] ?? []) {
-      box.minLon = Math.min(box.minLon, lon!);
-      box.maxLon = Math.max(box.maxLon, lon!);
-      box.minLat = Math.min(box.minLat, lat!);
-      box.maxLat = Math.max(box.maxLat, lat!);
-    }
-  }
-  return box;
-}
+export { type BBox, boundingBox } from './bbox';

@@ -4,23 +4,13 @@
 // round exist: read by winding, an outer ring and its hole became two overlapping parts whose areas
 // were added up.
 import type { Position } from 'geojson';
-import type { BBox, FieldGeometry } from './geometry';
+import { type BBox, boundingBox } from './bbox';
+import type { FieldGeometry } from './geometry';
 import { pointInRing } from './point-in-ring';
 
 // A vertex as one number: two vertices alike give the same one (a rare clash of two others only
 // makes a probe skip a vertex it could have used).
 const key = (p: Position) => p[0]! * 1_000_003 + p[1]!;
-
-function ringBox(ring: Position[]): BBox {
-  const box = { minLon: Infinity, minLat: Infinity, maxLon: -Infinity, maxLat: -Infinity };
-  for (const [lon, lat] of ring) {
-    box.minLon = Math.min(box.minLon, lon!);
-    box.maxLon = Math.max(box.maxLon, lon!);
-    box.minLat = Math.min(box.minLat, lat!);
-    box.maxLat = Math.max(box.maxLat, lat!);
-  }
-  return box;
-}
 
 const boxWithin = (a: BBox, b: BBox) => a.minLon >= b.minLon && a.maxLon <= b.maxLon && a.minLat >= b.minLat && a.maxLat <= b.maxLat;
 
@@ -49,7 +39,7 @@ interface Ring {
   keys?: Set<number>;
 }
 
-const described = (ring: Position[]): Ring => ({ ring, box: ringBox(ring), area: planeArea(ring) });
+const described = (ring: Position[]): Ring => ({ ring, box: boundingBox({ type: 'Polygon', coordinates: [ring] }), area: planeArea(ring) });
 
 /** Whether `a` lies inside `b` (boxes first: most pairs of rings are far apart; each ring's vertices are listed once). */
 const inside = (a: Ring, b: Ring) => b.area > a.area && boxWithin(a.box, b.box) && probeInside(a.ring, (b.keys ??= new Set(b.ring.map(key))), b.ring);

@@ -162,8 +162,8 @@ const inRussiaBox = (lon: number, lat: number) => lat >= 41.18 && lat <= 81.91 &
 const PULKOVO_SHIFT = new RegExp(`(\\+towgs84=|TOWGS84\\[)${PULKOVO_USSR.replace(/\./g, '\\.')}`);
 
 /** The CRS with the datum shift that suits where the data lies (a point of it, in the CRS). */
-export function crsForLocation<C extends { proj4: string; epsg?: number }>(crs: C, sample: number[]): C {
-  if ((crs.epsg === 5514 || (crs as { southWest?: boolean }).southWest) && /\+towgs84=/.test(crs.proj4)) {
+export function crsForLocation<C extends { proj4: string; epsg?: number; southWest?: boolean }>(crs: C, sample: number[]): C {
+  if ((crs.epsg === 5514 || crs.southWest) && /\+towgs84=/.test(crs.proj4)) {
     const [lon, lat] = toWgs84(crs)(sample);
     const shift = inSlovakia(lon, lat) ? SJTSK_SLOVAKIA : SJTSK_CZECHIA;
     return { ...crs, proj4: crs.proj4.replace(/\+towgs84=\S+/, shift) };
