@@ -11,6 +11,7 @@ import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
 import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
+import { borderGrid, simplifyBorders } from './simplify-borders';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
 import { northUpValues, previewPng } from './preview';
 import { zoneColor } from './ramp';
@@ -214,7 +215,8 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const { labels, count } = mergeSmallPatches(classes, width, height, Math.round(opts.minZoneAreaHa / cellAreaHa));
   onProgress(75, 'zoning');
 
-  const polygons = polygonizeLabels(labels, width, height, count);
+  const cellSizeM = Math.sqrt(cellAreaHa * 10_000);
+  const polygons = simplifyBorders(polygonizeLabels(labels, width, height, count), borderGrid(labels, width, height), borderTolerance(cellSizeM));
   // Patches the field boundary crosses are clipped; the others lie inside and are kept as they are
   // (patches of one class never share an edge, so both kinds sit side by side in a MultiPolygon).
   const labelClass = new Uint8Array(count + 1);
@@ -283,6 +285,13 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     cellFactor: k,
   };
 }
+
+/**
+ * How far (in grid cells) a zone border may move when its pixel stairs are smoothed: one cell, whose
+ * value stands for all of it anyway (a diagonal's stairs need three quarters), or half a metre on
+ * fine drone grids, well inside one section of a spreader or seeder.
+ */
+export const borderTolerance = (cellSizeM: number) => Math.max(1, 0.5 / cellSizeM);
 
 /** Outer rings and holes of the field, each edge densified. */
 function fieldRings(field: Polygon | MultiPolygon): Position[][] {
