@@ -4,7 +4,7 @@
 // number, geometry checked and, when it crosses itself, repaired only if that keeps its area.
 import { createRequire } from 'node:module';
 import { createReadStream } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { cleanCoords, featureCollection, unkinkPolygon, union } from '@turf/turf';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
@@ -173,7 +173,7 @@ const DBF_TYPES = new Set(['B', 'C', 'D', 'F', 'L', 'M', 'N']);
  * column of a type the reader cannot decode (Visual FoxPro's binary integers, say) is refused here,
  * naming it, rather than failing half-way through the records.
  */
-async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promise<{ encoding: string; recordCount: number }> {
+async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promise<{ encoding: string; recordCount: number; deleted: Set<number> }> {
   const fromCpg = cpgPath ? encodingFromCpg(await readFile(cpgPath, 'utf8')) : undefined;
   const file = await open(dbfPath);
   try {
@@ -181,6 +181,7 @@ async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promi
     await file.read(head, 0, 32, 0);
     const recordCount = head.readUInt32LE(4);
     const headerLength = head.readUInt16LE(8);
+    const recordLength = head.readUInt16LE(10);
     const descriptors = Buffer.alloc(Math.max(0, headerLength - 32));
     const { bytesRead: descriptorBytes } = await file.read(descriptors, 0, descriptors.length, 32);
     const names: Buffer[] = [];
@@ -199,10 +200,27 @@ async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promi
       fromCpg && decodable(fromCpg) ? fromCpg : fromLdid && decodable(fromLdid) ? fromLdid : detectEncoding(Buffer.concat([...names, sample.subarray(0, bytesRead)]));
     const bad = unsupported[0];
     if (bad) throw unprocessable('shp_dbf_column_type', { file: basename(dbfPath), column: new TextDecoder(encoding).decode(bad.name), type: bad.type });
-    return { encoding, recordCount };
+    return { encoding, recordCount, deleted: await deletedRecords(file, headerLength, recordLength, recordCount) };
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Records the attribute table marks deleted ('*' before the record): a GIS deletes a feature so,
+ * until the file is packed, and shows none of them. Read a megabyte at a time.
+ */
+async function deletedRecords(file: FileHandle, headerLength: number, recordLength: number, recordCount: number): Promise<Set<number>> {
+  const deleted = new Set<number>();
+  if (recordLength === 0) return deleted;
+  const perRead = Math.max(1, Math.floor((1024 * 1024) / recordLength));
+  const chunk = Buffer.alloc(perRead * recordLength);
+  for (let first = 0; first < recordCount; first += perRead) {
+    const { bytesRead } = await file.read(chunk, 0, chunk.length, headerLength + first * recordLength);
+    for (let i = 0; i * recordLength < bytesRead && first + i < recordCount; i++) if (chunk[i * recordLength] === 0x2a) deleted.add(first + i);
+    if (bytesRead < chunk.length) break;
+  }
+  return deleted;
 }
 
 /** The first bytes of a file (fewer when it is shorter): a .shp can be hundreds of MB. */
@@ -358,7 +376,7 @@ async function readLayer(
   if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
   const shapeType = header.readInt32LE(32);
   if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: layer.name, type: shapeType });
-  const { encoding, recordCount } = await readDbfFacts(layer.dbf!, layer.cpg);
+  const { encoding, recordCount, deleted } = await readDbfFacts(layer.dbf!, layer.cpg);
   let crs: Crs | undefined = layer.prj ? crsFromPrj(await readFile(layer.prj, 'utf8')) : undefined;
 
   // Streams, not paths: given a path, the library appends `.shp`/`.dbf` to any name not ending in
@@ -375,6 +393,7 @@ async function readLayer(
     if (done) break;
     index++;
     const seq = firstSeq + index;
+    if (deleted.has(index)) continue;
     columns ??= pickColumns(Object.keys(value.properties ?? {}), opts.mapping);
     const geometry = polygonShape(value.geometry);
     // Every reader settles the coordinate system on the layer's first shape, whichever records it reads.

@@ -265,4 +265,31 @@ describe('rings, columns and files as GIS tools write them', () => {
     });
     await expect(readZip(foxpro)).rejects.toMatchObject({ key: 'shp_dbf_column_type', params: { file: 'fields.dbf', column: 'sown', type: 'I' } });
   });
+
+  it.skipIf(!ogr2ogrAvailable())('leaves out records the attribute table marks deleted, as GIS tools show the layer', async () => {
+    const JSZip = (await import('jszip')).default;
+    const { writeFileSync } = await import('node:fs');
+    const names = ['Horné', 'Stredné', 'Dolné'];
+    const made = await JSZip.loadAsync(
+      await shapefileZip({ features: names.map((name, i) => ({ geometry: square(17.1 + i * 0.01, 48.1, 200), properties: { name } })), encoding: 'UTF-8' }),
+    );
+    const zip = new JSZip();
+    for (const [file, entry] of Object.entries(made.files)) {
+      const bytes = Uint8Array.from(await entry.async('uint8array'));
+      if (file.endsWith('.dbf')) {
+        // The deletion flag is the first byte of a record: '*' instead of ' '.
+        const view = new DataView(bytes.buffer);
+        bytes[view.getUint16(8, true) + view.getUint16(10, true)] = 0x2a;
+      }
+      zip.file(file, bytes);
+    }
+    const path = join(tmp(), 'deleted.zip');
+    writeFileSync(path, await zip.generateAsync({ type: 'uint8array' }));
+    const read = await readZip(path);
+    expect(read.features.map((f) => f.name)).toEqual(['Horné', 'Dolné']);
+    expect(read.skipped).toEqual([]);
+    // GDAL lists the same two (its header count still says 3, as the file's header does).
+    const listed = execFileSync('ogrinfo', ['-ro', '-al', `/vsizip/${path}`], { encoding: 'utf8' });
+    expect([...listed.matchAll(/name \(String\) = (.+)/g)].map((m) => m[1])).toEqual(['Horné', 'Dolné']);
+  });
 });
