@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { config } from '../config';
 import type { Db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
-import { AppError, conflict, forbidden, notFound, rateLimited } from '../http/errors';
+import { AppError, conflict, forbidden, notFound, rateLimited, unprocessable } from '../http/errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';
 import { ROLE_LEVEL, type Role, isRole } from './roles';
@@ -202,13 +202,29 @@ export async function updateProfile(
   });
 }
 
+/** Settings are kept with the company and sent with every profile: a few kilobytes are plenty. */
+export const SETTINGS_MAX_KB = 64;
+
+/** The stored settings with a change merged in (JSON merge patch: a key given as null is removed). */
+export function mergedSettings(stored: Record<string, unknown>, change: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...stored, ...change };
+  for (const [key, value] of Object.entries(change)) if (value === null) delete merged[key];
+  if (Buffer.byteLength(JSON.stringify(merged)) > SETTINGS_MAX_KB * 1024) throw unprocessable('settings_too_large', { limit: SETTINGS_MAX_KB });
+  return merged;
+}
+
 export async function updateCompany(db: TenantDb, companyId: number, input: z.infer<typeof companyBody>) {
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
-  const settings = input.settings ? { ...parseSettings(company.settingsJson), ...input.settings } : undefined;
-  return db.company.update({
-    where: { id: companyId },
-    data: { ...(input.name ? { name: input.name } : {}), ...(settings ? { settingsJson: JSON.stringify(settings) } : {}) },
-  });
+  const settings = input.settings ? mergedSettings(parseSettings(company.settingsJson), input.settings) : undefined;
+  return db.company
+    .update({
+      where: { id: companyId },
+      data: { ...(input.name ? { name: input.name } : {}), ...(settings ? { settingsJson: JSON.stringify(settings) } : {}) },
+    })
+    .catch((err: unknown) => {
+      // Company names are unique across the service, as at registration.
+      throw (err as { code?: string }).code === 'P2002' ? conflict('company_taken') : err;
+    });
 }
 
 /** Removes the company, every row of it (foreign keys cascade) and its files. */
@@ -227,7 +243,7 @@ function assertMayAssign(actorRole: string, role: Role) {
 }
 
 function assertMayManage(actorRole: string, target: { role: string }) {
-  if (!isRole(actorRole) || (isRole(target.role) && ROLE_LEVEL[target.role] > ROLE_LEVEL[actorRole])) throw forbidden('role_above_own');
+  if (!isRole(actorRole) || (isRole(target.role) && ROLE_LEVEL[target.role] > ROLE_LEVEL[actorRole])) throw forbidden('user_above_own');
 }
 
 async function assertNotLastOwner(db: TenantDb, target: { id: number; role: string; isActive: boolean }) {

@@ -39,14 +39,21 @@ export const profileBody = z
     password: z.string().max(200).optional(),
     new_password: password.optional(),
   })
+  // An e-mail or anything else this form does not change is refused, not dropped with a "saved".
+  .strict()
   .refine((b) => !b.new_password || !!b.password, { path: ['password'], params: { key: 'current_password_required' } });
+
+/** Application rates by zone class (1 to 7) in kg/ha; they reach spreaders through the ISOXML export. */
+const zoneRates = z.record(z.string().regex(/^[1-7]$/), z.number().min(0).max(100_000));
 
 export const companyBody = z.object({
   name: z.string().trim().min(1).max(255).optional(),
+  // Merged into the stored settings; a key given as null is removed.
   settings: z
     .record(z.string(), z.unknown())
     // The zone the company's times are shown in (lib/i18n/time-zone.ts); null goes back to the server's.
     .refine((s) => s.time_zone === undefined || s.time_zone === null || isTimeZone(s.time_zone), { path: ['time_zone'], params: { key: 'time_zone' } })
+    .refine((s) => s.zone_rates === undefined || s.zone_rates === null || zoneRates.safeParse(s.zone_rates).success, { path: ['zone_rates'], params: { key: 'zone_rates' } })
     .optional(),
 });
 
@@ -61,10 +68,13 @@ export const newUserBody = z.object({
   language: language.optional(),
 });
 
-export const userUpdateBody = z.object({
-  role: z.enum(ROLES).optional(),
-  is_active: z.boolean().optional(),
-  first_name: name.nullable().optional(),
-  last_name: name.nullable().optional(),
-});
+// Strict: an admin who sends a new password or e-mail here must hear that it was not changed.
+export const userUpdateBody = z
+  .object({
+    role: z.enum(ROLES).optional(),
+    is_active: z.boolean().optional(),
+    first_name: name.nullable().optional(),
+    last_name: name.nullable().optional(),
+  })
+  .strict();
 

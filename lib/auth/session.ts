@@ -100,5 +100,14 @@ export function requestToken(req: Request): { token: string; via: 'cookie' | 'be
   if (bearer) return { token: bearer, via: 'bearer' };
   const cookie = req.headers.get('cookie') ?? '';
   const match = cookie.match(/(?:^|;\s*)session_token=([^;]+)/);
-  return match?.[1] ? { token: decodeURIComponent(match[1]), via: 'cookie' } : undefined;
+  return match?.[1] ? { token: decodedCookie(match[1]), via: 'cookie' } : undefined;
+}
+
+/** A cookie value percent-decoded; one that is not valid percent-encoding is kept as it came (and fails as a token, 401). */
+function decodedCookie(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

@@ -29,13 +29,28 @@ export function caseVariants(text: string): string[] {
 }
 
 /**
+ * A search text as LIKE patterns take it. Prisma's `contains` is LIKE, where `%` and `_` are
+ * wildcards (`q=%` found every field). PostgreSQL escapes them with a backslash; SQLite's LIKE has
+ * no escape without an ESCAPE clause, which Prisma does not write, so there the pattern finds a few
+ * more rows than it should and `literalSearch` drops them.
+ */
+const likeText = (text: string) => (config().databaseKind === 'postgresql' ? text.replace(/[\\%_]/g, '\\$&') : text);
+
+/**
  * Names that contain `text` whatever the case. PostgreSQL folds case itself; SQLite's LIKE folds
  * only ASCII letters, so Cyrillic and Slovak letters are matched in the ways names are written.
  */
 const nameContains = (text: string) =>
   config().databaseKind === 'postgresql'
-    ? [{ name: { contains: text, mode: 'insensitive' as const } }]
+    ? [{ name: { contains: likeText(text), mode: 'insensitive' as const } }]
     : caseVariants(text).map((v) => ({ name: { contains: v } }));
+
+/** On SQLite, a search text holding LIKE's wildcards: the check that a found row holds the text itself. */
+function literalSearch(q: string | undefined): ((f: { name: string; parcelNumber: string | null }) => boolean) | undefined {
+  if (!q || !/[%_]/.test(q) || config().databaseKind === 'postgresql') return undefined;
+  const lower = q.toLocaleLowerCase();
+  return (f) => f.name.toLocaleLowerCase().includes(lower) || (f.parcelNumber?.includes(q) ?? false);
+}
 
 /** The filter for fields whose indexed bounding box meets `box` (spatial look-ups filter in SQL first). */
 export const fieldsMeetingBox = (box: BBox) => ({ maxLon: { gte: box.minLon }, minLon: { lte: box.maxLon }, maxLat: { gte: box.minLat }, minLat: { lte: box.maxLat } });
@@ -62,7 +77,7 @@ function fieldListWhere(query: FieldListQuery) {
     ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
     ...(query.owner_id ? { ownerId: query.owner_id } : {}),
     ...(query.status ? { status: query.status } : {}),
-    ...(query.q ? { OR: [...nameContains(query.q), { parcelNumber: { contains: query.q } }] } : {}),
+    ...(query.q ? { OR: [...nameContains(query.q), { parcelNumber: { contains: likeText(query.q) } }] } : {}),
   };
 }
 
@@ -90,20 +105,27 @@ const withOwnerName = <F extends { ownerId: number | null }>(f: F, names: Map<nu
  */
 export async function* fieldPages(db: TenantDb, query: FieldListQuery, pageSize = LIST_PAGE) {
   const where = fieldListWhere(query);
-  const [matching, names] = await Promise.all([db.field.findMany({ where, select: { id: true }, orderBy: { id: 'asc' } }), ownerNames(db)]);
+  const keep = literalSearch(query.q);
+  const [found, names] = await Promise.all([
+    db.field.findMany({ where, select: { id: true, ...(keep && { name: true, parcelNumber: true }) }, orderBy: { id: 'asc' } }),
+    ownerNames(db),
+  ]);
+  const matching = keep ? found.filter((f) => keep(f as { name: string; parcelNumber: string | null })) : found;
   for (let start = 0; start < matching.length; start += pageSize) {
     const last = matching[Math.min(start + pageSize, matching.length) - 1]!;
-    const page = await db.field.findMany({
+    const rows = await db.field.findMany({
       where: { ...where, id: { gte: matching[start]!.id, lte: last.id } },
       select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
       orderBy: { id: 'asc' },
     });
+    const page = keep ? rows.filter(keep) : rows;
     if (page.length) yield page.map((f) => withOwnerName(f, names));
   }
 }
 
 /** The list's properties without the geometry (a table's rows), ordered by id. */
 export async function listFieldRows(db: TenantDb, query: FieldListQuery) {
+  const keep = literalSearch(query.q);
   const [fields, names] = await Promise.all([
     db.field.findMany({
       where: fieldListWhere(query),
@@ -112,7 +134,7 @@ export async function listFieldRows(db: TenantDb, query: FieldListQuery) {
     }),
     ownerNames(db),
   ]);
-  return fields.map((f) => withOwnerName(f, names));
+  return (keep ? fields.filter(keep) : fields).map((f) => withOwnerName(f, names));
 }
 
 /**

@@ -11,7 +11,7 @@ import { clearingSessionsOnWrite } from '../auth/session-cache';
 import { config } from '../config';
 import { type Db, db, dbReady } from '../db/client';
 import { type TenantDb, tenantDb } from '../db/tenant';
-import { DEFAULT_LOCALE, type Locale, isLocale, negotiateLocale } from '../i18n/locales';
+import { type Locale, anonymousLocale, isLocale } from '../i18n/locales';
 import { type Logger, log as rootLog } from '../log';
 import { AppError, forbidden, unauthorized } from './errors';
 import { errorResponse } from './respond';
@@ -75,7 +75,7 @@ export function route<K extends RouteKey, P extends Params = Params>(
   return async (req: NextRequest, routeCtx: { params: Promise<P> }): Promise<Response> => {
     const requestId = req.headers.get('x-request-id')?.slice(0, 64) || randomUUID();
     const log = rootLog.child({ requestId, route: key });
-    let locale: Locale = negotiateLocale(req.headers.get('accept-language')) ?? DEFAULT_LOCALE;
+    let locale: Locale = anonymousLocale(req.headers);
     const started = performance.now();
     let response: Response;
     try {
@@ -113,6 +113,9 @@ export function route<K extends RouteKey, P extends Params = Params>(
       response = errorResponse(err, locale, requestId, log);
     }
     response.headers.set('X-Request-Id', requestId);
+    // A company's data is for the signed-in user only: no shared cache may keep it, nor the browser
+    // after logout. A route that knows better (a preview image) says so itself.
+    if (access !== 'public' && !response.headers.has('cache-control')) response.headers.set('Cache-Control', 'private, no-store');
     log.info({ method: req.method, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
     return response;
   };

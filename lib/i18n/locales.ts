@@ -19,3 +19,12 @@ export function negotiateLocale(acceptLanguage: string | null | undefined): Loca
     .sort((a, b) => b.q - a.q);
   return ranked.map((x) => x.lang).find(isLocale);
 }
+
+/**
+ * The language of a request before anyone is signed in, as pages choose it: the NEXT_LOCALE cookie
+ * the language switcher sets, else Accept-Language, else ru.
+ */
+export function anonymousLocale(headers: Headers): Locale {
+  const cookie = /(?:^|;\s*)NEXT_LOCALE=([^;]+)/.exec(headers.get('cookie') ?? '')?.[1];
+  return (isLocale(cookie) && cookie) || negotiateLocale(headers.get('accept-language')) || DEFAULT_LOCALE;
+}

@@ -261,6 +261,27 @@ describe('company and its users', () => {
     const res = await c.as.admin.put('/api/auth/company', { name: `${c.name} renamed`, settings: { product: 'CAN 27' } });
     expect(res.status).toBe(200);
     expect(res.body.company).toMatchObject({ name: `${c.name} renamed`, settings: { zone_rates: { 1: 120 }, product: 'CAN 27' } });
+    // A key given as null is removed (JSON merge patch).
+    const removed = await c.as.admin.put('/api/auth/company', { settings: { product: null } });
+    expect(removed.body.company.settings).toEqual({ zone_rates: { 1: 120 } });
+  });
+
+  it('refuses zone rates a spreader must not get, and settings too large to send with every profile', async () => {
+    const c = await createCompany(baseUrl());
+    const sk = await createCompany(baseUrl(), { language: 'sk' });
+    for (const zone_rates of [{ 1: -5 }, { 1: 'abc' }, [1, 2, 3], { 8: 100 }, { 1: 1e308 }]) {
+      const bad = await c.as.admin.put('/api/auth/company', { settings: { zone_rates } });
+      expect(bad.status, JSON.stringify(zone_rates)).toBe(422);
+      expect(bad.body.error).toContain('zone_rates: zone classes 1 to 7, each with a rate in kg/ha from 0 to 100,000');
+    }
+    const big = await sk.as.admin.put('/api/auth/company', { settings: { notes: 'x'.repeat(70_000) } });
+    expect(big.status).toBe(422);
+    expect(big.body.error).toBe('Nastavenia firmy môžu mať najviac 64 kB');
+    expect((await sk.as.admin.get('/api/auth/company')).body.company.settings).toEqual({});
+    // Another company's name, as at registration.
+    const taken = await c.as.admin.put('/api/auth/company', { name: sk.name });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toBe('A company with this name already exists');
   });
 
   it('takes a time zone the server knows, by its IANA name, and refuses another', async () => {
@@ -280,7 +301,7 @@ describe('company and its users', () => {
       expect((await api.get('/api/auth/company')).body.company.settings).toEqual(kept);
     }
     // null goes back to the server's zone.
-    expect((await c.as.admin.put('/api/auth/company', { settings: { time_zone: null } })).body.company.settings.time_zone).toBeNull();
+    expect((await c.as.admin.put('/api/auth/company', { settings: { time_zone: null } })).body.company.settings).not.toHaveProperty('time_zone');
   });
 
   it('lets nobody raise a user above their own role', async () => {
@@ -288,7 +309,10 @@ describe('company and its users', () => {
     const res = await c.as.admin.post('/api/auth/company/users', { email: newEmail(), password: PASSWORD, role: 'owner' });
     expect(res.status).toBe(403);
     expect((await c.as.admin.put(`/api/auth/company/users/${c.users.viewer.id}`, { role: 'owner' })).status).toBe(403);
-    expect((await c.as.admin.put(`/api/auth/company/users/${c.users.owner.id}`, { role: 'viewer' })).status).toBe(403);
+    const aboveOwn = await c.as.admin.put(`/api/auth/company/users/${c.users.owner.id}`, { role: 'viewer' });
+    expect(aboveOwn.status).toBe(403);
+    expect(aboveOwn.body.error).toBe('You cannot change or remove a user whose role is above your own');
+    expect((await c.as.admin.del(`/api/auth/company/users/${c.users.owner.id}`)).status).toBe(403);
     expect((await c.as.admin.put(`/api/auth/company/users/${c.users.viewer.id}`, { role: 'agronomist' })).status).toBe(200);
   });
 

@@ -93,7 +93,7 @@ describe('merging fields', () => {
       [{ ids: [a] }, 'ids: at least two different fields'],
       [{ ids: [a, a] }, 'ids: at least two different fields'],
       [{ ids: Array.from({ length: 101 }, (_, i) => i + 1) }, 'ids: at most 100'],
-      [{ ids: [a, b], name: ' ' }, 'name: at least 1 characters'],
+      [{ ids: [a, b], name: ' ' }, 'name: at least 1 character'],
     ] as const) {
       const bad = await c.as.admin.post('/api/fields/merge', body, { 'Accept-Language': 'en' });
       expect(bad.status, JSON.stringify(body)).toBe(422);

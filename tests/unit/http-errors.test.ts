@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError, type ErrorKind, HTTP_STATUS, fromPrismaError } from '@/lib/http/errors';
 import { errorResponse } from '@/lib/http/respond';
-import { readJson, validate } from '@/lib/http/validate';
+import { type ValidationError, describeIssue, readJson, validate } from '@/lib/http/validate';
 import { log } from '@/lib/log';
 
 const silent = log.child({});
@@ -78,8 +78,22 @@ describe('request validation', () => {
     await expect(readJson(request('{"name": '), schema)).rejects.toMatchObject({ kind: 'bad_request', key: 'invalid_json' });
   });
 
-  it('answers 400 when the body is not JSON at all', async () => {
-    await expect(readJson(request('name=x', 'application/x-www-form-urlencoded'), schema)).rejects.toMatchObject({ key: 'expected_json' });
+  it('answers 415 when the body is not JSON at all', async () => {
+    await expect(readJson(request('name=x', 'application/x-www-form-urlencoded'), schema)).rejects.toMatchObject({ kind: 'unsupported_media_type', key: 'expected_json' });
+  });
+
+  it('walks JSON nested 50,000 deep without overflowing the stack', async () => {
+    const deep = `{"name": ${'['.repeat(50_000)}"a\\u0000"${']'.repeat(50_000)}}`;
+    await expect(readJson(request(deep), schema)).rejects.toMatchObject({ kind: 'unprocessable', key: 'text_nul' });
+    const clean = `{"name": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    await expect(readJson(request(clean), schema)).rejects.toMatchObject({ kind: 'unprocessable', key: 'validation' });
+  });
+
+  it('refuses a JSON body over the limit with 413, whether its length is declared or not', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(17 * 1024 * 1024) });
+    await expect(readJson(request(big), schema)).rejects.toMatchObject({ kind: 'payload_too_large', params: { limit: 16 } });
+    const declared = new Request('http://x/', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 ** 3) } });
+    await expect(readJson(declared, schema)).rejects.toMatchObject({ kind: 'payload_too_large' });
   });
 
   it('answers 422 naming each wrong field, in the caller language', async () => {
@@ -95,6 +109,20 @@ describe('request validation', () => {
     expect(body.error).toBe('Invalid data: name: at least 2 characters; size: at most 10');
     const ru = await errorResponse(caught, 'ru', 'r', silent).json();
     expect(ru.error).toContain('name: не короче 2 символов');
+    // Plurals as each language counts, and a strict minimum said as one.
+    const issues = (input: unknown, locale: 'en' | 'ru' | 'sk') => {
+      try {
+        validate(z.object({ name: z.string().min(1), tags: z.array(z.string()).min(1), n: z.number().positive() }), input);
+      } catch (e) {
+        return (e as ValidationError).issues.map((i) => describeIssue(i, locale));
+      }
+      return [];
+    };
+    expect(issues({ name: '', tags: [], n: 0 }, 'en')).toEqual(['name: at least 1 character', 'tags: at least 1 item', 'n: more than 0']);
+    expect(issues({ name: '', tags: [], n: 0 }, 'ru')).toEqual(['name: не короче 1 символа', 'tags: не меньше 1 элемента', 'n: больше 0']);
+    expect(issues({ name: '', tags: [], n: 0 }, 'sk')).toEqual(['name: aspoň 1 znak', 'tags: aspoň 1 položka', 'n: viac ako 0']);
+    expect(describeIssue({ code: 'too_small', origin: 'string', minimum: 5, inclusive: true, path: [], message: '', input: '' }, 'sk')).toBe('aspoň 5 znakov');
+    expect(describeIssue({ code: 'too_small', origin: 'string', minimum: 3, inclusive: true, path: [], message: '', input: '' }, 'ru')).toBe('не короче 3 символов');
   });
 
   it('says which field is missing', async () => {
