@@ -24,6 +24,55 @@ describe('service basics', () => {
     expect(ru.body.error).toBe('Путь /api/nothing-here не существует');
   });
 
+  it("answers in the signed-in user's language, else the language switcher's cookie, else Accept-Language", async () => {
+    const { api: sk } = await registerCompany(baseUrl(), { language: 'sk' });
+    expect((await sk.get('/api/no/such/thing', { 'accept-language': 'en' })).body.error).toBe('Cesta /api/no/such/thing neexistuje');
+    const login = await api().post('/api/auth/login', { email: 'nobody@example.com' }, { 'accept-language': 'ru', cookie: 'NEXT_LOCALE=en' });
+    expect(login.status).toBe(422);
+    expect(login.body.error).toBe('Invalid data: password: required');
+  });
+
+  it('refuses JSON bodies over 16 MB (413) before reading them, and other content types (415)', async () => {
+    const declared = await fetch(baseUrl() + '/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-language': 'en' },
+      body: JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(17 * 1024 * 1024) }),
+    });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ success: false, error: 'The request is larger than the 16 MB allowed' });
+    // Sent in chunks with no length given: refused once 16 MB have come.
+    const chunk = new TextEncoder().encode('x'.repeat(1024 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(sent++ === 0 ? new TextEncoder().encode('{"email":"a@b.c","password":"') : chunk);
+        if (sent > 200) controller.close();
+      },
+    });
+    const streamed = await fetch(baseUrl() + '/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(sent).toBeLessThan(200);
+    const form = await api().post('/api/auth/login', 'email=a@b.c&password=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(form.status).toBe(415);
+    expect(form.body.success).toBe(false);
+  });
+
+  it('treats a malformed session cookie as no session (401), and keeps signed-in answers out of caches', async () => {
+    for (const cookie of ['session_token=%E0%A4%A', 'session_token=%']) {
+      const res = await api().get('/api/fields', { cookie });
+      expect(res.status, cookie).toBe(401);
+      expect(res.body.success).toBe(false);
+    }
+    const { api: client } = await registerCompany(baseUrl());
+    expect((await client.get('/api/fields')).headers.get('cache-control')).toBe('private, no-store');
+    expect((await client.get('/api/fields/999999')).headers.get('cache-control')).toBe('private, no-store');
+    expect((await api().get('/api/health')).headers.get('cache-control')).not.toBe('private, no-store');
+    // Fields a form does not change are refused, not dropped with a success.
+    const profile = await client.put('/api/auth/profile', { email: 'new@example.com' });
+    expect(profile.status).toBe(422);
+    expect(profile.body.error).toBe('Invalid data: unknown fields: email');
+  });
+
   it('puts a request id and the security headers on every response', async () => {
     for (const path of ['/api/health', '/', '/api/missing']) {
       const res = await fetch(baseUrl() + path);
