@@ -103,7 +103,7 @@ interface FailingTask {
 async function failTask(db: Db, task: FailingTask, error: { key: string; params: Record<string, string | number> }) {
   await db.$transaction(async (tx) => {
     const { count } = await tx.task.updateMany({
-      where: { id: task.id, status: 'running', ...(task.runner ? { lockedBy: task.runner } : {}) },
+      where: { id: task.id, ...(task.runner ? { status: 'running', lockedBy: task.runner } : { status: { in: ['running', 'pending'] } }) },
       data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
     });
     if (count !== 1) return; // another runner has it, and the raster
@@ -113,6 +113,17 @@ async function failTask(db: Db, task: FailingTask, error: { key: string; params:
     const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
     if (rasterPath) await rm(rasterPath, { force: true });
   });
+}
+
+/**
+ * A task whose runners kept dying (its queue gave up on it, or it comes back after its last attempt):
+ * it ends in error, with its scan, instead of showing "running" for ever with a scan nobody can delete.
+ */
+export async function failAbandonedTask(db: Db, id: string): Promise<boolean> {
+  const t = await db.task.findUnique({ where: { id }, select: { id: true, kind: true, payloadJson: true, attempts: true, scanId: true, status: true } });
+  if (!t || (t.status !== 'running' && t.status !== 'pending')) return false;
+  await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
+  return true;
 }
 
 /** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */

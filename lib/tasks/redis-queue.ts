@@ -3,7 +3,7 @@
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { config } from '../config';
-import type { TaskKind } from './types';
+import { MAX_ATTEMPTS, type TaskKind } from './types';
 
 export const queueName = (kind: TaskKind) => `fieldmap-${kind}`;
 
@@ -20,6 +20,7 @@ export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<void
     queue = new Queue(queueName(kind), { connection: redisConnection() });
     queues.set(kind, queue);
   }
-  // The task id is the job id: submitting twice queues once.
-  await queue.add(kind, { taskId }, { jobId: taskId, removeOnComplete: 1000, removeOnFail: 1000 });
+  // The task id is the job id: submitting twice queues once. A crash the task records as worth
+  // another try (lib/tasks/lifecycle.ts) is tried again, MAX_ATTEMPTS times in all as in-server.
+  await queue.add(kind, { taskId }, { jobId: taskId, attempts: MAX_ATTEMPTS, backoff: { type: 'fixed', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 });
 }

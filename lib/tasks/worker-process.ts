@@ -8,7 +8,7 @@ import { config } from '../config';
 import { db, dbReady } from '../db/client';
 import { log } from '../log';
 import { runJob } from './jobs';
-import { claimTask, runClaimedTask } from './lifecycle';
+import { claimTask, failAbandonedTask, runClaimedTask } from './lifecycle';
 import { queueName, redisConnection } from './redis-queue';
 import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 
@@ -29,8 +29,15 @@ const client = db();
 async function handleTask(taskId: string): Promise<void> {
   const row = await client.task.findUnique({ where: { id: taskId } });
   if (!row || row.status === 'completed' || row.status === 'error') return; // done already: idempotent
-  // Running but handed to us: its worker died (BullMQ saw the job stall). Take it over.
-  if (row.status === 'running') await client.task.updateMany({ where: { id: taskId, status: 'running' }, data: { status: 'pending', lockedBy: null } });
+  // Running but handed to us: its worker died (BullMQ saw the job stall). Take it over, unless that
+  // was its last attempt: a job that kills its worker every time must end, not run for ever.
+  if (row.status === 'running') {
+    if (row.attempts >= MAX_ATTEMPTS) {
+      await failAbandonedTask(client, taskId);
+      return;
+    }
+    await client.task.updateMany({ where: { id: taskId, status: 'running' }, data: { status: 'pending', lockedBy: null } });
+  }
   if (!(await claimTask(client, taskId, workerId))) return;
   await runClaimedTask(client, taskId, workerId, (kind, payload, workDir, onProgress) => runJob(kind, payload, { workDir, progress: onProgress }));
   const after = await client.task.findUnique({ where: { id: taskId }, select: { status: true } });
@@ -48,7 +55,15 @@ const workers = TASK_KINDS.map(
       stalledInterval: 5_000,
     }),
 );
-for (const w of workers) w.on('failed', (job, err) => log.warn({ taskId: job?.data.taskId, err: err.message }, 'job failed'));
+for (const w of workers) {
+  w.on('failed', (job, err) => {
+    log.warn({ taskId: job?.data.taskId, err: err.message }, 'job failed');
+    // BullMQ gives a job up when it stalled too often (its workers died) or its last attempt failed;
+    // the task must then end too, or it shows "running" for ever.
+    const retried = job && job.attemptsMade < (job.opts.attempts ?? 1) && !/stalled/i.test(err.message);
+    if (job && !retried) void failAbandonedTask(client, job.data.taskId as string).catch((e: unknown) => log.error({ err: e }, 'could not end an abandoned task'));
+  });
+}
 log.info({ workerId, concurrency: CONCURRENCY }, 'worker started');
 
 async function shutdown(signal: string) {

@@ -9,7 +9,7 @@ import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
-import { claimTask, publicParams, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
+import { claimTask, failAbandonedTask, publicParams, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
 import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
 import { taskWorkDir } from '@/lib/tasks/work-dir';
@@ -54,6 +54,17 @@ describe('a failed drone task', () => {
     });
     expect(await db.task.findUniqueOrThrow({ where: { id: 'refused' } })).toMatchObject({ status: 'error', error: JSON.stringify({ key: 'drone_stitch_failed', params: {} }) });
     expect((await db.scan.findUniqueOrThrow({ where: { id: scanId } })).status).toBe('error');
+  });
+
+  it('ends in error with its scan when its queue gives it up (its workers kept dying), and only then', async () => {
+    const scanId = await droneUpload('abandoned', { status: 'running', attempts: MAX_ATTEMPTS });
+    expect(await failAbandonedTask(db, 'abandoned')).toBe(true);
+    expect(await db.task.findUniqueOrThrow({ where: { id: 'abandoned' } })).toMatchObject({ status: 'error', lockedBy: null, error: JSON.stringify({ key: 'task_interrupted', params: { attempts: MAX_ATTEMPTS } }) });
+    expect((await db.scan.findUniqueOrThrow({ where: { id: scanId } })).status).toBe('error');
+    // A task that ended already stays as it ended.
+    await droneUpload('completed-earlier', { status: 'completed', attempts: 1 });
+    expect(await failAbandonedTask(db, 'completed-earlier')).toBe(false);
+    expect((await db.task.findUniqueOrThrow({ where: { id: 'completed-earlier' } })).status).toBe('completed');
   });
 
   it('fails its scan with it when the server stopped during its last attempt', async () => {
