@@ -3,7 +3,7 @@
 // engine binary downloaded at run time; this runner needs nothing but the database drivers, so it
 // works offline. The SQL files are generated from prisma/models.prisma by `npm run db:diff`.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { SqliteFileClient } from './sqlite-file-client';
@@ -48,7 +48,32 @@ export async function migrate(target: DbTarget, root?: string): Promise<string[]
   return target.kind === 'sqlite' ? migrateSqlite(target.file, all) : migratePostgres(target.url, all);
 }
 
+/**
+ * A v2026.2 database (tables owner, field, fieldscan, fieldzone, no record of migrations) must go
+ * through its upgrade (README, "Upgrading from v2026.2"), which keeps a backup and converts it whole.
+ * Migrating it here would fail half-way on its old tables, after changing the file.
+ */
+export class LegacyDatabaseError extends Error {
+  constructor(file: string) {
+    super(`${file} is a v2026.2 database. Upgrade it first: npm run migrate:v2026.2 -- --db ${file} (README, "Upgrading from v2026.2"). It was left untouched.`);
+    this.name = 'LegacyDatabaseError';
+  }
+}
+
+/** Throws LegacyDatabaseError for a v2026.2 file, reading it only. */
+export async function refuseLegacySqlite(file: string): Promise<void> {
+  if (!existsSync(file)) return;
+  const client = new SqliteFileClient(file);
+  try {
+    const tables = new Set((await client.execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows.map((r) => String(r.name)));
+    if (!tables.has('_migrations') && ['owner', 'field', 'fieldscan', 'fieldzone'].every((t) => tables.has(t))) throw new LegacyDatabaseError(file);
+  } finally {
+    client.close();
+  }
+}
+
 async function migrateSqlite(file: string, all: Migration[]): Promise<string[]> {
+  await refuseLegacySqlite(file);
   const client = new SqliteFileClient(file);
   try {
     await client.execute('PRAGMA journal_mode = WAL');

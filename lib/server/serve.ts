@@ -1,12 +1,17 @@
 // `make run` and the tests start the server here: `node --import tsx lib/server/serve.ts start -p 3000`
 // takes `next start`'s arguments and runs WEB_CONCURRENCY web processes (lib/server/cluster.ts). The
-// configuration is checked here first, so that a bad value stops the server before any process starts.
+// configuration is checked here first, so that a bad value stops the server before any process starts,
+// and so is a v2026.2 database that has not been upgraded yet.
 import { parseConfig } from '../config';
+import { refuseLegacySqlite } from '../db/migrate';
+import { dbTarget } from '../db/target';
 import { securityHeaders } from '../http/security-headers';
 import { parseServeArgs, startCluster, webConcurrency } from './cluster';
 
 try {
   const config = parseConfig(process.env);
+  const target = dbTarget(config);
+  if (target.kind === 'sqlite') await refuseLegacySqlite(target.file);
   const listen = parseServeArgs(process.argv.slice(2), config.PORT);
   startCluster({ ...listen, headers: securityHeaders(config.MAP_TILE_URL) }, webConcurrency(config.WEB_CONCURRENCY));
 } catch (err) {

@@ -64,6 +64,9 @@ describe.skipIf(!!missing)('upgrade from v2026.2', () => {
         [2, 2, 'pending', 'ndvi_sev.tif', '2026-03-22T08:00:00.123Z'],
       ]);
       expect(JSON.parse(scans[0]!.statsJson!)).toEqual({ min: -0.12, max: 0.91, mean: 0.63 });
+      // Times are stored as the service writes them, so a year's filter finds the upgraded scans.
+      expect(await db.scan.count({ where: { createdAt: { gte: new Date('2026-01-01T00:00:00Z'), lt: new Date('2027-01-01T00:00:00Z') } } })).toBe(2);
+      expect(await db.field.count({ where: { createdAt: { gte: new Date('2020-01-01T00:00:00Z') } } })).toBe(5);
       const zones = await db.zone.findMany({ orderBy: { id: 'asc' } });
       expect(zones.map((z) => [z.id, z.fieldId, z.scanId, z.name, z.minValue, z.maxValue, z.meanValue, z.color])).toEqual([
         [1, 1, 1, 'Зона 1', 0.2, 0.5, 0.41, '#d7191c'],
@@ -79,6 +82,24 @@ describe.skipIf(!!missing)('upgrade from v2026.2', () => {
     const after = sha(file);
     expect(await migrateV2026_2(file)).toMatchObject({ status: 'already-current' });
     expect(sha(file)).toBe(after);
+  });
+
+  it("turns the times an earlier release's upgrade wrote as numbers into text, as the service writes them", async () => {
+    const file = copyFixture('v2026_2.db');
+    await migrateV2026_2(file);
+    // As the earlier release left it: epoch milliseconds, CURRENT_TIMESTAMP text, and no record of the fix.
+    const sql = (statement: string) => execFileSync('python3', ['-c', `import sqlite3, json; c=sqlite3.connect(${JSON.stringify(file)}); r=c.execute(${JSON.stringify(statement)}).fetchall(); c.commit(); print(json.dumps(r))`], { encoding: 'utf8' });
+    sql("UPDATE scan SET created_at = 1774001700000 WHERE id = 1");
+    sql("UPDATE company SET created_at = '2026-11-20 08:30:00'");
+    sql("DELETE FROM _migrations WHERE name LIKE '%times_as_text'");
+    const { migrate } = await import('@/lib/db/migrate');
+    expect(await migrate({ kind: 'sqlite', file })).toEqual(['20261126011500_times_as_text']);
+    expect(JSON.parse(sql('SELECT created_at FROM scan WHERE id = 1'))).toEqual([['2026-03-20T10:15:00.000+00:00']]);
+    expect(JSON.parse(sql('SELECT created_at FROM company'))).toEqual([['2026-11-20T08:30:00.000+00:00']]);
+    const db = createDb({ kind: 'sqlite', file });
+    expect((await db.scan.findUniqueOrThrow({ where: { id: 1 } })).createdAt.toISOString()).toBe('2026-03-20T10:15:00.000Z');
+    expect(await db.scan.count({ where: { createdAt: { gte: new Date('2026-01-01T00:00:00Z') } } })).toBe(2);
+    await db.$disconnect();
   });
 
   it('leaves the original untouched when it fails halfway', async () => {

@@ -44,6 +44,9 @@ export function parseLegacyTime(text: unknown): Date {
   return new Date(`${m[1]}T${m[2]}${ms}Z`);
 }
 
+/** A time as the service (Prisma) writes it in SQLite: ISO text. Epoch numbers sort before every text there, so date filters missed them. */
+const sqliteTime = (d: Date) => d.toISOString().replace('Z', '+00:00');
+
 const str = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
 const num = (v: unknown) => (v === null || v === undefined || v === '' ? null : Number(v));
 
@@ -101,14 +104,17 @@ async function convert(db: Client, shape: LegacyShape) {
     const now = new Date().toISOString();
     for (const m of migrations) await tx.execute({ sql: 'INSERT INTO "_migrations" VALUES (?, ?, ?)', args: [m.name, m.checksum, now] });
 
-    const company = await tx.execute({ sql: 'INSERT INTO company (name, slug, settings_json) VALUES (?, ?, ?) RETURNING id', args: [DEFAULT_COMPANY, 'default-company', '{}'] });
+    const nowText = sqliteTime(new Date());
+    const company = await tx.execute({
+      sql: 'INSERT INTO company (name, slug, settings_json, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+      args: [DEFAULT_COMPANY, 'default-company', '{}', nowText],
+    });
     const companyId = Number(company.rows[0]!.id);
-    const nowMs = Date.now();
 
     const owners = (await tx.execute('SELECT id, name FROM legacy_owner ORDER BY id')).rows;
     const batch: InStatement[] = owners.map((o) => ({
       sql: 'INSERT INTO owner (id, company_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-      args: [Number(o.id), companyId, String(o.name), nowMs, nowMs],
+      args: [Number(o.id), companyId, String(o.name), nowText, nowText],
     }));
 
     const fields = (await tx.execute(`SELECT * FROM legacy_field ORDER BY id`)).rows;
@@ -125,14 +131,14 @@ async function convert(db: Client, shape: LegacyShape) {
         sql: `INSERT INTO field (id, company_id, owner_id, name, area, status, parcel_number, geometry, attributes_json,
                 min_lon, min_lat, max_lon, max_lat, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         args: [Number(f.id), companyId, num(f.owner_id), str(f.name) ?? '', area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
-          box.minLon, box.minLat, box.maxLon, box.maxLat, nowMs, nowMs],
+          box.minLon, box.minLat, box.maxLon, box.maxLat, nowText, nowText],
       });
     }
 
     const scans = (await tx.execute('SELECT * FROM legacy_fieldscan ORDER BY id')).rows;
     for (const s of scans) {
       const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
-      const uploaded = parseLegacyTime(s.uploaded_at).getTime();
+      const uploaded = sqliteTime(parseLegacyTime(s.uploaded_at));
       batch.push({
         sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
               VALUES (?, ?, ?, 'raster', ?, ?, 'ndvi', ?, ?, ?, ?)`,
