@@ -7,8 +7,8 @@ import { toGround } from './frame';
 import { decodingPhoto } from './photo-decode';
 import { openCv } from './opencv';
 
-/** Width of the reduced copies features are found on. */
-export const FEATURE_WIDTH = 1600;
+/** Longer side of the reduced copies features are found on. */
+export const FEATURE_SIDE = 1600;
 const ORB_FEATURES = 4000;
 const RATIO = 0.8;
 const RANSAC_PX = 5;
@@ -24,9 +24,15 @@ export interface Features {
   count: number;
 }
 
-/** ORB keypoints and descriptors of one photo, on a copy reduced to FEATURE_WIDTH. */
-export async function detectFeatures(path: string, width: number): Promise<Features> {
-  const scale = Math.min(1, FEATURE_WIDTH / width);
+/**
+ * Reduction of a photo to its feature copy, by its longer side: a portrait photo (a camera turned
+ * across the track) is then seen at the same detail as a landscape one, and matches as well.
+ */
+export const featureScale = (width: number, height: number) => Math.min(1, FEATURE_SIDE / Math.max(width, height));
+
+/** ORB keypoints and descriptors of one photo, on a copy reduced to FEATURE_SIDE. */
+export async function detectFeatures(path: string, width: number, height: number): Promise<Features> {
+  const scale = featureScale(width, height);
   const { data, info } = await decodingPhoto(basename(path), () => sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
   return orbFeatures(data, info.width, info.height, info.channels, scale);
 }
@@ -111,7 +117,7 @@ export async function matchPair(
   if (good.length < MIN_INLIERS) return 'no_matches';
 
   // RANSAC on reduced-scale coordinates so the threshold means the same at any photo size.
-  const s = FEATURE_WIDTH / Math.max(ci[0] * 2, FEATURE_WIDTH);
+  const s = featureScale(ci[0] * 2, ci[1] * 2);
   const from = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([a]) => [fi.points[2 * a]! * s, fi.points[2 * a + 1]! * s]));
   const to = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([, b]) => [fj.points[2 * b]! * s, fj.points[2 * b + 1]! * s]));
   const inl = new cv.Mat();
@@ -143,6 +149,43 @@ export async function matchPair(
     const [m00, m01, , m10, m11] = affine.data64F as Float64Array;
     const rotation = Math.atan2(m10! - m01!, m00! + m11!);
     return { i, j, pts, logRatio, gpsDisagreementM, rotation };
+  } finally {
+    from.delete(); to.delete(); inl.delete(); affine?.delete();
+  }
+}
+
+/**
+ * The affine transform [m00, m01, m02, m10, m11, m12] taking photo i's full-resolution pixels to photo
+ * j's, from matches found with no placement guess (brute force over every `stride`-th keypoint of i:
+ * all of j's keypoints stay candidates, so the match rate holds); null when too few agree. For photos
+ * whose heading and height are unknown, so that GPS cannot guide the search.
+ */
+export async function unguidedMotion(fi: Features, ci: [number, number], fj: Features, stride: number): Promise<number[] | null> {
+  const di = new Uint32Array(fi.descriptors.buffer, fi.descriptors.byteOffset, fi.count * 8);
+  const dj = new Uint32Array(fj.descriptors.buffer, fj.descriptors.byteOffset, fj.count * 8);
+  const good: [number, number][] = [];
+  for (let a = 0; a < fi.count; a += stride) {
+    let best = 257, second = 257, bestIdx = -1;
+    for (let b = 0; b < fj.count; b++) {
+      let d = 0;
+      for (let k = 0; k < 8 && d < second; k++) d += popcount32(di[8 * a + k]! ^ dj[8 * b + k]!);
+      if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
+    }
+    if (bestIdx >= 0 && best < 64 && best < RATIO * second) good.push([a, bestIdx]);
+  }
+  if (good.length < MIN_INLIERS) return null;
+  const { cv } = await openCv();
+  // RANSAC on reduced-scale coordinates, as in matchPair.
+  const s = featureScale(ci[0] * 2, ci[1] * 2);
+  const from = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([a]) => [fi.points[2 * a]! * s, fi.points[2 * a + 1]! * s]));
+  const to = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([, b]) => [fj.points[2 * b]! * s, fj.points[2 * b + 1]! * s]));
+  const inl = new cv.Mat();
+  let affine;
+  try {
+    affine = cv.estimateAffine2D(from, to, inl, cv.RANSAC, RANSAC_PX, 2000, 0.995, 10);
+    if (affine.empty() || (inl.data as Uint8Array).reduce((n, v) => n + v, 0) < MIN_INLIERS) return null;
+    const [m00, m01, m02, m10, m11, m12] = Array.from(affine.data64F as Float64Array) as number[];
+    return [m00!, m01!, m02! / s, m10!, m11!, m12! / s];
   } finally {
     from.delete(); to.delete(); inl.delete(); affine?.delete();
   }

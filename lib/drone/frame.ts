@@ -51,18 +51,32 @@ export function toPixel(p: Placement, cx: number, cy: number, e: number, n: numb
   return [x + cx, cy - y];
 }
 
+/** Whether the photo records its heading (DJI XMP: the gimbal's or the aircraft's yaw). */
+export const recordsHeading = (p: DronePhoto) => !!(p.gimbal ?? p.flight);
+
 /** Camera heading (degrees clockwise from north): the gimbal's yaw when recorded, else the aircraft's. */
 export const headingDeg = (p: DronePhoto) => p.gimbal?.yaw ?? p.flight?.yaw ?? 0;
 
+/** Whether the photo records its height above take-off (DJI XMP RelativeAltitude). */
+export const recordsHeight = (p: DronePhoto) => p.relativeAltitudeM !== null && p.relativeAltitudeM > 1;
+
 /** Height above ground: take-off-relative altitude when the drone records it (flat field assumption). */
 export function heightM(p: DronePhoto, fallback: number): number {
-  return p.relativeAltitudeM && p.relativeAltitudeM > 1 ? p.relativeAltitudeM : fallback;
+  return recordsHeight(p) ? p.relativeAltitudeM! : fallback;
 }
 
 /** Metres per pixel at nadir; null without known optics. */
 export function groundSampleM(p: DronePhoto, height: number): number | null {
   const fov = fieldOfView(p);
   return fov ? (2 * height * Math.tan(fov.h / 2)) / p.widthPx : null;
+}
+
+/** Horizontal field of view assumed for a camera whose optics are unknown (typical of survey drones). */
+export const TYPICAL_FOV_H = (84 * Math.PI) / 180;
+
+/** Height above ground at which the photo's pixels measure `gsd` metres (the inverse of groundSampleM). */
+export function heightForGroundSample(p: DronePhoto, gsd: number): number {
+  return (gsd * p.widthPx) / (2 * Math.tan((fieldOfView(p)?.h ?? TYPICAL_FOV_H) / 2));
 }
 
 /**
@@ -77,10 +91,11 @@ export function centreGround(p: DronePhoto, frame: UtmFrame, height: number): [n
   return [e + off * Math.sin(h), n + off * Math.cos(h)];
 }
 
-export function gpsPlacement(p: DronePhoto, frame: UtmFrame, height: number, gsd: number): Placement {
+/** `heading`: degrees clockwise from north, the photo's own record unless the track says it (track.ts). */
+export function gpsPlacement(p: DronePhoto, frame: UtmFrame, height: number, gsd: number, heading = headingDeg(p)): Placement {
   const [tx, ty] = centreGround(p, frame, height);
   // Image up points along the heading, so the image axes are rotated by -heading from east/north.
-  const theta = (-headingDeg(p) * Math.PI) / 180;
+  const theta = (-heading * Math.PI) / 180;
   return { a: gsd * Math.cos(theta), b: gsd * Math.sin(theta), tx, ty };
 }
 

@@ -12,9 +12,9 @@ import { AppError } from '@/lib/http/errors';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
-import { detectFeatures, FEATURE_WIDTH, matchPair, median, orbFeatures } from './features';
+import { detectFeatures, FEATURE_SIDE, featureScale, matchPair, median, orbFeatures } from './features';
 import type { Placement, UtmFrame } from './frame';
-import { footprint, gpsPlacement, groundSampleM, heightM, toGround, utmFrame } from './frame';
+import { footprint, gpsPlacement, groundSampleM, headingDeg, heightM, recordsHeading, recordsHeight, toGround, TYPICAL_FOV_H, utmFrame } from './frame';
 import type { ReliefGrid, TiePoints } from './relief';
 import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
 import type { Radiometry } from './radiometry';
@@ -25,6 +25,7 @@ import type { GridWindow, SeamCheck } from './seams';
 import { rematchSeams } from './seams';
 import type { Capture } from './survey';
 import { groupCaptures, otherFlights } from './survey';
+import { flightOrder, trackPriors } from './track';
 
 const run = promisify(execFile);
 
@@ -81,6 +82,11 @@ export const DEFAULT_MAX_PIXELS = 25_000_000;
 const GPS_SIGMA_M = 3;
 /** Take-off-relative height over uneven ground (a few metres at 40 m) and a calibrated compass. */
 const BLOCK_PRIOR_SIGMA = { scale: 0.05, headingRad: (3 * Math.PI) / 180 };
+/**
+ * Headings and heights taken from the track (track.ts) come from the very GPS positions the block is
+ * laid on: no second opinion, so they count as a guess would and those positions decide.
+ */
+const TRACK_PRIOR_SIGMA = { scale: 1, headingRad: Math.PI };
 const MIN_OVERLAP = 0.2;
 /** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
 const FEATHER_M = 0.6;
@@ -167,6 +173,8 @@ interface Placed {
   gsd: number;
   /** Height above ground the prior's scale `gsd` was derived from (m). */
   heightM: number;
+  /** Camera heading of the prior (degrees clockwise from north). */
+  headingDeg: number;
   prior: Placement;
 }
 
@@ -256,31 +264,36 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   if (captures.length < 2) throw new StitchError('too_little_overlap');
   await mkdir(opts.workDir, { recursive: true });
 
-  const lons = captures.map((c) => c.main.gps!.lon), lats = captures.map((c) => c.main.gps!.lat);
-  const frame = utmFrame(median(lons), median(lats));
-  const medianHeight = median(captures.map((c) => heightM(c.main, 100)));
-  const placed: Placed[] = captures.map((capture) => {
-    const p = capture.main;
-    const h = heightM(p, medianHeight);
-    // Without optics, assume a typical 84° horizontal field of view.
-    const gsd = groundSampleM(p, h) ?? (2 * h * Math.tan((42 * Math.PI) / 180)) / p.widthPx;
-    return { capture, width: p.widthPx, height: p.heightPx, centre: [p.widthPx / 2, p.heightPx / 2], gsd, heightM: h, prior: gpsPlacement(p, frame, h, gsd) };
-  });
+  const mains = captures.map((c) => c.main);
+  const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
 
   // 1. Features on reduced copies, two photos at a time (sharp decodes on its own threads). A band photo
   // that records its calibration is calibrated first: raw counts sit in a narrow range above the black
   // level and darken towards the edges, which starves the detector and skews the exposure comparison.
   const radiometricScale = await radiometricScaleOf(captures);
-  const features: Features[] = new Array(placed.length);
+  const features: Features[] = new Array(mains.length);
   let done = 0;
-  const queue = placed.map((_, i) => i);
+  const queue = mains.map((_, i) => i);
   await Promise.all([0, 1].map(async () => {
     for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-      const { main } = placed[i]!.capture;
-      features[i] = main.radiometry ? await calibratedFeatures({ ...main, radiometry: main.radiometry }, radiometricScale) : await detectFeatures(main.path, placed[i]!.width);
-      progress((35 * ++done) / placed.length);
+      const main = mains[i]!;
+      features[i] = main.radiometry ? await calibratedFeatures({ ...main, radiometry: main.radiometry }, radiometricScale) : await detectFeatures(main.path, main.widthPx, main.heightPx);
+      progress((35 * ++done) / mains.length);
     }
   }));
+
+  // Placement priors: GPS position, height and heading as recorded; photos that record no heading or
+  // height above take-off (no DJI XMP) take them from the flight track and the matches along it.
+  const recorded = { heading: mains.every(recordsHeading), height: mains.every(recordsHeight) };
+  const fromTrack = recorded.heading && recorded.height ? null : await trackPriors(mains, features, mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat)));
+  const medianHeight = median(mains.map((p) => heightM(p, 100)));
+  const placed: Placed[] = captures.map((capture, i) => {
+    const p = capture.main;
+    const h = heightM(p, fromTrack?.heightM?.[i] ?? medianHeight);
+    const heading = recordsHeading(p) ? headingDeg(p) : fromTrack!.headingDeg[i]!;
+    const gsd = groundSampleM(p, h) ?? (2 * h * Math.tan(TYPICAL_FOV_H / 2)) / p.widthPx;
+    return { capture, width: p.widthPx, height: p.heightPx, centre: [p.widthPx / 2, p.heightPx / 2], gsd, heightM: h, headingDeg: heading, prior: gpsPlacement(p, frame, h, gsd, heading) };
+  });
 
   // 2. Candidate pairs from the GPS footprints only: cost grows with the number of photos, not its square.
   const rings = placed.map((p) => footprint(p.prior, p.width, p.height));
@@ -303,8 +316,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   // while the camera keeps facing the same way). Consecutive photos of a line decide, for each photo,
   // which of the two headings makes the image motion agree with the GPS motion.
   const isCandidate = new Set(candidates.map(([i, j]) => `${i}:${j}`));
-  const order = placed.map((_, i) => i).sort((x, y) =>
-    (placed[x]!.capture.main.capturedAtMs ?? 0) - (placed[y]!.capture.main.capturedAtMs ?? 0) || placed[x]!.capture.main.path.localeCompare(placed[y]!.capture.main.path));
+  const order = flightOrder(mains);
   const votes = new Array<number>(placed.length).fill(0);
   const tried = new Map<string, { flip: boolean; result: PairMatch | string }>();
   for (let k = 0; k + 1 < order.length; k++) {
@@ -321,7 +333,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   }
   // Undecided photos (line ends, no overlap with the next shot) follow the nearest decided photo logged
   // with the same heading.
-  const yaw = (i: number) => placed[i]!.capture.main.gimbal?.yaw ?? placed[i]!.capture.main.flight?.yaw ?? 0;
+  const yaw = (i: number) => placed[i]!.headingDeg;
   const sameHeading = (x: number, y: number) => Math.abs((((yaw(x) - yaw(y)) % 360) + 540) % 360 - 180) < 30;
   const flipped = order.map(() => false);
   order.forEach((i, k) => {
@@ -350,18 +362,22 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   }
 
   // 3. Global adjustment on flat ground, then on the relief its tie points show, twice.
-  const matchSigmaM = median(placed.map((p) => (p.gsd * p.width) / FEATURE_WIDTH));
+  const matchSigmaM = median(placed.map((p) => (p.gsd * Math.max(p.width, p.height)) / FEATURE_SIDE));
   // Each adjustment is then laid on the GPS track (scale and heading as the GPS positions show them,
   // as photogrammetry georeferences a block), and the next one keeps that scale.
   const optics = placed.map((p) => p.prior), centres = placed.map((p) => p.centre);
   const gps = optics.map((p): [number, number] => [p.tx, p.ty]);
   let priors = optics;
+  const blockPriorSigma = {
+    scale: (recorded.height ? BLOCK_PRIOR_SIGMA : TRACK_PRIOR_SIGMA).scale,
+    headingRad: (recorded.heading ? BLOCK_PRIOR_SIGMA : TRACK_PRIOR_SIGMA).headingRad,
+  };
   const adjustOpts = { gpsSigmaM: GPS_SIGMA_M, matchSigmaM, scaleSigma: 0.3 };
   let factors: Float64Array[] | undefined; // none: flat ground
   let adj!: ReturnType<typeof adjustPlacements>, flyingHeightM!: number[], tie!: TiePoints, relief!: ReliefGrid;
   for (let round = 0; round <= RELIEF_ROUNDS; round++) {
     adj = adjustPlacements(priors, centres, pairs, adjustOpts, factors);
-    const block = gpsBlockFit(adj.placements, optics, gps, GPS_SIGMA_M, BLOCK_PRIOR_SIGMA);
+    const block = gpsBlockFit(adj.placements, optics, gps, GPS_SIGMA_M, blockPriorSigma);
     adj = { ...adj, placements: adj.placements.map(block.apply) };
     const [zr, zi] = block.total;
     priors = optics.map((p) => ({ ...p, a: zr * p.a - zi * p.b, b: zi * p.a + zr * p.b }));
@@ -586,9 +602,9 @@ async function radiometricScaleOf(captures: Capture[]): Promise<number> {
   return middle ? surveyScale(middle.map((p) => ({ ...p, radiometry: p.radiometry! }))) : 1;
 }
 
-/** ORB features of a calibrated band photo on a copy reduced to FEATURE_WIDTH. */
+/** ORB features of a calibrated band photo on a copy reduced to FEATURE_SIDE. */
 async function calibratedFeatures(photo: DronePhoto & { radiometry: Radiometry }, radiometricScale: number): Promise<Features> {
-  const s = Math.min(1, FEATURE_WIDTH / photo.widthPx);
+  const s = featureScale(photo.widthPx, photo.heightPx);
   const w = Math.round(photo.widthPx * s), h = Math.round(photo.heightPx * s);
   return orbFeatures(await calibratedBandBytes(photo, w, h, radiometricScale), w, h, 1, w / photo.widthPx);
 }

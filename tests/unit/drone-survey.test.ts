@@ -69,7 +69,7 @@ describe('readDroneExif', () => {
     writeFileSync(cut, bytes.subarray(0, bytes.length / 2));
     // The head reads as a photo (the upload accepts it); the decode in the task names it.
     expect((await readDroneExif(cut)).widthPx).toBe(800);
-    await expect(detectFeatures(cut, 800)).rejects.toMatchObject({ key: 'drone_corrupt_image', params: { file: 'DJI_0022.JPG' } });
+    await expect(detectFeatures(cut, 800, 600)).rejects.toMatchObject({ key: 'drone_corrupt_image', params: { file: 'DJI_0022.JPG' } });
   });
 
   it('parses EXIF dates with and without an offset, independent of the server time zone', () => {
