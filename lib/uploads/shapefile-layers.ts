@@ -6,13 +6,13 @@ import { createRequire } from 'node:module';
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import { cleanCoords, featureCollection, unkinkPolygon, union } from '@turf/turf';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 import { AppError, unprocessable } from '../http/errors';
 import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';
 import { hasSeveralRings, nestRings } from '../geo/nest-rings';
+import { keptArea, repairGeometry } from '../geo/repair';
 import { splitSelfTouchingRings } from '../geo/ring-split';
 
 // shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
@@ -267,35 +267,11 @@ function reproject(g: Polygon | MultiPolygon, convert: (xy: number[]) => [number
     : { type: 'MultiPolygon', coordinates: g.coordinates.map((poly) => poly.map(ring)) };
 }
 
-/** A repair may change a boundary's area by at most 1 %. */
-const keptArea = (before: number, after: number) => before > 0 && Math.abs(after - before) / before <= 0.01;
-
 function keepsArea(original: FieldGeometry, repaired: FieldGeometry): FieldGeometry {
   const before = geometryAreaHa(original);
   const after = geometryAreaHa(repaired);
   if (!keptArea(before, after)) throw unprocessable('geometry_repair_changes_area', { before: before.toFixed(4), after: after.toFixed(4) });
   return repaired;
-}
-
-/** A self-intersecting boundary made valid, when that keeps its area within 1 %; else undefined. */
-export function repairGeometry(g: FieldGeometry): FieldGeometry | undefined {
-  let merged;
-  try {
-    const cleaned = cleanCoords(g) as FieldGeometry;
-    const parts = (cleaned.type === 'Polygon' ? [cleaned.coordinates] : cleaned.coordinates).flatMap((coords) => unkinkPolygon({ type: 'Polygon', coordinates: coords }).features);
-    merged = parts.length > 1 ? union(featureCollection(parts)) : parts[0];
-  } catch {
-    return undefined; // a boundary the repair cannot untangle is skipped with its reason
-  }
-  if (!merged) return undefined;
-  const repaired = merged.geometry as FieldGeometry;
-  if (!keptArea(geometryAreaHa(g), geometryAreaHa(repaired))) return undefined;
-  // Checked as any boundary is: parts of the untangled ring that touch at a vertex are valid.
-  try {
-    return validateFieldGeometry(repaired);
-  } catch {
-    return undefined;
-  }
 }
 
 // --- Reading ---------------------------------------------------------------------------------

@@ -102,6 +102,38 @@ describe.skipIf(!!missing)('upgrade from v2026.2', () => {
     await db.$disconnect();
   });
 
+  it('carries odd rows v2026.2 accepted across, saying what it did with each', async () => {
+    const file = copyFixture('v2026_2.db');
+    const sql = (statement: string) => execFileSync('python3', ['-c', `import sqlite3; c=sqlite3.connect(${JSON.stringify(file)}); c.execute("PRAGMA foreign_keys=OFF"); c.execute(${JSON.stringify(statement)}); c.commit()`]);
+    sql(`UPDATE field SET geometry_wkt = 'SRID=4326;polygon((39.7 47.2, 39.71 47.2, 39.71 47.21, 39.7 47.21))', properties_json = '{area_sq_m: 1000,' WHERE id = 1`);
+    sql(`UPDATE field SET owner_id = 99, properties_json = '{"area_sq_m": "255 000,5", "parcel_number": "61-02-0600010-124", "land_status": "${'Аренда до '.repeat(8)}"}' WHERE id = 2`);
+    sql(`INSERT INTO fieldscan (id, field_id, filename, file_path, processed, uploaded_at) VALUES (9, 999, 'lost.tif', '/data/lost.tif', 'true', '2026-01-01 00:00:00')`);
+    const report = await migrateV2026_2(file);
+    expect(report).toMatchObject({ status: 'migrated', fields: 5, scans: 2 });
+    expect(report.notes).toEqual([
+      'field 1: properties_json is not a JSON object; kept as text in its attributes',
+      'field 1: a ring was left open; closed',
+      'field 2: status longer than 64 characters; cut, the whole kept in its attributes',
+      'field 2: parcel number 61-02-0600010-124 written as 61:02:0600010:124',
+      'field 2: owner 99 does not exist; left without an owner',
+      "scan 9 (lost.tif): field 999 does not exist; not carried over",
+    ]);
+    const db = createDb({ kind: 'sqlite', file });
+    const [one, two] = await db.field.findMany({ where: { id: { in: [1, 2] } }, orderBy: { id: 'asc' } });
+    expect(JSON.parse(one!.attributesJson)).toEqual({ properties_json: '{area_sq_m: 1000,' });
+    expect(JSON.parse(one!.geometry).coordinates[0]).toHaveLength(5);
+    expect(one!.area).toBeCloseTo(geometryAreaHa(JSON.parse(one!.geometry)), 3);
+    expect(two).toMatchObject({ area: 25.5001, parcelNumber: '61:02:0600010:124', ownerId: null, status: 'Аренда до '.repeat(8).slice(0, 64) });
+    expect(JSON.parse(two!.attributesJson)).toMatchObject({ legacy_owner_id: 99, legacy_status: 'Аренда до '.repeat(8) });
+    await db.$disconnect();
+  });
+
+  it('names the row whose boundary it cannot read', async () => {
+    const file = copyFixture('v2026_2.db');
+    execFileSync('python3', ['-c', `import sqlite3; c=sqlite3.connect(${JSON.stringify(file)}); c.execute("UPDATE field SET geometry_wkt = 'POLYGON EMPTY' WHERE id = 4"); c.commit()`]);
+    await expect(migrateV2026_2(file)).rejects.toThrow(/^field 4: /);
+  });
+
   it('leaves the original untouched when it fails halfway', async () => {
     const file = copyFixture('v2026_2.db');
     // A zone with unreadable geometry: owners, fields and scans are already written when it fails.

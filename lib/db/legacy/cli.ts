@@ -11,6 +11,10 @@ try {
   } else {
     console.log(`Migrated ${values.db} in ${Math.round(performance.now() - started)} ms: ${r.owners} owners, ${r.fields} fields, ${r.scans} scans, ${r.zones} zones, all in "${DEFAULT_COMPANY}".`);
     console.log(`Backup of the original: ${r.backup}`);
+    if (r.notes.length) {
+      console.log(`${r.notes.length} row${r.notes.length === 1 ? '' : 's'} needed care:`);
+      for (const note of r.notes) console.log(`  - ${note}`);
+    }
     console.log(`Next, create the first user of "${DEFAULT_COMPANY}":`);
     console.log(`  npm run user:create -- --db ${values.db} --company "${DEFAULT_COMPANY}" --email you@example.com --role owner`);
   }

@@ -6,7 +6,11 @@ import { type Client, type InStatement, createClient } from '@libsql/client';
 import { wktToGeoJSON } from '@terraformer/wkt';
 import { roundArea } from '../../fields/fields';
 import { geometryAreaHa } from '../../geo/area';
-import { boundingBox, validateFieldGeometry } from '../../geo/geometry';
+import { type FieldGeometry, boundingBox, validateFieldGeometry } from '../../geo/geometry';
+import { repairGeometry } from '../../geo/repair';
+import { PARCEL_NUMBER } from '../../fields/schemas';
+import { AppError } from '../../http/errors';
+import { translate } from '../../i18n/messages';
 import { readMigrations } from '../migrate';
 import { sqliteUrl } from '../target';
 
@@ -21,6 +25,8 @@ export interface MigrationReport {
   fields: number;
   scans: number;
   zones: number;
+  /** What was changed or set aside, row by row (a ring closed, an owner that did not exist...). */
+  notes: string[];
 }
 
 async function tableColumns(db: Client, table: string): Promise<string[]> {
@@ -45,19 +51,85 @@ export function parseLegacyTime(text: unknown): Date {
 }
 
 /** A time as the service (Prisma) writes it in SQLite: ISO text. Epoch numbers sort before every text there, so date filters missed them. */
+/** The JSON attributes of a field row, with the keys v2026.2 kept there taken out; text that is not JSON is kept as it was. */
+function legacyProperties(json: unknown, what: string, notes: string[]) {
+  let props: Record<string, unknown> = {};
+  if (json !== null && json !== undefined && json !== '') {
+    try {
+      const parsed: unknown = JSON.parse(String(json));
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) props = parsed as Record<string, unknown>;
+      else throw new Error('not an object');
+    } catch {
+      notes.push(`${what}: properties_json is not a JSON object; kept as text in its attributes`);
+      props = { properties_json: String(json) };
+    }
+  }
+  const { area_sq_m: areaSqM, land_status: jsonStatus, parcel_number: jsonParcel, ...attributes } = props;
+  return { attributes: attributes as Record<string, unknown>, areaSqM, jsonStatus, jsonParcel };
+}
+
+/** A parcel number in the service's form (digits in groups separated by colons); dashes, dots, slashes and spaces between groups become colons; anything else is kept in the attributes. */
+function legacyParcelNumber(parcel: string | null, attributes: Record<string, unknown>, what: string, notes: string[]): string | null {
+  if (parcel === null || PARCEL_NUMBER.test(parcel)) return parcel;
+  const colons = parcel.trim().replace(/[\s./-]+/g, ':');
+  if (PARCEL_NUMBER.test(colons)) {
+    notes.push(`${what}: parcel number ${parcel} written as ${colons}`);
+    return colons;
+  }
+  attributes.legacy_parcel_number = parcel;
+  notes.push(`${what}: parcel number ${JSON.stringify(parcel)} is not digits in groups; kept in its attributes`);
+  return null;
+}
+
 const sqliteTime = (d: Date) => d.toISOString().replace('Z', '+00:00');
 
 const str = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
 const num = (v: unknown) => (v === null || v === undefined || v === '' ? null : Number(v));
 
-function geoFromWkt(wkt: string, what: string) {
-  let geometry;
+/** A v2026.2 row's WKT as the parser takes it: an EWKT `SRID=4326;` prefix dropped, keywords in capitals (`polygon` is valid WKT too). */
+export const normalisedWkt = (wkt: string) => wkt.trim().replace(/^SRID=\d+\s*;\s*/i, '').replace(/[a-z]+/gi, (w) => w.toUpperCase());
+
+/** A message of ours in English, for the administrator who runs the upgrade. */
+const described = (err: unknown) => (err instanceof AppError ? translate('en', `errors.${err.key}`, err.params) : (err as Error).message);
+
+/**
+ * A row's boundary as the service keeps it. v2026.2 took whatever it was given, so: rings left open
+ * are closed, a boundary that crosses itself is untangled when that keeps its area (within 1 %), and
+ * one that cannot be is kept as it was, for its owner to redraw, rather than lost. Only WKT that
+ * holds no boundary at all stops the upgrade, naming the row.
+ */
+function legacyGeometry(wkt: unknown, what: string, notes: string[]): FieldGeometry {
+  let parsed: FieldGeometry;
   try {
-    geometry = wktToGeoJSON(wkt);
+    parsed = wktToGeoJSON(normalisedWkt(String(wkt ?? ''))) as FieldGeometry;
   } catch (err) {
     throw new Error(`${what}: unreadable WKT (${(err as Error).message})`);
   }
-  return validateFieldGeometry(geometry);
+  const rings = parsed.type === 'Polygon' ? parsed.coordinates : parsed.type === 'MultiPolygon' ? parsed.coordinates.flat() : [];
+  const open = rings.filter((r) => r.length > 1 && (r[0]![0] !== r.at(-1)![0] || r[0]![1] !== r.at(-1)![1]));
+  for (const ring of open) ring.push([...ring[0]!]);
+  if (open.length) notes.push(`${what}: ${open.length === 1 ? 'a ring was' : `${open.length} rings were`} left open; closed`);
+  try {
+    return validateFieldGeometry(parsed);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (err.key !== 'geometry_self_intersection') throw new Error(`${what}: ${described(err)}`);
+    const repaired = repairGeometry(parsed);
+    notes.push(
+      repaired
+        ? `${what}: ${described(err)}; untangled, its area kept within 1 %`
+        : `${what}: ${described(err)}; kept as it was, to be redrawn (the service refuses such a boundary when it is next saved)`,
+    );
+    return repaired ?? parsed;
+  }
+}
+
+/** A number as v2026.2 rows hold them: numbers, or text such as "255 000,5"; null when there is none. */
+export function legacyNumber(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v !== 'string' || !v.trim()) return null;
+  const n = Number(v.replace(/[\s\u00a0]/g, '').replace(',', '.'));
+  return Number.isFinite(n) ? n : null;
 }
 
 export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
@@ -69,7 +141,7 @@ export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): P
   } finally {
     probe.close();
   }
-  if (shape === 'current') return { status: 'already-current', owners: 0, fields: 0, scans: 0, zones: 0 };
+  if (shape === 'current') return { status: 'already-current', owners: 0, fields: 0, scans: 0, zones: 0, notes: [] };
   if (shape === 'unknown') throw new Error(`${file} is not a v2026.2 database (expected tables owner, field, fieldscan, fieldzone): left untouched`);
 
   const stamp = (opts.now ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\..+/, '');
@@ -93,6 +165,7 @@ export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): P
 
 async function convert(db: Client, shape: LegacyShape) {
   const legacyColumns = shape === 'v2026.2-legacy-columns';
+  const notes: string[] = [];
   const tx = await db.transaction('write');
   try {
     for (const t of ['owner', 'field', 'fieldscan', 'fieldzone']) await tx.execute(`ALTER TABLE "${t}" RENAME TO "legacy_${t}"`);
@@ -112,30 +185,51 @@ async function convert(db: Client, shape: LegacyShape) {
     const companyId = Number(company.rows[0]!.id);
 
     const owners = (await tx.execute('SELECT id, name FROM legacy_owner ORDER BY id')).rows;
+    const ownerIds = new Set(owners.map((o) => Number(o.id)));
     const batch: InStatement[] = owners.map((o) => ({
       sql: 'INSERT INTO owner (id, company_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
       args: [Number(o.id), companyId, String(o.name), nowText, nowText],
     }));
 
     const fields = (await tx.execute(`SELECT * FROM legacy_field ORDER BY id`)).rows;
+    const fieldIds = new Set(fields.map((f) => Number(f.id)));
     for (const f of fields) {
-      const props = (f.properties_json ? JSON.parse(String(f.properties_json)) : {}) as Record<string, unknown>;
-      const { area_sq_m: areaSqM, land_status: jsonStatus, parcel_number: jsonParcel, ...attributes } = props;
-      const geometry = geoFromWkt(String(f.geometry_wkt), `field ${f.id}`);
-      // The stored area is what users saw: keep it; compute only when it is missing.
-      const area = roundArea(num(areaSqM) !== null ? Number(areaSqM) / 10_000 : geometryAreaHa(geometry));
-      const status = str(legacyColumns ? f.land_status : jsonStatus);
-      const parcel = str(legacyColumns ? f.parcel_number : jsonParcel);
+      const what = `field ${f.id}`;
+      const { attributes, areaSqM, jsonStatus, jsonParcel } = legacyProperties(f.properties_json, what, notes);
+      const geometry = legacyGeometry(f.geometry_wkt, what, notes);
+      // The stored area is what users saw: keep it; compute it when it is missing or impossible.
+      const stored = legacyNumber(areaSqM);
+      if (areaSqM != null && areaSqM !== '' && !(stored !== null && stored > 0)) notes.push(`${what}: area_sq_m ${JSON.stringify(areaSqM)} is no area; computed from the boundary`);
+      const area = roundArea(stored !== null && stored > 0 ? stored / 10_000 : geometryAreaHa(geometry));
+      let status = str(legacyColumns ? f.land_status : jsonStatus);
+      if (status && status.length > 64) {
+        attributes.legacy_status = status;
+        status = status.slice(0, 64);
+        notes.push(`${what}: status longer than 64 characters; cut, the whole kept in its attributes`);
+      }
+      const parcel = legacyParcelNumber(str(legacyColumns ? f.parcel_number : jsonParcel), attributes, what, notes);
+      let ownerId = num(f.owner_id);
+      if (ownerId !== null && !ownerIds.has(ownerId)) {
+        attributes.legacy_owner_id = ownerId;
+        notes.push(`${what}: owner ${ownerId} does not exist; left without an owner`);
+        ownerId = null;
+      }
       const box = boundingBox(geometry);
       batch.push({
         sql: `INSERT INTO field (id, company_id, owner_id, name, area, status, parcel_number, geometry, attributes_json,
                 min_lon, min_lat, max_lon, max_lat, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [Number(f.id), companyId, num(f.owner_id), str(f.name) ?? '', area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
+        args: [Number(f.id), companyId, ownerId, str(f.name) ?? '', area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
           box.minLon, box.minLat, box.maxLon, box.maxLat, nowText, nowText],
       });
     }
 
-    const scans = (await tx.execute('SELECT * FROM legacy_fieldscan ORDER BY id')).rows;
+    // Scans and zones belong to a field; one whose field is gone cannot be kept (the backup keeps it).
+    const scans = (await tx.execute('SELECT * FROM legacy_fieldscan ORDER BY id')).rows.filter((s) => {
+      if (fieldIds.has(Number(s.field_id))) return true;
+      notes.push(`scan ${s.id} (${String(s.filename)}): field ${s.field_id} does not exist; not carried over`);
+      return false;
+    });
+    const scanIds = new Set(scans.map((s) => Number(s.id)));
     for (const s of scans) {
       const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
       const uploaded = sqliteTime(parseLegacyTime(s.uploaded_at));
@@ -148,18 +242,27 @@ async function convert(db: Client, shape: LegacyShape) {
       });
     }
 
-    const zones = (await tx.execute('SELECT * FROM legacy_fieldzone ORDER BY field_id, id')).rows;
+    const zones = (await tx.execute('SELECT * FROM legacy_fieldzone ORDER BY field_id, id')).rows.filter((z) => {
+      if (fieldIds.has(Number(z.field_id))) return true;
+      notes.push(`zone ${z.id}: field ${z.field_id} does not exist; not carried over`);
+      return false;
+    });
     const classCounter = new Map<string, number>();
     for (const z of zones) {
-      const geometry = geoFromWkt(String(z.geometry_wkt), `zone ${z.id}`);
+      const geometry = legacyGeometry(z.geometry_wkt, `zone ${z.id}`, notes);
+      let scanId = num(z.scan_id);
+      if (scanId !== null && !scanIds.has(scanId)) {
+        notes.push(`zone ${z.id}: scan ${scanId} does not exist; kept with its field alone`);
+        scanId = null;
+      }
       // Classes were not stored: number the zones of each field (and scan) in their original order.
-      const group = `${z.field_id}/${z.scan_id ?? ''}`;
+      const group = `${z.field_id}/${scanId ?? ''}`;
       const classIndex = (classCounter.get(group) ?? 0) + 1;
       classCounter.set(group, classIndex);
       batch.push({
         sql: `INSERT INTO zone (id, company_id, scan_id, field_id, class_index, name, min_value, max_value, mean_value, area_ha, color, geometry)
               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [Number(z.id), companyId, num(z.scan_id), Number(z.field_id), classIndex, String(z.name), num(z.min_value), num(z.max_value), num(z.avg_ndvi),
+        args: [Number(z.id), companyId, scanId, Number(z.field_id), classIndex, String(z.name), num(z.min_value), num(z.max_value), num(z.avg_ndvi),
           geometryAreaHa(geometry), str(z.color), JSON.stringify(geometry)],
       });
     }
@@ -169,7 +272,7 @@ async function convert(db: Client, shape: LegacyShape) {
     const check = await tx.execute('PRAGMA foreign_key_check');
     if (check.rows.length) throw new Error(`foreign key check failed: ${JSON.stringify(check.rows.slice(0, 3))}`);
     await tx.commit();
-    return { owners: owners.length, fields: fields.length, scans: scans.length, zones: zones.length };
+    return { owners: owners.length, fields: fields.length, scans: scans.length, zones: zones.length, notes };
   } catch (err) {
     await tx.rollback().catch(() => undefined);
     throw err;
