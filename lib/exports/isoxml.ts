@@ -2,7 +2,9 @@
 // the partfield with its boundary, and a prescription task with one treatment zone per zone (or a type-2
 // grid). The layout follows FarmDoc's prescription exports: default, position-lost and out-of-field zones
 // first, rates as DDI 6 in mg/m² with a kg/ha value presentation.
+import { difference, feature, featureCollection } from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
+import JSZip from 'jszip';
 import {
   ExtendedPartfield,
   ExtendedPolygon,
@@ -94,7 +96,7 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
   root.Customer = [customer as never];
   root.Farm = [farm as never];
   root.Partfield = [partfield];
-  if (zones.length === 0) return Buffer.from(await m.saveISOXML());
+  if (zones.length === 0) return compressed(await m.saveISOXML());
 
   const kgHa = zoneRates(zones, opts.rates);
   const totalArea = zones.reduce((s, z) => s + z.areaHa, 0);
@@ -140,12 +142,31 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
   });
   if (opts.grid) {
     const features = zones.map((z, i) => ({ type: 'Feature' as const, properties: { rate: kgHaToMgM2(kgHa[i]!) }, geometry: roundGeometry(z.geometry) }));
-    // The grid's cells outside every zone take the out-of-field zone's value (0).
+    // Ground of the field that no zone covers (the raster gave it no value: water, no data) takes
+    // the mean rate, as the default zone gives it in the polygon variant; cells outside the field 0.
+    const unzoned = unzonedPart(field.geometry, zones);
+    if (unzoned) features.push({ type: 'Feature', properties: { rate: kgHaToMgM2(meanKgHa) }, geometry: roundGeometry(unzoned) });
     task.addGridFromGeoJSON({ type: 'FeatureCollection', features } as never, [pdv(0)], ['rate']);
   } else {
     task.attributes.TreatmentZone!.push(...zones.map((z, i) => tzn(FIRST_ZONE_CODE + i, z.name, kgHa[i]!, z.geometry)));
   }
   ref(task);
   root.Task = [task];
-  return Buffer.from(await m.saveISOXML());
+  return compressed(await m.saveISOXML());
+}
+
+/** The field less its zones, or null when they cover it. */
+function unzonedPart(field: Polygon | MultiPolygon, zones: ExportZone[]): Polygon | MultiPolygon | null {
+  try {
+    const rest = difference(featureCollection([feature(field), ...zones.map((z) => feature(z.geometry))]));
+    return rest && geometryAreaM2(rest.geometry) >= 1 ? rest.geometry : null;
+  } catch {
+    return null; // the clipper gave up: the grid leaves that ground out of field, as before
+  }
+}
+
+/** The library stores its ZIP uncompressed: a 1,000 ha prescription's TASKDATA.XML is megabytes of text. */
+async function compressed(zip: Uint8Array): Promise<Buffer> {
+  const archive = await JSZip.loadAsync(zip);
+  return archive.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 6 } });
 }

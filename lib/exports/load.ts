@@ -90,9 +90,13 @@ export function resolveRates(query: string | null, settings: Record<string, unkn
   const rates: Rates = {};
   const fromSettings = settings.zone_rates as Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(fromSettings ?? {})) if (Number.isFinite(Number(v))) rates[Number(k)] = Number(v);
+  const given = new Set<number>();
   for (const pair of (query ?? '').split(',').filter(Boolean)) {
     const m = /^\s*(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(pair);
     if (!m) throw unprocessable('export_rates_format');
+    // Two rates for one class is a typo, not a choice to make for the spreader.
+    if (given.has(Number(m[1]))) throw unprocessable('export_rates_repeated', { class: Number(m[1]) });
+    given.add(Number(m[1]));
     rates[Number(m[1])] = Number(m[2]);
   }
   const missing = zones.filter((z) => rates[z.classIndex] === undefined).map((z) => z.classIndex);

@@ -8,6 +8,7 @@ import { ExtendedPolygon, ExtendedTask, ISOXMLManager, type Partfield } from 'is
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaM2 } from '@/lib/geo/area';
+import { resolveRates } from '@/lib/exports/load';
 import { buildIsoxml, type IsoxmlOptions } from '@/lib/exports/isoxml';
 import type { ExportZone } from '@/lib/exports/types';
 import { missingShared, sharedPath } from '../helpers/shared-data';
@@ -139,6 +140,36 @@ describe('ISOXML task data', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(100);
+  });
+
+  it("gives the grid's cells of field no zone covers the mean rate, as the default zone does, and cells outside the field none", async () => {
+    // Zones over the west two thirds only: the east third is ground the raster said nothing of.
+    const west = zones.slice(0, 2);
+    const m = await parse(await buildIsoxml(field, west, { ...opts, grid: true }));
+    const task = m.rootElement.attributes.Task![0]! as ExtendedTask;
+    const mean = (west[0]!.areaHa * 180 + west[1]!.areaHa * 150.25) / (west[0]!.areaHa + west[1]!.areaHa);
+    const defaultZone = task.attributes.TreatmentZone!.find((z) => z.attributes.TreatmentZoneCode === task.attributes.DefaultTreatmentZoneCode)!;
+    expect(defaultZone.attributes.ProcessDataVariable![0]!.attributes.ProcessDataValue).toBe(Math.round(mean * 100));
+    const rates = new Map<string, number[]>();
+    for (const cell of task.getGridAsGeoJSON(['rate']).features) {
+      const c = centroid(cell).geometry.coordinates;
+      const where = c[0]! > 18.7268 && c[0]! < E && c[1]! > S && c[1]! < N && booleanPointInPolygon(c, field.geometry) ? 'unzoned' : c[0]! > E ? 'outside' : 'other';
+      rates.set(where, [...(rates.get(where) ?? []), cell.properties!.rate as number]);
+    }
+    expect(rates.get('unzoned')!.length).toBeGreaterThan(20);
+    expect(new Set(rates.get('unzoned'))).toEqual(new Set([Math.round(mean * 100)]));
+    expect(new Set(rates.get('outside') ?? [0])).toEqual(new Set([0]));
+  });
+
+  it('takes rates from the query over the settings, and refuses a class given twice', () => {
+    expect(resolveRates('1:120, 2:140.5', { zone_rates: { 1: 100, 3: 90 } }, zones.slice(1))).toEqual({ 1: 120, 2: 140.5, 3: 90 });
+    expect(() => resolveRates('1:100,1:200,2:150', {}, zones.slice(1))).toThrow(expect.objectContaining({ key: 'export_rates_repeated', params: { class: 1 } }));
+  });
+
+  it('compresses the archive', async () => {
+    const buf = await buildIsoxml(field, zones, opts);
+    const { xml } = await taskdata(buf);
+    expect(buf.length).toBeLessThan(Buffer.byteLength(xml) / 2);
   });
 
   it('writes only the partfield when there are no zones', async () => {
