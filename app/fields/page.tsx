@@ -82,7 +82,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
         </span>
       </form>
       <FieldsTable
-        key={JSON.stringify(params)}
+        key={listQuery}
         rows={rows}
         owners={owners.map((o) => ({ id: o.id, name: o.name }))}
         canEdit={can(user.role, 'edit')}

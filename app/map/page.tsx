@@ -1,5 +1,6 @@
 import { getTranslations } from 'next-intl/server';
 import { FieldMapLoader } from '@/components/map/field-map-loader';
+import { ErrorMessage } from '@/components/ui/form';
 import { fieldsExtent } from '@/lib/fields/fields';
 import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
@@ -15,7 +16,7 @@ export async function generateMetadata() {
 // compressed), so the page answers at once whatever the company's size. Embedded, 10,000 fields
 // made a 32 MB page that took 5 s to render. The page gives the first view: the field asked for,
 // else the box around all of them.
-export default async function MapPage({ searchParams }: { searchParams: Promise<{ field?: string }> }) {
+export default async function MapPage({ searchParams }: { searchParams: Promise<{ field?: string; denied?: string }> }) {
   const { user, db } = await requireUser();
   const params = await searchParams;
   const focus = Number(params.field);
@@ -27,6 +28,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
   return (
     <section className="space-y-3">
       <h1 className="text-2xl font-semibold">{t('map')}</h1>
+      {params.denied && <ErrorMessage>{t('denied')}</ErrorMessage>}
       <FieldMapLoader
         bounds={extent ? [[extent.minLat, extent.minLon], [extent.maxLat, extent.maxLon]] : undefined}
         owners={owners.map((o) => ({ id: o.id, name: o.name }))}

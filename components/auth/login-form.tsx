@@ -7,7 +7,8 @@ import { api } from '@/lib/ui/api';
 import { ErrorMessage, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 
-export function LoginForm() {
+/** `next`: where to go once signed in (a path of this site, checked by the page). */
+export function LoginForm({ next }: { next: string }) {
   const t = useTranslations();
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
@@ -27,7 +28,7 @@ export function LoginForm() {
       setError(res.error ?? t('common.network_error'));
       return;
     }
-    router.replace('/map');
+    router.replace(next);
     router.refresh();
   }
 

@@ -1,12 +1,14 @@
 'use client';
 import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { LatestScan } from '@/lib/fields/scans';
 import { api, download, saveBlob } from '@/lib/ui/api';
 import { toCsv } from '@/lib/ui/csv';
 import { scanDay } from '@/lib/ui/scan-day';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
+import { type SortKey, parseTableOrder, withTableOrder } from '@/lib/ui/table-order';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, LinkButton, SuccessMessage, inputClass } from '../ui/form';
 import { BulkEdit } from './bulk-edit';
@@ -25,7 +27,6 @@ export interface FieldRow {
   scan?: LatestScan;
 }
 
-type SortKey = 'name' | 'area' | 'owner' | 'status' | 'parcel_number' | 'last_scan' | 'index_mean';
 
 const sortValue = (r: FieldRow, key: SortKey): string | number | null =>
   key === 'last_scan' ? (r.scan?.date ?? null) : key === 'index_mean' ? (r.scan?.mean ?? null) : r[key];
@@ -60,8 +61,12 @@ export function FieldsTable({
   const format = useFormatter();
   const locale = useLocale();
   const [rows, setRows] = useState(initialRows);
-  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: 'name', dir: 1 });
-  const [page, setPage] = useState(0);
+  // Read on the client: Back restores the page as it was first rendered, and the address holds what
+  // has been changed since.
+  const searchParams = useSearchParams();
+  const [order] = useState(() => parseTableOrder(Object.fromEntries(searchParams)));
+  const [sort, setSort] = useState(order.sort);
+  const [page, setPage] = useState(order.page);
   const [editing, setEditing] = useState<FieldRow | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -93,6 +98,12 @@ export function FieldsTable({
   const pages = Math.max(1, Math.ceil(sorted.length / PAGE_ROWS));
   const current = Math.min(page, pages - 1);
   const shown = sorted.slice(current * PAGE_ROWS, (current + 1) * PAGE_ROWS);
+  // The order and page go into the address (replacing it: paging is not a visit), so that Back from
+  // a field, a reload or a shared link shows the table as it was left.
+  useEffect(() => {
+    const query = withTableOrder(window.location.search, { sort, page: current });
+    if (query !== window.location.search) window.history.replaceState(null, '', `${window.location.pathname}${query}`);
+  }, [sort, current]);
   const pageSelected = shown.length > 0 && shown.every((r) => selected.has(r.id));
   const toggle = (ids: number[], on: boolean) =>
     setSelected((was) => {

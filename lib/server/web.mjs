@@ -32,7 +32,11 @@ const SECURITY_HEADERS = Object.entries(headers);
 
 const app = next({ dev: false, dir: fileURLToPath(new URL('../..', import.meta.url)), hostname, port });
 const handle = app.getRequestHandler();
+// Server components cannot see the address they render; sign-in needs it to send the user back
+// (lib/ui/server.ts). Set here, and only here: a client's own value is replaced.
+const REQUEST_PATH = 'x-fieldmap-path';
 const serve = (req, res) => {
+  req.headers[REQUEST_PATH] = req.url ?? '/';
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
   return handle(req, res).catch((err) => {
     console.error(err);

@@ -1,5 +1,6 @@
 // Page helpers for server components: the signed-in user (or a redirect to sign-in) and the
 // database confined to the user's company, exactly as route handlers see it.
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { currentUser } from '@/lib/auth/current-user';
 import { hasRole, type Role } from '@/lib/auth/roles';
@@ -8,11 +9,25 @@ import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
 import type { TileSource } from './types';
 
+/**
+ * The signed-in user of a page and the company's database. Signed out, the user is sent to sign in
+ * and then back to this page (a bookmark, a colleague's link); without the role the page needs, to
+ * the map, which says why.
+ */
 export async function requireUser(minimum: Role = 'viewer') {
   const user = await currentUser();
-  if (!user) redirect('/login');
-  if (!hasRole(user.role, minimum)) redirect('/map');
+  if (!user) {
+    const back = returnPath((await headers()).get('x-fieldmap-path'));
+    redirect(back ? `/login?next=${encodeURIComponent(back)}` : '/login');
+  }
+  if (!hasRole(user.role, minimum)) redirect('/map?denied=1');
   return { user, db: tenantDb(db(), user.companyId) };
+}
+
+/** A path of this site to return to after sign-in; anything else (another site, the sign-in page itself) is none. */
+export function returnPath(path: string | null | undefined): string | undefined {
+  if (!path || !/^\/(?![/\\])/.test(path) || /^\/(login|register)(?:[/?#]|$)/.test(path) || path.startsWith('/_next/')) return undefined;
+  return path;
 }
 
 /** The base map's tiles (MAP_TILE_URL, OpenStreetMap by default, and the deepest zoom they exist at). */

@@ -26,12 +26,18 @@ test('register a company through the form, sign out and sign in again', async ({
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/login$/);
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
-  // Signed out, the pages send you to sign in.
-  await page.goto('/fields');
-  await expect(page).toHaveURL(/\/login$/);
-
-  await signIn(page, email, 'good-password-1');
+  // Signed out, the pages send you to sign in, and then back to the page you opened.
+  await page.goto('/fields?q=north');
+  await expect(page).toHaveURL(/\/login\?next=%2Ffields%3Fq%3Dnorth$/);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('good-password-1');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/fields\?q=north$/);
   await expect(page.getByTestId('header-user')).toContainText(email);
+  // A return address of another site is not followed.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.goto('/login?next=//evil.example/x');
+  await signIn(page, email, 'good-password-1');
   expect((await (await page.request.get('/api/auth/company')).json()).company.settings).toEqual({ time_zone: 'Europe/Bratislava' });
   await context.close();
 });

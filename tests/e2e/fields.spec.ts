@@ -51,7 +51,7 @@ test('the fields table filters, sorts, edits a row in place and totals the areas
   await row.getByRole('button', { name: 'Edit' }).click();
   await row.getByLabel('Parcel number').fill('12-34');
   await row.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByRole('main').getByRole('alert')).toContainText('parcel number');
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('parcel_number: groups of digits separated by colons');
   expect((await (await page.request.get(`/api/fields/${a}`)).json()).parcel_number).toBe('1:2:3');
 
   // Filter by owner.
@@ -147,6 +147,21 @@ test('a long fields table shows a hundred rows a page, totals all of them, and s
   await expect(table.locator('tbody tr').first()).toContainText('Field 105');
   await expect(table.locator('tbody tr').last()).toContainText('Field 006');
 
+  // The order and page live in the address: Back from a field shows the table as it was left.
+  await expect(page).toHaveURL(/\/fields\?sort=area&dir=desc$/);
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await expect(page).toHaveURL(/\/fields\?sort=area&dir=desc&page=2$/);
+  await table.getByRole('link', { name: 'Field 001' }).click();
+  await expect(page).toHaveURL(/\/fields\/\d+$/);
+  await page.goBack();
+  await expect(page.getByTestId('fields-range')).toHaveText('Fields 101–105 of 105');
+  await expect(table.locator('tbody tr').last()).toContainText('Field 001');
+  await page.reload();
+  await expect(page.getByTestId('fields-range')).toHaveText('Fields 101–105 of 105');
+  await pager.getByRole('button', { name: 'Previous' }).click();
+  await expect(page).toHaveURL(/\/fields\?sort=area&dir=desc$/);
+  await expect(table.locator('tbody tr').first()).toContainText('Field 105');
+
   // A register imported without statuses: all 105 fields leased in one go, from the page's
   // selection widened to every matching field.
   const bulk = page.getByRole('region', { name: 'Change the selected fields' });
@@ -165,7 +180,7 @@ test('a long fields table shows a hundred rows a page, totals all of them, and s
 
   // Two fields to one owner; their status stays.
   const owner = await (await page.request.post('/api/owners', { data: { name: 'Agro Owner' } })).json();
-  await page.reload();
+  await page.goto('/fields');
   for (const name of ['Field 001', 'Field 002']) await table.getByLabel(`Select “${name}”`).check();
   await bulk.getByLabel('Owner').selectOption({ label: 'Agro Owner' });
   await bulk.getByRole('button', { name: 'Apply to the selected' }).click();

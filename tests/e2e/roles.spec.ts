@@ -40,11 +40,12 @@ test('a viewer is offered no edit, delete, upload or export actions; an operator
   await page.goto('/owners');
   await expect(page.getByRole('button', { name: 'Add owner' })).toHaveCount(0);
 
-  // Pages of actions the role may not take send the viewer back to the map.
+  // Pages of actions the role may not take send the viewer back to the map, which says why.
   await page.goto('/uploads');
-  await expect(page).toHaveURL(/\/map$/);
+  await expect(page).toHaveURL(/\/map\?denied=1$/);
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText('Your role does not give access to that page; here is the map.');
   await page.goto('/company');
-  await expect(page).toHaveURL(/\/map$/);
+  await expect(page).toHaveURL(/\/map\?denied=1$/);
 
   await context.clearCookies();
   await signIn(page, operator.email, operator.password);

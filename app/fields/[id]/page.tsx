@@ -216,8 +216,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                   )}
                   <span className="block font-medium">{dayOf(s)}</span>
                   <span className="block text-xs text-stone-500">
-                    {t(`field.source.${s.source === 'drone' ? 'drone' : 'raster'}`)} · {(s.index ?? '').toUpperCase()}
-                    {s.crop_type ? ` · ${crop(s.crop_type)}` : ''}
+                    {[t(`field.source.${s.source === 'drone' ? 'drone' : 'raster'}`), s.index?.toUpperCase(), s.crop_type && crop(s.crop_type)].filter(Boolean).join(' · ')}
                   </span>
                   {s.file_name && (
                     <span className="block truncate text-xs text-stone-500" title={s.file_name}>
