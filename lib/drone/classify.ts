@@ -52,6 +52,17 @@ export interface Classification {
   top_candidates: { crop: Crop; score: number }[];
 }
 
+/**
+ * A guess too close to call: its score under twice what a blind pick among the crops would get, or
+ * within 5 points of the next crop. The page and the report say so and ask for the crop to be
+ * named, rather than show a near-guess as the answer.
+ */
+export function isUncertain(c: { top_candidates: ReadonlyArray<{ score: number }> }): boolean {
+  const [first, second] = c.top_candidates;
+  if (!first) return true;
+  return first.score < 2 / c.top_candidates.length || (second !== undefined && first.score - second.score < 0.05);
+}
+
 /** NDVI a crop is expected to show in a month: soil level away from its season, its peak at the peak. */
 export function expectedNdvi(crop: Crop, month: number): number {
   const ref = CROP_REFERENCE[crop];

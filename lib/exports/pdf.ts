@@ -9,6 +9,7 @@ import { translate } from '@/lib/i18n/messages';
 import type { Locale } from '@/lib/i18n/locales';
 import { statusKey } from '@/lib/ui/status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
+import { isUncertain } from '@/lib/drone/classify';
 
 export interface ReportOptions {
   locale: Locale;
@@ -34,6 +35,8 @@ const PAGE = { width: 595.28, height: 841.89, margin: 40 };
 const CONTENT_W = PAGE.width - 2 * PAGE.margin;
 const INK = '#1f2933';
 const MUTED = '#616e7c';
+/** Warnings: a crop too close to call. Amber dark enough to read on white in print. */
+const WARNING = '#92400e';
 const RULE = '#cbd2d9';
 const ACCENT = '#2f7d32';
 const FOOTER_Y = PAGE.height - PAGE.margin - 12;
@@ -142,9 +145,9 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   const imageTitle = scan?.source === 'drone' ? t('map_orthomosaic') : scan?.indexName === 'index' ? t('map_index_unnamed') : t('map_index', { index: indexLabel });
   heading(scan ? imageTitle : t('index_stats'), right, y, half);
   const mapH = 230;
-  drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones });
+  drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones }, locale);
   if (scan?.previewPng && scan.previewBounds) {
-    drawMap(doc, field.geometry, { x: right, y: mapTop, w: half, h: mapH }, { image: { png: scan.previewPng, bounds: scan.previewBounds } });
+    drawMap(doc, field.geometry, { x: right, y: mapTop, w: half, h: mapH }, { image: { png: scan.previewPng, bounds: scan.previewBounds } }, locale);
   } else {
     doc.rect(right, mapTop, half, mapH).fill('#f4f6f8');
     text(scan ? t('no_image') : t('no_scan'), right + 12, mapTop + 12, { color: MUTED, width: half - 24, lineBreak: true });
@@ -211,7 +214,8 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   const candidates = scan?.crop?.top_candidates.slice(0, 5) ?? [];
   const methodText = t('crop_method', { index: indexLabel });
   const methodHeight = doc.font('body').fontSize(9).heightOfString(methodText, { width: CONTENT_W });
-  const cropHeight = 20 + (scan?.userCrop ? 18 : 0) + (scan?.crop ? 18 + methodHeight + 8 + 14 + 14 * candidates.length : scan?.userCrop ? 0 : 18);
+  const uncertainHeight = scan?.crop && !scan.userCrop && isUncertain(scan.crop) ? 24 : 0;
+  const cropHeight = 20 + (scan?.userCrop ? 18 : 0) + (scan?.crop ? 18 + uncertainHeight + methodHeight + 8 + 14 + 14 * candidates.length : scan?.userCrop ? 0 : 18);
   if (y + cropHeight > FOOTER_Y - 10) {
     doc.addPage();
     y = PAGE.margin;
@@ -228,6 +232,10 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     text(`${scan.userCrop ? t('crop_automatic') : t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
     text(`${cropName(crop.crop_type)} · ${t('confidence')} ${num(crop.confidence * 100, 0)} %`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
     y += 18;
+    if (!scan.userCrop && isUncertain(crop)) {
+      text(t('crop_uncertain'), PAGE.margin + 110, y, { color: WARNING, width: CONTENT_W - 110, lineBreak: true });
+      y = doc.y + 6;
+    }
     text(methodText, PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
     y = doc.y + 8;
     text(t('candidates'), PAGE.margin, y, { font: 'bold', size: 8, color: MUTED });
@@ -304,6 +312,7 @@ function drawMap(
   geometry: Polygon | MultiPolygon,
   box: Box,
   layer: { zones: ExportZone[] } | { image: { png: Buffer; bounds: [[number, number], [number, number]] } },
+  locale: Locale,
 ) {
   const pts = parts(geometry).flat(2);
   const lat0 = (Math.min(...pts.map((p) => p[1]!)) + Math.max(...pts.map((p) => p[1]!))) / 2;
@@ -347,7 +356,8 @@ function drawMap(
   const target = (box.w / 4) * metresPerPt;
   const bar = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000].reduce((b, v) => (v <= target ? v : b), 10);
   const barPt = bar / metresPerPt;
-  const label = bar >= 1000 ? `${bar / 1000} km` : `${bar} m`;
+  // Units as the report's language writes them (Russian: м, км).
+  const label = bar >= 1000 ? new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilometer' }).format(bar / 1000) : new Intl.NumberFormat(locale, { style: 'unit', unit: 'meter' }).format(bar);
   doc.font('body').fontSize(7);
   const bx = box.x + 6, by = box.y + box.h - 6;
   doc.roundedRect(bx - 3, by - 10, barPt + doc.widthOfString(label) + 12, 13, 2).fillOpacity(0.85).fill('#ffffff').fillOpacity(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCrop, expectedNdvi, rowPatternOfTile, type RowPattern } from '@/lib/drone/classify';
+import { classifyCrop, expectedNdvi, isUncertain, rowPatternOfTile, type RowPattern } from '@/lib/drone/classify';
 import { CROPS } from '@/lib/drone/crops';
 import { labelledCropSet, seededRandom } from '@/lib/drone/crop-set';
 
@@ -48,6 +48,13 @@ describe('classifyCrop', () => {
     for (let k = 1; k < 8; k++) expect(r.top_candidates[k - 1]!.score).toBeGreaterThanOrEqual(r.top_candidates[k]!.score);
     expect(r.confidence).toBe(r.top_candidates[0]!.score);
     expect(r.crop_type).toBe(r.top_candidates[0]!.crop);
+  });
+
+  it('calls a guess uncertain when it is near chance or near the next crop', () => {
+    const of = (...scores: number[]) => ({ top_candidates: scores.map((score, k) => ({ crop: CROPS[k]!, score })) });
+    expect(isUncertain(of(0.17, 0.15, 0.14, 0.14, 0.1, 0.1, 0.1, 0.1))).toBe(true);
+    expect(isUncertain(of(0.4, 0.37, 0.1, 0.05, 0.03, 0.02, 0.02, 0.01))).toBe(true);
+    expect(isUncertain(of(0.6, 0.2, 0.1, 0.04, 0.03, 0.01, 0.01, 0.01))).toBe(false);
   });
 
   it('expects bare soil out of season and the reference peak in the peak month', () => {

@@ -90,6 +90,9 @@ describe('PDF field report', () => {
     expect(far).toContain('November 22, 2026 at 08:00 PM GMT+10');
     const utc = pdftext(save('zone-utc.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'ru', now })));
     expect(utc).toContain('22 ноября 2026 г. в 10:00 UTC');
+    // The scale bar's unit in the report's language.
+    expect(utc).toMatch(/\d+\s(м|км)(?!\p{L})/u);
+    expect(utc).not.toMatch(/\d+\s(m|km)(?!\p{L})/u);
   });
 
   it('speaks each language: Russian, English and Slovak words', async () => {
@@ -128,6 +131,14 @@ describe('PDF field report', () => {
     expect(own).toContain('oats · named by a user');
     expect(own).not.toContain(translate('en', 'report.no_crop'));
     expect(own).not.toContain(translate('en', 'report.crop_automatic'));
+  });
+
+  it('says a crop too close to call is not sure, and a clear one is not flagged', async () => {
+    const close = { crop_type: 'grass', confidence: 0.17, top_candidates: [{ crop: 'grass', score: 0.17 }, { crop: 'corn', score: 0.15 }, { crop: 'wheat', score: 0.14 }] };
+    const unsure = pdftext(save('unsure.pdf', await buildFieldReportPdf(field, { ...scan, crop: close }, zones, { locale: 'en' })));
+    expect(unsure.replace(/\s+/g, ' ')).toContain(translate('en', 'report.crop_uncertain'));
+    const clear = pdftext(save('clear.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'en' })));
+    expect(clear).not.toContain('Not sure');
   });
 
   it('writes the zones\' index ranges as the report\'s language writes numbers', async () => {

@@ -28,6 +28,7 @@ import { localizeZoneName } from '@/lib/i18n/formats';
 import type { ZoningRecord } from '@/lib/raster/zones';
 import { listOwners } from '@/lib/owners/owners';
 import { listTasks } from '@/lib/tasks/list';
+import { isUncertain } from '@/lib/drone/classify';
 import { can } from '@/lib/ui/roles';
 import { scanDay } from '@/lib/ui/scan-day';
 import { requireUser, tileSource } from '@/lib/ui/server';
@@ -317,10 +318,17 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                     )}
                   </>
                 ) : (
-                  <p>
-                    <strong className="text-lg">{crop(classification.crop_type)}</strong>
-                    {classification.confidence != null && <span className="text-stone-600"> · {t('field.confidence', { value: format.number(classification.confidence, { style: 'percent' }) })}</span>}
-                  </p>
+                  <>
+                    <p>
+                      <strong className="text-lg">{crop(classification.crop_type)}</strong>
+                      {classification.confidence != null && <span className="text-stone-600"> · {t('field.confidence', { value: format.number(classification.confidence, { style: 'percent' }) })}</span>}
+                    </p>
+                    {isUncertain(classification.details) && (
+                      <p className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900" data-testid="crop-uncertain">
+                        {t('field.crop_uncertain')}
+                      </p>
+                    )}
+                  </>
                 )}
                 {classification.details.top_candidates.length > 0 && (
                   <ol className="space-y-1">
