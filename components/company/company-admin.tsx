@@ -61,25 +61,32 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
           <>
             <Th>{t('company.user')}</Th>
             <Th>{t('account.role')}</Th>
-            <Th>{t('company.state')}</Th>
-            <Th>{t('account.last_login')}</Th>
+            <Th className="hidden md:table-cell">{t('company.state')}</Th>
+            <Th className="hidden md:table-cell">{t('account.last_login')}</Th>
             <Th>{t('common.actions')}</Th>
           </>
         }
       >
         {users.map((u) => {
           const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
+          const state = u.is_active ? t('company.active') : t('company.inactive');
+          // As the profile page writes times.
+          const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'medium', timeStyle: 'short' }) : '—';
           return (
             <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
               <td className="px-2 py-1">
                 <span className="block">{personName(u.first_name, u.last_name, u.email)}</span>
                 <span className="block text-xs text-stone-500">{u.email}</span>
+                {/* A phone has no room for the state and last sign-in columns: they go under the name. */}
+                <span className="block text-xs text-stone-500 md:hidden">
+                  {state} · {t('account.last_login')}: {lastLogin}
+                </span>
               </td>
               <td className="px-2 py-1">
                 {editable ? (
                   <select
                     aria-label={t('company.role_of', { user: u.email })}
-                    className={inputClass}
+                    className={`${inputClass} min-w-[9rem]`}
                     value={u.role}
                     disabled={busy}
                     onChange={(e) => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }), t('auth.user_updated'))}
@@ -94,8 +101,8 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
                   t(`roles.${u.role}`)
                 )}
               </td>
-              <td className="px-2 py-1">{u.is_active ? t('company.active') : t('company.inactive')}</td>
-              <td className="px-2 py-1">{u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'short', timeStyle: 'short' }) : '—'}</td>
+              <td className="hidden px-2 py-1 md:table-cell">{state}</td>
+              <td className="hidden px-2 py-1 md:table-cell">{lastLogin}</td>
               <td className="px-2 py-1">
                 {editable && (
                   <span className="flex flex-wrap gap-2">

@@ -21,6 +21,6 @@ export function Table({ head, children, foot, testId, framed = false }: { head: 
 }
 
 /** A column's heading; a column of figures is set to the right, as its figures are. */
-export function Th({ children, figures = false }: { children?: ReactNode; figures?: boolean }) {
-  return <th className={`px-2 py-1 ${figures ? 'text-right' : 'text-left'}`}>{children}</th>;
+export function Th({ children, figures = false, className = '' }: { children?: ReactNode; figures?: boolean; className?: string }) {
+  return <th className={`px-2 py-1 ${figures ? 'text-right' : 'text-left'} ${className}`}>{children}</th>;
 }
