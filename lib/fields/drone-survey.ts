@@ -17,7 +17,7 @@ import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } 
 import { containsNul, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { dispatchTask } from '../tasks/queue';
-import { progressText, taskErrorText } from '../tasks/view';
+import { currentStep, progressText, taskErrorText } from '../tasks/view';
 import type { DroneJobPayload } from '../tasks/drone-job';
 import type { ReceivedFile } from '../uploads/multipart';
 import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';
@@ -239,7 +239,7 @@ const DRONE_STATUS: Record<string, string> = { pending: 'queued', running: 'proc
 export async function droneTaskStatus(db: TenantDb, taskId: string, locale: Locale) {
   const task = /^[0-9a-f-]{36}$/.test(taskId) ? await db.task.findUnique({ where: { id: taskId } }) : null;
   if (!task || task.kind !== 'drone') throw notFound();
-  const step = task.progress ?? (task.status === 'pending' ? 'queued' : task.status === 'running' ? 'stitching' : null);
+  const step = currentStep(task);
   return {
     task_id: task.id,
     status: DRONE_STATUS[task.status] ?? task.status,
