@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useEffect, useMemo, useState } from 'react';
+import { PARCEL_NUMBER } from '@/lib/fields/parcel-number';
 import type { LatestScan } from '@/lib/fields/scans';
 import { api, download, saveBlob } from '@/lib/ui/api';
 import { toCsv } from '@/lib/ui/csv';
@@ -136,6 +137,12 @@ export function FieldsTable({
 
   async function save() {
     if (!editing) return;
+    const parcel = (editing.parcel_number ?? '').trim();
+    // Said here, beside the row, before a round trip; the server checks it again.
+    if (parcel && !PARCEL_NUMBER.test(parcel)) {
+      setError(`${t('fields.parcel_number')}: ${t('validation.parcel_number')}`);
+      return;
+    }
     setBusy(true);
     setError(null);
     const res = await api<UpdatedField>(`/api/fields/${editing.id}`, {
@@ -266,13 +273,13 @@ export function FieldsTable({
                 <tr key={r.id} className="border-t border-stone-200 bg-amber-50" data-testid={`field-row-${r.id}`}>
                   <td className="px-2 py-1" />
                   <td className="px-2 py-1">
-                    <input aria-label={t('fields.name')} className={inputClass} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} required />
+                    <input aria-label={t('fields.name')} className={`${inputClass} min-w-[10rem]`} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} required />
                   </td>
                   <td className="px-2 py-1 text-right tabular-nums">{ha(r.area)}</td>
                   <td className="px-2 py-1">
                     <select
                       aria-label={t('fields.owner')}
-                      className={inputClass}
+                      className={`${inputClass} min-w-[8rem]`}
                       value={editing.owner_id ?? ''}
                       onChange={(e) => setEditing({ ...editing, owner_id: e.target.value ? Number(e.target.value) : null })}
                     >
@@ -280,14 +287,14 @@ export function FieldsTable({
                     </select>
                   </td>
                   <td className="px-2 py-1">
-                    <select aria-label={t('fields.status')} className={inputClass} value={editing.status ?? ''} onChange={(e) => setEditing({ ...editing, status: e.target.value || null })}>
+                    <select aria-label={t('fields.status')} className={`${inputClass} min-w-[8rem]`} value={editing.status ?? ''} onChange={(e) => setEditing({ ...editing, status: e.target.value || null })}>
                       <StatusOptions statuses={statuses} none={t('common.none')} />
                     </select>
                   </td>
                   <td className="px-2 py-1">
                     <input
                       aria-label={t('fields.parcel_number')}
-                      className={inputClass}
+                      className={`${inputClass} min-w-[11rem] font-mono text-xs`}
                       value={editing.parcel_number ?? ''}
                       onChange={(e) => setEditing({ ...editing, parcel_number: e.target.value })}
                       placeholder="61:02:0600010:123"

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { ZONING_METHODS } from '../raster/classify';
 
-export const PARCEL_NUMBER = /^\d+(:\d+)*$/;
+import { PARCEL_NUMBER } from './parcel-number';
+
+export { PARCEL_NUMBER };
 
 const parcelNumber = z
   .string()

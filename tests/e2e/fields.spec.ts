@@ -47,11 +47,11 @@ test('the fields table filters, sorts, edits a row in place and totals the areas
   const stored = await (await page.request.get(`/api/fields/${a}`)).json();
   expect(stored).toMatchObject({ name: 'Alpha renamed', status: 'Субаренда', owner: { id: owner.id, name: 'Kolkhoz Rassvet' } });
 
-  // A bad parcel number is refused with the server's explanation, and nothing changes.
+  // A bad parcel number is refused before it is sent, with the rule in words, and nothing changes.
   await row.getByRole('button', { name: 'Edit' }).click();
   await row.getByLabel('Parcel number').fill('12-34');
   await row.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByRole('main').getByRole('alert')).toContainText('parcel_number: groups of digits separated by colons');
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText('Parcel number: groups of digits separated by colons, e.g. 61:02:0600010:123');
   expect((await (await page.request.get(`/api/fields/${a}`)).json()).parcel_number).toBe('1:2:3');
 
   // Filter by owner.
