@@ -52,7 +52,8 @@ export function validateFlightParams(query: Record<string, string | undefined>):
 
 /** A safe, transliterated `.kmz` file name for a field ("Поле №1" -> "Pole_1.kmz"). */
 export function kmzFileName(fieldName: string): string {
-  const base = slugify(fieldName, { replacement: '_', strict: true, trim: true }).slice(0, 80);
+  // Letters, digits, hyphens and underscores: hyphens stay ("North-2"), anything a path could use goes.
+  const base = slugify(fieldName, { replacement: '_', remove: /[^\w\s-]/g, trim: true }).replace(/^[-_]+/, '').slice(0, 80);
   return `${base || 'field'}.kmz`;
 }
 

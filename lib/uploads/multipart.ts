@@ -102,7 +102,10 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
       failed = true;
       clearTimeout(idle);
       source.unpipe(parser);
-      source.destroy();
+      // Drained, not destroyed: destroying cancels the request's body stream while Next.js still
+      // feeds it from the socket, and its next write threw an uncaught ERR_INVALID_STATE. The answer
+      // goes out with `Connection: close`, which ends the socket and the draining with it.
+      source.resume();
       for (const part of parts) part.destroy();
       reject(err);
     };

@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openAsBlob, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,5 +141,31 @@ describe('streamed uploads', () => {
       await scratch.drop();
     }
     expect(peak - before).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it('refuses a part that grows past its limit with 413, and the server throws nothing it does not catch', async () => {
+    // A server of its own, so that its log holds this test's requests alone.
+    const scratch = scratchSqlite();
+    const logFile = join(mkdtempSync(join(tmpdir(), 'over-limit-')), 'server.log');
+    const server = await startServer({ env: scratch.env, logFile });
+    try {
+      const { api: client } = await registerCompany(server.url);
+      // Under the request's declared limit (the raster part may take 1 GB), over the shapefile part's 50 MB.
+      const zip = new Blob([randomBytes(52 * 1024 * 1024)]);
+      // The throw came from a race with the socket: one refusal in three or four showed it.
+      for (let i = 0; i < 8; i++) {
+        const form = new FormData();
+        form.append('shapefile_zip', zip, 'parcels.zip');
+        const res = await client.request('POST', '/upload', form);
+        expect(res.status).toBe(413);
+        expect(res.body.success).toBe(false);
+      }
+      expect((await client.get('/api/health')).status).toBe(200);
+    } finally {
+      await server.stop();
+      await scratch.drop();
+    }
+    // Cancelling the body Next.js was still feeding made its next write throw ERR_INVALID_STATE, uncaught.
+    expect(readFileSync(logFile, 'utf8')).not.toMatch(/uncaughtException|ERR_INVALID_STATE/);
   });
 });

@@ -269,6 +269,7 @@ describe('file names and the all-fields ZIP', () => {
     expect(kmzFileName('Čierna Voda / sever')).toBe('Cierna_Voda_sever.kmz');
     expect(kmzFileName('../../etc')).toMatch(/^[A-Za-z0-9_-]+\.kmz$/);
     expect(kmzFileName('???')).toBe('field.kmz');
+    expect(kmzFileName('North-2 (jar)')).toBe('North-2_jar.kmz');
     expect(uniqueKmzNames(['A', 'a', 'A'])).toEqual(['A.kmz', 'a-2.kmz', 'A-3.kmz']);
   });
 
