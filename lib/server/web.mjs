@@ -5,6 +5,7 @@
 // fifth more bytes, and runs on libuv's threads while the list is still being written.
 // Plain JavaScript, unlike the rest: loading it through tsx cost each process 65 MB.
 import { ServerResponse, createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { constants } from 'node:zlib';
 import compression from 'compression';
@@ -37,6 +38,8 @@ const handle = app.getRequestHandler();
 const REQUEST_PATH = 'x-fieldmap-path';
 const serve = (req, res) => {
   req.headers[REQUEST_PATH] = req.url ?? '/';
+  // After the compressor has wrapped the answer, so that the envelope is compressed like any answer.
+  if (isApi(req)) enveloping405(req, res);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
   return handle(req, res).catch((err) => {
     console.error(err);
@@ -48,7 +51,40 @@ const serve = (req, res) => {
 // reaches the browser part by part. An API answer is read whole, and for it each flush (zlib's full
 // flush) was one more trip to libuv's thread: 45-60 µs of a small answer's CPU, and for the list a
 // restart of the compressor's dictionary at every page. API answers are flushed by their end alone.
-const isApi = (req) => req.url?.startsWith('/api/') ?? false;
+const isApi = (req) => /^\/(api\/|upload(\?|$))/.test(req.url ?? '');
+
+// Next.js answers a method a route handler does not export with an empty 405. API clients get the
+// JSON envelope every other failure has, in the caller's language as far as this process can tell
+// without a session (the language switcher's cookie, else Accept-Language, else ru), as
+// lib/i18n/locales.ts chooses it.
+const require = createRequire(import.meta.url);
+const LOCALES = ['ru', 'en', 'sk'];
+const NOT_ALLOWED = Object.fromEntries(LOCALES.map((l) => [l, require(`../../messages/${l}.json`).errors.method_not_allowed]));
+function localeOf(req) {
+  const cookie = /(?:^|;\s*)NEXT_LOCALE=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+  if (LOCALES.includes(cookie)) return cookie;
+  const ranked = (req.headers['accept-language'] ?? '')
+    .split(',')
+    .map((part) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { lang: (tag ?? '').toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1 };
+    })
+    .filter((x) => x.q > 0 && LOCALES.includes(x.lang))
+    .sort((a, b) => b.q - a.q);
+  return ranked[0]?.lang ?? 'ru';
+}
+function enveloping405(req, res) {
+  const end = res.end;
+  res.end = function (chunk, ...rest) {
+    const empty = chunk === undefined || chunk === null || typeof chunk === 'function' || chunk.length === 0;
+    if (res.statusCode === 405 && empty && !res.headersSent) {
+      res.setHeader('content-type', 'application/json');
+      return end.call(this, JSON.stringify({ success: false, error: NOT_ALLOWED[localeOf(req)].replace('{method}', req.method) }));
+    }
+    return end.call(this, chunk, ...rest);
+  };
+}
 
 // Next.js drops a route's Content-Length; a download's size comes under this name instead
 // (DOWNLOAD_SIZE_HEADER, lib/http/respond.ts) and goes out as Content-Length, so that the browser

@@ -24,6 +24,15 @@ describe('service basics', () => {
     expect(ru.body.error).toBe('Путь /api/nothing-here не существует');
   });
 
+  it('answers a method a path does not take with 405 in the JSON envelope, compressed or not', async () => {
+    const put = await api().put('/api/stats', {}, { 'accept-language': 'en' });
+    expect(put.status).toBe(405);
+    expect(put.body).toEqual({ success: false, error: 'Method PUT is not supported on this path' });
+    const get = await fetch(baseUrl() + '/upload', { headers: { 'accept-encoding': 'gzip', cookie: 'NEXT_LOCALE=sk' } });
+    expect(get.status).toBe(405);
+    expect(await get.json()).toEqual({ success: false, error: 'Metóda GET nie je pre túto cestu podporovaná' });
+  });
+
   it("answers in the signed-in user's language, else the language switcher's cookie, else Accept-Language", async () => {
     const { api: sk } = await registerCompany(baseUrl(), { language: 'sk' });
     expect((await sk.get('/api/no/such/thing', { 'accept-language': 'en' })).body.error).toBe('Cesta /api/no/such/thing neexistuje');
