@@ -18,9 +18,15 @@ export async function listOwners(db: TenantDb) {
   }));
 }
 
+/**
+ * How owner names are compared: whatever the case and surrounding spaces ("ИВАНОВ И.И." is the
+ * Иванов И.И. a register already holds). In code, not SQL: SQLite folds the case of ASCII letters only.
+ */
+export const ownerNameKey = (name: string) => name.trim().toLocaleLowerCase();
+
 async function assertNameFree(db: TenantDb, name: string, exceptId?: number) {
-  const same = await db.owner.findFirst({ where: { name, ...(exceptId ? { id: { not: exceptId } } : {}) }, select: { id: true } });
-  if (same) throw conflict('owner_taken');
+  const owners = await db.owner.findMany({ select: { id: true, name: true } });
+  if (owners.some((o) => o.id !== exceptId && ownerNameKey(o.name) === ownerNameKey(name))) throw conflict('owner_taken');
 }
 
 export async function createOwner(db: TenantDb, name: string) {
@@ -44,17 +50,21 @@ export async function deleteOwner(db: TenantDb, id: number) {
  */
 export async function ensureOwners(tx: DriverTransaction, companyId: number, names: Iterable<string>): Promise<Map<string, number>> {
   const wanted = [...new Set(names)].filter(Boolean);
-  const found = new Map<string, number>();
-  for (let i = 0; i < wanted.length; i += 500) {
-    const chunk = wanted.slice(i, i + 500);
-    const rows = await tx.query(`SELECT "id", "name" FROM "owner" WHERE "company_id" = ? AND "name" IN (${chunk.map(() => '?').join(', ')})`, [companyId, ...chunk]);
-    for (const r of rows) found.set(String(r.name), Number(r.id));
+  // Names compared as ownerNameKey does: a file's "ИВАНОВ И.И." is the owner already listed as Иванов И.И.
+  const byKey = new Map<string, number>();
+  if (wanted.length) {
+    for (const r of await tx.query('SELECT "id", "name" FROM "owner" WHERE "company_id" = ?', [companyId])) byKey.set(ownerNameKey(String(r.name)), Number(r.id));
   }
+  const found = new Map<string, number>();
   const now = new Date();
   for (const name of wanted) {
-    if (found.has(name)) continue;
-    const [row] = await tx.query('INSERT INTO "owner" ("company_id", "name", "created_at", "updated_at") VALUES (?, ?, ?, ?) RETURNING "id"', [companyId, name, now, now]);
-    found.set(name, Number(row!.id));
+    let id = byKey.get(ownerNameKey(name));
+    if (id === undefined) {
+      const [row] = await tx.query('INSERT INTO "owner" ("company_id", "name", "created_at", "updated_at") VALUES (?, ?, ?, ?) RETURNING "id"', [companyId, name, now, now]);
+      id = Number(row!.id);
+      byKey.set(ownerNameKey(name), id);
+    }
+    found.set(name, id);
   }
   return found;
 }

@@ -272,6 +272,12 @@ describe('owners', () => {
     expect((await other.api.post('/api/owners', { name: 'Farmer' })).status).toBe(201);
     const dup = await api.post('/api/owners', { name: 'Farmer' });
     expect(dup.status).toBe(409);
+    // Whatever the case, Cyrillic too (SQLite folds ASCII only): the same person written another way.
+    const ivanov = (await api.post('/api/owners', { name: 'Иванов И.И.' })).body.id;
+    for (const name of ['ИВАНОВ И.И.', ' иванов и.и. ', 'FARMER']) expect((await api.post('/api/owners', { name })).status, name).toBe(409);
+    expect((await api.put(`/api/owners/${ivanov}`, { name: 'ИВАНОВ И.И.' })).status).toBe(200);
+    expect((await api.put(`/api/owners/${ivanov}`, { name: 'farmer' })).status).toBe(409);
+    await api.del(`/api/owners/${ivanov}`);
     await api.post('/api/fields', { name: 'a', geometry: rect(10, 10), owner_id: id });
     await api.post('/api/fields', { name: 'b', geometry: rect(10.1, 10), owner_id: id });
     const list = await api.get('/api/owners');
