@@ -112,43 +112,51 @@ export async function matchPair(
   searchRadiusM: number,
 ): Promise<PairMatch | PairRejection> {
   if (fi.count < MIN_INLIERS || fj.count < MIN_INLIERS) return 'no_matches';
-  const { cv } = await openCv();
   const good = guidedMatches(fi, pi, ci, fj, pj, cj, searchRadiusM);
   if (good.length < MIN_INLIERS) return 'no_matches';
+  const fit = await ransacAffine(fi, fj, good, featureScale(ci[0] * 2, ci[1] * 2));
+  if (!fit) return 'no_matches';
+  const inliers = good.filter((_, k) => fit.inliers[k]);
+  if (inliers.length < MIN_INLIERS) return 'no_matches';
 
-  // RANSAC on reduced-scale coordinates so the threshold means the same at any photo size.
-  const s = featureScale(ci[0] * 2, ci[1] * 2);
+  const pts = new Float64Array(inliers.length * 4);
+  const dist: number[] = [];
+  const ch = Math.min(fi.channels, fj.channels);
+  const sumI = new Array<number>(ch).fill(0), sumJ = new Array<number>(ch).fill(0);
+  inliers.forEach(([a, b], k) => {
+    const xi = fi.points[2 * a]!, yi = fi.points[2 * a + 1]!, xj = fj.points[2 * b]!, yj = fj.points[2 * b + 1]!;
+    pts.set([xi, yi, xj, yj], 4 * k);
+    const [e1, n1] = toGround(pi, ci[0], ci[1], xi, yi);
+    const [e2, n2] = toGround(pj, cj[0], cj[1], xj, yj);
+    dist.push(Math.hypot(e1 - e2, n1 - n2));
+    for (let c = 0; c < ch; c++) {
+      sumI[c] = sumI[c]! + fi.colours[a * fi.channels + c]!;
+      sumJ[c] = sumJ[c]! + fj.colours[b * fj.channels + c]!;
+    }
+  });
+  const gpsDisagreementM = median(dist);
+  if (gpsDisagreementM > maxGpsDisagreementM) return 'gps_disagreement';
+  const logRatio = sumI.map((v, c) => Math.log(Math.max(v, 1) / Math.max(sumJ[c]!, 1)));
+  const [m00, m01, , m10, m11] = fit.affine;
+  const rotation = Math.atan2(m10! - m01!, m00! + m11!);
+  return { i, j, pts, logRatio, gpsDisagreementM, rotation };
+}
+
+/**
+ * RANSAC's affine transform between matched keypoints of two photos ([m00, m01, m02, m10, m11, m12],
+ * in coordinates reduced by `s`, so that its threshold means the same at any photo size) and which
+ * matches agree with it; null when none is found. OpenCV's objects are freed before it returns.
+ */
+async function ransacAffine(fi: Features, fj: Features, good: [number, number][], s: number): Promise<{ affine: number[]; inliers: boolean[] } | null> {
+  const { cv } = await openCv();
   const from = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([a]) => [fi.points[2 * a]! * s, fi.points[2 * a + 1]! * s]));
   const to = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([, b]) => [fj.points[2 * b]! * s, fj.points[2 * b + 1]! * s]));
   const inl = new cv.Mat();
   let affine;
   try {
     affine = cv.estimateAffine2D(from, to, inl, cv.RANSAC, RANSAC_PX, 2000, 0.995, 10);
-    if (affine.empty()) return 'no_matches';
-    const inliers = good.filter((_, k) => inl.data[k] === 1);
-    if (inliers.length < MIN_INLIERS) return 'no_matches';
-
-    const pts = new Float64Array(inliers.length * 4);
-    const dist: number[] = [];
-    const ch = Math.min(fi.channels, fj.channels);
-    const sumI = new Array<number>(ch).fill(0), sumJ = new Array<number>(ch).fill(0);
-    inliers.forEach(([a, b], k) => {
-      const xi = fi.points[2 * a]!, yi = fi.points[2 * a + 1]!, xj = fj.points[2 * b]!, yj = fj.points[2 * b + 1]!;
-      pts.set([xi, yi, xj, yj], 4 * k);
-      const [e1, n1] = toGround(pi, ci[0], ci[1], xi, yi);
-      const [e2, n2] = toGround(pj, cj[0], cj[1], xj, yj);
-      dist.push(Math.hypot(e1 - e2, n1 - n2));
-      for (let c = 0; c < ch; c++) {
-        sumI[c] = sumI[c]! + fi.colours[a * fi.channels + c]!;
-        sumJ[c] = sumJ[c]! + fj.colours[b * fj.channels + c]!;
-      }
-    });
-    const gpsDisagreementM = median(dist);
-    if (gpsDisagreementM > maxGpsDisagreementM) return 'gps_disagreement';
-    const logRatio = sumI.map((v, c) => Math.log(Math.max(v, 1) / Math.max(sumJ[c]!, 1)));
-    const [m00, m01, , m10, m11] = affine.data64F as Float64Array;
-    const rotation = Math.atan2(m10! - m01!, m00! + m11!);
-    return { i, j, pts, logRatio, gpsDisagreementM, rotation };
+    if (affine.empty()) return null;
+    return { affine: Array.from(affine.data64F as Float64Array), inliers: Array.from(inl.data as Uint8Array, (v) => v === 1) };
   } finally {
     from.delete(); to.delete(); inl.delete(); affine?.delete();
   }
@@ -174,21 +182,11 @@ export async function unguidedMotion(fi: Features, ci: [number, number], fj: Fea
     if (bestIdx >= 0 && best < 64 && best < RATIO * second) good.push([a, bestIdx]);
   }
   if (good.length < MIN_INLIERS) return null;
-  const { cv } = await openCv();
-  // RANSAC on reduced-scale coordinates, as in matchPair.
   const s = featureScale(ci[0] * 2, ci[1] * 2);
-  const from = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([a]) => [fi.points[2 * a]! * s, fi.points[2 * a + 1]! * s]));
-  const to = cv.matFromArray(good.length, 1, cv.CV_32FC2, good.flatMap(([, b]) => [fj.points[2 * b]! * s, fj.points[2 * b + 1]! * s]));
-  const inl = new cv.Mat();
-  let affine;
-  try {
-    affine = cv.estimateAffine2D(from, to, inl, cv.RANSAC, RANSAC_PX, 2000, 0.995, 10);
-    if (affine.empty() || (inl.data as Uint8Array).reduce((n, v) => n + v, 0) < MIN_INLIERS) return null;
-    const [m00, m01, m02, m10, m11, m12] = Array.from(affine.data64F as Float64Array) as number[];
-    return [m00!, m01!, m02! / s, m10!, m11!, m12! / s];
-  } finally {
-    from.delete(); to.delete(); inl.delete(); affine?.delete();
-  }
+  const fit = await ransacAffine(fi, fj, good, s);
+  if (!fit || fit.inliers.filter(Boolean).length < MIN_INLIERS) return null;
+  const [m00, m01, m02, m10, m11, m12] = fit.affine as [number, number, number, number, number, number];
+  return [m00, m01, m02 / s, m10, m11, m12 / s];
 }
 
 function popcount32(v: number): number {
