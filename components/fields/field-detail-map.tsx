@@ -64,11 +64,14 @@ export default function FieldDetailMap({ geometry, tiles, preview, zones }: Fiel
             style={(f) => ({ color: '#1c1917', weight: 1, fillColor: (f?.properties as { color?: string } | undefined)?.color ?? '#999', fillOpacity: preview && show.preview ? 0.25 : 0.6, className: 'fm-zone' })}
             onEachFeature={(f, layer) => {
               const p = f.properties as { name: string; area_ha: number };
-              layer.bindTooltip(localizeZoneName(p.name, locale), { sticky: true });
+              const name = localizeZoneName(p.name, locale);
+              layer.bindTooltip(name, { sticky: true });
+              // Each zone is a stop of Tab (its tooltip on hover): named for a screen reader too.
+              layer.on('add', () => (layer as L.Path).getElement?.()?.setAttribute('aria-label', name));
             }}
           />
         )}
-        <GeoJSON key={JSON.stringify(geometry).length} data={geometry as GeoJSON.Geometry} style={{ color: '#065f46', weight: 3, fill: false, className: 'fm-field-outline' }} />
+        <GeoJSON key={JSON.stringify(geometry).length} data={geometry as GeoJSON.Geometry} style={{ color: '#065f46', weight: 3, fill: false, className: 'fm-field-outline' }} interactive={false} />
         <Fit geometry={geometry} />
       </MapContainer>
       <LayerToggles show={show} setShow={setShow} preview={preview} hasZones={!!zones?.features.length} />

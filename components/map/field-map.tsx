@@ -79,10 +79,17 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   }, [selection]);
   /** Read by the map's click handler, which outlives renders. */
   const addingRef = useRef(false);
+  /** The side panel: below the map on a phone, where a field's details would open out of sight. */
+  const panelRef = useRef<HTMLElement | null>(null);
   const setSelectedId = useCallback((id: number | null) => {
     setSelection(id === null ? [] : [id]);
     addingRef.current = false;
     setAdding(false);
+    // A tap on a field must show something: when the panel starts below the screen, go to it.
+    const panel = panelRef.current;
+    if (id !== null && panel && panel.getBoundingClientRect().top > window.innerHeight * 0.75) {
+      requestAnimationFrame(() => panel.scrollIntoView({ block: 'start', behavior: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' }));
+    }
   }, []);
   const startAdding = useCallback(() => {
     addingRef.current = true;
@@ -190,13 +197,16 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     for (const f of features) {
       const color = colorOf(f);
       const latlngs = L.GeoJSON.coordsToLatLngs(f.geometry.coordinates, f.geometry.type === 'Polygon' ? 1 : 2);
-      const layer = L.polygon(latlngs, { color, weight: 2, fillColor: color, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}`, renderer });
+      // The index ramp's middle classes are near white: outlined in their own colour, such fields
+      // vanished against the map (1.03:1). Index classes get a dark outline and the colour inside.
+      const outline = colorBy === 'index' ? '#1c1917' : color;
+      const layer = L.polygon(latlngs, { color: outline, weight: 2, fillColor: color, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}`, renderer });
       layer.feature = f;
       group.addLayer(layer);
       layersRef.current.set(f.id, layer);
     }
     styledRef.current = new Set();
-  }, [map, features, colorOf, setSelectedId]);
+  }, [map, features, colorOf, colorBy, setSelectedId]);
 
   // The selected fields are drawn heavier (only those whose look changes are restyled).
   useEffect(() => {
@@ -273,6 +283,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       hintlineStyle: { color: '#b45309', dashArray: [5, 5] },
       pathOptions: { color: '#b45309', fillColor: '#f59e0b', fillOpacity: 0.3 },
     });
+  }
+
+  /** Geoman's polygon tool, whose own toolbar finishes a shape and takes back a corner through these. */
+  function drawTool() {
+    return (map?.pm.Draw as unknown as { Polygon?: { _finishShape(): void; _removeLastVertex(): void } } | undefined)?.Polygon;
   }
 
   function discardDrawn() {
@@ -432,9 +447,16 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
         <div className="flex flex-wrap items-center gap-2">
           {can.add && mode.kind === 'idle' && <Button onClick={startDrawing}>{t('map.draw_field')}</Button>}
           {mode.kind === 'drawing' && (
-            <Button variant="secondary" onClick={cancelDrawing}>
-              {t('common.cancel')}
-            </Button>
+            <>
+              {/* For touch: closing on the first corner needs a precise tap, and a tablet has no Escape key. */}
+              <Button onClick={() => drawTool()?._finishShape()}>{t('map.finish_shape')}</Button>
+              <Button variant="secondary" onClick={() => drawTool()?._removeLastVertex()}>
+                {t('map.undo_point')}
+              </Button>
+              <Button variant="secondary" onClick={cancelDrawing}>
+                {t('common.cancel')}
+              </Button>
+            </>
           )}
           <label className="ml-auto flex items-center gap-2 text-sm">
             {t('map.color_by')}
@@ -446,18 +468,15 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
             </select>
           </label>
         </div>
-        {(mode.kind === 'drawing' || mode.kind === 'editing') && (
-          <p role="status" className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="draw-hint">
-            {mode.kind === 'drawing' ? t('map.draw_hint') : t('map.edit_hint')}{' '}
-            {liveArea !== null && <strong data-testid="live-area">{t('map.area_live', { area: ha(liveArea) })}</strong>}
-          </p>
-        )}
-        {mode.kind === 'splitting' && (
-          <p role="status" className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="draw-hint">
-            {t('map.split_hint')}
-          </p>
-        )}
         <div className="relative h-[60vh] min-h-[320px] overflow-hidden rounded-lg border border-stone-200 lg:h-[72vh]" data-testid="field-map">
+          {/* Over the map, not above it: a hint that pushed the map down moved the corners already
+              placed from under the finger, and the tap meant to close the boundary missed. */}
+          {(mode.kind === 'drawing' || mode.kind === 'editing' || mode.kind === 'splitting') && (
+            <p role="status" className="pointer-events-none absolute top-2 right-2 left-14 z-[1000] rounded bg-amber-50/95 px-3 py-2 text-sm text-amber-900 shadow" data-testid="draw-hint">
+              {mode.kind === 'drawing' ? t('map.draw_hint') : mode.kind === 'editing' ? t('map.edit_hint') : t('map.split_hint')}{' '}
+              {mode.kind !== 'splitting' && liveArea !== null && <strong data-testid="live-area">{t('map.area_live', { area: ha(liveArea) })}</strong>}
+            </p>
+          )}
           <MapContainer
             {...(bounds ? { bounds, boundsOptions: { padding: [24, 24], maxZoom: 17 } } : { center: DEFAULT_CENTER, zoom: DEFAULT_ZOOM })}
             maxZoom={MAP_MAX_ZOOM}
@@ -478,7 +497,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
             <ul className="absolute bottom-6 left-2 z-[1000] max-w-[60%] space-y-0.5 rounded bg-white/90 px-2 py-1 text-xs shadow" aria-label={t('map.legend')}>
               {legend.map((l) => (
                 <li key={l.label} className="flex items-center gap-1.5">
-                  <span className="inline-block h-3 w-3 shrink-0 rounded-sm" style={{ background: l.color }} />
+                  <span className="inline-block h-3 w-3 shrink-0 rounded-sm border border-stone-700" style={{ background: l.color }} />
                   <span className="truncate">{l.label}</span>
                   <span className="text-stone-500">({l.count})</span>
                 </li>
@@ -488,7 +507,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
         </div>
       </div>
 
-      <aside className="space-y-3" aria-label={t('map.panel')}>
+      <aside ref={panelRef} className="scroll-mt-2 space-y-3" aria-label={t('map.panel')}>
         {mode.kind === 'idle' && features.length > 0 && (
           <FieldFinder
             label={t('map.find_field')}

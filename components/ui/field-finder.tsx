@@ -33,7 +33,7 @@ export function FieldFinder<T extends { id: number; name: string }>({ label, hin
           className={inputClass}
           value={query}
           placeholder={t('fields.search_placeholder')}
-          aria-controls={listId}
+          aria-controls={query.trim() ? listId : undefined}
           aria-describedby={hint ? hintId : undefined}
           onChange={(e) => setQuery(e.target.value)}
           onKeyDown={(e) => {

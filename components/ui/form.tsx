@@ -2,7 +2,7 @@
 import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, useId } from 'react';
 
 export const inputClass =
-  'w-full rounded border border-stone-300 bg-white px-2 py-1.5 text-sm focus:border-emerald-600 focus:outline-none focus:ring-1 focus:ring-emerald-600 disabled:bg-stone-100';
+  'w-full rounded border border-stone-500 bg-white px-2 py-1.5 text-sm focus:border-emerald-600 focus:outline-none focus:ring-1 focus:ring-emerald-600 disabled:bg-stone-100';
 
 export function TextInput({ label, hint, ...props }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
   // The hint describes the input without becoming part of its name.
@@ -35,7 +35,7 @@ export function Select({ label, children, ...props }: SelectHTMLAttributes<HTMLS
 
 const variants = {
   primary: 'bg-emerald-700 text-white hover:bg-emerald-800 disabled:bg-emerald-300',
-  secondary: 'border border-stone-300 bg-white text-stone-800 hover:bg-stone-100 disabled:text-stone-400',
+  secondary: 'border border-stone-500 bg-white text-stone-800 hover:bg-stone-100 disabled:text-stone-400',
   danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-300',
 };
 

@@ -4,7 +4,8 @@ import type { ReactNode } from 'react';
 
 export function Table({ head, children, foot, testId, framed = false }: { head: ReactNode; children: ReactNode; foot?: ReactNode; testId?: string; framed?: boolean }) {
   return (
-    <div className={framed ? 'overflow-x-auto rounded-lg border border-stone-200 bg-white' : 'overflow-x-auto'}>
+    // Focusable, so that a table wider than a phone can be scrolled from the keyboard too.
+    <div className={framed ? 'overflow-x-auto rounded-lg border border-stone-200 bg-white' : 'overflow-x-auto'} tabIndex={0}>
       <table className="min-w-full text-sm" data-testid={testId}>
         <thead className="bg-stone-100">
           <tr>{head}</tr>

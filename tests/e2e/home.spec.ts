@@ -16,3 +16,15 @@ test.describe('home page', () => {
     await en.close();
   });
 });
+
+test('the first Tab offers to skip the header and lands in the page', async ({ page }) => {
+  await page.goto('/login');
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/#main$/);
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('main').getByLabel('Email')).toBeFocused();
+});

@@ -274,3 +274,40 @@ test('without a Shift key (a tablet), “Select several” makes plain clicks ad
   await expect(single).toContainText('East strip');
   await expect(single.getByRole('button', { name: en.map.select_several })).toBeVisible();
 });
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  test('a field is drawn with taps and closed with Finish, the map stays put, and a tapped field shows its details', async ({ page }) => {
+    await registerCompany(page.request);
+    await page.goto('/map');
+    const map = page.getByTestId('field-map');
+    await expect(map.locator('.leaflet-container')).toBeVisible();
+    await page.getByRole('button', { name: 'Draw a field' }).click();
+    await expect(page.getByTestId('draw-hint')).toBeVisible();
+    const box = (await map.boundingBox())!;
+    const corners = [[120, 200], [300, 200], [300, 380], [120, 380], [200, 300]].map(([x, y]) => ({ x: box.x + x!, y: box.y + y! }));
+    for (const p of corners) await page.touchscreen.tap(p.x, p.y);
+    // The hint grew with the area as corners were placed: over the map, it moved nothing.
+    await expect(page.getByTestId('live-area')).toContainText('ha');
+    expect((await map.boundingBox())!.y).toBe(box.y);
+    // A stray last corner taken back, then the boundary closed without aiming at the first one.
+    await page.getByRole('button', { name: 'Undo last corner' }).click();
+    await page.getByRole('button', { name: 'Finish' }).click();
+    await expect(page.getByTestId('new-area')).toContainText('ha');
+    const form = page.locator('aside form');
+    await form.getByLabel('Name').fill('Tapped');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByTestId('field-panel')).toContainText('Tapped');
+    const saved = (await (await page.request.get('/api/fields')).json()).features;
+    expect(saved[0].geometry.coordinates[0]).toHaveLength(5); // four corners, closed
+
+    // A tap on the field, with the map scrolled back into view: its panel comes into sight.
+    await page.getByRole('link', { name: 'Fields' }).click();
+    await page.goto('/map');
+    await expect(map.locator('path.fm-field')).toHaveCount(1);
+    const field = (await map.locator('path.fm-field').boundingBox())!;
+    await page.touchscreen.tap(field.x + field.width / 2, field.y + field.height / 2);
+    await expect(page.getByTestId('field-panel')).toBeInViewport();
+  });
+});

@@ -1,6 +1,9 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getFormatter, getLocale, getTranslations } from 'next-intl/server';
+import { currentUser } from '@/lib/auth/current-user';
+import { db } from '@/lib/db/client';
+import { tenantDb } from '@/lib/db/tenant';
 import { CaptureDateForm } from '@/components/fields/capture-date-form';
 import { CropChoice } from '@/components/fields/crop-choice';
 import { ExportPanel } from '@/components/fields/export-panel';
@@ -61,6 +64,15 @@ async function orNotFound<T>(p: Promise<T>): Promise<T> {
     if (err instanceof AppError && err.kind === 'not_found') notFound();
     throw err;
   }
+}
+
+/** The field's name in the tab's title, so that several open fields can be told apart. */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  const t = await getTranslations('app');
+  const user = await currentUser();
+  const id = Number((await params).id);
+  const field = user && Number.isInteger(id) && id > 0 ? await tenantDb(db(), user.companyId).field.findUnique({ where: { id }, select: { name: true } }) : null;
+  return { title: field?.name ? `${field.name} – ${t('name')}` : t('name') };
 }
 
 export default async function FieldPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ scan?: string; restored?: string }> }) {
