@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
 import { footprint, gpsPlacement, groundSampleM, heightM, utmFrame } from '@/lib/drone/frame';
 import { buildOrthomosaic, decodeScale, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
+import { mosaicOnGrid } from '../helpers/mosaic-grid';
 import { agreementWithCloud, lasTopView, type TopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
@@ -78,7 +79,7 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(bounds.maxY).toBeLessThan(gy);
     expect(bounds.maxX).toBeLessThan(gx + mosaic.width * gsd);
     expect(bounds.minY).toBeGreaterThan(gy - mosaic.height * gsd);
-    const ours = boxAverage(readFileSync(mosaic.rawPath), mosaic, cloud);
+    const ours = mosaicOnGrid(readFileSync(mosaic.rawPath), mosaic, cloud);
     const { used, matches, scale, turnDeg, cornersM } = await agreementWithCloud(cloud, ours.rgb, ours.filled);
     console.log(`brighton_beach vs ODM: ${used} of ${matches} matches; scale ${scale.toFixed(4)}, turn ${turnDeg.toFixed(2)}°, extent corners moved ${cornersM.map((d) => d.toFixed(2)).join(', ')} m`);
     expect(used).toBeGreaterThan(100);
@@ -107,33 +108,6 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(mosaic.medianMisalignmentPx).toBeLessThanOrEqual(3);
   });
 });
-
-/** The mosaic averaged into the cells of the cloud's grid (only cells it covers entirely). */
-function boxAverage(raw: Buffer, mosaic: Mosaic, grid: TopView): { rgb: Uint8Array; filled: Uint8Array } {
-  const [gx, gsd, , gy] = mosaic.geoTransform;
-  const stride = mosaic.bands.length + 1;
-  const cells = grid.width * grid.height;
-  const sum = new Float64Array(cells * 3), count = new Uint32Array(cells), clear = new Uint8Array(cells);
-  for (let r = 0; r < mosaic.height; r++) {
-    const gr = Math.floor((grid.y0 - (gy - (r + 0.5) * gsd)) / grid.cell);
-    if (gr < 0 || gr >= grid.height) continue;
-    for (let c = 0; c < mosaic.width; c++) {
-      const gc = Math.floor((gx + (c + 0.5) * gsd - grid.x0) / grid.cell);
-      if (gc < 0 || gc >= grid.width) continue;
-      const o = (r * mosaic.width + c) * stride, k = gr * grid.width + gc;
-      if (raw[o + stride - 1] !== 255) { clear[k] = 1; continue; }
-      for (let b = 0; b < 3; b++) sum[3 * k + b] = sum[3 * k + b]! + raw[o + b]!;
-      count[k] = count[k]! + 1;
-    }
-  }
-  const rgb = new Uint8Array(cells * 3), filled = new Uint8Array(cells);
-  count.forEach((n, k) => {
-    if (!n || clear[k]) return;
-    for (let b = 0; b < 3; b++) rgb[3 * k + b] = Math.round(sum[3 * k + b]! / n);
-    filled[k] = 255;
-  });
-  return { rgb, filled };
-}
 
 describe('decodeScale', () => {
   it('decodes photos as coarsely as the output grid allows, never coarser than about 10 % past it', () => {

@@ -12,6 +12,7 @@ import { detectFeatures, guidedMatches, orbFeatures } from '@/lib/drone/features
 import { utmFrame } from '@/lib/drone/frame';
 import { openCv } from '@/lib/drone/opencv';
 import { buildOrthomosaic, type Mosaic } from '@/lib/drone/ortho';
+import { mosaicOnGrid } from '../helpers/mosaic-grid';
 import { baselineFactors, factorHeadingDeg, flightOrder, headingsDeg, isNadirMotion, spreadPairs, trackPriors } from '@/lib/drone/track';
 import { lasTopView, type TopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
@@ -202,31 +203,7 @@ const CELL_M = 0.2;
 interface GridView { x0: number; y0: number; width: number; height: number; rgb: Uint8Array; filled: Uint8Array }
 
 /** A mosaic's colours averaged into the cells of a grid (only cells it covers entirely). */
-function onGrid(m: Mosaic, grid: Pick<GridView, 'x0' | 'y0' | 'width' | 'height'>): GridView {
-  const raw = readFileSync(m.rawPath);
-  const [gx, gsd, , gy] = m.geoTransform;
-  const stride = m.bands.length + 1, cells = grid.width * grid.height;
-  const sum = new Float64Array(cells * 3), count = new Uint32Array(cells), clear = new Uint8Array(cells);
-  for (let r = 0; r < m.height; r++) {
-    const gr = Math.floor((grid.y0 - (gy - (r + 0.5) * gsd)) / CELL_M);
-    if (gr < 0 || gr >= grid.height) continue;
-    for (let c = 0; c < m.width; c++) {
-      const gc = Math.floor((gx + (c + 0.5) * gsd - grid.x0) / CELL_M);
-      if (gc < 0 || gc >= grid.width) continue;
-      const o = (r * m.width + c) * stride, k = gr * grid.width + gc;
-      if (raw[o + stride - 1] !== 255) { clear[k] = 1; continue; }
-      for (let b = 0; b < 3; b++) sum[3 * k + b] = sum[3 * k + b]! + raw[o + b]!;
-      count[k] = count[k]! + 1;
-    }
-  }
-  const rgb = new Uint8Array(cells * 3), filled = new Uint8Array(cells);
-  count.forEach((n, k) => {
-    if (!n || clear[k]) return;
-    for (let b = 0; b < 3; b++) rgb[3 * k + b] = Math.round(sum[3 * k + b]! / n);
-    filled[k] = 255;
-  });
-  return { ...grid, rgb, filled };
-}
+const onGrid = (m: Mosaic, grid: Pick<GridView, 'x0' | 'y0' | 'width' | 'height'>): GridView => ({ ...grid, ...mosaicOnGrid(readFileSync(m.rawPath), m, { ...grid, cell: CELL_M }) });
 
 /** The XMP mosaic's extent as a grid. */
 const gridOf = (m: Mosaic) => {
