@@ -113,7 +113,10 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   doc.rect(0, 0, PAGE.width, 6).fill(ACCENT);
   text(field.company.name, PAGE.margin, 28, { size: 9, color: MUTED, width: CONTENT_W, align: 'right' });
   text(t('title'), PAGE.margin, 28, { size: 9, color: MUTED });
-  text(field.name, PAGE.margin, 42, { font: 'bold', size: 20, width: CONTENT_W, height: 24, ellipsis: true });
+  // The whole name where it fits: a long one (a register's "Поле у лесополосы за фермой №3, часть 2")
+  // is set smaller, down to 11 pt, before it is cut.
+  const titleSize = [20, 18, 16, 14, 12, 11].find((size) => doc.font('bold').fontSize(size).widthOfString(field.name) <= CONTENT_W) ?? 11;
+  text(field.name, PAGE.margin, 42 + (20 - titleSize) / 2, { font: 'bold', size: titleSize, width: CONTENT_W, height: 24, ellipsis: true });
 
   // Field details, two columns.
   let y = heading(t('details'), PAGE.margin, 78, CONTENT_W);

@@ -174,15 +174,20 @@ describe('PDF field report', () => {
     for (const k of ['no_scan', 'no_zones', 'no_crop']) expect(txt).toContain(translate('sk', `report.${k}`));
   });
 
-  it('names every status the interface offers in the reader\'s language, and cuts a long name to one line', async () => {
+  it('names every status the interface offers in the reader\'s language, and sets a long name smaller rather than cut it', async () => {
     const name = 'Очень длинное название поля для проверки переполнения текста в таблицах и отчётах PDF';
     const txt = pdftext(save('sublease.pdf', await buildFieldReportPdf({ ...field, name, status: 'Субаренда' }, scan, zones, { locale: 'en' })));
     expect(txt).toContain('Subleased');
     expect(txt).not.toContain('Субаренда');
-    // The title is one line ending in an ellipsis; the details table below names the field whole or cut to its column.
-    const title = txt.split('\n').find((l) => l.includes('Очень длинное'))!;
-    expect(title).toContain('…');
-    expect(txt.split('\n').filter((l) => l.includes('отчётах PDF'))).toEqual([]);
+    // A name that 20 pt cannot hold on one line is set smaller, whole.
+    const register = 'Поле у лесополосы за фермой №3, часть 2 (бывший колхоз «Рассвет»)';
+    const whole = pdftext(save('register-name.pdf', await buildFieldReportPdf({ ...field, name: register }, scan, zones, { locale: 'en' })));
+    expect(whole.split('\n').find((l) => l.includes('Поле у лесополосы'))).toContain('«Рассвет»)');
+    // A name past what even 11 pt holds is cut, with an ellipsis, still on one line.
+    const longer = `${name}, ${name}`;
+    const cut = pdftext(save('longer.pdf', await buildFieldReportPdf({ ...field, name: longer }, scan, zones, { locale: 'en' })));
+    expect(cut.split('\n').find((l) => l.includes('Очень длинное'))).toContain('…');
+    expect(cut.replace(/\s+/g, ' ')).not.toContain(longer);
   });
 
   it('titles the image beside the zones as what it is: a drone survey\'s orthomosaic, a raster\'s index', async () => {
