@@ -35,7 +35,7 @@ export async function AppHeader() {
               <NavLink href="/profile" title={user.email}>
                 {t('nav.profile')}
               </NavLink>
-              <span className="hidden text-stone-500 md:inline" data-testid="header-user">
+              <span className="hidden text-stone-600 md:inline" data-testid="header-user">
                 {user.email} · {t(`roles.${user.role}`)}
               </span>
               <LogoutButton />

@@ -15,15 +15,15 @@ export default async function ProfilePage() {
     <section className="space-y-4">
       <h1 className="text-2xl font-semibold">{t('profile.title')}</h1>
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-        <dt className="text-stone-500">{t('auth.email')}</dt>
+        <dt className="text-stone-600">{t('auth.email')}</dt>
         <dd>{user.email}</dd>
-        <dt className="text-stone-500">{t('account.company')}</dt>
+        <dt className="text-stone-600">{t('account.company')}</dt>
         <dd>{user.company.name}</dd>
-        <dt className="text-stone-500">{t('account.role')}</dt>
+        <dt className="text-stone-600">{t('account.role')}</dt>
         <dd data-testid="profile-role">{t(`roles.${user.role}`)}</dd>
         {user.lastLogin && (
           <>
-            <dt className="text-stone-500">{t('account.last_login')}</dt>
+            <dt className="text-stone-600">{t('account.last_login')}</dt>
             <dd>{format.dateTime(user.lastLogin, { dateStyle: 'medium', timeStyle: 'short' })}</dd>
           </>
         )}

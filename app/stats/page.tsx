@@ -101,7 +101,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
                 <button type="submit" className="rounded border border-stone-300 px-3 py-1.5 hover:bg-stone-100">
                   {t('common.apply')}
                 </button>
-                <p className="basis-full text-xs text-stone-500">{t('stats.crop_hint')}</p>
+                <p className="basis-full text-xs text-stone-600">{t('stats.crop_hint')}</p>
               </form>
               <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
                 <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} />

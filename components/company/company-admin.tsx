@@ -76,9 +76,9 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
             <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
               <td className="px-2 py-1">
                 <span className="block">{personName(u.first_name, u.last_name, u.email)}</span>
-                <span className="block text-xs text-stone-500">{u.email}</span>
+                <span className="block text-xs text-stone-600">{u.email}</span>
                 {/* A phone has no room for the state and last sign-in columns: they go under the name. */}
-                <span className="block text-xs text-stone-500 md:hidden">
+                <span className="block text-xs text-stone-600 md:hidden">
                   {state} · {t('account.last_login')}: {lastLogin}
                 </span>
               </td>

@@ -245,7 +245,7 @@ export function FieldsTable({
             <tr>
               {canEdit && (
                 <th scope="col" className="w-8 px-2 py-2">
-                  <input type="checkbox" aria-label={t('fields.select_page')} checked={pageSelected} onChange={(e) => toggle(shown.map((r) => r.id), e.target.checked)} />
+                  <input type="checkbox" aria-label={t('fields.select_page')} checked={pageSelected} disabled={shown.length === 0} onChange={(e) => toggle(shown.map((r) => r.id), e.target.checked)} />
                 </th>
               )}
               {header('name', t('fields.name'))}
@@ -263,7 +263,7 @@ export function FieldsTable({
           <tbody>
             {sorted.length === 0 && (
               <tr>
-                <td colSpan={columns} className="px-2 py-6 text-center text-stone-500">
+                <td colSpan={columns} className="px-2 py-6 text-center text-stone-600">
                   {t('fields.none_found')}
                 </td>
               </tr>

@@ -14,7 +14,7 @@ export function Histogram({ histogram, label, formatValue }: { histogram: { min:
           return <rect key={i} x={i * w} y={40 - h} width={w * 0.9} height={h} fill={`hsl(${hue} 60% 40%)`} />;
         })}
       </svg>
-      <figcaption className="flex justify-between text-xs text-stone-500">
+      <figcaption className="flex justify-between text-xs text-stone-600">
         <span>{formatValue(min)}</span>
         <span>{label}</span>
         <span>{formatValue(max)}</span>

@@ -33,7 +33,7 @@ export function IndexTrend({ points, chosen, href, label, formatValue }: { point
     <figure className="max-w-2xl space-y-1" data-testid="index-trend">
       <figcaption className="text-sm font-medium text-stone-700">{label}</figcaption>
       <div className="flex gap-2">
-        <div className="relative h-32 w-10 shrink-0 text-right text-xs text-stone-500" aria-hidden="true">
+        <div className="relative h-32 w-10 shrink-0 text-right text-xs text-stone-600" aria-hidden="true">
           {ticks.map((v) => (
             <span key={v} className="absolute right-0 -translate-y-1/2" style={{ top: `${y(v)}%` }}>
               {formatValue(v)}
@@ -63,7 +63,7 @@ export function IndexTrend({ points, chosen, href, label, formatValue }: { point
           })}
         </div>
       </div>
-      <div className={`ml-12 flex text-xs text-stone-500 ${span > 0 ? 'justify-between' : 'justify-center'}`} aria-hidden="true">
+      <div className={`ml-12 flex text-xs text-stone-600 ${span > 0 ? 'justify-between' : 'justify-center'}`} aria-hidden="true">
         <span>{first.date}</span>
         {span > 0 && <span>{last.date}</span>}
       </div>

@@ -180,6 +180,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       .on('click', (e) => {
         const f = (e.propagatedFrom as L.Polygon).feature as FieldFeature | undefined;
         if (!f || modeRef.current.kind !== 'idle') return;
+        // A message about the last action ("Field split into 2 parts") ends with the next one.
+        setNotice(null);
         if (!(addingRef.current || (e as L.LeafletMouseEvent).originalEvent?.shiftKey)) {
           setSelectedId(f.id);
           return;
@@ -499,7 +501,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
                 <li key={l.label} className="flex items-center gap-1.5">
                   <span className="inline-block h-3 w-3 shrink-0 rounded-sm border border-stone-700" style={{ background: l.color }} />
                   <span className="truncate">{l.label}</span>
-                  <span className="text-stone-500">({l.count})</span>
+                  <span className="text-stone-600">({l.count})</span>
                 </li>
               ))}
             </ul>
@@ -515,6 +517,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
             textOf={featureSearchText}
             detail={(f) => ha(f.properties.area)}
             onPick={(f) => {
+              setNotice(null);
               setSelectedId(f.id);
               const layer = layersRef.current.get(f.id);
               if (map && layer) map.fitBounds(layer.getBounds(), { padding: [24, 24], maxZoom: 17 });
@@ -535,7 +538,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
           <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4 text-sm" data-testid="selection-panel">
             <div className="flex items-start justify-between gap-2">
               <h2 className="text-lg font-semibold">{t('fields.selected', { count: chosen.length })}</h2>
-              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-500 hover:text-stone-900" aria-label={t('fields.clear_selection')}>
+              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-600 hover:text-stone-900" aria-label={t('fields.clear_selection')}>
                 ×
               </button>
             </div>
@@ -561,18 +564,18 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
           <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4" data-testid="field-panel">
             <div className="flex items-start justify-between gap-2">
               <h2 className="text-lg font-semibold break-words">{selected.properties.name}</h2>
-              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-500 hover:text-stone-900" aria-label={t('common.close')}>
+              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-600 hover:text-stone-900" aria-label={t('common.close')}>
                 ×
               </button>
             </div>
             <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-              <dt className="text-stone-500">{t('fields.area')}</dt>
+              <dt className="text-stone-600">{t('fields.area')}</dt>
               <dd>{mode.kind === 'editing' && liveArea !== null ? ha(liveArea) : ha(selected.properties.area)}</dd>
-              <dt className="text-stone-500">{t('fields.owner')}</dt>
+              <dt className="text-stone-600">{t('fields.owner')}</dt>
               <dd>{selected.properties.owner ?? t('fields.no_owner')}</dd>
-              <dt className="text-stone-500">{t('fields.status')}</dt>
+              <dt className="text-stone-600">{t('fields.status')}</dt>
               <dd>{statusLabel(selected.properties.status)}</dd>
-              <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
+              <dt className="text-stone-600">{t('fields.parcel_number')}</dt>
               <dd>{selected.properties.parcel_number || '—'}</dd>
             </dl>
             {mode.kind === 'splitting' ? (

@@ -77,7 +77,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
       >
         {owners.length === 0 && (
           <tr>
-            <td colSpan={4} className="px-2 py-6 text-center text-stone-500">
+            <td colSpan={4} className="px-2 py-6 text-center text-stone-600">
               {t('owners.none')}
             </td>
           </tr>

@@ -1,6 +1,6 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Button } from './form';
 
 /** A destructive action behind an explicit second step (no browser confirm() dialogs). */
@@ -8,9 +8,21 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
   const t = useTranslations('common');
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  // Keyboard users keep their place: the question takes the focus, and a cancel gives it back.
+  const trigger = useRef<HTMLButtonElement>(null);
+  const cancelled = useRef(false);
+  useEffect(() => {
+    if (asking || !cancelled.current) return;
+    cancelled.current = false;
+    trigger.current?.focus();
+  }, [asking]);
+  const cancel = () => {
+    cancelled.current = true;
+    setAsking(false);
+  };
   if (!asking) {
     return (
-      <Button variant="danger" onClick={() => setAsking(true)} disabled={disabled}>
+      <Button ref={trigger} variant="danger" onClick={() => setAsking(true)} disabled={disabled}>
         {label}
       </Button>
     );
@@ -21,6 +33,7 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
       <Button
         variant="danger"
         disabled={busy}
+        autoFocus
         onClick={async () => {
           setBusy(true);
           try {
@@ -33,7 +46,7 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
       >
         {t('confirm_yes')}
       </Button>
-      <Button variant="secondary" onClick={() => setAsking(false)} disabled={busy}>
+      <Button variant="secondary" onClick={cancel} disabled={busy}>
         {t('cancel')}
       </Button>
     </span>

@@ -46,27 +46,27 @@ export function FieldFinder<T extends { id: number; name: string }>({ label, hin
         />
       </label>
       {hint && (
-        <span id={hintId} className="block text-xs text-stone-500">
+        <span id={hintId} className="block text-xs text-stone-600">
           {hint}
         </span>
       )}
       {query.trim() && (
         <div id={listId} className="rounded border border-stone-200 bg-white">
           {matches.length === 0 ? (
-            <p className="px-2 py-1.5 text-stone-500">{t('fields.none_found')}</p>
+            <p className="px-2 py-1.5 text-stone-600">{t('fields.none_found')}</p>
           ) : (
             <ul aria-label={t('map.matches')}>
               {matches.slice(0, SHOWN).map((m) => (
                 <li key={m.id}>
                   <button type="button" onClick={() => pick(m)} className="flex w-full justify-between gap-2 px-2 py-1.5 text-left hover:bg-emerald-50">
                     <span className="truncate">{m.name}</span>
-                    <span className="shrink-0 text-stone-500 tabular-nums">{detail(m)}</span>
+                    <span className="shrink-0 text-stone-600 tabular-nums">{detail(m)}</span>
                   </button>
                 </li>
               ))}
             </ul>
           )}
-          {matches.length > SHOWN && <p className="border-t border-stone-100 px-2 py-1 text-xs text-stone-500">{t('map.more_matches', { count: matches.length - SHOWN })}</p>}
+          {matches.length > SHOWN && <p className="border-t border-stone-100 px-2 py-1 text-xs text-stone-600">{t('map.more_matches', { count: matches.length - SHOWN })}</p>}
         </div>
       )}
     </div>

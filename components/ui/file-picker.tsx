@@ -25,7 +25,7 @@ export function FilePicker({ label, name, accept }: { label: string; name: strin
         <span className="shrink-0 rounded border border-stone-300 bg-white px-3 py-1.5 font-medium hover:bg-stone-100 peer-focus-visible:ring-2 peer-focus-visible:ring-emerald-600">
           {t('choose_file')}
         </span>
-        <span className={`truncate ${fileName ? 'text-stone-900' : 'text-stone-500'}`}>{fileName ?? t('no_file')}</span>
+        <span className={`truncate ${fileName ? 'text-stone-900' : 'text-stone-600'}`}>{fileName ?? t('no_file')}</span>
       </label>
     </div>
   );

@@ -1,5 +1,5 @@
 // Small building blocks shared by the forms: labelled inputs, buttons and messages.
-import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, useId } from 'react';
+import { type AnchorHTMLAttributes, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes, useId } from 'react';
 
 export const inputClass =
   'w-full rounded border border-stone-500 bg-white px-2 py-1.5 text-sm focus:border-emerald-600 focus:outline-none focus:ring-1 focus:ring-emerald-600 disabled:bg-stone-100';
@@ -14,7 +14,7 @@ export function TextInput({ label, hint, ...props }: InputHTMLAttributes<HTMLInp
         <input {...props} aria-describedby={hint ? hintId : undefined} className={inputClass} />
       </label>
       {hint && (
-        <span id={hintId} className="block text-xs text-stone-500">
+        <span id={hintId} className="block text-xs text-stone-600">
           {hint}
         </span>
       )}
@@ -39,7 +39,7 @@ const variants = {
   danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-300',
 };
 
-export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants }) {
+export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants; ref?: Ref<HTMLButtonElement> }) {
   return <button type="button" {...props} className={`rounded px-3 py-1.5 text-sm font-medium ${variants[variant]} ${className}`} />;
 }
 

@@ -68,7 +68,7 @@ export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
             <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), { dateStyle: 'short', timeStyle: 'short' })}</td>
             <td className="px-2 py-1">
               <span className="block break-all">{task.file_name ?? '—'}</span>
-              <span className="block text-xs text-stone-500">{t(`recent.kind.${task.kind}`)}</span>
+              <span className="block text-xs text-stone-600">{t(`recent.kind.${task.kind}`)}</span>
             </td>
             <td className="px-2 py-1">
               {task.field ? (

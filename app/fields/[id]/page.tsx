@@ -148,17 +148,17 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
         <div className="space-y-4">
           <Card title={t('field.properties')}>
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="field-properties">
-              <dt className="text-stone-500">{t('fields.area')}</dt>
+              <dt className="text-stone-600">{t('fields.area')}</dt>
               <dd>{ha(field.area)}</dd>
-              <dt className="text-stone-500">{t('fields.owner')}</dt>
+              <dt className="text-stone-600">{t('fields.owner')}</dt>
               <dd>{field.owner?.name ?? t('fields.no_owner')}</dd>
-              <dt className="text-stone-500">{t('fields.status')}</dt>
+              <dt className="text-stone-600">{t('fields.status')}</dt>
               <dd>{key ? t(`fields.status_values.${key}`) : field.status || t('fields.no_status')}</dd>
-              <dt className="text-stone-500">{t('fields.parcel_number')}</dt>
+              <dt className="text-stone-600">{t('fields.parcel_number')}</dt>
               <dd className="font-mono text-xs">{field.parcel_number || '—'}</dd>
               {splitFrom && (
                 <>
-                  <dt className="text-stone-500">{t('field.split_from')}</dt>
+                  <dt className="text-stone-600">{t('field.split_from')}</dt>
                   <dd>
                     <Link href={`/fields/${splitFrom.id}`} className="text-emerald-800 hover:underline">
                       {splitFrom.name}
@@ -166,7 +166,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                   </dd>
                 </>
               )}
-              <dt className="text-stone-500">{t('field.updated')}</dt>
+              <dt className="text-stone-600">{t('field.updated')}</dt>
               <dd>{format.dateTime(new Date(field.updated_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
             </dl>
             <FieldEditPanel
@@ -193,7 +193,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               <li key={task.task_id} className="space-y-2 rounded border border-stone-200 p-2 text-sm">
                 <span className="block font-medium">{t('field.zoning_under_way')}</span>
                 {task.file_name && (
-                  <span className="block truncate text-xs text-stone-500" title={task.file_name}>
+                  <span className="block truncate text-xs text-stone-600" title={task.file_name}>
                     {task.file_name}
                   </span>
                 )}
@@ -225,14 +225,14 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                     // eslint-disable-next-line @next/next/no-img-element -- a per-user API image, not a static asset
                     <img src={`/api/scans/${s.id}/preview.png`} alt={t('field.preview_alt', { index: s.index ?? '' })} className="h-24 w-full rounded bg-stone-100 object-contain" loading="lazy" />
                   ) : (
-                    <span className="flex h-24 items-center justify-center rounded bg-stone-100 text-stone-500">{t(`field.scan_status.${s.status === 'error' ? 'error' : 'processing'}`)}</span>
+                    <span className="flex h-24 items-center justify-center rounded bg-stone-100 text-stone-600">{t(`field.scan_status.${s.status === 'error' ? 'error' : 'processing'}`)}</span>
                   )}
                   <span className="block font-medium">{dayOf(s)}</span>
-                  <span className="block text-xs text-stone-500">
+                  <span className="block text-xs text-stone-600">
                     {[t(`field.source.${s.source === 'drone' ? 'drone' : 'raster'}`), s.index?.toUpperCase(), s.crop_type && crop(s.crop_type)].filter(Boolean).join(' · ')}
                   </span>
                   {s.file_name && (
-                    <span className="block truncate text-xs text-stone-500" title={s.file_name}>
+                    <span className="block truncate text-xs text-stone-600" title={s.file_name}>
                       {s.file_name}
                     </span>
                   )}
@@ -271,13 +271,13 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
         {scan && (
           <div className="mt-4 flex flex-wrap items-end justify-between gap-x-8 gap-y-3 border-t border-stone-100 pt-3 text-sm">
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1" data-testid="scan-facts">
-              <dt className="text-stone-500">{t('field.captured')}</dt>
+              <dt className="text-stone-600">{t('field.captured')}</dt>
               <dd>{scan.captured_at ? dayOf(scan) : t('field.capture_unknown')}</dd>
-              <dt className="text-stone-500">{t('field.uploaded')}</dt>
+              <dt className="text-stone-600">{t('field.uploaded')}</dt>
               <dd>{format.dateTime(new Date(scan.created_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
               {scan.file_name && (
                 <>
-                  <dt className="text-stone-500">{t('field.file')}</dt>
+                  <dt className="text-stone-600">{t('field.file')}</dt>
                   <dd className="break-all">{scan.file_name}</dd>
                 </>
               )}
@@ -299,7 +299,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
             <dl className="grid grid-cols-3 gap-2 text-sm sm:grid-cols-5">
               {(['mean', 'median', 'std', 'min', 'max'] as const).map((k) => (
                 <div key={k}>
-                  <dt className="text-stone-500">{t(`report.${k}`)}</dt>
+                  <dt className="text-stone-600">{t(`report.${k}`)}</dt>
                   <dd className="tabular-nums">{num(scan.stats?.[k])}</dd>
                 </div>
               ))}
@@ -428,7 +428,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
             {attributes.map(([k, v]) => (
               <div key={k} className="contents">
-                <dt className="font-mono text-xs text-stone-500">{k}</dt>
+                <dt className="font-mono text-xs text-stone-600">{k}</dt>
                 <dd className="break-words">{v == null ? '—' : String(v)}</dd>
               </div>
             ))}
