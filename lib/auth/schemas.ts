@@ -5,8 +5,14 @@ import { isTimeZone } from '../i18n/time-zone';
 import { ROLES } from './roles';
 
 const email = z.string().trim().toLowerCase().max(255).pipe(z.email());
-const password = z.string().min(8).max(200);
-const name = z.string().trim().max(255);
+// Spaces count in a passphrase, but eight of them and nothing else is no password.
+const password = z.string().min(8).max(200).refine((v) => v.trim().length > 0, { params: { key: 'password_blank' } });
+// A name left empty is no name (null), as one never given.
+const name = z
+  .string()
+  .trim()
+  .max(255)
+  .transform((v) => v || null);
 const language = z.enum(LOCALES);
 
 export const registerBody = z.object({

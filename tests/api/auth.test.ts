@@ -53,8 +53,13 @@ describe('register', () => {
     const bad = await new Api(baseUrl()).post('/api/auth/register', { email: 'not-an-email', password: PASSWORD, company_name: company }, { 'accept-language': 'en' });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toContain('email: not a valid email address');
-    const ok = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: company });
+    const blank = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: '        ', company_name: company }, { 'accept-language': 'en' });
+    expect(blank.status).toBe(422);
+    expect(blank.body.error).toContain('password: not only spaces');
+    // An empty name is no name: stored as null, as one never given.
+    const ok = await new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: company, first_name: 'Olga', last_name: ' ' });
     expect(ok.status).toBe(201);
+    expect(ok.body.user).toMatchObject({ first_name: 'Olga', last_name: null });
   });
 });
 

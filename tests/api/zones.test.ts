@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bbox } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
+import { scratchPostgres } from '@/lib/db/scratch';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { Api } from '../helpers/api';
 import { createCompany, registerCompany } from '../helpers/company';
@@ -431,8 +432,11 @@ describe.skipIf(!!missing)('raster zones', () => {
   });
 
   it('a task interrupted by a killed server is resumed after the restart and completes', async () => {
-    const env: Record<string, string> = serverEnv().DATABASE_URL ? { DATABASE_URL: serverEnv().DATABASE_URL! } : {};
-    const server = await startServer({ env });
+    // A database of its own (a PostgreSQL one in the PostgreSQL pass): at its restart the server takes
+    // every task left running as its own to resume, and on the shared database those were the shared
+    // server's, still at work (a drone survey then finished into a task it no longer held).
+    const scratch = serverEnv().DATABASE_URL ? await scratchPostgres() : undefined;
+    const server = await startServer({ env: scratch?.env ?? {} });
     const { api } = await registerCompany(server.url);
     await api.post('/api/fields', { name: 'F', geometry: FIELD });
     const res = await uploadRaster(api, { zones: '5' });
@@ -445,6 +449,7 @@ describe.skipIf(!!missing)('raster zones', () => {
       expect(task.result.zones_created).toBeGreaterThanOrEqual(3);
     } finally {
       await again.stop();
+      await scratch?.drop();
     }
   });
 });
