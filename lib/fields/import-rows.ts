@@ -12,7 +12,7 @@ import { geometryAreaHa } from '../geo/area';
 import { type BBox, boundingBox } from '../geo/geometry';
 import { type ColumnMapping, type ImportFeature, type ReadShare, type SkippedFeature, readShapefileFiles } from '../uploads/shapefile-layers';
 import { roundArea } from './fields';
-import { PARCEL_NUMBER } from './schemas';
+import { PARCEL_NUMBER } from './parcel-number';
 
 /** What a field row holds besides its geometry and attributes. */
 export interface FieldRowMeta extends BBox {

@@ -1,10 +1,7 @@
 // Request bodies and query strings of the field endpoints.
 import { z } from 'zod';
 import { ZONING_METHODS } from '../raster/classify';
-
 import { PARCEL_NUMBER } from './parcel-number';
-
-export { PARCEL_NUMBER };
 
 const parcelNumber = z
   .string()

@@ -8,7 +8,7 @@ import { roundArea } from '../../fields/fields';
 import { geometryAreaHa } from '../../geo/area';
 import { type FieldGeometry, boundingBox, validateFieldGeometry } from '../../geo/geometry';
 import { repairGeometry } from '../../geo/repair';
-import { PARCEL_NUMBER } from '../../fields/schemas';
+import { PARCEL_NUMBER } from '../../fields/parcel-number';
 import { AppError } from '../../http/errors';
 import { translate } from '../../i18n/messages';
 import { readMigrations } from '../migrate';
