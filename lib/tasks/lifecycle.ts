@@ -126,12 +126,24 @@ export async function failAbandonedTask(db: Db, id: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * A task left running by a runner that died: back to pending for another attempt, or ended in error
+ * (with its scan) when that was its last, so that a job that kills its runner every time ends.
+ * Returns whether it may run again. The one rule for both a server's start and a BullMQ worker
+ * handed a stalled job.
+ */
+export async function releaseInterruptedTask(db: Db, t: FailingTask & { attempts: number }): Promise<boolean> {
+  if (t.attempts >= MAX_ATTEMPTS) {
+    await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
+    return false;
+  }
+  await db.task.updateMany({ where: { id: t.id, status: 'running' }, data: { status: 'pending', lockedBy: null } });
+  return true;
+}
+
 /** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */
 export async function requeueInterrupted(db: Db): Promise<string[]> {
   const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, kind: true, payloadJson: true, attempts: true, scanId: true } });
-  for (const t of stuck) {
-    if (t.attempts >= MAX_ATTEMPTS) await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
-    else await db.task.update({ where: { id: t.id }, data: { status: 'pending', lockedBy: null } });
-  }
+  for (const t of stuck) await releaseInterruptedTask(db, t);
   return (await db.task.findMany({ where: { status: 'pending' }, orderBy: { createdAt: 'asc' }, select: { id: true } })).map((t) => t.id);
 }

@@ -8,7 +8,7 @@ import { config } from '../config';
 import { db, dbReady } from '../db/client';
 import { log } from '../log';
 import { runJob } from './jobs';
-import { claimTask, failAbandonedTask, runClaimedTask } from './lifecycle';
+import { claimTask, failAbandonedTask, releaseInterruptedTask, runClaimedTask } from './lifecycle';
 import { queueName, redisConnection } from './redis-queue';
 import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 
@@ -30,14 +30,8 @@ async function handleTask(taskId: string): Promise<void> {
   const row = await client.task.findUnique({ where: { id: taskId } });
   if (!row || row.status === 'completed' || row.status === 'error') return; // done already: idempotent
   // Running but handed to us: its worker died (BullMQ saw the job stall). Take it over, unless that
-  // was its last attempt: a job that kills its worker every time must end, not run for ever.
-  if (row.status === 'running') {
-    if (row.attempts >= MAX_ATTEMPTS) {
-      await failAbandonedTask(client, taskId);
-      return;
-    }
-    await client.task.updateMany({ where: { id: taskId, status: 'running' }, data: { status: 'pending', lockedBy: null } });
-  }
+  // was its last attempt.
+  if (row.status === 'running' && !(await releaseInterruptedTask(client, row))) return;
   if (!(await claimTask(client, taskId, workerId))) return;
   await runClaimedTask(client, taskId, workerId, (kind, payload, workDir, onProgress) => runJob(kind, payload, { workDir, progress: onProgress }));
   const after = await client.task.findUnique({ where: { id: taskId }, select: { status: true } });

@@ -9,7 +9,7 @@ import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
-import { claimTask, failAbandonedTask, publicParams, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
+import { claimTask, failAbandonedTask, publicParams, releaseInterruptedTask, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
 import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
 import { taskWorkDir } from '@/lib/tasks/work-dir';
@@ -75,6 +75,18 @@ describe('a failed drone task', () => {
     expect((await db.scan.findUniqueOrThrow({ where: { id: lastScan } })).status).toBe('error');
     // One that will run again keeps its scan processing.
     expect((await db.scan.findUniqueOrThrow({ where: { id: retriedScan } })).status).toBe('processing');
+  });
+
+  it('handed to a worker after its runner died, runs again unless that was its last attempt', async () => {
+    // As a BullMQ worker finds a stalled job's task: still running, held by the dead runner.
+    await droneUpload('stalled-once', { status: 'running', attempts: 1 });
+    const stalled = await db.task.findUniqueOrThrow({ where: { id: 'stalled-once' } });
+    expect(await releaseInterruptedTask(db, stalled)).toBe(true);
+    expect(await claimTask(db, 'stalled-once', 'next-worker')).toBe(true);
+    const lastScan = await droneUpload('stalled-last', { status: 'running', attempts: MAX_ATTEMPTS });
+    expect(await releaseInterruptedTask(db, await db.task.findUniqueOrThrow({ where: { id: 'stalled-last' } }))).toBe(false);
+    expect(await claimTask(db, 'stalled-last', 'next-worker')).toBe(false);
+    expect((await db.scan.findUniqueOrThrow({ where: { id: lastScan } })).status).toBe('error');
   });
 });
 
