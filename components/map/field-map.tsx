@@ -79,6 +79,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   }, [selection]);
   /** Read by the map's click handler, which outlives renders. */
   const addingRef = useRef(false);
+  /** Whether the boundary being edited was changed at all. */
+  const editedRef = useRef(false);
   /** The side panel: below the map on a phone, where a field's details would open out of sight. */
   const panelRef = useRef<HTMLElement | null>(null);
   const setSelectedId = useCallback((id: number | null) => {
@@ -366,7 +368,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     changeMode({ kind: 'editing', id });
     setLiveArea(layerArea(layer));
     layer.pm.enable({ allowSelfIntersection: false, snappable: true });
-    const update = () => setLiveArea(layerArea(layer));
+    editedRef.current = false;
+    const update = () => {
+      editedRef.current = true;
+      setLiveArea(layerArea(layer));
+    };
     layer.on('pm:markerdrag pm:edit pm:vertexremoved', update);
   }
 
@@ -388,9 +394,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     const layer = layersRef.current.get(mode.id);
     layer?.pm.disable();
     layer?.off('pm:markerdrag pm:edit pm:vertexremoved');
-    if (save && layer) {
+    // Only a boundary that was changed is sent, unrounded (Leaflet rounds to 6 decimals unless told
+    // not to): the same boundary sent back would be no change, and a cadastral area stays.
+    if (save && layer && editedRef.current) {
       setBusy(true);
-      const res = await api(`/api/fields/${mode.id}`, { method: 'PUT', body: { geometry: layer.toGeoJSON().geometry } });
+      const res = await api(`/api/fields/${mode.id}`, { method: 'PUT', body: { geometry: layer.toGeoJSON(false).geometry } });
       setBusy(false);
       if (!res.ok) setError(res.error ?? t('common.network_error'));
       else setNotice(t('map.boundary_saved'));

@@ -24,6 +24,7 @@ import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archiv
 import { fieldsMeetingBox } from './fields';
 import { dronePhotosDir } from './files';
 import { userCrop } from './schemas';
+import { recordIdText } from '../http/record-id';
 
 const GB = 1024 ** 3;
 /** The upload limit of the `drone_images` part (issue 10: up to 10 GB). */
@@ -40,7 +41,7 @@ const PHOTO_NAME = /\.(jpe?g|tiff?)$/i;
 /** macOS resource forks and hidden files ride along in many archives; they are not photos. */
 const isJunk = (name: string) => name.split('/').some((part) => part === '__MACOSX' || (part.startsWith('.') && part !== '.'));
 
-const fieldIdSchema = z.union([z.literal('auto'), z.null(), z.coerce.number().int().positive().max(2 ** 31 - 1)]).optional();
+const fieldIdSchema = z.union([z.literal('auto'), z.null(), recordIdText]).optional();
 export const droneUploadData = z.object({
   field_id: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v), fieldIdSchema),
   crop_type: userCrop.optional(),

@@ -19,35 +19,28 @@ export const AREA_UNIT = 'ha';
 export const roundArea = (ha: number) => Math.round(ha * 1e4) / 1e4;
 
 /**
- * The ways a name is commonly written that a search text may stand for: as typed, lower case, upper
- * case, capitalised and each word capitalised (`поле` finds `Поле №2`, `NAIP поле` and `ПОЛЕ`).
+ * A search text as PostgreSQL's LIKE takes it: `%` and `_` are wildcards there (`q=%` found every
+ * field), escaped with a backslash.
  */
-export function caseVariants(text: string): string[] {
-  const lower = text.toLocaleLowerCase();
-  const capital = (w: string) => w.charAt(0).toLocaleUpperCase() + w.slice(1);
-  return [...new Set([text, lower, text.toLocaleUpperCase(), capital(lower), lower.replace(/(^|[\s\-–(«"])(\p{L})/gu, (_, sep: string, c: string) => sep + c.toLocaleUpperCase())])];
+const likeText = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * The search (`q`: the name, whatever the case, or the parcel number contains the text) as SQL.
+ * PostgreSQL does all of it. SQLite's LIKE folds the case of ASCII letters only and has no escape
+ * without an ESCAPE clause, which Prisma does not write: there SQL narrows the rows only for an
+ * ASCII text (a few rows too many, where it holds `%` or `_`), and `textSearch` decides.
+ */
+function searchWhere(q: string) {
+  if (config().databaseKind === 'postgresql') return { OR: [{ name: { contains: likeText(q), mode: 'insensitive' as const } }, { parcelNumber: { contains: likeText(q) } }] };
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(q) ? { OR: [{ name: { contains: q } }, { parcelNumber: { contains: q } }] } : {};
 }
 
-/**
- * A search text as LIKE patterns take it. Prisma's `contains` is LIKE, where `%` and `_` are
- * wildcards (`q=%` found every field). PostgreSQL escapes them with a backslash; SQLite's LIKE has
- * no escape without an ESCAPE clause, which Prisma does not write, so there the pattern finds a few
- * more rows than it should and `literalSearch` drops them.
- */
-const likeText = (text: string) => (config().databaseKind === 'postgresql' ? text.replace(/[\\%_]/g, '\\$&') : text);
+type Searched = { name: string; parcelNumber: string | null };
 
-/**
- * Names that contain `text` whatever the case. PostgreSQL folds case itself; SQLite's LIKE folds
- * only ASCII letters, so Cyrillic and Slovak letters are matched in the ways names are written.
- */
-const nameContains = (text: string) =>
-  config().databaseKind === 'postgresql'
-    ? [{ name: { contains: likeText(text), mode: 'insensitive' as const } }]
-    : caseVariants(text).map((v) => ({ name: { contains: v } }));
-
-/** On SQLite, a search text holding LIKE's wildcards: the check that a found row holds the text itself. */
-function literalSearch(q: string | undefined): ((f: { name: string; parcelNumber: string | null }) => boolean) | undefined {
-  if (!q || !/[%_]/.test(q) || config().databaseKind === 'postgresql') return undefined;
+/** On SQLite, the search itself, on the rows SQL found (`searchWhere`). */
+function textSearch(q: string | undefined): ((f: Searched) => boolean) | undefined {
+  if (!q || config().databaseKind === 'postgresql') return undefined;
   const lower = q.toLocaleLowerCase();
   return (f) => f.name.toLocaleLowerCase().includes(lower) || (f.parcelNumber?.includes(q) ?? false);
 }
@@ -77,7 +70,7 @@ function fieldListWhere(query: FieldListQuery) {
     ...(query.bbox ? fieldsMeetingBox({ minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! }) : {}),
     ...(query.owner_id ? { ownerId: query.owner_id } : {}),
     ...(query.status ? { status: query.status } : {}),
-    ...(query.q ? { OR: [...nameContains(query.q), { parcelNumber: { contains: likeText(query.q) } }] } : {}),
+    ...(query.q ? searchWhere(query.q) : {}),
   };
 }
 
@@ -105,19 +98,21 @@ const withOwnerName = <F extends { ownerId: number | null }>(f: F, names: Map<nu
  */
 export async function* fieldPages(db: TenantDb, query: FieldListQuery, pageSize = LIST_PAGE) {
   const where = fieldListWhere(query);
-  const keep = literalSearch(query.q);
+  const keep = textSearch(query.q);
   const [found, names] = await Promise.all([
     db.field.findMany({ where, select: { id: true, ...(keep && { name: true, parcelNumber: true }) }, orderBy: { id: 'asc' } }),
     ownerNames(db),
   ]);
-  const matching = keep ? found.filter((f) => keep(f as { name: string; parcelNumber: string | null })) : found;
+  const matching = keep ? found.filter((f) => keep(f as Searched)) : found;
   for (let start = 0; start < matching.length; start += pageSize) {
-    const last = matching[Math.min(start + pageSize, matching.length) - 1]!;
+    const ids = matching.slice(start, start + pageSize).map((f) => f.id);
     const rows = await db.field.findMany({
-      where: { ...where, id: { gte: matching[start]!.id, lte: last.id } },
+      // A search's rows by their ids: they may lie far apart in the range (three fields among 10,000).
+      where: keep ? { id: { in: ids } } : { ...where, id: { gte: ids[0]!, lte: ids.at(-1)! } },
       select: { id: true, name: true, area: true, status: true, parcelNumber: true, ownerId: true, geometry: true },
       orderBy: { id: 'asc' },
     });
+    // A row changed meanwhile is answered as it is now, if it still matches.
     const page = keep ? rows.filter(keep) : rows;
     if (page.length) yield page.map((f) => withOwnerName(f, names));
   }
@@ -125,7 +120,7 @@ export async function* fieldPages(db: TenantDb, query: FieldListQuery, pageSize 
 
 /** The list's properties without the geometry (a table's rows), ordered by id. */
 export async function listFieldRows(db: TenantDb, query: FieldListQuery) {
-  const keep = literalSearch(query.q);
+  const keep = textSearch(query.q);
   const [fields, names] = await Promise.all([
     db.field.findMany({
       where: fieldListWhere(query),
@@ -278,6 +273,8 @@ export async function updateField(db: TenantDb, id: number, input: z.infer<typeo
   return db.$transaction(async (tx) => {
     const before = await tx.field.findUnique({ where: { id }, select: { geometry: true } });
     if (!before) throw notFound();
+    // The same boundary sent back (a form saving every field) is no change: a cadastral area stays.
+    if (JSON.stringify(geometry) === before.geometry) return writeField(tx, id, input, undefined);
     await noteScansBoundary(tx, id, before.geometry);
     return writeField(tx, id, input, geometry);
   });

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ZONING_METHODS } from '../raster/classify';
 import { PARCEL_NUMBER } from './parcel-number';
+import { recordId, recordIdText } from '../http/record-id';
 
 const parcelNumber = z
   .string()
@@ -12,26 +13,33 @@ const parcelNumber = z
   .nullable();
 
 const status = z.string().trim().min(1).max(64).nullable();
-const ownerId = z.number().int().positive().nullable();
+const ownerId = recordId.nullable();
 const area = z.number().positive().max(1e7);
 
-export const createFieldBody = z.object({
-  name: z.string().trim().min(1).max(255),
-  geometry: z.unknown(),
-  owner_id: ownerId.optional(),
-  status: status.optional(),
-  parcel_number: parcelNumber.optional(),
-  area: area.optional(),
-});
+// Bodies are strict: a key this API does not know (`parcelNumber`, the `owner` object a GET answers)
+// is refused by name, where it was ignored with a 200 and nothing changed.
+export const createFieldBody = z
+  .object({
+    name: z.string().trim().min(1).max(255),
+    geometry: z.unknown(),
+    owner_id: ownerId.optional(),
+    status: status.optional(),
+    parcel_number: parcelNumber.optional(),
+    area: area.optional(),
+  })
+  .strict();
 
-export const updateFieldBody = z.object({
-  name: z.string().trim().min(1).max(255).optional(),
-  geometry: z.unknown().optional(),
-  owner_id: ownerId.optional(),
-  status: status.optional(),
-  parcel_number: parcelNumber.optional(),
-  area: area.optional(),
-});
+export const updateFieldBody = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    geometry: z.unknown().optional(),
+    owner_id: ownerId.optional(),
+    status: status.optional(),
+    parcel_number: parcelNumber.optional(),
+    area: area.optional(),
+  })
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { params: { key: 'field_nothing_to_update' } });
 
 /** Fields one PATCH /api/fields may change: a company's whole register, at this service's scale. */
 const MAX_BULK_FIELDS = 10_000;
@@ -42,10 +50,11 @@ const MAX_BULK_FIELDS = 10_000;
  */
 export const updateFieldsBody = z
   .object({
-    ids: z.array(z.number().int().positive()).min(1).max(MAX_BULK_FIELDS).transform((ids) => [...new Set(ids)]),
+    ids: z.array(recordId).min(1).max(MAX_BULK_FIELDS).transform((ids) => [...new Set(ids)]),
     owner_id: ownerId.optional(),
     status: status.optional(),
   })
+  .strict()
   .refine((b) => b.owner_id !== undefined || b.status !== undefined, { params: { key: 'fields_nothing_to_update' } });
 
 /** Fields one merge may join: parcels farmed as one field, not a register. */
@@ -57,7 +66,7 @@ const MAX_MERGED_FIELDS = 100;
  */
 export const mergeFieldsBody = z.object({
   ids: z
-    .array(z.number().int().positive())
+    .array(recordId)
     .max(MAX_MERGED_FIELDS)
     .transform((ids) => [...new Set(ids)])
     .refine((ids) => ids.length >= 2, { params: { key: 'merge_two_fields' } }),
@@ -81,7 +90,7 @@ export const splitFieldBody = z.object({
 });
 
 export const unmergeFieldBody = z.object({
-  merged_id: z.number().int().positive(),
+  merged_id: recordId,
 });
 
 const bbox = z
@@ -91,7 +100,7 @@ const bbox = z
 
 export const fieldListQuery = z.object({
   bbox: bbox.optional(),
-  owner_id: z.coerce.number().int().positive().optional(),
+  owner_id: recordIdText.optional(),
   status: z.string().max(64).optional(),
   q: z.string().trim().max(255).optional(),
 });
@@ -151,7 +160,7 @@ export const rezoneScanBody = z.object({
   min_zone_area_ha: z.number().min(0).max(1000).optional(),
 });
 
-export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) });
+export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) }).strict();
 
 /** GET /api/stats: the year of the area by crop (this year when left out). */
 export const statsQuery = z.object({ year: z.coerce.number().int().min(1900).max(2100).optional() });

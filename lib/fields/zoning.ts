@@ -21,9 +21,10 @@ import type { ReceivedFile } from '../uploads/multipart';
 import { fieldsMeetingBox } from './fields';
 import { captureDate } from './schemas';
 import { fieldDataDir } from './files';
+import { recordIdText } from '../http/record-id';
 
 export const rasterUploadParts = z.object({
-  field_id: z.coerce.number().int().positive().optional(),
+  field_id: recordIdText.optional(),
   zones: z.coerce.number().int().min(3).max(7).default(5),
   method: z.enum(ZONING_METHODS).default('jenks'),
   index: z.string().trim().toLowerCase().regex(/^[a-z0-9_]{2,16}$/).default('auto'),

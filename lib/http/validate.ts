@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { AppError, badRequest, notFound, payloadTooLarge, unprocessable, unsupportedMediaType } from './errors';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';
+import { MAX_RECORD_ID } from './record-id';
 
 type Issue = z.core.$ZodIssue;
 
@@ -134,6 +135,6 @@ export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> 
 /** A numeric id from the path; anything else is simply not found. */
 export function pathId(value: string | string[] | undefined): number {
   const n = typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 2 ** 31 - 1) throw notFound();
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RECORD_ID) throw notFound();
   return n;
 }

@@ -39,9 +39,15 @@ export async function renameOwner(db: TenantDb, id: number, name: string) {
   return db.owner.update({ where: { id }, data: { name }, select: { id: true, name: true } });
 }
 
-/** The owner's fields stay, without an owner (the foreign key sets owner_id to NULL). */
+/**
+ * The owner's fields stay, without an owner. Cleared here rather than by the foreign key alone, so
+ * that their `updated_at` says they changed (a client syncing by it would miss the change).
+ */
 export async function deleteOwner(db: TenantDb, id: number) {
-  await db.owner.delete({ where: { id } });
+  await db.$transaction(async (tx) => {
+    await tx.field.updateMany({ where: { ownerId: id }, data: { ownerId: null } });
+    await tx.owner.delete({ where: { id } });
+  });
 }
 
 /**

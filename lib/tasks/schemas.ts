@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_KINDS } from './types';
+import { recordIdText } from '../http/record-id';
 
 const STATUSES = ['pending', 'running', 'completed', 'error'] as const;
 
@@ -14,6 +15,6 @@ export const taskListQuery = z.object({
     .pipe(z.array(z.enum(STATUSES)))
     .optional(),
   kind: z.enum(TASK_KINDS).optional(),
-  field_id: z.coerce.number().int().positive().optional(),
+  field_id: recordIdText.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
