@@ -32,7 +32,6 @@ const likeText = (text: string) => text.replace(/[\\%_]/g, '\\$&');
  */
 function searchWhere(q: string) {
   if (config().databaseKind === 'postgresql') return { OR: [{ name: { contains: likeText(q), mode: 'insensitive' as const } }, { parcelNumber: { contains: likeText(q) } }] };
-  // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(q) ? { OR: [{ name: { contains: q } }, { parcelNumber: { contains: q } }] } : {};
 }
 
