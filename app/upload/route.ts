@@ -17,8 +17,9 @@ export const POST = route('POST /upload', async ({ req, db, user, locale }) => {
   const received = await receiveMultipart(req, { dir: tmp, files: UPLOAD_LIMITS });
   try {
     const { shapefile_zip: shapefile, raster_file: raster } = received.files;
+    if (shapefile && raster) throw unprocessable('upload_two_parts');
     if (shapefile) {
-      const result = await importShapefile(db, user.companyId, shapefile.path, { workRoot: tmp, mapping: parseColumnMapping(received.fields.mapping) });
+      const result = await importShapefile(user.companyId, shapefile.path, { workRoot: tmp, mapping: parseColumnMapping(received.fields.mapping) });
       const skipped = result.skipped.map((s) => ({ feature: s.feature, reason: translate(locale, `errors.${s.key}`, s.params) }));
       return ok({ ...result, skipped });
     }

@@ -9,9 +9,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { config } from '../config';
-import { insertRows, withDriverTransaction } from '../db/driver-transaction';
+import { type DriverTransaction, insertRows, withDriverTransaction } from '../db/driver-transaction';
 import { dbTarget } from '../db/target';
-import type { TenantDb } from '../db/tenant';
 import type { BBox, FieldGeometry } from '../geo/geometry';
 import { boundaryIndex } from '../geo/overlap';
 import { AppError, unprocessable } from '../http/errors';
@@ -19,7 +18,6 @@ import { ensureOwners } from '../owners/owners';
 import { JobError, runInThread } from '../tasks/run-in-thread';
 import type { ColumnMapping, SkippedFeature } from '../uploads/shapefile-layers';
 import { extractZipSafely } from '../uploads/zip-archive';
-import { fieldsMeetingBox } from './fields';
 import { type StageRowsPayload, type StagedRows, joinStagedRows, stageShapefileRows, stagedRows } from './import-rows';
 
 const column = z.string().trim().min(1).max(64).optional();
@@ -47,13 +45,15 @@ export interface ShapefileImportResult {
   encoding: string;
 }
 
-async function existingBoundaries(db: TenantDb, box: BBox | null): Promise<FieldGeometry[]> {
+/**
+ * The company's boundaries that meet `box`, read inside the import's own transaction: two imports of
+ * one file at once (a double click, a retry) each checked against the fields before the other's, and
+ * both created them.
+ */
+async function existingBoundaries(tx: DriverTransaction, companyId: number, box: BBox | null): Promise<FieldGeometry[]> {
   if (!box) return [];
-  const found = await db.field.findMany({
-    where: fieldsMeetingBox(box),
-    select: { geometry: true },
-  });
-  return found.map((r) => JSON.parse(r.geometry) as FieldGeometry);
+  const rows = await tx.query('SELECT "geometry" FROM "field" WHERE "company_id" = ? AND "max_lon" >= ? AND "min_lon" <= ? AND "max_lat" >= ? AND "min_lat" <= ?', [companyId, box.minLon, box.maxLon, box.minLat, box.maxLat]);
+  return rows.map((r) => JSON.parse(String(r.geometry)) as FieldGeometry);
 }
 
 /** Archives up to this size are read in the request's own thread: a worker's start (about a second) costs more. */
@@ -87,11 +87,13 @@ async function stageRows(zipPath: string, workDir: string, mapping: ColumnMappin
   }
 }
 
+/** The first key of PostgreSQL's advisory lock a company's imports take (the second is the company). */
+const IMPORT_LOCK = 0x46_4d_49; // "FMI"
+
 const FIELD_COLUMNS = ['company_id', 'owner_id', 'name', 'area', 'status', 'parcel_number', 'geometry', 'attributes_json', 'min_lon', 'min_lat', 'max_lon', 'max_lat', 'created_at', 'updated_at'] as const;
 const ROWS_PER_BATCH = 250;
 
 export async function importShapefile(
-  db: TenantDb,
   companyId: number,
   zipPath: string,
   opts: { workRoot: string; mapping?: ColumnMapping },
@@ -99,11 +101,14 @@ export async function importShapefile(
   const workDir = await mkdtemp(join(opts.workRoot, 'shp-'));
   try {
     const staged = await stageRows(zipPath, workDir, opts.mapping);
-    // A parcel the company already has is not created again. Overlaps within one file are the
-    // source's business (registers hold overlapping declarations) and are all imported.
-    const index = boundaryIndex(await existingBoundaries(db, staged.bbox));
     let created = 0;
     await withDriverTransaction(dbTarget(config()), async (tx) => {
+      // One import of a company at a time: SQLite's transactions are already one at a time (BEGIN
+      // IMMEDIATE); PostgreSQL's would each see the fields as they were before the other's.
+      if (tx.kind === 'postgresql') await tx.query('SELECT pg_advisory_xact_lock(?, ?)', [IMPORT_LOCK, companyId]);
+      // A parcel the company already has is not created again. Overlaps within one file are the
+      // source's business (registers hold overlapping declarations) and are all imported.
+      const index = boundaryIndex(await existingBoundaries(tx, companyId, staged.bbox));
       const owners = await ensureOwners(tx, companyId, staged.owners);
       const now = new Date();
       let batch: unknown[][] = [];

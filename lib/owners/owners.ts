@@ -66,7 +66,9 @@ export async function ensureOwners(tx: DriverTransaction, companyId: number, nam
   for (const name of wanted) {
     let id = byKey.get(ownerNameKey(name));
     if (id === undefined) {
-      const [row] = await tx.query('INSERT INTO "owner" ("company_id", "name", "created_at", "updated_at") VALUES (?, ?, ?, ?) RETURNING "id"', [companyId, name, now, now]);
+      // An owner of this very name created meanwhile (by POST /api/owners) is taken, not a 500.
+      const [inserted] = await tx.query('INSERT INTO "owner" ("company_id", "name", "created_at", "updated_at") VALUES (?, ?, ?, ?) ON CONFLICT ("company_id", "name") DO NOTHING RETURNING "id"', [companyId, name, now, now]);
+      const [row] = inserted ? [inserted] : await tx.query('SELECT "id" FROM "owner" WHERE "company_id" = ? AND "name" = ?', [companyId, name]);
       id = Number(row!.id);
       byKey.set(ownerNameKey(name), id);
     }

@@ -136,6 +136,26 @@ describe.skipIf(noGdal)('shapefile import of generated archives', () => {
     expect(owners.map((o: { name: string }) => o.name)).toEqual(['ООО Колос']);
   });
 
+  it('imports the same file sent four times at once only once, its owner once', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const zip = await shapefileZip({ features: [A, B].map((geometry, i) => ({ geometry, properties: { NAME: `P${i}`, OWNER: 'Agro' } })) });
+    // A double click or a retry: each import checked against the fields before the others' (4 → 3 copies each).
+    const answers = await Promise.all(Array.from({ length: 4 }, () => uploadZip(api, zip)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(answers.map((r) => r.body.fields_created).sort()).toEqual([0, 0, 0, 2]);
+    expect(await fieldCount(api)).toBe(2);
+    expect((await api.get('/api/owners')).body.map((o: { name: string }) => o.name)).toEqual(['Agro']);
+  });
+
+  it('refuses a request with both a shapefile and a raster, importing neither', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const zip = await shapefileZip({ features: [{ geometry: A, properties: { NAME: 'P' } }] });
+    const res = await api.upload('/upload', { shapefile_zip: { data: zip, name: 'fields.zip', type: 'application/zip' }, raster_file: { data: new Uint8Array(16), name: 'ndvi.tif', type: 'image/tiff' } });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('Send one file a request: shapefile_zip or raster_file, not both');
+    expect(await fieldCount(api)).toBe(0);
+  });
+
   it('takes columns from the mapping part, and refuses a mapping naming a missing column', async () => {
     const { api } = await registerCompany(baseUrl());
     const zip = await shapefileZip({ features: [{ geometry: A, properties: { Name: 'wrong', POLE: 'Right name', KN: '7:1' } }] });
