@@ -62,7 +62,7 @@ rows.push({ metric: 'ISOXML grid: build', value: await repeat(3, () => buildIsox
 rows.push({ metric: 'PDF report: build', value: await repeat(5, () => buildFieldReportPdf(field, scan, zones, { locale: 'ru', rates })), unit: 'ms' });
 
 // The all-fields ZIP: 200 fields of 50 ha, consumed as a stream; peak RSS growth is reported.
-const small = Array.from({ length: 200 }, (_, i) => ({ name: `Поле ${i % 50}`, geometry: bigField(200) }));
+const small = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, name: `Поле ${i % 50}`, geometry: bigField(200) }));
 const rss0 = process.memoryUsage().rss;
 let bytes = 0, peak = rss0;
 const all = await timeIt(async () => {

@@ -23,9 +23,9 @@ export async function loadExportField(db: TenantDb, id: number): Promise<ExportF
   };
 }
 
-export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 'name' | 'geometry'>[]> {
-  const rows = await db.field.findMany({ select: { name: true, geometry: true }, orderBy: { id: 'asc' } });
-  return rows.map((r) => ({ name: r.name, geometry: JSON.parse(r.geometry) as FieldGeometry }));
+export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 'id' | 'name' | 'geometry'>[]> {
+  const rows = await db.field.findMany({ select: { id: true, name: true, geometry: true }, orderBy: { id: 'asc' } });
+  return rows.map((r) => ({ id: r.id, name: r.name, geometry: JSON.parse(r.geometry) as FieldGeometry }));
 }
 
 /** The field's processed scans, the latest taken first, as the report lists them. */

@@ -3,9 +3,9 @@
 // order and namespace follow real Pilot 2 / FlightHub 2 exports (WPML 1.0.6).
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { PassThrough, type Readable } from 'node:stream';
-import slugify from 'slugify';
 import yazl from 'yazl';
 import { z } from 'zod';
+import { asciiStem } from '@/lib/http/respond';
 import { validate } from '@/lib/http/validate';
 import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';
 import type { ExportField } from './types';
@@ -53,7 +53,7 @@ export function validateFlightParams(query: Record<string, string | undefined>):
 /** A safe, transliterated `.kmz` file name for a field ("Поле №1" -> "Pole_1.kmz"). */
 export function kmzFileName(fieldName: string): string {
   // Letters, digits, hyphens and underscores: hyphens stay ("North-2"), anything a path could use goes.
-  const base = slugify(fieldName, { replacement: '_', remove: /[^\w\s-]/g, trim: true }).replace(/^[-_]+/, '').slice(0, 80);
+  const base = asciiStem(fieldName).replace(/^[-_]+/, '').slice(0, 80);
   return `${base || 'field'}.kmz`;
 }
 
@@ -401,13 +401,21 @@ export async function buildFlightPlanKmz(field: Pick<ExportField, 'geometry'>, o
   return done;
 }
 
-/** Unique names: a second "Pole_1.kmz" becomes "Pole_1-2.kmz". */
-export function uniqueKmzNames(names: string[]): string[] {
+/**
+ * The KMZ names of the all-fields ZIP. A name several fields share (registers repeat parcel codes)
+ * carries each field's id, so that a flight plan can be told apart and traced back to its field:
+ * "1401-31_129.kmz", "1401-31_130.kmz".
+ */
+export function uniqueKmzNames(fields: readonly { id: number; name: string }[]): string[] {
+  const bases = fields.map((f) => kmzFileName(f.name).slice(0, -4));
+  const uses = new Map<string, number>();
+  for (const b of bases) uses.set(b.toLowerCase(), (uses.get(b.toLowerCase()) ?? 0) + 1);
   const used = new Set<string>();
-  return names.map((name) => {
-    const base = kmzFileName(name).slice(0, -4);
+  return bases.map((b, i) => {
+    const base = uses.get(b.toLowerCase())! > 1 ? `${b}_${fields[i]!.id}` : b;
+    // A field may be named as another's name and id would be: then a number follows.
     let candidate = `${base}.kmz`;
-    for (let i = 2; used.has(candidate.toLowerCase()); i++) candidate = `${base}-${i}.kmz`;
+    for (let n = 2; used.has(candidate.toLowerCase()); n++) candidate = `${base}-${n}.kmz`;
     used.add(candidate.toLowerCase());
     return candidate;
   });
@@ -420,9 +428,9 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
  * A ZIP with one KMZ per field, streamed as the plans are made: it waits while the reader lags and stops
  * when the stream is destroyed (client gone). An error while building a plan destroys the stream with it.
  */
-export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'name' | 'geometry'>>, opts: FlightOptions): Readable {
+export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'id' | 'name' | 'geometry'>>, opts: FlightOptions): Readable {
   const list = [...fields];
-  const names = uniqueKmzNames(list.map((f) => f.name));
+  const names = uniqueKmzNames(list);
   const zip = new yazl.ZipFile();
   const out = new PassThrough();
   zip.outputStream.pipe(out);

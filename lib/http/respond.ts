@@ -24,13 +24,22 @@ export function jsonText(text: string, init: ResponseInit = {}): NextResponse {
 const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
 
 /**
+ * A name in ASCII letters, digits, hyphens and underscores, for a file: transliterated (`Поле №1` ->
+ * `Pole_1`), with a register code's separators as hyphens (`1401/31` -> `1401-31`; dropped, it was
+ * `140131`, which `14013/1` is too). Empty when nothing is left.
+ */
+export function asciiStem(name: string): string {
+  return slugify(name.replace(/(?<=\S)[/\\:.](?=\S)/g, '-'), { replacement: '_', remove: /[^\w\s-]/g, trim: true });
+}
+
+/**
  * The plain-ASCII name for clients that do not read `filename*`: transliterated as KMZ names are
  * (`Поле у реки.pdf` -> `Pole_u_reki.pdf`), not a row of underscores.
  */
 export function asciiFileName(name: string): string {
   const dot = name.lastIndexOf('.');
   const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  const ascii = slugify(stem, { replacement: '_', remove: /[^\w\s-]/g, trim: true });
+  const ascii = asciiStem(stem);
   return `${ascii || 'download'}${ext.replace(/[^\w.]/g, '')}`;
 }
 

@@ -270,15 +270,21 @@ describe('file names and the all-fields ZIP', () => {
     expect(kmzFileName('../../etc')).toMatch(/^[A-Za-z0-9_-]+\.kmz$/);
     expect(kmzFileName('???')).toBe('field.kmz');
     expect(kmzFileName('North-2 (jar)')).toBe('North-2_jar.kmz');
-    expect(uniqueKmzNames(['A', 'a', 'A'])).toEqual(['A.kmz', 'a-2.kmz', 'A-3.kmz']);
+    // A register code's separators become hyphens, not nothing: 1401/31 is not 14013/1.
+    expect(kmzFileName('1401/31')).toBe('1401-31.kmz');
+    expect(kmzFileName('14013/1')).toBe('14013-1.kmz');
+    expect(asciiFileName('498131809/1.pdf')).toBe('498131809-1.pdf');
+    // A shared name carries each field's id; a name of its own stays as it is.
+    expect(uniqueKmzNames([{ id: 129, name: '1401/31' }, { id: 7, name: 'B' }, { id: 130, name: '1401/31' }])).toEqual(['1401-31_129.kmz', 'B.kmz', '1401-31_130.kmz']);
+    expect(uniqueKmzNames([{ id: 1, name: 'A' }, { id: 2, name: 'a' }, { id: 3, name: 'A_2' }])).toEqual(['A_1.kmz', 'a_2.kmz', 'A_2-2.kmz']);
   });
 
   it('streams one KMZ per field with unique names', async () => {
-    const fields = [{ name: 'Поле', geometry: rectangle }, { name: 'Поле', geometry: concave }, { name: 'Dolné', geometry: holed }];
+    const fields = [{ id: 4, name: 'Поле', geometry: rectangle }, { id: 9, name: 'Поле', geometry: concave }, { id: 12, name: 'Dolné', geometry: holed }];
     const chunks: Buffer[] = [];
     for await (const c of buildAllFlightPlansZip(fields, DEFAULTS)) chunks.push(c as Buffer);
     const zip = await JSZip.loadAsync(Buffer.concat(chunks));
-    expect(Object.keys(zip.files)).toEqual(['Pole.kmz', 'Pole-2.kmz', 'Dolne.kmz']);
+    expect(Object.keys(zip.files)).toEqual(['Pole_4.kmz', 'Pole_9.kmz', 'Dolne.kmz']);
     for (const name of Object.keys(zip.files)) {
       const inner = await unzip(await zip.file(name)!.async('nodebuffer'));
       expect(one(inner.template, 'templateType')).toBe('mapping2d');
