@@ -21,7 +21,7 @@ export async function AppHeader() {
             <NavLink href="/map">{t('nav.map')}</NavLink>
             <NavLink href="/fields">{t('nav.fields')}</NavLink>
             <NavLink href="/owners">{t('nav.owners')}</NavLink>
-            {can(user.role, 'uploadScans') && <NavLink href="/uploads">{t('nav.uploads')}</NavLink>}
+            <NavLink href="/uploads">{t('nav.uploads')}</NavLink>
             <NavLink href="/stats">{t('nav.stats')}</NavLink>
             {can(user.role, 'manageUsers') && <NavLink href="/company">{t('nav.company')}</NavLink>}
           </>

@@ -14,7 +14,7 @@ test('a viewer is offered no edit, delete, upload or export actions; an operator
   await expect(page.getByTestId('header-user')).toContainText('Viewer');
   const nav = page.getByRole('navigation', { name: 'Main navigation' });
   await expect(nav.getByRole('link', { name: 'Fields' })).toBeVisible();
-  await expect(nav.getByRole('link', { name: 'Uploads' })).toHaveCount(0);
+  await expect(nav.getByRole('link', { name: 'Uploads' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Company' })).toHaveCount(0);
 
   await expect(page.getByTestId('field-map').locator(`path.fm-field-${id}`)).toHaveCount(1);
@@ -40,12 +40,15 @@ test('a viewer is offered no edit, delete, upload or export actions; an operator
   await page.goto('/owners');
   await expect(page.getByRole('button', { name: 'Add owner' })).toHaveCount(0);
 
-  // Pages of actions the role may not take send the viewer back to the map, which says why.
+  // The uploads page shows a viewer the company's record of uploads, and no upload form.
   await page.goto('/uploads');
-  await expect(page).toHaveURL(/\/map\?denied=1$/);
-  await expect(page.getByRole('main').getByRole('alert')).toHaveText('Your role does not give access to that page; here is the map.');
+  await expect(page.getByRole('heading', { name: 'Recent tasks' })).toBeVisible();
+  await expect(page.getByRole('button', { name: /Upload/ })).toHaveCount(0);
+  await expect(page.locator('input[type=file]')).toHaveCount(0);
+  // Pages of actions the role may not take send the viewer back to the map, which says why.
   await page.goto('/company');
   await expect(page).toHaveURL(/\/map\?denied=1$/);
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText('Your role does not give access to that page; here is the map.');
 
   await context.clearCookies();
   await signIn(page, operator.email, operator.password);
