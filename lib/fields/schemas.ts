@@ -14,7 +14,8 @@ const parcelNumber = z
 
 const status = z.string().trim().min(1).max(64).nullable();
 const ownerId = recordId.nullable();
-const area = z.number().positive().max(1e7);
+// Areas are kept to the square metre (`roundArea`): a smaller one would be stored as 0.
+const area = z.number().min(0.0001).max(1e7);
 
 // Bodies are strict: a key this API does not know (`parcelNumber`, the `owner` object a GET answers)
 // is refused by name, where it was ignored with a 200 and nothing changed.
@@ -95,8 +96,11 @@ export const unmergeFieldBody = z.object({
 
 const bbox = z
   .string()
-  .transform((s) => s.split(',').map(Number))
-  .refine((n) => n.length === 4 && n.every(Number.isFinite) && n[0]! <= n[2]! && n[1]! <= n[3]!, { params: { key: 'bbox' } });
+  .transform((s) => s.split(','))
+  // An empty part is no number (Number('') is 0: `bbox=,,,` was the box 0,0,0,0).
+  .refine((parts) => parts.length === 4 && parts.every((p) => p.trim() !== ''), { params: { key: 'bbox' } })
+  .transform((parts) => parts.map(Number))
+  .refine((n) => n.every(Number.isFinite) && n[0]! <= n[2]! && n[1]! <= n[3]!, { params: { key: 'bbox' } });
 
 export const fieldListQuery = z.object({
   bbox: bbox.optional(),

@@ -80,7 +80,8 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
     if (!Array.isArray(rings) || rings.length === 0) throw unprocessable('geometry_bad_coordinates', { part, ring: 'all', hole: 0 });
     rings.forEach((ring, ri) => {
       checkRing(ring, { part, ring: ri === 0 ? 'outer' : 'hole', hole: ri });
-      vertices += ring.length;
+      // A ring's closing position repeats its first: not a vertex of its own.
+      vertices += ring.length - 1;
     });
   });
   if (vertices > MAX_VERTICES) throw unprocessable('geometry_too_many_vertices', { count: vertices, max: MAX_VERTICES });

@@ -41,8 +41,16 @@ interface Ring {
 
 const described = (ring: Position[]): Ring => ({ ring, box: boundingBox({ type: 'Polygon', coordinates: [ring] }), area: planeArea(ring) });
 
+const keysOf = (r: Ring) => (r.keys ??= new Set(r.ring.map(key)));
+
 /** Whether `a` lies inside `b` (boxes first: most pairs of rings are far apart; each ring's vertices are listed once). */
-const inside = (a: Ring, b: Ring) => b.area > a.area && boxWithin(a.box, b.box) && probeInside(a.ring, (b.keys ??= new Set(b.ring.map(key))), b.ring);
+const inside = (a: Ring, b: Ring) => b.area > a.area && boxWithin(a.box, b.box) && probeInside(a.ring, keysOf(b), b.ring);
+
+/** Whether two rings are one ring given twice (from any vertex, either way round): a part or hole doubled. */
+const sameRing = (a: Ring, b: Ring) => a.area === b.area && a.ring.length === b.ring.length && boxWithin(a.box, b.box) && a.ring.every((p) => keysOf(b).has(key(p)));
+
+/** Whether `a` covers ground `b` covers too, for rings that do not cross. */
+const withinOrSame = (a: Ring, b: Ring) => inside(a, b) || sameRing(a, b);
 
 /**
  * Closed rings that do not cross, as polygons: a ring inside an even number of others is an outer
@@ -67,20 +75,20 @@ export const hasSeveralRings = (g: FieldGeometry) => (g.type === 'Polygon' ? g.c
 /**
  * The first way in which rings that do not cross fail to nest as GeoJSON says: a hole outside its
  * polygon's outer ring, a hole inside another hole, or a part inside another part (outside that
- * part's holes). Numbers count from 1; undefined when they nest properly.
+ * part's holes); a hole or a part given twice is inside its copy (their areas were counted twice). Numbers count from 1; undefined when they nest properly.
  */
 export function misnestedRings(g: FieldGeometry): { problem: 'hole_outside' | 'holes_nested' | 'parts_overlap'; part: number; other: number } | undefined {
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).map((p) => p.map(described));
   for (const [pi, [outer, ...holes]] of polygons.entries()) {
     for (const [hi, hole] of holes.entries()) {
       if (!inside(hole, outer!)) return { problem: 'hole_outside', part: pi + 1, other: hi + 1 };
-      const around = holes.findIndex((h) => inside(hole, h));
+      const around = holes.findIndex((h, j) => j !== hi && withinOrSame(hole, h));
       if (around >= 0) return { problem: 'holes_nested', part: pi + 1, other: hi + 1 };
     }
   }
   for (const [pi, [outer]] of polygons.entries()) {
     for (const [qi, [otherOuter, ...otherHoles]] of polygons.entries()) {
-      if (pi === qi || !inside(outer!, otherOuter!)) continue;
+      if (pi === qi || !withinOrSame(outer!, otherOuter!)) continue;
       // An island in another part's hole is a part of its own, not an overlap.
       if (!otherHoles.some((h) => inside(outer!, h))) return { problem: 'parts_overlap', part: pi + 1, other: qi + 1 };
     }

@@ -126,8 +126,9 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
   return validate(schema, body ?? {});
 }
 
+/** A query string's parameters; one left empty (`owner_id=`, as a form sends an unset filter) is not given. */
 export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> {
-  const query = Object.fromEntries(url.searchParams);
+  const query = Object.fromEntries([...url.searchParams].filter(([, v]) => v !== ''));
   if (containsNul(query)) throw unprocessable('text_nul');
   return validate(schema, query);
 }

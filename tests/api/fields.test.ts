@@ -108,12 +108,17 @@ describe('fields', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.error).toContain('bbox: four numbers minLon');
     expect(bad.body.error).not.toContain('bbox: bbox');
+    // Empty parts are no numbers (they were the box 0,0,0,0); an empty filter is no filter.
+    expect((await api.get('/api/fields?bbox=,,,')).status).toBe(422);
+    expect((await idsOf('owner_id=&status=&q=')).length).toBe(ids.length + ru.length + mixed.length + odd.length);
   });
 
   it('updates any subset, recomputes area when the geometry changes, keeps an explicit area until then', async () => {
     const { api } = await registerCompany(baseUrl());
     const id = (await api.post('/api/fields', { name: 'F', geometry: rect(25, 50), area: 99.5 })).body.id;
     expect((await api.get(`/api/fields/${id}`)).body.area).toBe(99.5);
+    // Areas are kept to the square metre: a smaller one would be stored as 0.
+    expect((await api.put(`/api/fields/${id}`, { area: 0.00004 })).status).toBe(422);
     const before = (await api.get(`/api/fields/${id}`)).body.updated_at;
     await new Promise((r) => setTimeout(r, 5));
     const renamed = await api.put(`/api/fields/${id}`, { name: 'F2', status: 'Субаренда' });

@@ -50,6 +50,11 @@ describe('field geometry validation', () => {
     // An island in a hole is a part of its own.
     const island = shifted(0.0025, 0.0025, 0.1);
     expect(validateFieldGeometry({ type: 'MultiPolygon', coordinates: [[square, inner], [island]] }).type).toBe('MultiPolygon');
+    // A part or a hole given twice, from another vertex or the other way round: its area counted twice.
+    const reversed = [...square].reverse();
+    const rotated = [...square.slice(2, 4), ...square.slice(0, 3)];
+    for (const copy of [square, reversed, rotated]) expect(fails({ type: 'MultiPolygon', coordinates: [[square], [copy]] })).toMatchObject({ key: 'geometry_parts_overlap' });
+    expect(fails({ type: 'Polygon', coordinates: [square, inner, [...inner].reverse()] })).toMatchObject({ key: 'geometry_holes_nested', params: { part: 1, other: 1 } });
   });
 
   it('reports where a ring crosses itself', () => {
@@ -60,11 +65,13 @@ describe('field geometry validation', () => {
     expect(Number(err.params.lat)).toBeCloseTo(50.005, 6);
   });
 
-  it('refuses more than 100,000 vertices', () => {
-    const n = 100_001;
-    const ring = Array.from({ length: n }, (_, i) => [30 + 0.01 * Math.cos((2 * Math.PI * i) / n), 50 + 0.01 * Math.sin((2 * Math.PI * i) / n)]);
-    ring.push(ring[0]!);
-    expect(fails({ type: 'Polygon', coordinates: [ring] })).toMatchObject({ key: 'geometry_too_many_vertices' });
+  it('refuses more than 100,000 vertices, a ring’s closing position not counted', () => {
+    const circle = (n: number) => {
+      const ring = Array.from({ length: n }, (_, i) => [30 + 0.01 * Math.cos((2 * Math.PI * i) / n), 50 + 0.01 * Math.sin((2 * Math.PI * i) / n)]);
+      return [...ring, ring[0]!];
+    };
+    expect(validateFieldGeometry({ type: 'Polygon', coordinates: [circle(100_000)] }).coordinates[0]).toHaveLength(100_001);
+    expect(fails({ type: 'Polygon', coordinates: [circle(100_001)] })).toMatchObject({ key: 'geometry_too_many_vertices', params: { count: 100_001 } });
   });
 
   it('computes the bounding box of the outer rings', () => {
