@@ -4,8 +4,10 @@ import { z } from 'zod';
 
 export const MAX_RECORD_ID = 2 ** 31 - 1;
 
+// The range first, and alone when it fails: zod's integer check has a range of its own (2^53), and
+// 1e30 was "at most 9007199254740991; at most 2147483647".
 /** An id in a JSON body. */
-export const recordId = z.number().int().positive().max(MAX_RECORD_ID);
+export const recordId = z.number().positive().max(MAX_RECORD_ID, { abort: true }).int();
 
 /** An id in a query string or a multipart part. */
-export const recordIdText = z.coerce.number().int().positive().max(MAX_RECORD_ID);
+export const recordIdText = z.coerce.number().positive().max(MAX_RECORD_ID, { abort: true }).int();

@@ -197,9 +197,11 @@ describe('fields', () => {
       await api.post('/api/fields/merge', { ids: [id, huge] }),
       await api.get(`/api/fields?owner_id=${huge}`),
       await api.get(`/api/tasks?field_id=${huge}`),
+      await api.get('/api/fields?owner_id=1e30'),
     ]) {
       expect(res.status, res.text).toBe(422);
       expect(res.body.error).toContain('2147483647');
+      expect(res.body.error).not.toContain('9007199254740991');
     }
     expect((await api.get(`/api/fields/${id}`)).body).toMatchObject({ name: 'P', owner: null, status: null });
   });
