@@ -16,7 +16,7 @@ import { boundaryIndex } from '../geo/overlap';
 import { AppError, unprocessable } from '../http/errors';
 import { ensureOwners } from '../owners/owners';
 import { JobError, runInThread } from '../tasks/run-in-thread';
-import type { ColumnMapping, SkippedFeature } from '../uploads/shapefile-layers';
+import { type ColumnMapping, type SkippedFeature, isShapefilePart } from '../uploads/shapefile-layers';
 import { extractZipSafely } from '../uploads/zip-archive';
 import { type StageRowsPayload, type StagedRows, joinStagedRows, stageShapefileRows, stagedRows } from './import-rows';
 
@@ -74,7 +74,7 @@ async function stageShare(payload: StageRowsPayload): Promise<StagedRows> {
 async function stageRows(zipPath: string, workDir: string, mapping: ColumnMapping | undefined): Promise<StagedRows> {
   const filesDir = join(workDir, 'files');
   try {
-    const files = await extractZipSafely(zipPath, filesDir);
+    const files = await extractZipSafely(zipPath, filesDir, {}, isShapefilePart);
     const payload = (part: number, parts: number): StageRowsPayload => ({ files, filesDir, workDir, mapping, share: { part, parts } });
     if ((await stat(zipPath)).size <= READ_IN_THREAD_ABOVE_BYTES) return await stageShapefileRows(payload(0, 1));
     // Every share is waited for, so that no thread still writes when the work folder is removed.

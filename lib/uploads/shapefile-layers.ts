@@ -166,17 +166,37 @@ export function detectEncoding(bytes: Uint8Array): string {
 /** DBF column types the reader decodes (dBase III's, as most GIS write them). */
 const DBF_TYPES = new Set(['B', 'C', 'D', 'F', 'L', 'M', 'N']);
 
+/** The smallest DBF header: 32 bytes, then the 0x0D that ends the (here empty) column list. */
+const DBF_MIN_HEADER = 33;
+
+/**
+ * A header the records can be read by: long enough, its column list ended within it, its columns
+ * fitting the record (after the deletion flag), and the file holding every record it counts (the
+ * 0x1A end-of-file byte may be missing). The reader trusts all of it: a short file ends the
+ * attributes early, silently, and a header shorter than itself is a TypeError.
+ */
+function dbfHeaderIsSound(h: { fileSize: number; headerLength: number; recordLength: number; recordCount: number; columnsEnd: number; columnBytes: number }): boolean {
+  return (
+    h.headerLength >= DBF_MIN_HEADER &&
+    h.recordLength > 0 &&
+    h.columnsEnd >= 0 &&
+    1 + h.columnBytes <= h.recordLength &&
+    h.headerLength + h.recordCount * h.recordLength <= h.fileSize
+  );
+}
+
 /**
  * What the attribute table tells before it is read: its text encoding (the .cpg, else the DBF
  * language driver byte, else detection on the column names and the first records) and its record
  * count. One read of the header and of at most 2 MB of records: a DBF can be hundreds of MB. A
  * column of a type the reader cannot decode (Visual FoxPro's binary integers, say) is refused here,
- * naming it, rather than failing half-way through the records.
+ * naming it, rather than failing half-way through the records; so is a damaged header.
  */
 async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promise<{ encoding: string; recordCount: number; deleted: Set<number> }> {
   const fromCpg = cpgPath ? encodingFromCpg(await readFile(cpgPath, 'utf8')) : undefined;
   const file = await open(dbfPath);
   try {
+    const fileSize = (await file.stat()).size;
     const head = Buffer.alloc(32);
     await file.read(head, 0, 32, 0);
     const recordCount = head.readUInt32LE(4);
@@ -186,13 +206,22 @@ async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promi
     const { bytesRead: descriptorBytes } = await file.read(descriptors, 0, descriptors.length, 32);
     const names: Buffer[] = [];
     const unsupported: { name: Buffer; type: string }[] = [];
-    for (let at = 0; at + 32 <= descriptorBytes && descriptors[at] !== 0x0d; at += 32) {
+    let columnsEnd = -1;
+    let columnBytes = 0;
+    for (let at = 0; at < descriptorBytes; at += 32) {
+      if (descriptors[at] === 0x0d) {
+        columnsEnd = at;
+        break;
+      }
+      if (at + 32 > descriptorBytes) break;
       const raw = descriptors.subarray(at, at + 11);
       const name = raw.subarray(0, raw.indexOf(0) < 0 ? 11 : raw.indexOf(0));
       names.push(name);
+      columnBytes += descriptors[at + 16]!;
       const type = String.fromCharCode(descriptors[at + 11]!);
       if (!DBF_TYPES.has(type)) unsupported.push({ name, type });
     }
+    if (!dbfHeaderIsSound({ fileSize, headerLength, recordLength, recordCount, columnsEnd, columnBytes })) throw unprocessable('shp_corrupt', { file: basename(dbfPath) });
     const sample = Buffer.alloc(2 * 1024 * 1024);
     const { bytesRead } = await file.read(sample, 0, sample.length, headerLength);
     const fromLdid = LDID[head[29] ?? 0];
@@ -304,6 +333,11 @@ interface Layer {
   cpg?: string;
 }
 
+/** The files a shapefile layer is made of (any case, any folder): the rest of an archive is not extracted. */
+const SHAPEFILE_PARTS = new Set(['shp', 'shx', 'dbf', 'prj', 'cpg']);
+
+export const isShapefilePart = (name: string) => SHAPEFILE_PARTS.has(extname(name).toLowerCase().slice(1));
+
 async function findLayers(files: string[], root: string): Promise<Layer[]> {
   const byBase = new Map<string, Layer>();
   for (const f of files) {
@@ -328,6 +362,9 @@ const plausibleLonLat = (p: number[]) => Math.abs(p[0]!) <= 180 && Math.abs(p[1]
 function* positions(g: Polygon | MultiPolygon): Generator<Position> {
   for (const poly of g.type === 'Polygon' ? [g.coordinates] : g.coordinates) for (const ring of poly) yield* ring;
 }
+
+/** proj4 throws on a NaN or infinite coordinate, which a damaged or badly written .shp can hold. */
+const allFinite = (g: Polygon | MultiPolygon) => [...positions(g)].every((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]));
 
 const polygonShape = (g: Polygon | MultiPolygon | null) => (g && (g.type === 'Polygon' || g.type === 'MultiPolygon') && g.coordinates.length > 0 ? g : undefined);
 
@@ -368,10 +405,13 @@ async function readLayer(
     })) as { done: boolean; value: Feature<Polygon | MultiPolygon | null> };
     if (done) break;
     index++;
+    // The reader gives a shape without attributes once the table has run out: its count must match.
+    if (index >= recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.dbf!) });
     const seq = firstSeq + index;
     if (deleted.has(index)) continue;
     columns ??= pickColumns(Object.keys(value.properties ?? {}), opts.mapping);
-    const geometry = polygonShape(value.geometry);
+    const shape = polygonShape(value.geometry);
+    const geometry = shape && allFinite(shape) ? shape : undefined;
     // Every reader settles the coordinate system on the layer's first shape, whichever records it reads.
     if (geometry && !convert) {
       const first = positions(geometry).next().value!;
@@ -386,6 +426,10 @@ async function readLayer(
     if (opts.share && !isInShare(seq, opts.share)) continue;
     const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, attributeValue(v)]));
     const label = `${layer.name} #${index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
+    if (shape && !geometry) {
+      out.skipped.push({ seq, feature: label, key: 'shp_not_finite', params: {} });
+      continue;
+    }
     if (!geometry || !convert) {
       out.skipped.push({ seq, feature: label, key: 'shp_empty_shape', params: {} });
       continue;

@@ -1,7 +1,8 @@
 // Reading uploaded ZIP archives safely. Every entry is checked from the central directory before a
 // byte is extracted: no absolute paths or `..`, no links, no encryption, at most 2,000 entries, at
-// most 1 GB in total and no entry inflating more than 200 times (zip bombs). While extracting, an
-// entry that produces more bytes than it declared is stopped (yauzl's size validation).
+// most 1 GB in total, and (zip bombs) no entry of more than 64 kB inflating more than 200 times, nor
+// the archive as a whole once it unpacks to more than 16 MB. While extracting, an entry that produces
+// more bytes than it declared is stopped (yauzl's size validation).
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, normalize, sep } from 'node:path';
@@ -16,6 +17,22 @@ export interface ZipLimits {
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 2000, maxTotalBytes: 1024 ** 3, maxRatio: 200 };
+
+/**
+ * Entries up to this size may inflate any number of times: a small .prj or an empty attribute table
+ * compresses to a few bytes. Above it the ratio is checked; at 1 MB, a thousand 1 MB entries of zeros
+ * (1 MB of upload) were written out as a gigabyte before the total limit stopped them.
+ */
+const RATIO_CHECKED_ABOVE_BYTES = 64 * 1024;
+/**
+ * An archive that unpacks to at most this much passes whatever its overall ratio; above it the
+ * archive as a whole may not inflate more than maxRatio times, so that 2,000 entries just under
+ * RATIO_CHECKED_ABOVE_BYTES (128 MB from a few hundred kB) are refused too. Real uploads are far below
+ * the ratio: LPIS attribute tables inflate 30 to 55 times, shapes 1.5 to 3, photos not at all.
+ */
+const TOTAL_RATIO_CHECKED_ABOVE_BYTES = 16 * 1024 ** 2;
+
+const ratioOf = (uncompressed: number, compressed: number) => uncompressed / Math.max(1, compressed);
 
 export interface ZipEntryInfo {
   name: string;
@@ -73,9 +90,14 @@ export function checkEntry(e: yauzl.Entry, limits: ZipLimits): void {
   const unixType = (e.externalFileAttributes >>> 16) & 0o170000;
   if (unixType === 0o120000) throw unprocessable('zip_link', { name });
   if (e.generalPurposeBitFlag & 1) throw unprocessable('zip_encrypted', { name });
-  if (e.uncompressedSize > 1024 * 1024 && e.uncompressedSize / Math.max(1, e.compressedSize) > limits.maxRatio) {
-    throw unprocessable('zip_bomb', { name, ratio: Math.round(e.uncompressedSize / Math.max(1, e.compressedSize)) });
-  }
+  const ratio = ratioOf(e.uncompressedSize, e.compressedSize);
+  if (e.uncompressedSize > RATIO_CHECKED_ABOVE_BYTES && ratio > limits.maxRatio) throw unprocessable('zip_bomb', { name, ratio: Math.round(ratio) });
+}
+
+/** The archive as a whole, once every entry passed: many small entries that each inflate a lot are a bomb too. */
+function checkTotalRatio(uncompressed: number, compressed: number, limits: ZipLimits): void {
+  const ratio = ratioOf(uncompressed, compressed);
+  if (uncompressed > TOTAL_RATIO_CHECKED_ABOVE_BYTES && ratio > limits.maxRatio) throw unprocessable('zip_bomb_total', { ratio: Math.round(ratio) });
 }
 
 export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Promise<ZipEntryInfo[]> {
@@ -85,14 +107,17 @@ export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Pr
     if (zip.entryCount > l.maxEntries) throw unprocessable('zip_too_many_entries', { count: zip.entryCount, max: l.maxEntries });
     const out: ZipEntryInfo[] = [];
     let total = 0;
+    let compressed = 0;
     for (const next of entriesOf(zip)) {
       const e = await next;
       if (!e) break;
       checkEntry(e, l);
       total += e.uncompressedSize;
+      compressed += e.compressedSize;
       if (total > l.maxTotalBytes) throw unprocessable('zip_too_large', { max: Math.round(l.maxTotalBytes / 1024 ** 2) });
       if (!e.fileName.endsWith('/')) out.push({ name: e.fileName, size: e.uncompressedSize, compressedSize: e.compressedSize, crc32: e.crc32 });
     }
+    checkTotalRatio(total, compressed, l);
     return out;
   } finally {
     zip.close();

@@ -5,6 +5,7 @@
 // after 90 s, far beyond what any of them needs), and the server answers its health check after
 // each. Zip bombs, traversal, links and oversize bodies are in shapefile.test.ts and drone.test.ts.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -325,5 +326,48 @@ describe.skipIf(!!noOgr)('shapefiles whose index or record headers lie', () => {
     expect(res.status, res.text).toBe(422);
     expect(res.body).toEqual({ success: false, error: expect.stringMatching(/damaged|shapefile/i) });
     expect((await own.get('/api/fields')).body.features).toEqual([]);
+  });
+
+  /** The archive over the in-request limit (2 MB), so that a worker thread reads it. */
+  async function padded(zip: Uint8Array): Promise<Uint8Array> {
+    const z = await JSZip.loadAsync(zip);
+    z.file('padding.bin', randomBytes(3 * 1024 * 1024), { compression: 'STORE' });
+    return z.generateAsync({ type: 'uint8array' });
+  }
+
+  // A table that ends before the .shp did gave the remaining fields no attributes, and the import
+  // succeeded; an empty one was a TypeError inside the reader: a 500 (in a worker thread too).
+  it('a damaged .dbf answers 422 naming it, in the request and in a worker thread, and creates nothing', async () => {
+    const { api: own } = await registerCompany(baseUrl(), { language: 'en' });
+    const cutAfterFirst = (dbf: Buffer) => dbf.subarray(0, dbf.readUInt16LE(8) + dbf.readUInt16LE(10));
+    for (const edit of [cutAfterFirst, () => Buffer.alloc(0)]) {
+      const zip = await rewrite(await shapefileZip({ features }), 'dbf', edit);
+      for (const data of [zip, await padded(zip)]) {
+        const res = await upload(own, '/upload', { shapefile_zip: { data, name: 'damaged-dbf.zip', type: 'application/zip' } });
+        expectRefusal(res, 422, 'The shapefile fields.dbf is damaged');
+      }
+    }
+    expect((await own.get('/api/fields')).body.features).toEqual([]);
+  });
+
+  // proj4 threw "coordinates must be finite numbers" and the whole import answered 500.
+  it('a polygon with a NaN vertex is skipped with the reason; the others are imported', async () => {
+    const zip = await rewrite(await shapefileZip({ features }), 'shp', (shp) => {
+      const out = Buffer.from(shp);
+      // The third record's first vertex: record header, shape type, box, part and point counts, one part index.
+      let at = 100;
+      for (let i = 0; i < 2; i++) at += 8 + 2 * out.readInt32BE(at + 4);
+      out.writeDoubleLE(Number.NaN, at + 8 + 4 + 32 + 4 + 4 + 4);
+      return out;
+    });
+    for (const data of [zip, await padded(zip)]) {
+      const { api: own } = await registerCompany(baseUrl(), { language: 'en' });
+      const res = await upload(own, '/upload', { shapefile_zip: { data, name: 'nan.zip', type: 'application/zip' } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({
+        fields_created: 19,
+        skipped: [{ feature: 'fields #3 (S2)', reason: 'The boundary has a vertex whose coordinates are not numbers (NaN or infinity)' }],
+      });
+    }
   });
 });

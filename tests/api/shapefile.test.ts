@@ -248,6 +248,22 @@ describe.skipIf(noGdal)('shapefile import of generated archives', () => {
     expect(await fieldCount(api)).toBe(0);
   });
 
+  // A thousand entries of exactly 1 MB of zeros (1 MB of upload) were written out as a gigabyte before
+  // the total limit refused them: here twenty of them, and 300 of 60 kB that inflate only together.
+  it('refuses zip bombs made of many entries before extracting them', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const zeros = async (count: number, size: number) => {
+      const z = await JSZip.loadAsync(await shapefileZip({ features: [{ geometry: A }] }));
+      for (let i = 0; i < count; i++) z.file(`f${i}.bin`, new Uint8Array(size));
+      return z.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+    };
+    const perEntry = await uploadZip(api, await zeros(20, 1024 * 1024));
+    expect([perEntry.status, perEntry.body]).toEqual([422, { success: false, error: expect.stringMatching(/^The archive entry f0\.bin expands [\d,]+ times; this looks like a zip bomb$/) }]);
+    const whole = await uploadZip(api, await zeros(300, 60 * 1024));
+    expect([whole.status, whole.body]).toEqual([422, { success: false, error: expect.stringMatching(/^The archive expands [\d,]+ times as a whole; this looks like a zip bomb$/) }]);
+    expect(await fieldCount(api)).toBe(0);
+  });
+
   it('reads large archives in a worker thread with the same answers, refusals included', async () => {
     const { api } = await registerCompany(baseUrl());
     // 3 MB of incompressible padding puts the archive over the in-request limit (2 MB).

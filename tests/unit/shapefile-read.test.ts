@@ -294,3 +294,98 @@ describe('rings, columns and files as GIS tools write them', () => {
     expect([...listed.matchAll(/name \(String\) = (.+)/g)].map((m) => m[1])).toEqual(['Horné', 'Dolné']);
   });
 });
+
+describe.skipIf(!ogr2ogrAvailable())('damaged attribute tables and vertices that are not numbers', () => {
+  const names = ['Horné', 'Stredné', 'Dolné'];
+  const made = shapefileZip({ features: names.map((name, i) => ({ geometry: square(17.1 + i * 0.01, 48.1, 200), properties: { name } })), encoding: 'UTF-8' });
+
+  /** The archive with its .dbf or .shp rewritten, read as an import reads it. */
+  async function readEdited(ext: 'dbf' | 'shp', edit: (bytes: Buffer) => Buffer) {
+    const JSZip = (await import('jszip')).default;
+    const { writeFileSync } = await import('node:fs');
+    const source = await JSZip.loadAsync(await made);
+    const zip = new JSZip();
+    for (const [file, entry] of Object.entries(source.files)) {
+      const bytes = Buffer.from(await entry.async('uint8array'));
+      zip.file(file, file.endsWith(`.${ext}`) ? edit(bytes) : bytes);
+    }
+    const path = join(tmp(), `${ext}-edited.zip`);
+    writeFileSync(path, await zip.generateAsync({ type: 'uint8array' }));
+    return readZip(path);
+  }
+  const dbfLayout = (dbf: Buffer) => ({ headerLength: dbf.readUInt16LE(8), recordLength: dbf.readUInt16LE(10) });
+
+  it('reads the archive as GDAL wrote it', async () => {
+    expect((await readEdited('dbf', (b) => b)).features.map((f) => f.name)).toEqual(names);
+  });
+
+  // The reader gave the shapes past the table's end no attributes, and the import called it a success.
+  const damaged: [string, (dbf: Buffer) => Buffer][] = [
+    ['a table with fewer records than the .shp (its header agreeing)', (b) => {
+      const { headerLength, recordLength } = dbfLayout(b);
+      const out = Buffer.from(b.subarray(0, headerLength + 2 * recordLength));
+      out.writeUInt32LE(2, 4);
+      return out;
+    }],
+    ['a table whose header counts 3 records, cut after the first', (b) => b.subarray(0, dbfLayout(b).headerLength + dbfLayout(b).recordLength)],
+    ['a table of its header only', (b) => b.subarray(0, dbfLayout(b).headerLength)],
+    ['a header length past the end of the file', (b) => Buffer.from(b).fill(0xff, 8, 10)],
+    // These three were a TypeError inside the reader: a 500.
+    ['an empty .dbf', () => Buffer.alloc(0)],
+    ['a .dbf of 31 bytes', (b) => b.subarray(0, 31)],
+    ['a header length of 5', (b) => {
+      const out = Buffer.from(b);
+      out.writeUInt16LE(5, 8);
+      return out;
+    }],
+    ['a record length of 0', (b) => {
+      const out = Buffer.from(b);
+      out.writeUInt16LE(0, 10);
+      return out;
+    }],
+  ];
+  for (const [label, edit] of damaged) {
+    it(`refuses ${label} as a damaged fields.dbf`, async () => {
+      await expect(readEdited('dbf', edit)).rejects.toMatchObject({ key: 'shp_corrupt', params: { file: 'fields.dbf' } });
+    });
+  }
+
+  it('still reads a table without its end-of-file byte', async () => {
+    const read = await readEdited('dbf', (b) => {
+      const { headerLength, recordLength } = dbfLayout(b);
+      return b.subarray(0, headerLength + 3 * recordLength);
+    });
+    expect(read.features.map((f) => f.name)).toEqual(names);
+  });
+
+  /** Where each record's first vertex lies in a .shp of one-ring polygons. */
+  function firstVertexOffsets(shp: Buffer): number[] {
+    const out: number[] = [];
+    for (let at = 100; at + 8 <= shp.length; at += 8 + 2 * shp.readInt32BE(at + 4)) out.push(at + 8 + 4 + 32 + 4 + 4 + 4);
+    return out;
+  }
+
+  for (const [label, value] of [['NaN', Number.NaN], ['infinite', Number.POSITIVE_INFINITY]] as const) {
+    it(`skips a polygon with a ${label} vertex, naming it, and imports the others`, async () => {
+      // The second record, so that the first settles the coordinate system; proj4 threw on it (a 500).
+      const read = await readEdited('shp', (b) => {
+        const out = Buffer.from(b);
+        out.writeDoubleLE(value, firstVertexOffsets(out)[1]! + 8);
+        return out;
+      });
+      expect(read.features.map((f) => f.name)).toEqual(['Horné', 'Dolné']);
+      expect(read.skipped).toEqual([{ seq: 1, feature: 'fields #2 (Stredné)', key: 'shp_not_finite', params: {} }]);
+    });
+  }
+
+  it('skips a first polygon that is not numbers without taking the layer for lon/lat or settling its zone on it', async () => {
+    const read = await readEdited('shp', (b) => {
+      const out = Buffer.from(b);
+      out.writeDoubleLE(Number.NaN, firstVertexOffsets(out)[0]!);
+      return out;
+    });
+    expect(read.features.map((f) => f.name)).toEqual(['Stredné', 'Dolné']);
+    expect(read.skipped).toMatchObject([{ seq: 0, key: 'shp_not_finite' }]);
+    expect(read.crs).toBe('EPSG:4326');
+  });
+});
