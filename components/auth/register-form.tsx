@@ -14,6 +14,15 @@ export function RegisterForm() {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The account's language once the person picks one; until then it is the page's. */
+  const [language, setLanguage] = useState<string | null>(null);
+  // The header's switcher changes the page's language under the form: an error shown in the old
+  // language goes (sending again says it in the new one).
+  const [shownLocale, setShownLocale] = useState(locale);
+  if (shownLocale !== locale) {
+    setShownLocale(locale);
+    setError(null);
+  }
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -52,7 +61,7 @@ export function RegisterForm() {
       </div>
       <TextInput label={t('auth.email')} name="email" type="email" required autoComplete="email" />
       <TextInput label={t('auth.password')} name="password" type="password" required minLength={8} autoComplete="new-password" hint={t('account.password_hint')} />
-      <Select label={t('settings.language')} name="language" defaultValue={locale}>
+      <Select label={t('settings.language')} name="language" value={language ?? locale} onChange={(e) => setLanguage(e.target.value)}>
         {LOCALES.map((l) => (
           <option key={l} value={l}>
             {t(`languages.${l}`)}

@@ -1,9 +1,17 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { download } from '@/lib/ui/api';
 import { Button, ErrorMessage, LinkButton, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+
+/** The zone classes `text` (`1:120,2:140`, as the export takes it) gives a rate for; pairs not so written are left to the server to explain. */
+function ratedClasses(text: string): number[] {
+  return text.split(',').flatMap((pair) => {
+    const m = /^\s*(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(pair);
+    return m ? [Number(m[1])] : [];
+  });
+}
 
 /**
  * KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report;
@@ -17,6 +25,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
   const [rates, setRates] = useState(defaultRates);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const missingId = useId();
 
   async function get(path: string) {
     setBusy(true);
@@ -30,6 +39,11 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
   const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams(kmz)}`;
   const isoBase = scanId ? `/api/scan/${scanId}/export/isoxml` : `/api/field/export/isoxml/${fieldId}`;
   const isoUrl = rates.trim() ? `${isoBase}?${new URLSearchParams({ rates: rates.trim() })}` : isoBase;
+  // Every zone needs a rate (the box's, else the company's default): a spreader must never get a
+  // guessed one, so until each has one the form says which are missing and does not download.
+  const classes = [...new Set(zoneClasses)].sort((a, b) => a - b);
+  const rated = new Set([...ratedClasses(defaultRates), ...ratedClasses(rates)]);
+  const missingRates = classes.filter((c) => !rated.has(c));
   const pdfUrl = scanId ? `/api/scan/${scanId}/export/pdf` : `/api/field/export/pdf/${fieldId}`;
 
   return (
@@ -90,10 +104,15 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
             label={t('rates')}
             value={rates}
             onChange={(e) => setRates(e.target.value)}
-            placeholder={zoneClasses.map((c, i) => `${c}:${120 + i * 20}`).join(',') || '1:120,2:140'}
-            hint={zoneClasses.length ? t('rates_hint', { classes: zoneClasses.join(', ') }) : t('rates_no_zones')}
+            autoComplete="off"
+            hint={!classes.length ? t('rates_no_zones') : defaultRates ? t('rates_hint', { classes: classes.join(', ') }) : t('rates_hint_no_defaults', { classes: classes.join(', ') })}
           />
-          <SubmitButton disabled={busy}>
+          {missingRates.length > 0 && (
+            <p id={missingId} className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="rates-missing">
+              {t('rates_missing', { classes: missingRates.join(', ') })}
+            </p>
+          )}
+          <SubmitButton disabled={busy || missingRates.length > 0} aria-describedby={missingRates.length > 0 ? missingId : undefined}>
             {t('download')}
           </SubmitButton>
         </form>

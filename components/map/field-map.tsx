@@ -252,6 +252,12 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       const geometry = (e.layer as L.Polygon).toGeoJSON().geometry as FieldGeometry;
       setLiveArea(geometryAreaHa(geometry));
       changeMode({ kind: 'new', geometry });
+      // The new field's form opens in the panel: on a phone, below the map and out of sight, go to it
+      // (once it has rendered, for the page to be long enough to scroll to it).
+      const panel = panelRef.current;
+      if (panel && panel.getBoundingClientRect().top > window.innerHeight * 0.75) {
+        setTimeout(() => panel.scrollIntoView({ block: 'start', behavior: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' }), 0);
+      }
     };
     const onDrawEnd = () => {
       working = null;

@@ -1,6 +1,6 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { fieldMatcher } from '@/lib/ui/search';
 import { inputClass } from './form';
 
@@ -10,32 +10,67 @@ const SHOWN = 8;
 /**
  * A search box for a field among `items` (all in the browser already) by the text `textOf` gives
  * each, its name and parcel number: the matches are buttons, and Enter takes the first.
+ * `onQueryChange` tells the form what is typed; `invalid`, when given, is why the box cannot be sent
+ * as it is: the form it is in is not sent, and the box says so.
  */
-export function FieldFinder<T extends { id: number; name: string }>({ label, hint, items, textOf, detail, onPick }: { label: string; hint?: string; items: readonly T[]; textOf: (item: T) => string; detail: (item: T) => string; onPick: (item: T) => void }) {
+export function FieldFinder<T extends { id: number; name: string }>({
+  label,
+  hint,
+  items,
+  textOf,
+  detail,
+  onPick,
+  onQueryChange,
+  invalid,
+}: {
+  label: string;
+  hint?: string;
+  items: readonly T[];
+  textOf: (item: T) => string;
+  detail: (item: T) => string;
+  onPick: (item: T) => void;
+  onQueryChange?: (query: string) => void;
+  invalid?: string;
+}) {
   const t = useTranslations();
   const listId = useId();
   const hintId = useId();
+  const errorId = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState('');
+  /** Whether sending the form was refused for what the box holds: the reason is then shown under it. */
+  const [refused, setRefused] = useState(false);
   const match = useMemo(() => fieldMatcher(items, textOf), [items, textOf]);
   const matches = useMemo(() => match(query), [match, query]);
+  // The browser refuses to send the form while the box is invalid (and says why, focusing the box).
+  useEffect(() => inputRef.current?.setCustomValidity(invalid ?? ''), [invalid]);
 
+  const change = (next: string) => {
+    setQuery(next);
+    setRefused(false);
+    onQueryChange?.(next);
+  };
   const pick = (item: T) => {
-    setQuery('');
+    change('');
     onPick(item);
   };
+  const shownError = invalid && refused ? invalid : null;
 
   return (
     <div className="space-y-1 text-sm">
       <label className="block space-y-1">
         <span className="font-medium text-stone-700">{label}</span>
         <input
+          ref={inputRef}
           type="search"
           className={inputClass}
           value={query}
           placeholder={t('fields.search_placeholder')}
           aria-controls={query.trim() ? listId : undefined}
-          aria-describedby={hint ? hintId : undefined}
-          onChange={(e) => setQuery(e.target.value)}
+          aria-describedby={[shownError ? errorId : '', hint ? hintId : ''].filter(Boolean).join(' ') || undefined}
+          aria-invalid={shownError ? true : undefined}
+          onChange={(e) => change(e.target.value)}
+          onInvalid={() => setRefused(true)}
           onKeyDown={(e) => {
             // Enter takes the first match rather than sending a form the box is in.
             if (e.key === 'Enter' && query.trim()) {
@@ -45,6 +80,11 @@ export function FieldFinder<T extends { id: number; name: string }>({ label, hin
           }}
         />
       </label>
+      {shownError && (
+        <p id={errorId} role="alert" className="text-sm text-red-800" data-testid="field-finder-error">
+          {shownError}
+        </p>
+      )}
       {hint && (
         <span id={hintId} className="block text-xs text-stone-600">
           {hint}

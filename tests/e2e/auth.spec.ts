@@ -1,4 +1,6 @@
 import { expect, test } from '@playwright/test';
+import en from '../../messages/en.json' with { type: 'json' };
+import ru from '../../messages/ru.json' with { type: 'json' };
 import { signIn, uniq } from './helpers';
 
 test.use({ locale: 'en-US' });
@@ -83,4 +85,43 @@ test('before the page script runs, the sign-in form cannot be sent the plain way
   await livePage.goto('/login');
   await expect(livePage.getByRole('button', { name: 'Sign in' })).toBeEnabled();
   await live.close();
+});
+
+test('the register form’s language follows the header’s switcher until it is chosen, and an old error goes', async ({ page }) => {
+  const company = uniq('Taken');
+  const res = await page.request.post('/api/auth/register', { data: { email: `${uniq('dup')}@example.test`, password: 'good-password-1', company_name: company, language: 'en' } });
+  expect(res.status()).toBe(201);
+  await page.context().clearCookies();
+
+  await page.goto('/register');
+  const header = page.locator('header');
+  const main = page.getByRole('main');
+  await expect(main.getByLabel(en.settings.language)).toHaveValue('en');
+  await main.getByLabel(en.auth.company_name).fill(company);
+  await main.getByLabel(en.auth.email).fill(`${uniq('other')}@example.test`);
+  await main.getByLabel(en.auth.password).fill('good-password-1');
+  await main.getByRole('button', { name: en.account.create_company }).click();
+  await expect(main.getByRole('alert')).toHaveText('A company with this name already exists');
+
+  // The page turns Russian: so does the account's language, and the English error goes.
+  await header.getByLabel(en.settings.language).selectOption('ru');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(ru.auth.register);
+  await expect(main.getByLabel(ru.settings.language)).toHaveValue('ru');
+  await expect(main.getByLabel(ru.settings.language).locator('option:checked')).toHaveText(ru.languages.ru);
+  await expect(main.getByRole('alert')).toHaveCount(0);
+  // What was typed stays.
+  await expect(main.getByLabel(ru.auth.company_name)).toHaveValue(company);
+
+  // Chosen on the form, the account's language stays when the page's changes.
+  await main.getByLabel(ru.settings.language).selectOption('sk');
+  await header.getByLabel(ru.settings.language).selectOption('en');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(en.auth.register);
+  await expect(main.getByLabel(en.settings.language)).toHaveValue('sk');
+
+  // Sent, the account is Slovak.
+  const mine = uniq('Mine');
+  await main.getByLabel(en.auth.company_name).fill(mine);
+  await main.getByRole('button', { name: en.account.create_company }).click();
+  await expect(page).toHaveURL(/\/map$/);
+  expect((await (await page.request.get('/api/auth/profile')).json()).user.language).toBe('sk');
 });

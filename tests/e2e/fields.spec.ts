@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import en from '../../messages/en.json' with { type: 'json' };
+import { tiffBytes } from '../helpers/tiff';
 import { createField, registerCompany, square } from './helpers';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
@@ -232,4 +234,57 @@ test('two adjacent parcels selected in the table are merged into one field, whic
   expect((await (await page.request.get(`/api/fields/${east}`)).json()).area).toBeCloseTo(areas[1]!, 3);
   await page.getByRole('status').getByRole('link', { name: 'Open field page' }).click();
   await expect(page).toHaveURL(new RegExp(`/fields/${west}$`));
+});
+
+/** A one-band index GeoTIFF rising from west to east (three zones make three strips), and a field within it. */
+function gradientIndexTiff() {
+  const [west, north, pixel, width, height] = [21, 50, 0.0001, 200, 150];
+  const pixels = new Float32Array(width * height).map((_, i) => 0.1 + (0.8 * (i % width)) / (width - 1));
+  const bytes = tiffBytes({ width, height, pixels, georef: { epsg: 4326, origin: [west, north], pixel } });
+  const [w, e, s, n] = [west + 20 * pixel, west + 180 * pixel, north - 130 * pixel, north - 20 * pixel];
+  return { bytes, field: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } };
+}
+
+test('ISOXML task data waits for a rate for every zone, and says which are missing, when the company has no default rates', async ({ page }) => {
+  const account = await registerCompany(page.request);
+  const raster = gradientIndexTiff();
+  const id = await createField(page.request, { name: 'Prescription', geometry: raster.field });
+  const res = await page.request.post('/upload', { multipart: { field_id: String(id), zones: '3', raster_file: { name: 'gradient.tif', mimeType: 'image/tiff', buffer: raster.bytes } } });
+  expect(res.status(), await res.text()).toBe(202);
+  const taskId = (await res.json()).task_id as string;
+  await expect.poll(async () => (await (await page.request.get(`/api/tasks/${taskId}`)).json()).status, { timeout: 60_000 }).toBe('completed');
+
+  await page.goto(`/fields/${id}`);
+  await expect(page.getByTestId('zones-table').locator('tbody tr')).toHaveCount(3);
+  await page.getByRole('button', { name: en.exports.isoxml }).click();
+  const form = page.getByRole('form', { name: en.exports.isoxml });
+  const rates = form.getByLabel(en.exports.rates);
+  const download = form.getByRole('button', { name: en.exports.download });
+  // No example rates that look filled in: the box is empty, says why, and nothing downloads.
+  await expect(rates).toHaveValue('');
+  await expect(rates).not.toHaveAttribute('placeholder', /\d:\d/);
+  await expect(form.getByTestId('rates-missing')).toHaveText(en.exports.rates_missing.replace('{classes}', '1, 2, 3'));
+  await expect(download).toBeDisabled();
+  await rates.fill('1:100, 2:120');
+  await expect(form.getByTestId('rates-missing')).toHaveText(en.exports.rates_missing.replace('{classes}', '3'));
+  await expect(download).toBeDisabled();
+  await rates.fill('1:100, 2:120, 3:0');
+  await expect(form.getByTestId('rates-missing')).toHaveCount(0);
+  const isoWait = page.waitForEvent('download');
+  await download.click();
+  const iso = await isoWait;
+  expect(iso.suggestedFilename()).toMatch(/\.zip$/i);
+  await expect(page.getByRole('main').getByRole('alert')).toHaveCount(0);
+
+  // With the company's default rates set, the box starts with them and Download is ready.
+  const put = await page.request.put('/api/auth/company', { data: { name: account.company, settings: { zone_rates: { 1: 90, 2: 110, 3: 130 } } } });
+  expect(put.status(), await put.text()).toBe(200);
+  await page.reload();
+  await page.getByRole('button', { name: en.exports.isoxml }).click();
+  await expect(rates).toHaveValue('1:90,2:110,3:130');
+  await expect(form.getByTestId('rates-missing')).toHaveCount(0);
+  await expect(download).toBeEnabled();
+  // Emptied, the company's rates still cover every zone.
+  await rates.fill('');
+  await expect(download).toBeEnabled();
 });

@@ -296,6 +296,9 @@ test.describe('on a phone', () => {
     await page.getByRole('button', { name: 'Finish' }).click();
     await expect(page.getByTestId('new-area')).toContainText('ha');
     const form = page.locator('aside form');
+    // The new field's form opens below the map: the page goes to it.
+    await expect(page.getByTestId('new-area')).toBeInViewport();
+    await expect(form.getByLabel('Name')).toBeInViewport();
     await form.getByLabel('Name').fill('Tapped');
     await form.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByTestId('field-panel')).toContainText('Tapped');

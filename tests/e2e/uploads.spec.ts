@@ -381,3 +381,41 @@ test('a drone ZIP with a single photo is refused with the reason, before any pro
   await expect(form.getByRole('alert')).toHaveText(en.errors.drone_too_few_images);
   await expect(form.getByTestId('task-progress')).toHaveCount(0);
 });
+
+test('a field name typed but not picked from the list stops an upload; a name typed in full is that field', async ({ page }) => {
+  await registerCompany(page.request);
+  // Accepted by the upload, and found under the field; its zoning fails later, which is no matter here.
+  const blank = allNodataIndexTiff();
+  const north = await createField(page.request, { name: 'North field', geometry: blank.field });
+  await createField(page.request, { name: 'North field east' });
+  await page.goto('/uploads');
+  const recent = page.getByTestId('recent-tasks');
+  await expect(page.getByText(en.uploads.recent.empty)).toBeVisible();
+
+  // Part of a name, not picked: the survey is not sent to whichever field its photos fall on.
+  const drone = page.getByRole('form', { name: en.uploads.drone_title });
+  await drone.getByLabel(en.uploads.drone_file).setInputFiles({ name: 'survey.zip', mimeType: 'application/zip', buffer: Buffer.from('PK') });
+  await drone.getByRole('searchbox', { name: en.uploads.field }).fill('Nort');
+  await drone.getByRole('button', { name: en.uploads.start_drone }).click();
+  await expect(drone.getByRole('alert')).toHaveText(en.uploads.field_not_chosen);
+  await expect(drone.getByRole('searchbox', { name: en.uploads.field })).toBeFocused();
+  await expect(drone.locator('input[name=field_id]')).toHaveValue('');
+  // Emptied, the box means "find the field": nothing to say.
+  await drone.getByRole('searchbox', { name: en.uploads.field }).fill('');
+  await expect(drone.getByRole('alert')).toHaveCount(0);
+
+  const raster = page.getByRole('form', { name: en.uploads.raster_title });
+  await raster.getByLabel(en.uploads.raster_file).setInputFiles({ name: 'blank.tif', mimeType: 'image/tiff', buffer: blank.bytes });
+  await raster.getByRole('searchbox', { name: en.uploads.field }).fill('north fie');
+  await raster.getByRole('button', { name: en.uploads.start_zoning }).click();
+  await expect(raster.getByRole('alert')).toHaveText(en.uploads.field_not_chosen);
+  await expect(raster.getByTestId('task-progress')).toHaveCount(0);
+  await expect(page.getByText(en.uploads.recent.empty)).toBeVisible();
+  // One field's whole name, in any case, is that field (the other only begins with it).
+  await raster.getByRole('searchbox', { name: en.uploads.field }).fill('NORTH FIELD');
+  await expect(raster.getByRole('alert')).toHaveCount(0);
+  await expect(raster.locator('input[name=field_id]')).toHaveValue(String(north));
+  await raster.getByRole('button', { name: en.uploads.start_zoning }).click();
+  await expect(recent.locator('tbody tr')).toHaveCount(1);
+  await expect(recent.locator('tbody tr')).toContainText(`blank.tif${en.uploads.recent.kind.raster_zones}North field`);
+});
