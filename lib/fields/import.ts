@@ -52,6 +52,7 @@ export interface ShapefileImportResult {
  */
 async function existingBoundaries(tx: DriverTransaction, companyId: number, box: BBox | null): Promise<FieldGeometry[]> {
   if (!box) return [];
+  // The box test of `fieldsMeetingBox`, written for the driver: the tenant extension is not here.
   const rows = await tx.query('SELECT "geometry" FROM "field" WHERE "company_id" = ? AND "max_lon" >= ? AND "min_lon" <= ? AND "max_lat" >= ? AND "min_lat" <= ?', [companyId, box.minLon, box.maxLon, box.minLat, box.maxLat]);
   return rows.map((r) => JSON.parse(String(r.geometry)) as FieldGeometry);
 }

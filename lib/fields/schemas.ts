@@ -30,17 +30,8 @@ export const createFieldBody = z
   })
   .strict();
 
-export const updateFieldBody = z
-  .object({
-    name: z.string().trim().min(1).max(255).optional(),
-    geometry: z.unknown().optional(),
-    owner_id: ownerId.optional(),
-    status: status.optional(),
-    parcel_number: parcelNumber.optional(),
-    area: area.optional(),
-  })
-  .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { params: { key: 'field_nothing_to_update' } });
+/** PUT: any of the same, at least one. */
+export const updateFieldBody = createFieldBody.partial().refine((b) => Object.values(b).some((v) => v !== undefined), { params: { key: 'field_nothing_to_update' } });
 
 /** Fields one PATCH /api/fields may change: a company's whole register, at this service's scale. */
 const MAX_BULK_FIELDS = 10_000;

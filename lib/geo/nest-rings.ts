@@ -75,7 +75,8 @@ export const hasSeveralRings = (g: FieldGeometry) => (g.type === 'Polygon' ? g.c
 /**
  * The first way in which rings that do not cross fail to nest as GeoJSON says: a hole outside its
  * polygon's outer ring, a hole inside another hole, or a part inside another part (outside that
- * part's holes); a hole or a part given twice is inside its copy (their areas were counted twice). Numbers count from 1; undefined when they nest properly.
+ * part's holes); a hole or a part given twice is inside its copy (their areas were counted twice).
+ * Numbers count from 1; undefined when they nest properly.
  */
 export function misnestedRings(g: FieldGeometry): { problem: 'hole_outside' | 'holes_nested' | 'parts_overlap'; part: number; other: number } | undefined {
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).map((p) => p.map(described));

@@ -364,7 +364,10 @@ function* positions(g: Polygon | MultiPolygon): Generator<Position> {
 }
 
 /** proj4 throws on a NaN or infinite coordinate, which a damaged or badly written .shp can hold. */
-const allFinite = (g: Polygon | MultiPolygon) => [...positions(g)].every((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]));
+function allFinite(g: Polygon | MultiPolygon): boolean {
+  for (const p of positions(g)) if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) return false;
+  return true;
+}
 
 const polygonShape = (g: Polygon | MultiPolygon | null) => (g && (g.type === 'Polygon' || g.type === 'MultiPolygon') && g.coordinates.length > 0 ? g : undefined);
 
