@@ -1,5 +1,8 @@
 // Field owners: a list per company, names unique within the company.
+import { config } from '../config';
 import type { DriverTransaction } from '../db/driver-transaction';
+import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
+import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
 import { conflict } from '../http/errors';
 import { roundArea } from '../fields/fields';
@@ -24,19 +27,37 @@ export async function listOwners(db: TenantDb) {
  */
 export const ownerNameKey = (name: string) => name.trim().toLocaleLowerCase();
 
-async function assertNameFree(db: TenantDb, name: string, exceptId?: number) {
-  const owners = await db.owner.findMany({ select: { id: true, name: true } });
-  if (owners.some((o) => o.id !== exceptId && ownerNameKey(o.name) === ownerNameKey(name))) throw conflict('owner_taken');
+/** The first key of PostgreSQL's advisory lock held while a company's owner names are checked and written (the second is the company). */
+const OWNER_NAMES_LOCK = 0x46_4d_4f; // "FMO"
+
+/**
+ * Checks a name against the company's owners and writes it in one transaction that no other owner
+ * write of the company runs beside: two requests for "Колос" and "КОЛОС" at once would each find the
+ * other's name absent, and the unique index, on the exact name, lets both in. SQLite's transactions
+ * are one at a time already (BEGIN IMMEDIATE); PostgreSQL's take the company's lock, which an import
+ * creating owners holds too, so a request may wait for an import to end, as it does on SQLite.
+ */
+async function withNameFree<T>(db: TenantDb, companyId: number, name: string, exceptId: number | undefined, write: (tx: TenantDb) => Promise<T>): Promise<T> {
+  const postgres = dbTarget(config()).kind === 'postgresql';
+  return db.$transaction(
+    async (tx) => {
+      if (postgres) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${OWNER_NAMES_LOCK}, ${companyId})`;
+      const owners = await tx.owner.findMany({ select: { id: true, name: true } });
+      if (owners.some((o) => o.id !== exceptId && ownerNameKey(o.name) === ownerNameKey(name))) throw conflict('owner_taken');
+      return write(tx as unknown as TenantDb);
+    },
+    { timeout: SQLITE_LOCK_WAIT_MS + 5000 },
+  );
 }
 
-export async function createOwner(db: TenantDb, name: string) {
-  await assertNameFree(db, name);
-  return db.owner.create({ data: { name } as Parameters<TenantDb['owner']['create']>[0]['data'], select: { id: true } });
+export async function createOwner(db: TenantDb, companyId: number, name: string) {
+  return withNameFree(db, companyId, name, undefined, (tx) =>
+    tx.owner.create({ data: { name } as Parameters<TenantDb['owner']['create']>[0]['data'], select: { id: true } }),
+  );
 }
 
-export async function renameOwner(db: TenantDb, id: number, name: string) {
-  await assertNameFree(db, name, id);
-  return db.owner.update({ where: { id }, data: { name }, select: { id: true, name: true } });
+export async function renameOwner(db: TenantDb, companyId: number, id: number, name: string) {
+  return withNameFree(db, companyId, name, id, (tx) => tx.owner.update({ where: { id }, data: { name }, select: { id: true, name: true } }));
 }
 
 /**
@@ -56,6 +77,7 @@ export async function deleteOwner(db: TenantDb, id: number) {
  */
 export async function ensureOwners(tx: DriverTransaction, companyId: number, names: Iterable<string>): Promise<Map<string, number>> {
   const wanted = [...new Set(names)].filter(Boolean);
+  if (wanted.length && tx.kind === 'postgresql') await tx.query('SELECT pg_advisory_xact_lock(?, ?)', [OWNER_NAMES_LOCK, companyId]);
   // Names compared as ownerNameKey does: a file's "ИВАНОВ И.И." is the owner already listed as Иванов И.И.
   const byKey = new Map<string, number>();
   if (wanted.length) {

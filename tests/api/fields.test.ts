@@ -319,6 +319,21 @@ describe('owners', () => {
     expect(list.body).toEqual([{ id, name: 'Farmer', fields_count: 2, total_area: Math.round(sum * 1e4) / 1e4 }]);
   });
 
+  it('takes one of many spellings of a name sent at once, and one rename to it', async () => {
+    const { api } = await registerCompany(baseUrl());
+    // Each request alone finds the name free; the check and the write are one step per company.
+    const spellings = ['Колос', 'КОЛОС', 'колос', ' Колос ', 'кОЛОС', 'КОЛОС ', 'Колос', 'колоС'];
+    const created = await Promise.all(spellings.map((name) => api.post('/api/owners', { name })));
+    expect(created.map((r) => r.status).sort()).toEqual([201, ...Array(spellings.length - 1).fill(409)]);
+    const others = await Promise.all(['A', 'B', 'C', 'D'].map(async (name) => (await api.post('/api/owners', { name })).body.id as number));
+    const renamed = await Promise.all(others.map((id, i) => api.put(`/api/owners/${id}`, { name: i % 2 ? 'Нива' : 'НИВА' })));
+    expect(renamed.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    const names = (await api.get('/api/owners')).body.map((o: { name: string }) => o.name.trim().toLowerCase()).sort();
+    // One Колос, one Нива (the owner renamed), and the three owners the other renames left alone.
+    expect(names).toHaveLength(5);
+    expect(names.filter((n: string) => n === 'колос' || n === 'нива')).toEqual(['колос', 'нива']);
+  });
+
   it('renames, and deleting keeps the fields without an owner', async () => {
     const c = await createCompany(baseUrl());
     const id = (await c.as.operator.post('/api/owners', { name: 'Old' })).body.id;

@@ -6,8 +6,8 @@ import { createOwner, listOwners } from '@/lib/owners/owners';
 
 export const GET = route('GET /api/owners', async ({ db }) => json(await listOwners(db)));
 
-export const POST = route('POST /api/owners', async ({ req, db }) => {
+export const POST = route('POST /api/owners', async ({ req, db, user }) => {
   const { name } = await readJson(req, ownerBody);
-  const owner = await createOwner(db, name);
+  const owner = await createOwner(db, user.companyId, name);
   return ok({ id: owner.id }, { status: 201 });
 });
