@@ -1,9 +1,12 @@
 'use client';
+import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
+import { ownerNameKey } from '@/lib/owners/name-key';
+import { api } from '@/lib/ui/api';
 import { KNOWN_STATUSES } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
-import { Button, Select, TextInput } from '../ui/form';
+import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { OwnerOptions, StatusOptions } from './field-options';
 
@@ -14,7 +17,14 @@ export interface FieldPropsValues {
   parcel_number: string;
 }
 
-/** Name, owner, land status and parcel number of a field: for a new field and for editing one. */
+/** The owner select's value for "a new owner", whose name is typed below it. */
+const NEW_OWNER = 'new';
+
+/**
+ * Name, owner, land status and parcel number of a field: for a new field and for editing one. An
+ * owner not yet listed can be added here, so that a field drawn for a new lessor is not lost on the
+ * way to the owners page; a name already listed, in any case, is that owner.
+ */
 export function FieldPropsForm({
   owners,
   initial,
@@ -35,6 +45,35 @@ export function FieldPropsForm({
   const [ownerId, setOwnerId] = useState(initial?.owner_id ? String(initial.owner_id) : '');
   const [status, setStatus] = useState(initial?.status ?? '');
   const [parcel, setParcel] = useState(initial?.parcel_number ?? '');
+  const [newOwner, setNewOwner] = useState('');
+  const [ownerError, setOwnerError] = useState<string | null>(null);
+  const [creatingOwner, setCreatingOwner] = useState(false);
+  // Owners added here, listed before the page's owners are read again.
+  const [added, setAdded] = useState<OwnerOption[]>([]);
+  const listed = [...owners, ...added.filter((a) => !owners.some((o) => o.id === a.id))];
+  const router = useRouter();
+
+  /** The owner to save the field with; undefined when a new one could not be added (the reason is shown). */
+  async function chosenOwnerId(): Promise<number | null | undefined> {
+    if (ownerId !== NEW_OWNER) return ownerId ? Number(ownerId) : null;
+    const known = listed.find((o) => ownerNameKey(o.name) === ownerNameKey(newOwner));
+    if (known) {
+      setOwnerId(String(known.id));
+      return known.id;
+    }
+    setCreatingOwner(true);
+    const res = await api<{ id: number }>('/api/owners', { method: 'POST', body: { name: newOwner.trim() } });
+    setCreatingOwner(false);
+    if (!res.ok) {
+      setOwnerError(res.error ?? t('common.network_error'));
+      return undefined;
+    }
+    setAdded((list) => [...list, { id: res.data.id, name: newOwner.trim() }]);
+    setOwnerId(String(res.data.id));
+    setNewOwner('');
+    router.refresh();
+    return res.data.id;
+  }
   // A status typed elsewhere (an import) stays selectable as it is.
   const statuses: string[] = [...KNOWN_STATUSES];
   if (status && !statuses.includes(status)) statuses.push(status);
@@ -42,15 +81,23 @@ export function FieldPropsForm({
   return (
     <form
       className="space-y-3"
-      onSubmit={(e) => {
+      onSubmit={async (e) => {
         e.preventDefault();
-        void onSubmit({ name: name.trim(), owner_id: ownerId ? Number(ownerId) : null, status: status || null, parcel_number: parcel.trim() });
+        setOwnerError(null);
+        const owner_id = await chosenOwnerId();
+        if (owner_id === undefined) return;
+        await onSubmit({ name: name.trim(), owner_id, status: status || null, parcel_number: parcel.trim() });
       }}
     >
       <TextInput label={t('fields.name')} name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
       <Select label={t('fields.owner')} name="owner_id" value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
-        <OwnerOptions owners={owners} />
+        <OwnerOptions owners={listed} />
+        <option value={NEW_OWNER}>{t('fields.add_owner')}</option>
       </Select>
+      {ownerId === NEW_OWNER && (
+        <TextInput label={t('fields.new_owner_name')} name="new_owner" value={newOwner} onChange={(e) => setNewOwner(e.target.value)} required maxLength={255} />
+      )}
+      <ErrorMessage>{ownerError}</ErrorMessage>
       <Select label={t('fields.status')} name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
         <StatusOptions statuses={statuses} none={t('common.none')} />
       </Select>
@@ -65,11 +112,11 @@ export function FieldPropsForm({
         maxLength={64}
       />
       <div className="flex flex-wrap gap-2">
-        <SubmitButton disabled={busy}>
+        <SubmitButton disabled={busy || creatingOwner}>
           {submitLabel}
         </SubmitButton>
         {onCancel && (
-          <Button variant="secondary" onClick={onCancel} disabled={busy}>
+          <Button variant="secondary" onClick={onCancel} disabled={busy || creatingOwner}>
             {t('common.cancel')}
           </Button>
         )}

@@ -6,6 +6,7 @@ import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
 import { conflict } from '../http/errors';
 import { roundArea } from '../fields/fields';
+import { ownerNameKey } from './name-key';
 
 export async function listOwners(db: TenantDb) {
   const [owners, groups] = await Promise.all([
@@ -20,12 +21,6 @@ export async function listOwners(db: TenantDb) {
     total_area: roundArea(totals.get(o.id)?._sum.area ?? 0),
   }));
 }
-
-/**
- * How owner names are compared: whatever the case and surrounding spaces ("ИВАНОВ И.И." is the
- * Иванов И.И. a register already holds). In code, not SQL: SQLite folds the case of ASCII letters only.
- */
-export const ownerNameKey = (name: string) => name.trim().toLocaleLowerCase();
 
 /** The first key of PostgreSQL's advisory lock held while a company's owner names are checked and written (the second is the company). */
 const OWNER_NAMES_LOCK = 0x46_4d_4f; // "FMO"

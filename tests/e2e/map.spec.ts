@@ -53,6 +53,37 @@ test('draw a field on the map, see its area while drawing, save it and find it i
   await expect(page.getByTestId('fields-total-count')).toHaveText('Total: 1 field');
 });
 
+test('a field drawn for an owner not yet listed adds the owner from its form; a listed name in another case is that owner', async ({ page }) => {
+  await registerCompany(page.request);
+  const kovac = (await (await page.request.post('/api/owners', { data: { name: 'Kovač' } })).json()).id as number;
+  await page.goto('/map');
+  const map = page.getByTestId('field-map');
+  await expect(map.locator('.leaflet-container')).toBeVisible();
+  const box = (await map.boundingBox())!;
+  const form = page.locator('aside form');
+  async function drawAndSave(x: number, name: string, owner: string) {
+    await page.getByRole('button', { name: 'Draw a field' }).click();
+    for (const [dx, dy] of [[x, 120], [x + 120, 120], [x + 120, 240], [x, 240], [x, 120]]) await page.mouse.click(box.x + dx!, box.y + dy!);
+    await form.getByLabel('Name').fill(name);
+    await form.getByRole('combobox', { name: 'Owner', exact: true }).selectOption({ label: en.fields.add_owner });
+    await form.getByLabel(en.fields.new_owner_name).fill(owner);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('status').filter({ hasText: `Field “${name}” saved` })).toBeVisible();
+  }
+
+  await drawAndSave(150, 'Rented strip', 'Novák Ján');
+  await expect(page.getByTestId('field-panel')).toContainText('Novák Ján');
+  const owners = async () => ((await (await page.request.get('/api/owners')).json()) as { id: number; name: string }[]).map((o) => o.name).sort();
+  expect(await owners()).toEqual(['Kovač', 'Novák Ján']);
+
+  await drawAndSave(350, 'Second strip', ' KOVAČ ');
+  await expect(page.getByTestId('field-panel')).toContainText('Kovač');
+  expect(await owners()).toEqual(['Kovač', 'Novák Ján']);
+  const fields = (await (await page.request.get('/api/fields')).json()).features as { id: number; properties: { name: string } }[];
+  const second = fields.find((f) => f.properties.name === 'Second strip')!;
+  expect((await (await page.request.get(`/api/fields/${second.id}`)).json()).owner).toEqual({ id: kovac, name: 'Kovač' });
+});
+
 test('edit a boundary by dragging a corner, then delete the field after confirming', async ({ page }) => {
   await registerCompany(page.request);
   const created = await page.request.post('/api/fields', {
