@@ -1,5 +1,6 @@
 // Request bodies of the account endpoints.
 import { z } from 'zod';
+import { MAX_RATE_KG_HA } from '../exports/types';
 import { LOCALES } from '../i18n/locales';
 import { isTimeZone } from '../i18n/time-zone';
 import { ROLES } from './roles';
@@ -50,7 +51,7 @@ export const profileBody = z
   .refine((b) => !b.new_password || !!b.password, { path: ['password'], params: { key: 'current_password_required' } });
 
 /** Application rates by zone class (1 to 7) in kg/ha; they reach spreaders through the ISOXML export. */
-const zoneRates = z.record(z.string().regex(/^[1-7]$/), z.number().min(0).max(100_000));
+const zoneRates = z.record(z.string().regex(/^[1-7]$/), z.number().min(0).max(MAX_RATE_KG_HA));
 
 export const companyBody = z.object({
   name: z.string().trim().min(1).max(255).optional(),

@@ -1,7 +1,7 @@
 // The ISOXML export of a field (its latest scan's zones) or of one scan.
 import type { TenantDb } from '../db/tenant';
-import { notFound } from '../http/errors';
-import { buildIsoxml } from './isoxml';
+import { notFound, unprocessable } from '../http/errors';
+import { runExportWork } from './export-work';
 import { loadExportField, loadScanWithZones, resolveRates } from './load';
 
 export async function isoxmlExport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL) {
@@ -16,12 +16,20 @@ export async function isoxmlExport(db: TenantDb, companyId: number, target: { fi
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = JSON.parse(company.settingsJson) as Record<string, unknown>;
   const rates = resolveRates(url.searchParams.get('rates'), settings, zones);
-  const zip = await buildIsoxml(field, zones, {
+  const opts = {
     rates,
-    productName: url.searchParams.get('product') ?? (typeof settings.product === 'string' ? settings.product : 'Fertilizer'),
-    grid: url.searchParams.get('grid') === '1',
+    productName: url.searchParams.get('product') || (typeof settings.product === 'string' ? settings.product : 'Fertilizer'),
+    grid: gridFlag(url.searchParams.get('grid')),
     customer: field.owner ?? company.name,
     farm: company.name,
-  });
+  };
+  const zip = await runExportWork({ op: 'isoxml', field: { name: field.name, geometry: field.geometry }, zones, opts });
   return { zip, fileName: `${field.name || 'field'}_TASKDATA.zip` };
+}
+
+/** `grid=1` (or true) for a grid of cells, `0` (false) or nothing for zone polygons; anything else is a typo, not polygons. */
+function gridFlag(value: string | null): boolean {
+  if (value === null || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw unprocessable('export_grid_flag');
 }

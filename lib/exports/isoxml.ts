@@ -45,8 +45,8 @@ const TZN_POSITION_LOST = 1;
 const TZN_OUT_OF_FIELD = 2;
 const FIRST_ZONE_CODE = 3;
 
-/** Designators are at most 32 characters in the schema. */
-const designator = (s: string) => [...s.trim()].slice(0, 32).join('') || '-';
+/** Designators are at most 32 characters in the schema (of the text, before it is escaped as XML). */
+const designator = (s: string) => [...s.trim()].slice(0, 32).join('').trimEnd() || '-';
 
 function roundGeometry<G extends Polygon | MultiPolygon>(g: G): G {
   const ring = (r: Position[]) => r.map((p) => [round9(p[0]!), round9(p[1]!)]);
@@ -96,7 +96,7 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
   root.Customer = [customer as never];
   root.Farm = [farm as never];
   root.Partfield = [partfield];
-  if (zones.length === 0) return compressed(await m.saveISOXML());
+  if (zones.length === 0) return packTaskData(await m.saveISOXML());
 
   const kgHa = zoneRates(zones, opts.rates);
   const totalArea = zones.reduce((s, z) => s + z.areaHa, 0);
@@ -152,7 +152,7 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
   }
   ref(task);
   root.Task = [task];
-  return compressed(await m.saveISOXML());
+  return packTaskData(await m.saveISOXML());
 }
 
 /** The field less its zones, or null when they cover it. */
@@ -165,8 +165,27 @@ function unzonedPart(field: Polygon | MultiPolygon, zones: ExportZone[]): Polygo
   }
 }
 
-/** The library stores its ZIP uncompressed: a 1,000 ha prescription's TASKDATA.XML is megabytes of text. */
-async function compressed(zip: Uint8Array): Promise<Buffer> {
+const TASKDATA_XML = 'TASKDATA/TASKDATA.XML';
+
+/**
+ * The library's ZIP made ready for a terminal:
+ * - Attribute values are escaped twice: isoxml 1.11's own attribute processor escapes them and
+ *   fast-xml-parser 4's builder escapes them again, so `Agro & Co` reached the terminal as
+ *   `Agro &amp; Co` and a 32-character name could unescape past the schema's 32. Every `&` in the
+ *   document is then the builder's, written for the library's `&`: undoing that one step leaves
+ *   values escaped once (ISOXML has no text nodes; numbers have no `&`).
+ * - Binary files get the upper-case `.BIN` the standard's 8.3 names use (the XML names them
+ *   without their extension): file systems of some terminals tell case apart.
+ * - Compressed: the library stores its ZIP uncompressed, and a 1,000 ha prescription's TASKDATA.XML
+ *   is megabytes of text.
+ */
+async function packTaskData(zip: Uint8Array): Promise<Buffer> {
   const archive = await JSZip.loadAsync(zip);
-  return archive.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 6 } });
+  const out = new JSZip();
+  for (const entry of Object.values(archive.files)) {
+    if (entry.dir) continue;
+    if (entry.name === TASKDATA_XML) out.file(entry.name, (await entry.async('string')).replaceAll('&amp;', '&'));
+    else out.file(entry.name.replace(/\.bin$/i, '.BIN'), await entry.async('uint8array'));
+  }
+  return out.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 6 } });
 }

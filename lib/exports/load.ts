@@ -6,7 +6,7 @@ import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
 import type { Locale } from '../i18n/locales';
-import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
+import { type ExportField, type ExportScan, type ExportScanEntry, type ExportZone, MAX_RATE_KG_HA, type Rates } from './types';
 
 export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
   const f = await db.field.findUnique({ where: { id }, include: { owner: { select: { name: true } }, company: { select: { name: true } } } });
@@ -97,6 +97,8 @@ export function resolveRates(query: string | null, settings: Record<string, unkn
     // Two rates for one class is a typo, not a choice to make for the spreader.
     if (given.has(Number(m[1]))) throw unprocessable('export_rates_repeated', { class: Number(m[1]) });
     given.add(Number(m[1]));
+    // As the company's settings take them: the schema's rate (mg/m², 32 bits) ends near 21,000 t/ha.
+    if (Number(m[2]) > MAX_RATE_KG_HA) throw unprocessable('export_rate_too_high', { class: Number(m[1]), max: MAX_RATE_KG_HA });
     rates[Number(m[1])] = Number(m[2]);
   }
   const missing = zones.filter((z) => rates[z.classIndex] === undefined).map((z) => z.classIndex);

@@ -58,3 +58,6 @@ export interface ExportScanEntry {
 
 /** Zone class -> application rate in kg/ha. */
 export type Rates = Record<number, number>;
+
+/** The highest application rate taken, in kg/ha (100 t/ha: manure; every rate a spreader gives is below it). */
+export const MAX_RATE_KG_HA = 100_000;

@@ -1,15 +1,14 @@
 // The geometry of a merge, a cut, a parcel taken back out or zones clipped to a boundary, in the
 // request's thread when it is quick and in a worker thread when it is not: the largest field's cut
 // takes seconds of CPU, which would stall every other request the web process is serving.
-import { tmpdir } from 'node:os';
 import type { Position } from 'geojson';
-import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
+import { type FieldGeometry, validateFieldGeometry, vertexCount } from '../geo/geometry';
 import { separateGeometry } from '../geo/separate';
 import { splitGeometry } from '../geo/split';
 import { geometryUnion } from '../geo/union';
 import { type ZoneShape, zonesWithin } from '../geo/within';
-import { AppError, unprocessable } from '../http/errors';
-import { JobError, runInThread } from '../tasks/run-in-thread';
+import { unprocessable } from '../http/errors';
+import { IN_REQUEST_UP_TO_VERTICES, runRequestWork } from '../tasks/run-in-thread';
 
 export type BoundaryWork =
   | { op: 'union'; fields: FieldGeometry[] }
@@ -17,14 +16,6 @@ export type BoundaryWork =
   /** `name` is the part's, for the refusals. */
   | { op: 'separate'; field: FieldGeometry; part: FieldGeometry; name: string }
   | { op: 'clip'; boundary: FieldGeometry; zones: ZoneShape[] };
-
-/**
- * Vertices up to which the work is done in the request's thread (about 1 s of CPU for a cut; a
- * worker thread takes about as long to start).
- */
-const IN_REQUEST_UP_TO_VERTICES = 30_000;
-
-const vertexCount = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()).reduce((n, ring) => n + ring.length, 0);
 
 /**
  * The union (one geometry), the parts of the cut (largest first), or the part taken out and the rest
@@ -53,11 +44,6 @@ export async function runBoundaryWork(work: BoundaryWork & { op: 'clip' }): Prom
 export async function runBoundaryWork(work: BoundaryWork & { op: 'union' | 'split' | 'separate' }): Promise<FieldGeometry[]>;
 export async function runBoundaryWork(work: BoundaryWork): Promise<FieldGeometry[] | ZoneShape[]> {
   if (verticesOf(work) <= IN_REQUEST_UP_TO_VERTICES) return boundaryWork(work);
-  try {
-    return (await runInThread('boundaries', work, tmpdir(), () => undefined)) as FieldGeometry[] | ZoneShape[];
-  } catch (err) {
-    // Refusals (a line that misses the field, a union over the vertex limit) come back as message keys.
-    if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);
-    throw err;
-  }
+  // Refusals (a line that misses the field, a union over the vertex limit) come back as 422s.
+  return (await runRequestWork('boundaries', work)) as FieldGeometry[] | ZoneShape[];
 }

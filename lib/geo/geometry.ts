@@ -52,6 +52,9 @@ function planarAreaM2(g: FieldGeometry): number {
   return polygons.reduce((total, [outer, ...holes]) => total + Math.max(0, ringArea(outer ?? []) - holes.reduce((h, r) => h + ringArea(r), 0)), 0);
 }
 
+/** Positions of all its rings, closing ones included. */
+export const vertexCount = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()).reduce((n, ring) => n + ring.length, 0);
+
 function verticesOfSeveralRings(g: FieldGeometry): Set<string> {
   const ringsOf = new Map<string, number>();
   const shared = new Set<string>();

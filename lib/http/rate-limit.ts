@@ -76,3 +76,12 @@ export const kmzLimits = (userId: number, companyId: number): Limit[] => [
   { key: `kmz:user:${userId}`, max: 100, windowSeconds: 60 },
   { key: `kmz:company:${companyId}`, max: 300, windowSeconds: 60 },
 ];
+
+/**
+ * ISOXML and PDF documents: no limit in the spec, but each costs far more than a flight plan (a
+ * large prescription's grid seconds of a worker thread): 60 a minute per user, 180 for the company.
+ */
+export const documentLimits = (userId: number, companyId: number): Limit[] => [
+  { key: `doc:user:${userId}`, max: 60, windowSeconds: 60 },
+  { key: `doc:company:${companyId}`, max: 180, windowSeconds: 60 },
+];

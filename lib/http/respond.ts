@@ -1,4 +1,5 @@
 // Response envelopes (spec 7) and the one mapping from errors to HTTP.
+import { create as contentDisposition } from 'content-disposition';
 import slugify from 'slugify';
 import { NextResponse } from 'next/server';
 import { AppError, HTTP_STATUS, fromPrismaError } from './errors';
@@ -43,13 +44,28 @@ export function asciiFileName(name: string): string {
   return `${ascii || 'download'}${ext.replace(/[^\w.]/g, '')}`;
 }
 
+/**
+ * A field's name made a file name every system can hold, in any script (`Поле 1401/31` ->
+ * `Поле 1401-31`): no path separators, none of Windows's reserved characters, no control characters,
+ * nothing hidden or climbing (`../../x` -> `x`), at most 150 characters before the extension.
+ */
+export function safeFileName(name: string): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const clean = stem
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '-')
+    .replace(/^[\s.-]+|[\s.]+$/g, '');
+  return `${[...clean].slice(0, 150).join('').trimEnd() || 'download'}${ext.replace(/[^\w.]/g, '')}`;
+}
+
 /** A file to save (KMZ, ZIP, PDF, GeoTIFF) under `name`, sized when its size is known. */
 export function fileResponse(body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, file: { name: string; type: string; size?: number }, headers: Record<string, string> = {}): Response {
   const size = file.size ?? (body instanceof Uint8Array ? body.byteLength : undefined);
   return new Response(body, {
     headers: {
       'content-type': file.type,
-      'content-disposition': `attachment; filename="${asciiFileName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      // RFC 6266: the name in UTF-8 (`filename*`, encoded as RFC 8187 says) and in ASCII for older clients.
+      'content-disposition': contentDisposition(safeFileName(file.name), { fallback: asciiFileName(safeFileName(file.name)) }),
       ...(size === undefined ? {} : { [DOWNLOAD_SIZE_HEADER]: String(size) }),
       ...headers,
     },

@@ -23,6 +23,10 @@ export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): 
       const { boundaryWork } = await import('../fields/boundary-work');
       return boundaryWork(payload as Parameters<typeof boundaryWork>[0]);
     }
+    case 'exports': {
+      const { exportWork } = await import('../exports/export-work');
+      return exportWork(payload as Parameters<typeof exportWork>[0]);
+    }
     case 'drone': {
       // Loaded only when needed: the drone pipeline pulls in OpenCV.
       const { droneJob } = await import('./drone-job');

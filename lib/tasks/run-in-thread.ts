@@ -1,7 +1,9 @@
 // Runs one job in a worker thread, so heavy raster, image and shapefile work never blocks the web
 // server.
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../http/errors';
 import type { JobKind, TaskErrorInfo } from './types';
 
 const WORKER_ENTRY = (process.env.FIELDMAP_WORKER_ENTRY ?? 'lib/tasks/worker-entry.mjs').split('/');
@@ -10,7 +12,7 @@ const WORKER_ENTRY = (process.env.FIELDMAP_WORKER_ENTRY ?? 'lib/tasks/worker-ent
  * Old-generation heap per kind. A shapefile is read as a stream and needs little; a lower limit also
  * makes V8 collect garbage early instead of letting the process grow.
  */
-const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, rezone: 2048, shapefile_rows: 256, boundaries: 1024 };
+const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, rezone: 2048, shapefile_rows: 256, boundaries: 1024, exports: 1024 };
 
 export class JobError extends Error {
   constructor(readonly info: TaskErrorInfo) {
@@ -49,4 +51,23 @@ export function runInThread(
       if (!settled) reject(new JobError({ key: 'task_failed', params: { reason: `worker exited with code ${code}` }, final: false }));
     });
   });
+}
+
+/**
+ * Vertices of geometry up to which a request's work is done in its own thread (about 1 s of CPU for
+ * a field's cut; a worker thread takes about as long to start).
+ */
+export const IN_REQUEST_UP_TO_VERTICES = 30_000;
+
+/**
+ * A request's heavy work (no task, no progress) in a worker thread, so that its seconds of CPU do not
+ * stall the other requests of the web process. Its refusals come back as the 422 they were.
+ */
+export async function runRequestWork(kind: 'boundaries' | 'exports', payload: unknown): Promise<unknown> {
+  try {
+    return await runInThread(kind, payload, tmpdir(), () => undefined);
+  } catch (err) {
+    if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);
+    throw err;
+  }
 }

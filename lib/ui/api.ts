@@ -1,5 +1,7 @@
 // Browser-side calls to the service's own JSON API. Failures come back as the server's message
 // (already in the user's language); a network failure has no message and the caller words it.
+import { parse as parseContentDisposition } from 'content-disposition';
+
 export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: string | null };
 
 export async function api<T = Record<string, unknown>>(path: string, init: { method?: string; body?: unknown } = {}): Promise<ApiResult<T>> {
@@ -52,15 +54,12 @@ export function saveBlob(blob: Blob, name: string): void {
 
 export function fileNameFrom(disposition: string | null): string | undefined {
   if (!disposition) return undefined;
-  const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
-  if (star?.[1]) {
-    try {
-      return decodeURIComponent(star[1]);
-    } catch {
-      // fall through to the plain name
-    }
+  try {
+    // The UTF-8 `filename*` when there is one, else `filename`, quoted or not.
+    return parseContentDisposition(disposition).parameters.filename;
+  } catch {
+    return undefined;
   }
-  return /filename="([^"]+)"/i.exec(disposition)?.[1];
 }
 
 export interface UploadProgress {

@@ -23,7 +23,7 @@ describe('KMZ flight plans', () => {
     const { res, body } = await download(api, `/api/field/export/kmz/${id}?height=80&direction=45&overlap_h=75&overlap_w=60`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/vnd.google-earth.kmz');
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="Pole_1_sever\.kmz"/);
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename=Pole_1_sever.kmz');
     expect(Number(res.headers.get('ratelimit-limit'))).toBe(100);
     const zip = await JSZip.loadAsync(body);
     expect(Object.keys(zip.files).sort()).toEqual(expect.arrayContaining(['wpmz/template.kml', 'wpmz/waylines.wpml']));
@@ -63,6 +63,13 @@ describe('KMZ flight plans', () => {
     expect(names.every((n) => n.endsWith('.kmz'))).toBe(true);
   });
 
+  it('answers 404, saying why, for the plans of all fields of a company that has none', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const res = await api.get('/api/field/export/kmz/all');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: 'The company has no fields to export' });
+  });
+
   it('limits KMZ exports to 100 a minute per user: 429 with Retry-After and RateLimit headers', async () => {
     const c = await createCompany(baseUrl());
     const id = (await c.as.operator.post('/api/fields', { name: 'F', geometry: rect(10, 10) })).body.id;
@@ -98,6 +105,23 @@ describe('ISOXML', () => {
     const xml = await zip.file(/TASKDATA\.XML$/i)[0]!.async('string');
     expect(xml).toContain('VersionMajor="4"');
     expect(xml).toMatch(/<PFD [^>]*C="Pole"/);
+  });
+});
+
+describe('file names', () => {
+  it('names a download as the field, less what a file system cannot hold, encoded as RFC 6266 and 8187 say', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const cases = [
+      ["O'Brien's (field) *1*", `attachment; filename=OBriens_field_-1-.pdf; filename*=UTF-8''O%27Brien%27s%20%28field%29%20-1-.pdf`],
+      ['../../etc/passwd', 'attachment; filename=etc-passwd.pdf'],
+      ['a/b\\c:d*e?f"g<h>i|j', 'attachment; filename=a-b-c-d-e-f-g-h-i-j.pdf'],
+      ['Поле 1401/31', `attachment; filename=Pole_1401-31.pdf; filename*=UTF-8''${encodeURIComponent('Поле 1401-31')}.pdf`],
+    ];
+    for (const [i, [name, header]] of cases.entries()) {
+      const id = (await api.post('/api/fields', { name, geometry: rect(40 + i * 0.01, 50) })).body.id;
+      const { res } = await download(api, `/api/field/export/pdf/${id}`);
+      expect(res.headers.get('content-disposition'), name).toBe(header);
+    }
   });
 });
 

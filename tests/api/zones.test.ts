@@ -92,6 +92,42 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect((await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: 'auto' })).body.scan.classification).toMatchObject({ crop_type: null, confidence: null, details: { user_value: null } });
   });
 
+  it('exports a 500 ha field’s zones as an ISOXML grid (built in a worker thread) with the rates given; refuses a grid flag it does not know and a rate past 100 t/ha', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'ru' });
+    await api.post('/api/fields', { name: 'Поле "Южное" & луг', geometry: FIELD });
+    const task = await waitForTask(api, (await uploadRaster(api, { zones: '3' })).body.task_id);
+    const scanId = task.result.scan_id as number;
+    const get = (query: string) => fetch(`${baseUrl()}/api/scan/${scanId}/export/isoxml?${query}`, { headers: { cookie: `session_token=${api.cookie}` } });
+    const res = await get('rates=1:100,2:150,3:200&grid=1');
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('ratelimit-limit'))).toBe(60);
+    expect(res.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent('Поле -Южное- & луг_TASKDATA.zip')}`);
+    const JSZip = (await import('jszip')).default;
+    const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
+    const xml = await zip.file('TASKDATA/TASKDATA.XML')!.async('string');
+    expect(xml).toContain('C="Поле &quot;Южное&quot; &amp; луг"');
+    const attr = (name: string) => /<GRD [^>]*>/.exec(xml)![0].match(new RegExp(` ${name}="([^"]*)"`))![1]!;
+    const [columns, rows] = [Number(attr('E')), Number(attr('F'))];
+    // A cell a 10 m side: the field's 2.3 x 2.2 km.
+    expect(columns * rows).toBeGreaterThan(40_000);
+    const cells = await zip.file(`TASKDATA/${attr('G')}.BIN`)!.async('nodebuffer');
+    expect(cells.length).toBe(columns * rows * 4);
+    const rates = new Set<number>();
+    for (let i = 0; i < cells.length; i += 4) rates.add(cells.readInt32LE(i));
+    // mg/m²: 100, 150 and 200 kg/ha (ground no zone covers, the mean of them), and nothing outside the field.
+    for (const rate of [10_000, 15_000, 20_000]) expect(rates).toContain(rate);
+    expect([...rates].every((r) => r === 0 || (r >= 10_000 && r <= 20_000))).toBe(true);
+
+    for (const [query, message] of [
+      ['rates=1:100,2:150,3:200&grid=yes', ru.errors.export_grid_flag],
+      ['rates=1:100,2:21474837,3:200', 'Норма для класса зон 2 больше 100 000 кг/га'],
+    ] as const) {
+      const bad = await get(query);
+      expect(bad.status, query).toBe(422);
+      expect(((await bad.json()) as { error: string }).error.replace(/\u00a0/g, ' ')).toBe(message);
+    }
+  });
+
   it('a scan’s capture date: given at upload or set later, it orders the field’s scans', async () => {
     const { api } = await registerCompany(baseUrl(), { language: 'en' });
     const fieldId = (await api.post('/api/fields', { name: 'Three years', geometry: FIELD })).body.id;

@@ -98,14 +98,14 @@ test('the field page edits properties and downloads KMZ and PDF exports', async 
   const kmzWait = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Download' }).click();
   const kmz = await kmzWait;
-  expect(kmz.suggestedFilename()).toMatch(/\.kmz$/);
+  expect(kmz.suggestedFilename()).toBe('Exported_field.kmz');
   const kmzBytes = await (await kmz.createReadStream()).toArray();
   expect(Buffer.concat(kmzBytes).subarray(0, 2).toString()).toBe('PK');
 
   const pdfWait = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Report (PDF)' }).click();
   const pdf = await pdfWait;
-  expect(pdf.suggestedFilename()).toMatch(/\.pdf$/);
+  expect(pdf.suggestedFilename()).toBe('Exported field.pdf');
   const pdfBytes = Buffer.concat(await (await pdf.createReadStream()).toArray());
   expect(pdfBytes.subarray(0, 5).toString()).toBe('%PDF-');
 

@@ -9,6 +9,7 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaM2 } from '@/lib/geo/area';
 import { resolveRates } from '@/lib/exports/load';
+import { exportWork, isQuick } from '@/lib/exports/export-work';
 import { buildIsoxml, type IsoxmlOptions } from '@/lib/exports/isoxml';
 import type { ExportZone } from '@/lib/exports/types';
 import { missingShared, sharedPath } from '../helpers/shared-data';
@@ -164,6 +165,46 @@ describe('ISOXML task data', () => {
   it('takes rates from the query over the settings, and refuses a class given twice', () => {
     expect(resolveRates('1:120, 2:140.5', { zone_rates: { 1: 100, 3: 90 } }, zones.slice(1))).toEqual({ 1: 120, 2: 140.5, 3: 90 });
     expect(() => resolveRates('1:100,1:200,2:150', {}, zones.slice(1))).toThrow(expect.objectContaining({ key: 'export_rates_repeated', params: { class: 1 } }));
+  });
+
+  it('refuses a rate over 100 t/ha, past which the schema\'s 32-bit rate would overflow', () => {
+    expect(resolveRates('1:100000,2:0', {}, zones.slice(1))).toEqual({ 1: 100_000, 2: 0 });
+    expect(() => resolveRates('1:21474837,2:1', {}, zones.slice(1))).toThrow(expect.objectContaining({ key: 'export_rate_too_high', params: { class: 1, max: 100_000 } }));
+  });
+
+  it.skipIf(noXsd)('escapes names once, and cuts them to 32 characters of text, so they reach the terminal as typed', async () => {
+    const names = { customer: "O'Brien & Sons", farm: 'Agro <Jih> | "Sever"', productName: 'Карбамид <N46> & "x" очень длинное название' };
+    const buf = await buildIsoxml({ ...field, name: 'Поле "Южное" & луг' }, zones, { ...opts, ...names, grid: true });
+    const { xml } = await taskdata(buf);
+    expect(xml).not.toContain('&amp;amp;');
+    expect(xml).toContain('B="O&apos;Brien &amp; Sons"');
+    const res = xmllint(xml);
+    expect(res.status, res.stderr).toBe(0);
+    const m = await parse(buf);
+    const root = m.rootElement.attributes;
+    expect(root.Customer![0]!.attributes.CustomerLastName).toBe("O'Brien & Sons");
+    expect(root.Farm![0]!.attributes.FarmDesignator).toBe('Agro <Jih> | "Sever"');
+    expect(root.Partfield![0]!.attributes.PartfieldDesignator).toBe('Поле "Южное" & луг');
+    expect(root.Product![0]!.attributes.ProductDesignator).toBe('Карбамид <N46> & "x" очень длинн');
+    // The grid's binary file has the standard's upper-case 8.3 name, which the XML names without extension.
+    const zip = await JSZip.loadAsync(buf);
+    expect(Object.keys(zip.files).filter((n) => !zip.files[n]!.dir).sort()).toEqual(['TASKDATA/GRD00001.BIN', 'TASKDATA/TASKDATA.XML']);
+    expect(xml).toMatch(/<GRD [^>]*G="GRD00001"/);
+  });
+
+  it('builds a grid of a large field, or any document of many vertices, away from the request (worker thread)', async () => {
+    // The test field is 75 x 55 m: its grid is quick; a 2 x 2 km field's 40,000 cells are not.
+    expect(isQuick({ op: 'isoxml', field, zones, opts: { ...opts, grid: true } })).toBe(true);
+    const large = { name: 'L', geometry: { type: 'Polygon', coordinates: [rect(18.7, 48.2, 18.73, 48.22)] } as Polygon };
+    expect(isQuick({ op: 'isoxml', field: large, zones, opts: { ...opts, grid: true } })).toBe(false);
+    expect(isQuick({ op: 'isoxml', field: large, zones, opts })).toBe(true);
+    const circle = (n: number): Polygon => ({ type: 'Polygon', coordinates: [[...Array.from({ length: n }, (_, i) => [18.7 + 0.01 * Math.cos((2 * Math.PI * i) / n), 48.2 + 0.01 * Math.sin((2 * Math.PI * i) / n)]), [18.71, 48.2]]] });
+    const kmzOpts = { height: 100, direction: 90, overlapH: 70, overlapW: 65, drone: 'mavic3m' } as const;
+    expect(isQuick({ op: 'kmz', field: { geometry: circle(1000) }, opts: kmzOpts })).toBe(true);
+    expect(isQuick({ op: 'kmz', field: { geometry: circle(40_000) }, opts: kmzOpts })).toBe(false);
+    // What the thread runs is what the request would have.
+    const { xml } = await taskdata(await exportWork({ op: 'isoxml', field, zones, opts }));
+    expect(xml).toContain('<TSK ');
   });
 
   it('compresses the archive', async () => {

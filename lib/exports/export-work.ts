@@ -1,0 +1,33 @@
+// A document built in the request's thread when it is quick and in a worker thread when it is not:
+// a 600 ha prescription's grid took 7-8 s of CPU (the isoxml library tests every 10 m cell against
+// the zones) and a 100,000-vertex field's flight plan 4 s, which stalled every other request of the
+// web process meanwhile (GET /api/health waited 6 s).
+import { geometryAreaM2 } from '../geo/area';
+import { vertexCount } from '../geo/geometry';
+import { IN_REQUEST_UP_TO_VERTICES, runRequestWork } from '../tasks/run-in-thread';
+import { buildIsoxml, type IsoxmlOptions } from './isoxml';
+import type { ExportField, ExportZone } from './types';
+import { buildFlightPlanKmz, type FlightOptions } from './wpml';
+
+export type ExportWork =
+  | { op: 'isoxml'; field: Pick<ExportField, 'name' | 'geometry'>; zones: ExportZone[]; opts: IsoxmlOptions }
+  | { op: 'kmz'; field: Pick<ExportField, 'geometry'>; opts: FlightOptions };
+
+/** Grid cells (10 m) of a prescription built in the request (about 0.4 s; a worker thread takes as long to start). */
+const IN_REQUEST_UP_TO_GRID_CELLS = 5_000;
+
+export function exportWork(work: ExportWork): Promise<Buffer> {
+  return work.op === 'isoxml' ? buildIsoxml(work.field, work.zones, work.opts) : buildFlightPlanKmz(work.field, work.opts);
+}
+
+export function isQuick(work: ExportWork): boolean {
+  const vertices = vertexCount(work.field.geometry) + (work.op === 'isoxml' ? work.zones.reduce((n, z) => n + vertexCount(z.geometry), 0) : 0);
+  if (vertices > IN_REQUEST_UP_TO_VERTICES) return false;
+  return !(work.op === 'isoxml' && work.opts.grid && work.zones.length > 0 && geometryAreaM2(work.field.geometry) / 100 > IN_REQUEST_UP_TO_GRID_CELLS);
+}
+
+export async function runExportWork(work: ExportWork): Promise<Buffer> {
+  if (isQuick(work)) return exportWork(work);
+  // A Buffer crosses from the thread as a plain Uint8Array.
+  return Buffer.from((await runRequestWork('exports', work)) as Uint8Array);
+}
