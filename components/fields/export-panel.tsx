@@ -1,8 +1,9 @@
 'use client';
 import { useTranslations } from 'next-intl';
 import { useId, useState } from 'react';
+import { DEFAULT_DRONE, DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
 import { download } from '@/lib/ui/api';
-import { Button, ErrorMessage, LinkButton, TextInput } from '../ui/form';
+import { Button, ErrorMessage, LinkButton, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 
 /** The zone classes `text` (`1:120,2:140`, as the export takes it) gives a rate for; pairs not so written are left to the server to explain. */
@@ -11,6 +12,18 @@ function ratedClasses(text: string): number[] {
     const m = /^\s*(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(pair);
     return m ? [Number(m[1])] : [];
   });
+}
+
+/** Where this browser keeps the drone last chosen for a flight plan: an operator flies one aircraft. */
+const DRONE_STORAGE_KEY = 'fieldmap.kmz.drone';
+
+function storedDrone(): DroneKey {
+  try {
+    const v = typeof window === 'undefined' ? null : window.localStorage.getItem(DRONE_STORAGE_KEY);
+    return (DRONE_KEYS as readonly string[]).includes(v ?? '') ? (v as DroneKey) : DEFAULT_DRONE;
+  } catch {
+    return DEFAULT_DRONE; // storage refused (private window, policy)
+  }
 }
 
 /**
@@ -22,10 +35,23 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
   const tc = useTranslations('common');
   const [open, setOpen] = useState<'kmz' | 'isoxml' | null>(null);
   const [kmz, setKmz] = useState({ height: '100', direction: '90', overlap_h: '70', overlap_w: '65' });
+  // Read once in the browser; the server renders the panel closed, so the form (the only user) never
+  // differs between the server's HTML and the first render here.
+  const [drone, setDrone] = useState<DroneKey>(storedDrone);
+  // Product names stay as DJI writes them; only the words around them are translated.
+  const droneLabels: Record<DroneKey, string> = {
+    mavic3m: t('drone_mavic3m'),
+    mavic3e: t('drone_mavic3e'),
+    matrice3d: t('drone_matrice3d'),
+    matrice4e: t('drone_matrice4e'),
+    m350_p1: t('drone_m350_p1'),
+    m300_p1: t('drone_m300_p1'),
+  };
   const [rates, setRates] = useState(defaultRates);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const missingId = useId();
+  const droneHintId = useId();
 
   async function get(path: string) {
     setBusy(true);
@@ -36,7 +62,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
     else setOpen(null);
   }
 
-  const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams(kmz)}`;
+  const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams({ ...kmz, drone })}`;
   const isoBase = scanId ? `/api/scan/${scanId}/export/isoxml` : `/api/field/export/isoxml/${fieldId}`;
   const isoUrl = rates.trim() ? `${isoBase}?${new URLSearchParams({ rates: rates.trim() })}` : isoBase;
   // Every zone needs a rate (the box's, else the company's default): a spreader must never get a
@@ -80,6 +106,32 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
             void get(kmzUrl);
           }}
         >
+          <div className="sm:col-span-2">
+            <Select
+              label={t('drone')}
+              name="drone"
+              value={drone}
+              aria-describedby={droneHintId}
+              onChange={(e) => {
+                const v = e.target.value as DroneKey;
+                setDrone(v);
+                try {
+                  window.localStorage.setItem(DRONE_STORAGE_KEY, v);
+                } catch {
+                  // not remembered: the choice still holds on this page
+                }
+              }}
+            >
+              {DRONE_KEYS.map((k) => (
+                <option key={k} value={k}>
+                  {droneLabels[k]}
+                </option>
+              ))}
+            </Select>
+            <p id={droneHintId} className="mt-1 text-xs text-stone-600">
+              {t('drone_hint')}
+            </p>
+          </div>
           <TextInput label={t('height')} type="number" min={20} max={500} step="any" value={kmz.height} onChange={(e) => setKmz({ ...kmz, height: e.target.value })} required />
           <TextInput label={t('direction')} type="number" min={0} max={359} step={1} value={kmz.direction} onChange={(e) => setKmz({ ...kmz, direction: e.target.value })} required />
           <TextInput label={t('overlap_h')} type="number" min={10} max={95} step="any" value={kmz.overlap_h} onChange={(e) => setKmz({ ...kmz, overlap_h: e.target.value })} required />

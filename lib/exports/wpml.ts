@@ -7,6 +7,7 @@ import yazl from 'yazl';
 import { z } from 'zod';
 import { asciiStem } from '@/lib/http/respond';
 import { validate } from '@/lib/http/validate';
+import { geometryAreaM2 } from '../geo/area';
 import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';
 import type { ExportField } from './types';
 
@@ -107,30 +108,18 @@ function mergeIntervals(intervals: Interval[]): Interval[] {
   return out;
 }
 
-/**
- * Lawn-mower plan over a field: lines across the field every `lineSpacing` metres, each running over the
- * part of the field within half a spacing of it (so every point of the field is photographed, concave
- * edges and holes included), extended by the margin; consecutive lines flown in opposite directions.
- */
-export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions): SurveyPlan {
-  const drone: DroneSpec = DRONES[opts.drone];
-  const foot = footprintM(drone, opts.height);
-  const lineSpacing = foot.across * (1 - opts.overlapW / 100);
-  const photoInterval = foot.along * (1 - opts.overlapH / 100);
-  const speed = Math.max(1, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
-  const margin = opts.margin ?? Math.round(photoInterval);
+/** The flight lines over one part of a field: each line's across-track offset and its photo runs (with margins), in along-track order. */
+interface SweepLine { c: number; ivs: Interval[] }
 
-  // Along/across axes: `along` points in the flight direction, `across` to its right.
-  const th = (opts.direction * Math.PI) / 180;
-  const d: [number, number] = [Math.sin(th), Math.cos(th)];
-  const n: [number, number] = [Math.cos(th), -Math.sin(th)];
-  const frame = localFrame(geometry);
-  const rings = (geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates)
-    .flat()
-    .map((ring) => ring.map((p) => { const [x, y] = frame.toXY(p); return [x * d[0] + y * d[1], x * n[0] + y * n[1]] as const; }));
+/**
+ * Lines across one part (a polygon and its holes, in along/across metres) every `lineSpacing` metres,
+ * centred on the part; each runs over the part of the polygon within half a spacing of it (so every
+ * point is photographed, concave edges and holes included), extended by the margin.
+ */
+function partLines(rings: (readonly [number, number])[][], lineSpacing: number, margin: number): SweepLine[] {
   const edges = rings.flatMap((r) => r.slice(0, -1).map((p, i) => [p, r[i + 1]!] as const));
 
-  /** Inside parts of the field on the line `across = t` (even-odd, so holes are outside); `near`: the edges that may cross it. */
+  /** Inside parts of the polygon on the line `across = t` (even-odd, so holes are outside); `near`: the edges that may cross it. */
   const slice = (t: number, near: typeof edges): Interval[] => {
     const xs: number[] = [];
     for (const [[a1, c1], [a2, c2]] of near) if ((c1 <= t && t < c2) || (c2 <= t && t < c1)) xs.push(a1 + ((t - c1) * (a2 - a1)) / (c2 - c1));
@@ -139,7 +128,7 @@ export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions
     for (let i = 0; i + 1 < xs.length; i += 2) out.push([xs[i]!, xs[i + 1]!]);
     return out;
   };
-  /** Along-track extent of the field inside the band t0..t1: between vertices the slices change linearly. */
+  /** Along-track extent of the polygon inside the band t0..t1: between vertices the slices change linearly. */
   const band = (t0: number, t1: number): Interval[] => {
     const near = edges.filter(([p, q]) => Math.max(p[1], q[1]) >= t0 && Math.min(p[1], q[1]) <= t1);
     const cuts = [...new Set([t0, t1, ...near.map(([p]) => p[1]).filter((c) => c > t0 && c < t1)])].sort((x, y) => x - y);
@@ -157,19 +146,100 @@ export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions
   const across = rings.flat().map((p) => p[1]);
   const minC = Math.min(...across);
   const width = Math.max(...across) - minC;
-  const lines = Math.max(1, Math.ceil(width / lineSpacing - 1e-9));
-  const first = minC + (width - (lines - 1) * lineSpacing) / 2;
+  const count = Math.max(1, Math.ceil(width / lineSpacing - 1e-9));
+  const first = minC + (width - (count - 1) * lineSpacing) / 2;
+  const lines: SweepLine[] = [];
+  for (let k = 0; k < count; k++) {
+    const c = first + k * lineSpacing;
+    const ivs = mergeIntervals(band(c - lineSpacing / 2, c + lineSpacing / 2).map(([a, b]): Interval => [a - margin, b + margin]));
+    if (ivs.length) lines.push({ c, ivs });
+  }
+  return lines;
+}
+
+/** One way to fly a part's lines: from its first or its last line, the first line forwards or backwards. Points in along/across metres. */
+interface Sweep { points: [number, number][]; runs: [number, number][] }
+
+function sweep(lines: SweepLine[], fromLast: boolean, firstBackward: boolean): Sweep {
+  const points: [number, number][] = [];
+  const runs: [number, number][] = [];
+  (fromLast ? [...lines].reverse() : lines).forEach(({ c, ivs }, j) => {
+    // Lawn-mower: consecutive lines are flown in opposite directions.
+    const backward = (j % 2 === 1) !== firstBackward;
+    for (const [a, b] of backward ? [...ivs].reverse().map(([x, y]) => [y, x]) : ivs) {
+      runs.push([points.length, points.length + 1]);
+      points.push([a!, c], [b!, c]);
+    }
+  });
+  return { points, runs };
+}
+
+const gap = (p: [number, number], q: [number, number]) => Math.hypot(p[0] - q[0], p[1] - q[1]);
+
+/** Parts beyond which the first part is no longer chosen by trying each (the order is still nearest next). */
+const MAX_PARTS_TRIED_FIRST = 40;
+
+/**
+ * The order to fly a field's parts in, each in one of its four ways: nearest next, from the end of the
+ * previous part to the nearest start of a part not yet flown; of the orders starting at each part and
+ * each way, the one with the least flying between parts. A single part keeps its first way.
+ */
+function orderSweeps(ways: Sweep[][]): Sweep[] {
+  if (ways.length <= 1) return ways.map((w) => w[0]!);
+  const starts = ways.length <= MAX_PARTS_TRIED_FIRST ? ways.flatMap((w, i) => w.map((_, v) => [i, v] as const)) : [[0, 0] as const];
+  let best: { order: Sweep[]; transit: number } | null = null;
+  for (const [i0, v0] of starts) {
+    const order = [ways[i0]![v0]!];
+    const left = new Set(ways.keys());
+    left.delete(i0);
+    let transit = 0;
+    while (left.size && (!best || transit < best.transit)) {
+      const at = order.at(-1)!.points.at(-1)!;
+      let next: { i: number; s: Sweep; d: number } | null = null;
+      for (const i of left) for (const s of ways[i]!) {
+        const d = gap(at, s.points[0]!);
+        if (!next || d < next.d) next = { i, s, d };
+      }
+      order.push(next!.s);
+      left.delete(next!.i);
+      transit += next!.d;
+    }
+    if (!left.size && (!best || transit < best.transit)) best = { order, transit };
+  }
+  return best!.order;
+}
+
+/**
+ * Lawn-mower plan over a field: lines across each part of the field every `lineSpacing` metres (see
+ * `partLines`), consecutive lines flown in opposite directions. A field of several parts is flown part by
+ * part, each covered completely before the drone goes on to the nearest start of the next, so that it
+ * crosses the ground between parts once per part, not on every line.
+ */
+export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions): SurveyPlan {
+  const drone: DroneSpec = DRONES[opts.drone];
+  const foot = footprintM(drone, opts.height);
+  const lineSpacing = foot.across * (1 - opts.overlapW / 100);
+  const photoInterval = foot.along * (1 - opts.overlapH / 100);
+  const speed = Math.max(1, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
+  const margin = opts.margin ?? Math.round(photoInterval);
+
+  // Along/across axes: `along` points in the flight direction, `across` to its right.
+  const th = (opts.direction * Math.PI) / 180;
+  const d: [number, number] = [Math.sin(th), Math.cos(th)];
+  const n: [number, number] = [Math.cos(th), -Math.sin(th)];
+  const frame = localFrame(geometry);
+  const toAC = (p: Position) => { const [x, y] = frame.toXY(p); return [x * d[0] + y * d[1], x * n[0] + y * n[1]] as const; };
+  const parts = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
+  const ways = parts
+    .map((rings) => partLines(rings.map((ring) => ring.map(toAC)), lineSpacing, margin))
+    .filter((lines) => lines.length)
+    .map((lines) => [sweep(lines, false, false), sweep(lines, false, true), sweep(lines, true, false), sweep(lines, true, true)]);
 
   const pathAC: [number, number][] = [];
   const runs: [number, number][] = [];
-  for (let k = 0; k < lines; k++) {
-    const c = first + k * lineSpacing;
-    let ivs = mergeIntervals(band(c - lineSpacing / 2, c + lineSpacing / 2).map(([a, b]): Interval => [a - margin, b + margin]));
-    if (k % 2 === 1) ivs = ivs.reverse().map(([a, b]) => [b, a]);
-    for (const [a, b] of ivs) {
-      runs.push([pathAC.length, pathAC.length + 1]);
-      pathAC.push([a, c], [b, c]);
-    }
+  for (const s of orderSweeps(ways)) {
+    runs.push(...s.runs.map(([a, b]): [number, number] => [a + pathAC.length, b + pathAC.length]));
+    pathAC.push(...s.points);
   }
 
   const xy = pathAC.map(([a, c]): [number, number] => [a * d[0] + c * n[0], a * d[1] + c * n[1]]);
@@ -207,14 +277,15 @@ function missionConfig(drone: DroneSpec, indent: string): string {
   ].map((l) => indent + l).join('\n');
 }
 
-/** The polygon a mapping2d template can hold: the largest part of a multipolygon. */
-function largestPart(geometry: Polygon | MultiPolygon): Position[][] {
+/**
+ * The polygon a mapping2d template holds: DJI's template has one area (one Folder, one Polygon) per
+ * route, so for a field of several parts it is the part of the largest area (holes subtracted). The
+ * waylines fly all parts; the README says what editing the route in Pilot 2 does.
+ */
+function templatePart(geometry: Polygon | MultiPolygon): Position[][] {
   if (geometry.type === 'Polygon') return geometry.coordinates;
-  const span = (rings: Position[][]) => {
-    const xs = rings[0]!.map((p) => p[0]!), ys = rings[0]!.map((p) => p[1]!);
-    return (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys));
-  };
-  return [...geometry.coordinates].sort((a, b) => span(b) - span(a))[0]!;
+  const area = (part: Position[][]) => geometryAreaM2({ type: 'Polygon', coordinates: part });
+  return geometry.coordinates.reduce((best, part) => (area(part) > area(best) ? part : best));
 }
 
 function ringKml(tag: 'outerBoundaryIs' | 'innerBoundaryIs', ring: Position[]): string {
@@ -234,7 +305,7 @@ function ringKml(tag: 'outerBoundaryIs' | 'innerBoundaryIs', ring: Position[]): 
 
 export function templateKml(geometry: Polygon | MultiPolygon, opts: FlightOptions, plan: SurveyPlan, now = Date.now()): string {
   const drone = DRONES[opts.drone];
-  const [outer, ...holes] = largestPart(geometry);
+  const [outer, ...holes] = templatePart(geometry);
   return `<?xml version="1.0" encoding="UTF-8"?>
 <kml xmlns="http://www.opengis.net/kml/2.2" xmlns:wpml="${WPML_NS}">
   <Document>

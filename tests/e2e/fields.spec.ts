@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import JSZip from 'jszip';
 import en from '../../messages/en.json' with { type: 'json' };
 import { tiffBytes } from '../helpers/tiff';
 import { createField, registerCompany, square } from './helpers';
@@ -116,6 +117,36 @@ test('the field page edits properties and downloads KMZ and PDF exports', async 
   await page.getByLabel('Flight height, m').fill('900');
   await page.getByRole('button', { name: 'Download' }).click();
   await expect(page.getByRole('main').getByRole('alert')).toContainText('height');
+});
+
+test('the flight plan is written for the drone chosen, and the browser remembers the choice', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Survey' });
+  await page.goto(`/fields/${id}`);
+  await page.getByRole('button', { name: en.exports.kmz }).click();
+  const form = page.getByRole('form', { name: en.exports.kmz });
+  const drone = form.getByLabel(en.exports.drone);
+  await expect(drone).toHaveValue('mavic3m');
+  await expect(drone.locator('option')).toHaveText([
+    en.exports.drone_mavic3m, en.exports.drone_mavic3e, en.exports.drone_matrice3d, en.exports.drone_matrice4e, en.exports.drone_m350_p1, en.exports.drone_m300_p1,
+  ]);
+  await drone.selectOption({ label: en.exports.drone_m350_p1 });
+  const [request, file] = await Promise.all([
+    page.waitForRequest((r) => r.url().includes(`/api/field/export/kmz/${id}?`)),
+    page.waitForEvent('download'),
+    form.getByRole('button', { name: en.exports.download }).click(),
+  ]);
+  expect(new URL(request.url()).searchParams.get('drone')).toBe('m350_p1');
+  // The aircraft Pilot 2 checks on import: Matrice 350 RTK (89) with the Zenmuse P1 (50).
+  const zip = await JSZip.loadAsync(Buffer.concat(await (await file.createReadStream()).toArray()));
+  const waylines = await zip.file('wpmz/waylines.wpml')!.async('string');
+  expect(waylines).toContain('<wpml:droneEnumValue>89</wpml:droneEnumValue>');
+  expect(waylines).toContain('<wpml:payloadEnumValue>50</wpml:payloadEnumValue>');
+
+  // Another day, another field: the same aircraft is offered.
+  await page.reload();
+  await page.getByRole('button', { name: en.exports.kmz }).click();
+  await expect(page.getByRole('form', { name: en.exports.kmz }).getByLabel(en.exports.drone)).toHaveValue('m350_p1');
 });
 
 test('a long fields table shows a hundred rows a page, totals all of them, and sorts across pages', async ({ page }) => {

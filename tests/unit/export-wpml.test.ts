@@ -208,6 +208,73 @@ describe('DJI WPML flight plan', () => {
     }
   });
 
+  describe('a field of parts kilometres apart', () => {
+    // Lon/lat rectangles from metres east/north; the parts of a MultiPolygon field as a register gives them.
+    const rect = (x0: number, y0: number, x1: number, y1: number) => [ring([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])];
+    /** The part each photo run flies over (nearest centre: the parts are kilometres apart). */
+    const partOf = (parts: Position[][][], w: Wayline) => {
+      const centres = parts.map((p) => { const ms = p[0]!.map(toM); return [ms.reduce((s, q) => s + q[0], 0) / ms.length, ms.reduce((s, q) => s + q[1], 0) / ms.length]; });
+      return w.runs.map(([s, e]) => {
+        const [a, b] = [toM(w.points[s]!), toM(w.points[e]!)];
+        const mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+        const dist = centres.map((c) => Math.hypot(c[0]! - mid[0]!, c[1]! - mid[1]!));
+        return dist.indexOf(Math.min(...dist));
+      });
+    };
+    /** Length of the legs from one part's last run to the next part's first. */
+    const transit = (w: Wayline, owner: number[]) =>
+      w.runs.slice(1).reduce((sum, [s], i) => (owner[i + 1] === owner[i] ? sum : sum + Math.hypot(...(toM(w.points[s]!).map((v, k) => v - toM(w.points[w.runs[i]![1]]!)[k]!) as [number, number]))), 0);
+
+    it('flies each part completely before the next, nearest next, and covers every part', async () => {
+      // Listed west, far east, middle, north-west: flown in an order that does not zigzag between them.
+      const parts = [rect(0, 0, 800, 600), rect(6000, 0, 6600, 500), rect(3000, 100, 3500, 600), rect(0, 2500, 600, 3000)];
+      const o: FlightOptions = { ...DEFAULTS, direction: 0 };
+      const { waylines } = await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: parts } }, o));
+      const w = parseWaylines(waylines);
+      const owner = partOf(parts, w);
+      // Each part is one block of runs: three changes of part for four parts.
+      expect(owner.filter((p, i) => i > 0 && p !== owner[i - 1]).length).toBe(3);
+      expect(new Set(owner).size).toBe(4);
+      // Flying between parts: the gaps between them (2,500 m north, 2,200 m and 2,500 m east) and the
+      // parts' own widths at most, far below crossing the gaps on every line (about 40 km here).
+      expect(transit(w, owner)).toBeLessThan(2500 + 2200 + 2500 + 3 * 1000);
+      const segs = w.runs.map(([s, e]) => ({ type: 'LineString' as const, coordinates: [w.points[s]!, w.points[e]!] }));
+      const spacing = expectedSpacing(o);
+      for (const part of parts) for (const p of samplePoints({ type: 'Polygon', coordinates: part }, 25)) {
+        expect(Math.min(...segs.map((g) => pointToLineDistance(p, g, { units: 'meters' })))).toBeLessThanOrEqual(spacing / 2 + 0.5);
+      }
+      // The recorded distance includes the flights between parts.
+      const path = w.points.slice(1).reduce((s, p, i) => s + Math.hypot(...(toM(p).map((v, k) => v - toM(w.points[i]!)[k]!) as [number, number])), 0);
+      expect(Math.abs(Number(one(waylines, 'distance')) - path) / path).toBeLessThan(0.005);
+    });
+
+    it('keeps the waylines of a part with a hole around the hole', async () => {
+      const o: FlightOptions = { ...DEFAULTS, height: 50, direction: 0, drone: 'mavic3e', overlapW: 60 };
+      const far = rect(5000, 0, 5400, 300);
+      const w = parseWaylines((await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [holed.coordinates, far] } }, o))).waylines);
+      const owner = partOf([holed.coordinates, far], w);
+      expect(owner.filter((p, i) => i > 0 && p !== owner[i - 1]).length).toBe(1);
+      for (let i = 1; i < w.runs.length; i++) {
+        if (owner[i] !== owner[i - 1] || owner[i] !== 0) continue;
+        const [a, b] = [w.points[w.runs[i - 1]![1]]!, w.points[w.runs[i]![0]]!];
+        // Legs within the holed part that join two runs of one line cross the pond, not photographed.
+        if (Math.abs(toM(a)[0] - toM(b)[0]) < 1) expect(booleanPointInPolygon([(a[0]! + b[0]!) / 2, (a[1]! + b[1]!) / 2], holed)).toBe(false);
+      }
+    });
+
+    it('puts the part of the largest area in the template, not the one of the largest extent', async () => {
+      // A long thin diagonal strip (about 3 ha, spanning 2 x 2 km) and a compact block of 40 ha.
+      const strip = ring([[0, 0], [2000, 1985], [2000, 2000], [1985, 2000], [0, 15]]);
+      const block = rect(4000, 0, 4800, 500)[0]!;
+      const { template } = await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [[strip], [block]] } }, DEFAULTS));
+      expect(template.match(/<Polygon>/g)).toHaveLength(1);
+      const coords = coordList(/<outerBoundaryIs>[\s\S]*?<coordinates>([\s\S]*?)<\/coordinates>/.exec(template)![1]!);
+      expect(coords).toHaveLength(4);
+      expect(coords[0]![0]).toBeCloseTo(block[0]![0]!, 9);
+      expect(coords[0]![1]).toBeCloseTo(block[0]![1]!, 9);
+    });
+  });
+
   it('writes well-formed XML using only elements found in real DJI exports', async (ctx) => {
     const reason = missingShared('wpml', 'peer_dji_pilot2_export', 'CankovskaHora.kmz');
     if (reason) { console.warn(reason); ctx.skip(); }
