@@ -11,11 +11,14 @@ export async function healthReport(db: Db) {
   } catch {
     database = false;
   }
+  // Uploads need the queue: with Redis not answering they are refused (503), so the service is not healthy.
+  const queue = c.REDIS_URL ? await (await import('./redis')).redisAnswers() : true;
+  const error = [database ? '' : 'database unavailable', queue ? '' : 'queue unavailable'].filter(Boolean).join('; ');
   return {
-    success: database,
+    success: database && queue,
     database: c.databaseKind,
     queue: c.REDIS_URL ? ('redis' as const) : ('local' as const),
     version: pkg.version,
-    ...(database ? {} : { error: 'database unavailable' }),
+    ...(error ? { error } : {}),
   };
 }

@@ -66,6 +66,9 @@ export const insufficientStorage = () => new AppError('insufficient_storage', 'i
 /** A write that failed because the disk or the quota is full: the server's problem (507), whatever was being written. */
 export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '');
 
+/** Redis, which carries the task queue in the scale-out setup, did not answer in time. */
+export const queueUnavailable = () => new AppError('unavailable', 'queue_unavailable', {}, { 'Retry-After': '60' });
+
 /** The database kept its write lock for another change longer than a request waits (SQLite's single writer). */
 export const databaseBusy = () => new AppError('unavailable', 'database_busy', {}, { 'Retry-After': '5' });
 

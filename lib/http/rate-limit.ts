@@ -2,8 +2,9 @@
 // first request. Counted in memory in the embedded setup (the cluster's primary when the server runs
 // several web processes, lib/server/cluster.ts), and in Redis when REDIS_URL is set so that every
 // web process shares them.
-import IORedis from 'ioredis';
 import { config } from '../config';
+import { log } from '../log';
+import { redisClient } from '../redis';
 import { hitInPrimary, webRole } from '../server/ipc';
 import { AppError } from './errors';
 
@@ -36,16 +37,19 @@ export function countHit(windows: Windows, key: string, windowSeconds: number, n
 
 // On globalThis: Next.js may load this module once per route bundle, and a limit is the process's.
 const memory: Windows = ((globalThis as { __fieldmapRateWindows?: Windows }).__fieldmapRateWindows ??= new Map());
-let redis: IORedis | undefined;
 
 async function hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }> {
   if (config().REDIS_URL) {
-    redis ??= new IORedis(config().REDIS_URL!, { maxRetriesPerRequest: 2 });
-    // The window opens with the first request, as in memory (a window on the clock's minutes would
-    // let twice the limit through around a minute's turn).
-    const k = `fieldmap:rl:${key}`;
-    const [, [, count], [, ttlMs]] = (await redis.multi().set(k, '0', 'EX', windowSeconds, 'NX').incr(k).pttl(k).exec()) as [unknown, [unknown, number], [unknown, number]];
-    return { count, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+    try {
+      // The window opens with the first request, as in memory (a window on the clock's minutes would
+      // let twice the limit through around a minute's turn).
+      const k = `fieldmap:rl:${key}`;
+      const [, [, count], [, ttlMs]] = (await redisClient().multi().set(k, '0', 'EX', windowSeconds, 'NX').incr(k).pttl(k).exec()) as [unknown, [unknown, number], [unknown, number]];
+      return { count, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+    } catch (err) {
+      // Redis down: the limit is counted by this process alone rather than the export refused (it answered 500).
+      log.warn({ err: (err as Error).message }, 'rate limit counted in this process: Redis did not answer');
+    }
   }
   if (webRole()) return hitInPrimary(key, windowSeconds);
   return countHit(memory, key, windowSeconds);

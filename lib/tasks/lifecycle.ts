@@ -127,6 +127,16 @@ export async function failAbandonedTask(db: Db, id: string): Promise<boolean> {
 }
 
 /**
+ * A task no runner could be given (the queue did not answer in time): it ends in error at once, with
+ * its scan and raster, rather than wait for a queue it never reached. A job that did reach the queue
+ * after all finds it ended and does nothing.
+ */
+export async function failUndispatchedTask(db: Db, id: string): Promise<void> {
+  const t = await db.task.findUnique({ where: { id }, select: { id: true, kind: true, payloadJson: true, scanId: true, status: true } });
+  if (t?.status === 'pending') await failTask(db, t, { key: 'queue_unavailable', params: {} });
+}
+
+/**
  * A task left running by a runner that died: back to pending for another attempt, or ended in error
  * (with its scan) when that was its last, so that a job that kills its runner every time ends.
  * Returns whether it may run again. The one rule for both a server's start and a BullMQ worker

@@ -3,8 +3,11 @@
 // this process.
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
+import { db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
+import { queueUnavailable } from '../http/errors';
 import { tellPrimary, webRole } from '../server/ipc';
+import { failUndispatchedTask } from './lifecycle';
 import { enqueueLocal } from './local-runner';
 import type { TaskKind } from './types';
 
@@ -34,10 +37,14 @@ export async function submitTask(db: TenantDb, input: NewTask) {
   return task;
 }
 
+/** Hands a task to whoever runs tasks. With Redis not answering, the task ends in error and the request answers 503. */
 export async function dispatchTask(id: string, kind: TaskKind): Promise<void> {
   if (config().REDIS_URL) {
     const { enqueueRedis } = await import('./redis-queue');
-    await enqueueRedis(id, kind);
+    if (!(await enqueueRedis(id, kind))) {
+      await failUndispatchedTask(db(), id);
+      throw queueUnavailable();
+    }
   } else if (webRole() === 'web') {
     // Another web process of this server runs the tasks (lib/server/cluster.ts).
     tellPrimary({ fieldmap: 'task', id, kind });

@@ -1,26 +1,44 @@
 // Scale-out (REDIS_URL set): web processes put task ids on BullMQ queues, one per kind; worker
 // processes (`npm run worker`) take them. The task row stays the truth about status and results.
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
-import { config } from '../config';
+import { redisConnection } from '../redis';
 import { MAX_ATTEMPTS, type TaskKind } from './types';
 
 export const queueName = (kind: TaskKind) => `fieldmap-${kind}`;
 
-export function redisConnection(): IORedis {
-  // BullMQ needs maxRetriesPerRequest null on connections used by workers.
-  return new IORedis(config().REDIS_URL!, { maxRetriesPerRequest: null });
-}
+/**
+ * How long a web process waits for Redis to take a job. ioredis keeps a command while it reconnects,
+ * for ever on a queue's connection: with Redis down an upload waited with no answer, its task
+ * "Queued" for good.
+ */
+export const ENQUEUE_TIMEOUT_MS = 5_000;
 
 const queues = new Map<TaskKind, Queue>();
 
-export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<void> {
+function queueOf(kind: TaskKind): Queue {
   let queue = queues.get(kind);
   if (!queue) {
     queue = new Queue(queueName(kind), { connection: redisConnection() });
+    // Reconnection errors are ioredis's to retry; each request that needs Redis says what it got.
+    queue.on('error', () => undefined);
     queues.set(kind, queue);
   }
+  return queue;
+}
+
+/** Puts a task on its queue; false when Redis did not take it within ENQUEUE_TIMEOUT_MS. */
+export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<boolean> {
   // The task id is the job id: submitting twice queues once. A crash the task records as worth
   // another try (lib/tasks/lifecycle.ts) is tried again, MAX_ATTEMPTS times in all as in-server.
-  await queue.add(kind, { taskId }, { jobId: taskId, attempts: MAX_ATTEMPTS, backoff: { type: 'fixed', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 });
+  const added = queueOf(kind).add(kind, { taskId }, { jobId: taskId, attempts: MAX_ATTEMPTS, backoff: { type: 'fixed', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ENQUEUE_TIMEOUT_MS)));
+  try {
+    return await Promise.race([added.then(() => true), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }
+

@@ -9,7 +9,8 @@ import { db, dbReady } from '../db/client';
 import { log } from '../log';
 import { runJob } from './jobs';
 import { claimTask, failAbandonedTask, releaseInterruptedTask, runClaimedTask } from './lifecycle';
-import { queueName, redisConnection } from './redis-queue';
+import { redisConnection } from '../redis';
+import { enqueueRedis, queueName } from './redis-queue';
 import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 
 const CONCURRENCY: Record<TaskKind, number> = {
@@ -60,8 +61,18 @@ for (const w of workers) {
 }
 log.info({ workerId, concurrency: CONCURRENCY }, 'worker started');
 
+// A task whose web process died between writing it and queueing it would wait for ever: queue every
+// pending task (its id is its job's, so one already queued is not queued twice).
+for (const t of await client.task.findMany({ where: { status: 'pending' }, select: { id: true, kind: true } })) {
+  if (!(await enqueueRedis(t.id, t.kind as TaskKind))) log.warn({ taskId: t.id }, 'could not queue a pending task: Redis did not answer');
+}
+
+let stopping = false;
 async function shutdown(signal: string) {
-  log.info({ signal }, 'finishing current jobs, then exiting');
+  // A second signal does not wait (closing waits for Redis too, which may not be there).
+  if (stopping) process.exit(1);
+  stopping = true;
+  log.info({ signal }, 'finishing current jobs, then exiting (a second signal exits at once)');
   await Promise.all(workers.map((w) => w.close()));
   await client.$disconnect();
   process.exit(0);

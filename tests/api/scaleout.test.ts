@@ -12,11 +12,12 @@ import { type ScratchDb, scratchPostgres } from '@/lib/db/scratch';
 import { Api } from '../helpers/api';
 import { registerCompany } from '../helpers/company';
 import { dbKind } from '../helpers/context';
-import { type TestServer, startServer } from '../helpers/server';
+import { type TestServer, freePort, startServer } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { type TestWorker, redisAvailable, startWorker } from '../helpers/worker';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
 import { waitForTask } from '../helpers/tasks';
+import en from '../../messages/en.json';
 
 const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
@@ -185,5 +186,42 @@ describe.skipIf(!!reason)('two web processes, two workers', () => {
     const row = await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } });
     expect([row.status, row.attempts]).toEqual(['completed', 1]);
     await db.$disconnect();
+  });
+});
+
+// Needs no Redis at all: the server is pointed at a port where none listens.
+describe.skipIf(dbKind() !== 'postgresql' || !!missingShared(...NAIP))('Redis not answering', () => {
+  let scratch: ScratchDb;
+  let web: TestServer;
+
+  beforeAll(async () => {
+    scratch = await scratchPostgres();
+    const dataDir = mkdtempSync(join(tmpdir(), 'no-redis-'));
+    web = await startServer({ env: { ...scratch.env, REDIS_URL: `redis://127.0.0.1:${await freePort()}/3`, DATA_DIR: dataDir }, dataDir, healthStatus: 503 });
+  });
+
+  afterAll(async () => {
+    await web?.stop();
+    await scratch?.drop();
+  });
+
+  it('health says the queue is down; an upload is refused with 503 at once, its task ended and its raster gone; exports still answer', async () => {
+    const health = await new Api(web.url).get('/api/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ success: false, database: 'postgresql', queue: 'redis', error: 'queue unavailable' });
+
+    const { api } = await registerCompany(web.url, { language: 'en' });
+    const fieldId = (await api.post('/api/fields', { name: 'F', geometry: FIELD })).body.id;
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 't.tif' }, zones: '3' });
+    expect(res.status, res.text).toBe(503);
+    expect(res.body).toEqual({ success: false, error: en.errors.queue_unavailable });
+    expect(res.headers.get('retry-after')).toBe('60');
+    // Not "Queued" for ever: the task says what happened, and the raster it was given is not kept.
+    const tasks = (await api.get('/api/tasks')).body.tasks as { status: string; error: string | null }[];
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]).toMatchObject({ status: 'error', error: en.errors.queue_unavailable });
+    expect(execFileSync('find', [web.dataDir, '-name', '*.tif']).toString()).toBe('');
+    // The KMZ rate limit is counted in the process meanwhile, not a 500.
+    expect((await api.get(`/api/field/export/kmz/${fieldId}`)).status).toBe(200);
   });
 });

@@ -37,6 +37,8 @@ export interface ServerOptions {
   /** Extra environment: SERVICE_DB or DATABASE_URL, REDIS_URL... */
   env?: Record<string, string>;
   dataDir?: string;
+  /** The health check's status to wait for: 503 for a server started without its queue on purpose. */
+  healthStatus?: number;
   port?: number;
   /** Appends everything the server prints to this file (kept for diagnosis after a run). */
   logFile?: string;
@@ -79,7 +81,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode}):\n${output}`);
     try {
       // Every web process has started (the primary says so), and the server answers.
-      if (/web process(es)? ready/.test(output) && (await statusOnNewConnection(`${url}/api/health`)) === 200) break;
+      if (/web process(es)? ready/.test(output) && (await statusOnNewConnection(`${url}/api/health`)) === (opts.healthStatus ?? 200)) break;
     } catch {
       /* not listening yet */
     }
