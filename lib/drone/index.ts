@@ -6,6 +6,7 @@ import { open, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { geometryAreaM2 } from '@/lib/geo/area';
 import { unprocessable } from '@/lib/http/errors';
 import { utmFrame } from './frame';
 import { indexRasterPath } from './files';
@@ -90,7 +91,7 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
   const histogram = new Array<number>(HISTOGRAM_BINS).fill(0);
   // Exact median from a fine histogram (4001 bins over [-1, 1]: 0.0005 resolution) without sorting millions.
   const fine = new Uint32Array(4001);
-  let n = 0, s1 = 0, s2 = 0, fieldPixels = 0;
+  let n = 0, s1 = 0, s2 = 0;
   const rowBytes = W * stride;
   const fh = await open(mosaic.rawPath, 'r');
   try {
@@ -102,7 +103,6 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
         const row = row0 + r;
         for (let col = 0; col < W; col++) {
           if (!mask[row * W + col]) continue;
-          fieldPixels++;
           const o = r * rowBytes + col * stride;
           if (!buf[o + nb]) continue;
           let v: number;
@@ -156,5 +156,8 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
   await unlink(tif).catch(() => undefined);
   await run('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=3', vrt, tif]);
   await Promise.all([unlink(raw), unlink(vrt)]);
-  return { indexName, stats, histogram, indexGeotiffPath: tif, pixelCount: n, fieldCoverage: fieldPixels ? n / fieldPixels : 0 };
+  // The share of the whole field the photos show: of the field, not of its part within the mosaic's
+  // rectangle (two photos of a 1.5 ha field reported 58 % for the 22 % they showed).
+  const fieldCoverage = Math.min(1, (n * mosaic.geoTransform[1] ** 2) / geometryAreaM2(fieldGeometryWgs84));
+  return { indexName, stats, histogram, indexGeotiffPath: tif, pixelCount: n, fieldCoverage };
 }

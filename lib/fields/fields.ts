@@ -328,7 +328,18 @@ export async function assertFieldsUnchanged(tx: Pick<TenantDb, 'field'>, read: {
 }
 
 /** Removes the field, its scans and zones (foreign keys cascade) and its files, the scans' too. */
+/** Of the fields `ids`, those with a task still waiting or running (an upload being processed). */
+export async function fieldsWithTasksInProgress(db: Pick<TenantDb, 'task'>, ids: number[]): Promise<Set<number>> {
+  const rows = await db.task.findMany({ where: { fieldId: { in: ids }, status: { in: ['pending', 'running'] } }, select: { fieldId: true } });
+  return new Set(rows.map((r) => r.fieldId!));
+}
+
+/**
+ * Removes the field with its scans, zones and files. Not while a task of it runs (409, as for a scan
+ * being processed): the task's row would go with the field, and the user's record of the upload with it.
+ */
 export async function deleteField(db: TenantDb, companyId: number, id: number) {
+  if ((await fieldsWithTasksInProgress(db, [id])).size) throw conflict('field_task_running');
   const scans = await db.scan.findMany({ where: { fieldId: id }, select: { dataPath: true } });
   await db.field.delete({ where: { id } });
   await removeFieldFiles(companyId, id);

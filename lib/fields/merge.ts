@@ -6,18 +6,20 @@ import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../http/errors';
 import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
-import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
+import { assertFieldsUnchanged, fieldsWithTasksInProgress, geometryColumns, roundArea } from './fields';
 import { removeFieldFiles } from './files';
 import type { mergeFieldsBody } from './schemas';
 
 /** Scans and zones belong to the boundary they were made for: fields taken in may have none (409). */
-async function assertNoScans(db: Pick<TenantDb, 'scan' | 'zone'>, fields: { id: number; name: string }[]) {
+async function assertNoScans(db: Pick<TenantDb, 'scan' | 'zone' | 'task'>, fields: { id: number; name: string }[]) {
   const ids = fields.map((f) => f.id);
-  const [scanned, zoned] = await Promise.all([
+  // An upload still being processed is a scan to come.
+  const [scanned, zoned, uploading] = await Promise.all([
     db.scan.findMany({ where: { fieldId: { in: ids } }, select: { fieldId: true } }),
     db.zone.findMany({ where: { fieldId: { in: ids } }, select: { fieldId: true } }),
+    fieldsWithTasksInProgress(db, ids),
   ]);
-  const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId));
+  const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId).concat([...uploading]));
   if (withData.size > 0) throw conflict('merge_fields_have_scans', { names: fields.filter((f) => withData.has(f.id)).map((f) => f.name).join(', ') });
 }
 

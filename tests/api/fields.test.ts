@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
-import { baseUrl } from '../helpers/context';
+import { randomUUID } from 'node:crypto';
+import { baseUrl, directDb, retried } from '../helpers/context';
+import en from '../../messages/en.json';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
 
 const noOgr = ogr2ogrAvailable() ? undefined : 'ogr2ogr (gdal-bin) is not installed: the 2,500-parcel shapefile cannot be made';
@@ -230,6 +232,23 @@ describe('fields', () => {
     expect((await c.as.agronomist.del(`/api/fields/${id}`)).status).toBe(403);
     expect((await c.as.admin.del(`/api/fields/${id}`)).body).toEqual({ success: true });
     expect((await c.as.admin.get(`/api/fields/${id}`)).status).toBe(404);
+  });
+
+  it('keeps a field while a task of it runs (409), in a delete and in a merge, so the upload’s record stays', async () => {
+    const { api, user } = await registerCompany(baseUrl(), { language: 'en' });
+    const busyId = (await api.post('/api/fields', { name: 'Uploading', geometry: rect(8, 8) })).body.id as number;
+    const otherId = (await api.post('/api/fields', { name: 'Next door', geometry: rect(8.01, 8) })).body.id as number;
+    // A task as an upload leaves it while it is processed; written here, so that no runner ends it meanwhile.
+    const db = directDb();
+    const taskId = randomUUID();
+    await retried(() => db.task.create({ data: { id: taskId, companyId: user.company.id, kind: 'raster_zones', status: 'running', fieldId: busyId } }));
+    const refused = await api.del(`/api/fields/${busyId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe(en.errors.field_task_running);
+    expect((await api.post('/api/fields/merge', { ids: [otherId, busyId] })).status).toBe(409);
+    await retried(() => db.task.update({ where: { id: taskId }, data: { status: 'completed' } }));
+    expect((await api.del(`/api/fields/${busyId}`)).status).toBe(200);
+    await db.$disconnect();
   });
 });
 

@@ -84,6 +84,15 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     expect(Math.abs(info.bands[0].mean - expected.mean)).toBeLessThan(0.03);
   });
 
+  it('reports the share of the whole field the photos show, not of its part within the mosaic', async () => {
+    // Two parts of one size: one under the photos, one far from them.
+    const near = truth.fieldWgs84(200, 150, 700, 550);
+    const far = truth.fieldWgs84(-3000, -3000, -2500, -2600);
+    const result = await analyseIndex(mosaic, { type: 'MultiPolygon', coordinates: [near.coordinates, far.coordinates] });
+    expect(result.fieldCoverage).toBeGreaterThan(0.48);
+    expect(result.fieldCoverage).toBeLessThan(0.52);
+  });
+
   it('does not guess a row pattern from a mosaic too coarse to show rows (25 cm pixels)', async () => {
     expect(await measureRowPattern(mosaic)).toBeNull();
   });
