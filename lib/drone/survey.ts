@@ -54,15 +54,25 @@ const listFiles = (ps: DronePhoto[]) => {
 };
 
 /**
- * Throws AppError (422) for the first problem: `drone_too_few_images` (under 2 captures),
- * `drone_no_gps` (params.files lists them), `drone_mixed_flights` (params.files: the odd ones out).
+ * The photos a survey is made of, and those left out: a capture with a photo without GPS (a frame
+ * taken before the GPS fix, often a flight's first) is left out, to be named with the other files the
+ * survey does not use, rather than refusing the survey. Throws AppError (422) for the first problem:
+ * `drone_too_few_images` (under 2 captures), `drone_no_gps` (under 2 captures with GPS; params.files
+ * lists the photos without), `drone_mixed_flights` (params.files: the odd ones out).
  */
-export function checkSurvey(photos: DronePhoto[]): void {
-  if (groupCaptures(photos).length < 2) throw unprocessable('drone_too_few_images');
-  const noGps = photos.filter((p) => !p.gps);
-  if (noGps.length) throw unprocessable('drone_no_gps', { files: listFiles(noGps), count: noGps.length });
-  const odd = otherFlights(photos);
+export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; withoutGps: DronePhoto[] } {
+  const captures = groupCaptures(photos);
+  if (captures.length < 2) throw unprocessable('drone_too_few_images');
+  const isLocated = (c: Capture) => c.photos.every((p) => p.gps);
+  const located = captures.filter(isLocated).flatMap((c) => c.photos);
+  const withoutGps = captures.filter((c) => !isLocated(c)).flatMap((c) => c.photos);
+  if (captures.filter(isLocated).length < 2) {
+    const noGps = photos.filter((p) => !p.gps);
+    throw unprocessable('drone_no_gps', { files: listFiles(noGps), count: noGps.length });
+  }
+  const odd = otherFlights(located);
   if (odd.length) throw unprocessable('drone_mixed_flights', { files: listFiles(odd), count: odd.length });
+  return { located, withoutGps };
 }
 
 /** Ground point under the centre of each capture, [lon, lat] (photos without GPS are left out). */

@@ -177,15 +177,17 @@ export async function submitDroneSurvey(
     const photoPaths = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
     photoPaths.sort();
 
-    const photos = await readAll(photoPaths);
-    checkSurvey(photos);
+    const { located: photos, withoutGps } = checkSurvey(await readAll(photoPaths));
+    ignored.push(...withoutGps.map((p) => p.path.slice(staging.length + 1)));
+    // Not kept with the survey, as no other file it leaves out is.
+    await Promise.all(withoutGps.map((p) => rm(p.path, { force: true })));
     const field = await chooseField(db, data.field_id === 'auto' || data.field_id === null ? undefined : data.field_id, photos);
 
     // The photos stay with the field's files (removed with the field), one folder per survey.
     photosDir = dronePhotosDir(companyId, field.id, taskId);
     await mkdir(dirname(photosDir), { recursive: true });
     await rename(staging, photosDir);
-    const finalPaths = photoPaths.map((p) => join(photosDir, p.slice(staging.length + 1)));
+    const finalPaths = photos.map((p) => join(photosDir, p.path.slice(staging.length + 1)));
 
     const payload: DroneJobPayload = { photoPaths: finalPaths, fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry };
     const cropType = data.crop_type ?? null;

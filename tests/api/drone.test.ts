@@ -322,8 +322,10 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const fieldId = (await c.as.owner.post('/api/fields', { name: 'Brighton beach', geometry: boxAround(centres, 10) })).body.id as number;
     await c.as.owner.post('/api/fields', { name: 'Neighbour', geometry: FAR_AWAY });
 
-    // A photo zipped in twice (a copy in a subfolder) counts once and is named among the ignored files.
-    const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!) }, 'images/');
+    // A photo zipped in twice (a copy in a subfolder) counts once and is named among the ignored files;
+    // so is a frame without GPS (taken before the fix), which does not sink the survey.
+    const [noFix] = await plainJpegs();
+    const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix! }, 'images/');
     const t0 = Date.now();
     const res = await upload(c.as.operator, zip, { field_id: 'auto', crop_type: 'auto' });
     const answeredMs = Date.now() - t0;
@@ -337,7 +339,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
       estimated_time: expect.stringMatching(/^about \d+ min$/),
       estimated_seconds: expect.any(Number),
       photos: 18,
-      ignored_files: ['images/flight.log', 'images/copy/DJI_0018.JPG'],
+      ignored_files: ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg'],
     });
     // It answered before processing: the scan exists at once and is still being processed (the
     // mosaic takes many seconds; the time of the answer is measured by the bench, not asserted).
@@ -350,6 +352,8 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const busy = await c.as.owner.del(`/api/scans/${res.body.scan_id}`);
     expect(busy.status).toBe(409);
     expect(busy.body.error).toBe('This scan is still being processed: it can be deleted once its processing ends.');
+    // Nor its field, which would take the task's record with it.
+    expect((await c.as.owner.del(`/api/fields/${fieldId}`)).status).toBe(409);
     // Nor can its date be set: processing writes the photos' own.
     const dating = await c.as.operator.put(`/api/scans/${res.body.scan_id}`, { captured_at: '2020-01-01' });
     expect(dating.status).toBe(409);

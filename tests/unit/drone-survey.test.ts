@@ -109,6 +109,19 @@ describe('checkSurvey', () => {
     expect(keyOf(() => checkSurvey(flight))).toBeUndefined();
   });
 
+  it('leaves out, to be named, captures without GPS (a frame before the GPS fix) while two others have it', () => {
+    const noFix = photo({ path: '/first', file: 'first.jpg', gps: null });
+    const flight = [1, 2, 3].map((i) => photo({ path: `/${i}`, file: `${i}.jpg` }));
+    expect(checkSurvey([noFix, ...flight])).toEqual({ located: flight, withoutGps: [noFix] });
+    // A capture of bands is left out whole when one of its bands has no position.
+    const bands = (id: string, gps?: null) => ['Red', 'NIR'].map((b, i) => photo({ path: `/${id}${b}`, bandName: b, captureUuid: id, ...(i === 1 && gps === null ? { gps: null } : {}) }));
+    const result = checkSurvey([...bands('u1'), ...bands('u2'), ...bands('u3', null)]);
+    expect(result.located.map((p) => p.path)).toEqual(['/u1Red', '/u1NIR', '/u2Red', '/u2NIR']);
+    expect(result.withoutGps.map((p) => p.path)).toEqual(['/u3Red', '/u3NIR']);
+    // Fewer than two located: refused, naming the photos without.
+    expect(keyOf(() => checkSurvey([noFix, photo({ path: '/b', file: 'b.jpg', gps: null }), flight[0]!]))).toBe('drone_no_gps');
+  });
+
   it('counts a multispectral capture (same CaptureUUID, one file per band) once', () => {
     const bands = ['Red', 'NIR', 'Green'].map((b) => photo({ path: `/${b}`, bandName: b, captureUuid: 'u1' }));
     expect(groupCaptures(bands)).toHaveLength(1);
