@@ -53,7 +53,7 @@ describe.skipIf(!!reason)('upgrade walk-through', () => {
       expect(login.status).toBe(200);
       expect(login.body.user.company.name).toBe('Default Company');
       const fields = JSON.parse((await api.get('/api/fields')).text).features;
-      expect(fields.map((f: { properties: { name: string } }) => f.properties.name)).toEqual(['Поле 1', 'Северное', '', 'Lán pri ceste', 'Поле с дыркой']);
+      expect(fields.map((f: { properties: { name: string } }) => f.properties.name)).toEqual(['Поле 1', 'Северное', 'Field 3', 'Lán pri ceste', 'Поле с дыркой']);
       expect((await api.get('/api/fields/1')).body).toMatchObject({ area: 25.5, status: 'Собственность', parcel_number: '61:02:0600010:123', owner: { name: 'Иванов И.И.' } });
       expect((await api.get('/api/stats')).body.total_area).toBeCloseTo(25.5 + 74 + 12.95 + 54.8 + (await api.get('/api/fields/3')).body.area, 3);
     } finally {

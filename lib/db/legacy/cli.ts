@@ -1,6 +1,6 @@
 // `npm run migrate:v2026.2 -- --db fields.db`
 import { parseArgs } from 'node:util';
-import { DEFAULT_COMPANY, migrateV2026_2 } from './v2026-2';
+import { BlockingRowsError, DEFAULT_COMPANY, migrateV2026_2 } from './v2026-2';
 
 const { values } = parseArgs({ options: { db: { type: 'string', default: process.env.SERVICE_DB ?? 'fields.db' } } });
 const started = performance.now();
@@ -19,6 +19,11 @@ try {
     console.log(`  npm run user:create -- --db ${values.db} --company "${DEFAULT_COMPANY}" --email you@example.com --role owner`);
   }
 } catch (err) {
-  console.error(`Migration failed, the database was not changed: ${(err as Error).message}`);
+  if (err instanceof BlockingRowsError) {
+    console.error(`Migration failed, the database was not changed. ${err.rows.length} row${err.rows.length === 1 ? '' : 's'} must be corrected first (in the v2026.2 database, e.g. with sqlite3), then run this again:`);
+    for (const row of err.rows) console.error(`  - ${row}`);
+  } else {
+    console.error(`Migration failed, the database was not changed: ${(err as Error).message}`);
+  }
   process.exit(1);
 }

@@ -1,16 +1,20 @@
 // Upgrade of a v2026.2 database (tables owner, field, fieldscan, fieldzone; no companies, no users)
-// to the current schema. The original file is never modified: the work happens on a copy, which
+// to the current schema. The original's content is never changed: the work happens on a copy, which
 // replaces the original only once everything succeeded (a timestamped backup is kept beside it).
-import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
-import { type Client, type InStatement, createClient } from '@libsql/client';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type Client, type InStatement, type Transaction, createClient } from '@libsql/client';
 import { wktToGeoJSON } from '@terraformer/wkt';
+import iconv from 'iconv-lite';
 import { roundArea } from '../../fields/fields';
 import { geometryAreaHa } from '../../geo/area';
 import { type FieldGeometry, boundingBox, validateFieldGeometry } from '../../geo/geometry';
 import { repairGeometry } from '../../geo/repair';
 import { PARCEL_NUMBER } from '../../fields/parcel-number';
 import { AppError } from '../../http/errors';
+import { MAX_RECORD_ID } from '../../http/record-id';
 import { translate } from '../../i18n/messages';
+import { ownerNameKey } from '../../owners/name-key';
 import { readMigrations } from '../migrate';
 import { sqliteUrl } from '../target';
 
@@ -29,7 +33,22 @@ export interface MigrationReport {
   notes: string[];
 }
 
-async function tableColumns(db: Client, table: string): Promise<string[]> {
+/** Rows the service cannot hold in any form: the upgrade stops before changing anything, naming all of them. */
+export class BlockingRowsError extends Error {
+  constructor(readonly rows: string[]) {
+    super(rows.join('\n'));
+    this.name = 'BlockingRowsError';
+  }
+}
+
+// The service's own limits (lib/fields/schemas.ts, lib/http/record-id.ts).
+const MAX_NAME = 255;
+const MAX_STATUS = 64;
+const MAX_PARCEL = 64;
+const MAX_AREA_HA = 1e7;
+const MIN_AREA_HA = 0.0001;
+
+async function tableColumns(db: Client | Transaction, table: string): Promise<string[]> {
   return (await db.execute(`PRAGMA table_info("${table}")`)).rows.map((r) => String(r.name));
 }
 
@@ -42,15 +61,24 @@ export async function detectShape(db: Client): Promise<LegacyShape> {
   return fieldCols.includes('land_status') ? 'v2026.2-legacy-columns' : 'v2026.2';
 }
 
-/** v2026.2 wrote DATETIME text with and without microseconds, in UTC. */
-export function parseLegacyTime(text: unknown): Date {
-  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?/.exec(String(text ?? ''));
-  if (!m) return new Date(0);
-  const ms = m[3] ? m[3].slice(0, 4).padEnd(4, '0') : '';
-  return new Date(`${m[1]}T${m[2]}${ms}Z`);
+/**
+ * A v2026.2 time: DATETIME text with or without microseconds, in UTC unless it carries an offset
+ * (`…T10:15:00+03:00` is 07:15 UTC), or a date alone. Null when it is no time at all (`yesterday`).
+ */
+export function parseLegacyTime(text: unknown): Date | null {
+  if (typeof text !== 'string') return null;
+  const m = /^\s*(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2})(:\d{2})?(\.\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$/i.exec(text);
+  if (!m) return null;
+  const ms = m[4] ? m[4].slice(0, 4).padEnd(4, '0') : '';
+  const offset = m[5];
+  const zone = !offset || offset.toUpperCase() === 'Z' ? 'Z' : offset.length === 3 ? `${offset}:00` : offset.includes(':') ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
+  const d = new Date(`${m[1]}T${m[2] ?? '00:00'}${m[3] ?? ':00'}${ms}${zone}`);
+  return Number.isNaN(d.getTime()) ? null : d;
 }
 
-/** A time as the service (Prisma) writes it in SQLite: ISO text. Epoch numbers sort before every text there, so date filters missed them. */
+/** v2026.2's `processed` flag, however it was written: true, 1, yes, t (any case) mean processed. */
+export const legacyProcessed = (v: unknown) => /^\s*(true|1|yes|y|t)\s*$/i.test(String(v ?? ''));
+
 /** The JSON attributes of a field row, with the keys v2026.2 kept there taken out; text that is not JSON is kept as it was. */
 function legacyProperties(json: unknown, what: string, notes: string[]) {
   let props: Record<string, unknown> = {};
@@ -68,16 +96,26 @@ function legacyProperties(json: unknown, what: string, notes: string[]) {
   return { attributes: attributes as Record<string, unknown>, areaSqM, jsonStatus, jsonParcel };
 }
 
-/** A parcel number in the service's form (digits in groups separated by colons); dashes, dots, slashes and spaces between groups become colons; anything else is kept in the attributes. */
-function legacyParcelNumber(parcel: string | null, attributes: Record<string, unknown>, what: string, notes: string[]): string | null {
-  if (parcel === null || PARCEL_NUMBER.test(parcel)) return parcel;
-  const colons = parcel.trim().replace(/[\s./-]+/g, ':');
-  if (PARCEL_NUMBER.test(colons)) {
-    notes.push(`${what}: parcel number ${parcel} written as ${colons}`);
+/**
+ * A parcel number in the service's form (digits in groups separated by colons, at most 64
+ * characters); dashes, dots, slashes and spaces between groups become colons; anything else (a
+ * number cut to fit would name another parcel) is kept in the attributes.
+ */
+function legacyParcelNumber(raw: string | null, attributes: Record<string, unknown>, what: string, notes: string[]): string | null {
+  const parcel = raw?.trim() || null;
+  if (parcel === null) return null;
+  const colons = parcel.replace(/[\s./-]+/g, ':');
+  if (PARCEL_NUMBER.test(parcel) || PARCEL_NUMBER.test(colons)) {
+    if (colons.length > MAX_PARCEL) {
+      attributes.legacy_parcel_number = raw;
+      notes.push(`${what}: parcel number ${JSON.stringify(raw)} is longer than ${MAX_PARCEL} characters; kept in its attributes`);
+      return null;
+    }
+    if (colons !== raw) notes.push(`${what}: parcel number ${raw} written as ${colons}`);
     return colons;
   }
-  attributes.legacy_parcel_number = parcel;
-  notes.push(`${what}: parcel number ${JSON.stringify(parcel)} is not digits in groups; kept in its attributes`);
+  attributes.legacy_parcel_number = raw;
+  notes.push(`${what}: parcel number ${JSON.stringify(raw)} is not digits in groups; kept in its attributes`);
   return null;
 }
 
@@ -85,6 +123,12 @@ const sqliteTime = (d: Date) => d.toISOString().replace('Z', '+00:00');
 
 const str = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
 const num = (v: unknown) => (v === null || v === undefined || v === '' ? null : Number(v));
+
+/** Text cut to `max` UTF-16 units (what the API's limits count), never through the middle of a character. */
+function cut(text: string, max: number): string {
+  const part = text.slice(0, max);
+  return /[\ud800-\udbff]$/.test(part) ? part.slice(0, -1) : part;
+}
 
 /** A v2026.2 row's WKT as the parser takes it: an EWKT `SRID=4326;` prefix dropped, keywords in capitals (`polygon` is valid WKT too). */
 export const normalisedWkt = (wkt: string) => wkt.trim().replace(/^SRID=\d+\s*;\s*/i, '').replace(/[a-z]+/gi, (w) => w.toUpperCase());
@@ -95,25 +139,33 @@ const described = (err: unknown) => (err instanceof AppError ? translate('en', `
 /**
  * A row's boundary as the service keeps it. v2026.2 took whatever it was given, so: rings left open
  * are closed, a boundary that crosses itself is untangled when that keeps its area (within 1 %), and
- * one that cannot be is kept as it was, for its owner to redraw, rather than lost. Only WKT that
- * holds no boundary at all stops the upgrade, naming the row.
+ * one that cannot be is kept as it was, for its owner to redraw, rather than lost. A boundary the
+ * service cannot hold at all (unreadable WKT, not a polygon, coordinates outside longitude/latitude,
+ * a ring of under 4 positions, zero area...) is null, its reason in `blocking`: the upgrade stops.
  */
-function legacyGeometry(wkt: unknown, what: string, notes: string[]): FieldGeometry {
+function legacyGeometry(wkt: unknown, what: string, notes: string[], blocking: string[]): FieldGeometry | null {
   let parsed: FieldGeometry;
   try {
     parsed = wktToGeoJSON(normalisedWkt(String(wkt ?? ''))) as FieldGeometry;
   } catch (err) {
-    throw new Error(`${what}: unreadable WKT (${(err as Error).message})`);
+    blocking.push(`${what}: unreadable WKT (${(err as Error).message})`);
+    return null;
   }
   const rings = parsed.type === 'Polygon' ? parsed.coordinates : parsed.type === 'MultiPolygon' ? parsed.coordinates.flat() : [];
   const open = rings.filter((r) => r.length > 1 && (r[0]![0] !== r.at(-1)![0] || r[0]![1] !== r.at(-1)![1]));
   for (const ring of open) ring.push([...ring[0]!]);
-  if (open.length) notes.push(`${what}: ${open.length === 1 ? 'a ring was' : `${open.length} rings were`} left open; closed`);
+  const closed = open.length ? `${what}: ${open.length === 1 ? 'a ring was' : `${open.length} rings were`} left open; closed` : null;
   try {
-    return validateFieldGeometry(parsed);
+    const valid = validateFieldGeometry(parsed);
+    if (closed) notes.push(closed);
+    return valid;
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    if (err.key !== 'geometry_self_intersection') throw new Error(`${what}: ${described(err)}`);
+    if (err.key !== 'geometry_self_intersection') {
+      blocking.push(`${what}: ${described(err)}`);
+      return null;
+    }
+    if (closed) notes.push(closed);
     const repaired = repairGeometry(parsed);
     notes.push(
       repaired
@@ -127,45 +179,193 @@ function legacyGeometry(wkt: unknown, what: string, notes: string[]): FieldGeome
 /** A number as v2026.2 rows hold them: numbers, or text such as "255 000,5"; null when there is none. */
 export function legacyNumber(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'bigint') return Number(v);
   if (typeof v !== 'string' || !v.trim()) return null;
   const n = Number(v.replace(/[\s\u00a0]/g, '').replace(',', '.'));
   return Number.isFinite(n) ? n : null;
 }
 
-export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
-  if (!existsSync(file)) throw new Error(`No database at ${file}`);
-  const probe = createClient({ url: sqliteUrl(file) });
-  let shape: LegacyShape;
-  try {
-    shape = await detectShape(probe);
-  } finally {
-    probe.close();
-  }
-  if (shape === 'current') return { status: 'already-current', owners: 0, fields: 0, scans: 0, zones: 0, notes: [] };
-  if (shape === 'unknown') throw new Error(`${file} is not a v2026.2 database (expected tables owner, field, fieldscan, fieldzone): left untouched`);
+/** A row id as v2026.2 may hold it (a number, or text such as "2"); null when it is none. */
+function legacyId(v: unknown): number | null {
+  const n = legacyNumber(v);
+  return n !== null && Number.isInteger(n) ? n : null;
+}
 
-  const stamp = (opts.now ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\..+/, '');
-  const backup = `${file}.backup-${stamp}`;
-  copyFileSync(file, backup);
-  const work = `${file}.migrating`;
-  rmSync(work, { force: true });
-  copyFileSync(file, work);
-  const db = createClient({ url: sqliteUrl(work) });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/**
+ * Text as v2026.2 stored it, read as bytes (libsql aborts the whole process on text that is not
+ * UTF-8): UTF-8 when it is, else Windows-1251, the Cyrillic code page those installations ran on.
+ */
+function legacyText(bytes: ArrayBuffer, what: string, column: string, notes: string[]): string {
+  const view = new Uint8Array(bytes);
   try {
-    const report = await convert(db, shape);
-    db.close();
-    renameSync(work, file);
-    return { status: 'migrated', backup, ...report };
-  } catch (err) {
-    db.close();
-    rmSync(work, { force: true });
-    throw err;
+    return utf8.decode(view);
+  } catch {
+    const text = iconv.decode(Buffer.from(view), 'win1251');
+    notes.push(`${what}: ${column} was not UTF-8 (bytes ${hex(view)}); read as Windows-1251: ${JSON.stringify(text)}`);
+    return text;
   }
 }
 
-async function convert(db: Client, shape: LegacyShape) {
+type LegacyRow = Record<string, unknown>;
+
+/**
+ * A legacy table's rows, text columns read as bytes and decoded here, so that bytes that are not
+ * UTF-8 cannot crash the driver. `label` names a row in the notes (`field 7`).
+ */
+async function readLegacyTable(tx: Transaction, table: string, label: string, notes: string[]): Promise<LegacyRow[]> {
+  const columns = await tableColumns(tx, table);
+  const list = columns.map((c) => `CASE WHEN typeof("${c}") IN ('text', 'blob') THEN CAST("${c}" AS BLOB) ELSE "${c}" END AS "${c}"`).join(', ');
+  const rows = (await tx.execute(`SELECT ${list} FROM "${table}" ORDER BY "id"`)).rows;
+  return rows.map((r) => {
+    const row: LegacyRow = {};
+    for (const c of columns) row[c] = r[c];
+    for (const c of columns) if (row[c] instanceof ArrayBuffer) row[c] = legacyText(row[c], `${label} ${String(row.id)}`, c, notes);
+    return row;
+  });
+}
+
+/** New ids for rows whose id the service cannot address (outside 1..2^31-1): after the highest one it can. */
+function renumbered(ids: unknown[]): Map<unknown, number> {
+  const ok = (id: unknown): id is number => typeof id === 'number' && Number.isInteger(id) && id >= 1 && id <= MAX_RECORD_ID;
+  let next = Math.max(0, ...ids.filter(ok)) + 1;
+  const map = new Map<unknown, number>();
+  for (const id of ids) map.set(id, ok(id) ? id : next++);
+  return map;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files: the lock, leftovers of an interrupted run, the backup, the working copy.
+
+const SIDECARS = ['-journal', '-wal', '-shm'];
+const pidAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** One upgrade of a file at a time: a lock file holding the pid; one left by a process that is gone is taken over. */
+function takeLock(file: string): () => void {
+  const lock = `${file}.upgrade-lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
+      return () => {
+        if (existsSync(lock) && readFileSync(lock, 'utf8').trim() === String(process.pid)) rmSync(lock, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let pid = NaN;
+      try {
+        pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+      } catch {
+        continue;
+      }
+      if (pid > 0 && pidAlive(pid)) {
+        throw new Error(`An upgrade of ${file} is already running (process ${pid}): wait for it to end. If no upgrade is running, remove ${lock}.`);
+      }
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new Error(`Could not take the lock ${lock}`);
+}
+
+const removeWithSidecars = (path: string) => {
+  for (const f of [path, ...SIDECARS.map((s) => `${path}${s}`)]) rmSync(f, { force: true });
+};
+
+const nonEmpty = (path: string) => existsSync(path) && statSync(path).size > 0;
+
+async function withClient<T>(file: string, fn: (db: Client) => Promise<T>): Promise<T> {
+  const db = createClient({ url: sqliteUrl(file) });
+  try {
+    return await fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
+  if (!existsSync(file)) throw new Error(`No database at ${file}`);
+  const release = takeLock(file);
+  try {
+    return await migrateLocked(file, opts.now ?? new Date());
+  } finally {
+    release();
+  }
+}
+
+async function migrateLocked(file: string, now: Date): Promise<MigrationReport> {
+  // Reading it also rolls a crash-left journal back, or its write-ahead log forward, as SQLite does.
+  const shape = await withClient(file, async (db) => {
+    const found = await detectShape(db);
+    if (found !== 'v2026.2' && found !== 'v2026.2-legacy-columns') return found;
+    // In WAL mode, committed rows may still sit in FILE-wal: write them into the file itself, so that
+    // a copy of it (the backup, the working copy) holds everything. Its content does not change.
+    if (String((await db.execute('PRAGMA journal_mode')).rows[0]?.journal_mode).toLowerCase() === 'wal') {
+      const done = (await db.execute('PRAGMA wal_checkpoint(TRUNCATE)')).rows[0];
+      if (Number(done?.busy) !== 0) throw new Error(`${file} is in use by another program (its write-ahead log could not be written into it): stop that program and run again. It was left untouched.`);
+    }
+    return found;
+  });
+  if (shape === 'current') return { status: 'already-current', owners: 0, fields: 0, scans: 0, zones: 0, notes: [] };
+  if (shape === 'unknown') throw new Error(`${file} is not a v2026.2 database (expected tables owner, field, fieldscan, fieldzone): left untouched`);
+  if (nonEmpty(`${file}-wal`)) throw new Error(`${file} is in use by another program (its write-ahead log ${file}-wal is not empty): stop that program and run again. It was left untouched.`);
+
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..+/, '');
+  const backup = `${file}.backup-${stamp}`;
+  const work = `${file}.migrating`;
+  // An interrupted run leaves its copy and the copy's journal: a stale journal would be rolled back onto the new copy.
+  removeWithSidecars(work);
+  copyFileSync(file, backup);
+  copyFileSync(file, work);
+  const db = createClient({ url: sqliteUrl(work) });
+  let report: Awaited<ReturnType<typeof convert>>;
+  try {
+    // A copy in WAL mode would keep the converted rows in FILE.migrating-wal, which the move below leaves behind.
+    const mode = String((await db.execute('PRAGMA journal_mode = DELETE')).rows[0]?.journal_mode).toLowerCase();
+    if (mode !== 'delete') throw new Error(`the working copy ${work} could not be put in journal mode DELETE (it is in ${mode})`);
+    report = await convert(db, shape, now);
+    db.close();
+    if (nonEmpty(`${work}-wal`) || nonEmpty(`${work}-journal`)) throw new Error(`the working copy ${work} was not written whole`);
+  } catch (err) {
+    db.close();
+    removeWithSidecars(work);
+    // The original was not changed: its backup is not needed.
+    rmSync(backup, { force: true });
+    throw err;
+  }
+  renameSync(work, file);
+  // The original's (empty) write-ahead log and its index belong to the file just replaced.
+  for (const s of ['-wal', '-journal']) if (!nonEmpty(`${file}${s}`)) rmSync(`${file}${s}`, { force: true });
+  rmSync(`${file}-shm`, { force: true });
+
+  // Never report an upgrade the file does not show.
+  const seen = await withClient(file, async (check) => {
+    const found = await detectShape(check);
+    if (found !== 'current') return { found, fields: -1, owners: -1 };
+    const count = async (t: string) => Number((await check.execute(`SELECT count(*) AS n FROM "${t}"`)).rows[0]!.n);
+    return { found, fields: await count('field'), owners: await count('owner') };
+  });
+  if (seen.found !== 'current' || seen.fields !== report.fields || seen.owners !== report.owners) {
+    copyFileSync(backup, file);
+    removeWithSidecars(work);
+    throw new Error(`the upgraded copy did not take the place of ${file} (it shows ${seen.found}, ${seen.fields} fields): the original was put back from ${backup}`);
+  }
+  return { status: 'migrated', backup, ...report };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function convert(db: Client, shape: LegacyShape, now: Date) {
   const legacyColumns = shape === 'v2026.2-legacy-columns';
   const notes: string[] = [];
+  const blocking: string[] = [];
   const tx = await db.transaction('write');
   try {
     for (const t of ['owner', 'field', 'fieldscan', 'fieldzone']) await tx.execute(`ALTER TABLE "${t}" RENAME TO "legacy_${t}"`);
@@ -174,105 +374,251 @@ async function convert(db: Client, shape: LegacyShape) {
     const migrations = readMigrations('sqlite');
     for (const m of migrations) await tx.executeMultiple(m.sql);
     await tx.execute('CREATE TABLE IF NOT EXISTS "_migrations" ("name" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "applied_at" TEXT NOT NULL)');
-    const now = new Date().toISOString();
-    for (const m of migrations) await tx.execute({ sql: 'INSERT INTO "_migrations" VALUES (?, ?, ?)', args: [m.name, m.checksum, now] });
+    for (const m of migrations) await tx.execute({ sql: 'INSERT INTO "_migrations" VALUES (?, ?, ?)', args: [m.name, m.checksum, now.toISOString()] });
 
-    const nowText = sqliteTime(new Date());
+    const nowText = sqliteTime(now);
     const company = await tx.execute({
       sql: 'INSERT INTO company (name, slug, settings_json, created_at) VALUES (?, ?, ?, ?) RETURNING id',
       args: [DEFAULT_COMPANY, 'default-company', '{}', nowText],
     });
     const companyId = Number(company.rows[0]!.id);
+    const batch: InStatement[] = [];
 
-    const owners = (await tx.execute('SELECT id, name FROM legacy_owner ORDER BY id')).rows;
-    const ownerIds = new Set(owners.map((o) => Number(o.id)));
-    const batch: InStatement[] = owners.map((o) => ({
-      sql: 'INSERT INTO owner (id, company_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-      args: [Number(o.id), companyId, String(o.name), nowText, nowText],
-    }));
+    // Owners. Names are compared as the service compares them (case and surrounding spaces aside):
+    // owners v2026.2 kept apart under such names become one, the lowest old id's.
+    const ownerRows = await readLegacyTable(tx, 'legacy_owner', 'owner', notes);
+    const ownerNewId = renumbered(ownerRows.map((o) => o.id));
+    const ownerOf = new Map<number, { id: number; oldId: unknown; name: string; fullName?: string }>(); // by old id
+    const ownerByKey = new Map<string, { id: number; oldId: unknown; name: string; fullName?: string }>();
+    const merges: { what: string; into: { oldId: unknown; name: string }; oldId: number }[] = [];
+    for (const o of ownerRows) {
+      const what = `owner ${String(o.id)}`;
+      const raw = o.name === null || o.name === undefined ? '' : String(o.name);
+      let name = raw.trim();
+      let fullName: string | undefined;
+      if (!name) {
+        name = `Owner ${String(o.id)}`;
+        notes.push(`${what}: no name; named ${JSON.stringify(name)}`);
+      } else if (name.length > MAX_NAME) {
+        fullName = name;
+        name = cut(name, MAX_NAME);
+        notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its fields' attributes (legacy_owner_name): ${JSON.stringify(fullName)}`);
+      } else if (name !== raw) {
+        notes.push(`${what}: name ${JSON.stringify(raw)} had spaces around it; trimmed`);
+      }
+      const newId = ownerNewId.get(o.id)!;
+      const same = ownerByKey.get(ownerNameKey(name));
+      if (same) {
+        ownerOf.set(Number(o.id), same);
+        merges.push({ what: `${what} ${JSON.stringify(raw)}`, into: same, oldId: Number(o.id) });
+        continue;
+      }
+      if (newId !== o.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now owner ${newId}`);
+      const owner = { id: newId, oldId: o.id, name, fullName };
+      ownerByKey.set(ownerNameKey(name), owner);
+      ownerOf.set(Number(o.id), owner);
+      batch.push({ sql: 'INSERT INTO owner (id, company_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', args: [newId, companyId, name, nowText, nowText] });
+    }
+    const movedFields = new Map<number, number>(); // merged old owner id -> its fields
 
-    const fields = (await tx.execute(`SELECT * FROM legacy_field ORDER BY id`)).rows;
-    const fieldIds = new Set(fields.map((f) => Number(f.id)));
+    // Fields.
+    const fields = await readLegacyTable(tx, 'legacy_field', 'field', notes);
+    const fieldNewId = renumbered(fields.map((f) => f.id));
+    const fieldIdOf = new Map<number, number>(); // old id -> new id
     for (const f of fields) {
-      const what = `field ${f.id}`;
+      const oldId = Number(f.id);
+      const what = `field ${String(f.id)}`;
+      const id = fieldNewId.get(f.id)!;
+      fieldIdOf.set(oldId, id);
       const { attributes, areaSqM, jsonStatus, jsonParcel } = legacyProperties(f.properties_json, what, notes);
-      const geometry = legacyGeometry(f.geometry_wkt, what, notes);
-      // The stored area is what users saw: keep it; compute it when it is missing or impossible.
+      if (id !== f.id) {
+        attributes.legacy_id = f.id;
+        notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now field ${id} (the old id kept in its attributes as legacy_id)`);
+      }
+      const geometry = legacyGeometry(f.geometry_wkt, what, notes, blocking);
+
+      // The stored area is what users saw: keep it; compute it when it is missing or impossible
+      // (no area, or beyond what the service takes: 0.0001 to 10,000,000 ha).
       const stored = legacyNumber(areaSqM);
-      if (areaSqM != null && areaSqM !== '' && !(stored !== null && stored > 0)) notes.push(`${what}: area_sq_m ${JSON.stringify(areaSqM)} is no area; computed from the boundary`);
-      const area = roundArea(stored !== null && stored > 0 ? stored / 10_000 : geometryAreaHa(geometry));
-      let status = str(legacyColumns ? f.land_status : jsonStatus);
-      if (status && status.length > 64) {
-        attributes.legacy_status = status;
-        status = status.slice(0, 64);
-        notes.push(`${what}: status longer than 64 characters; cut, the whole kept in its attributes`);
+      const storedHa = stored !== null ? stored / 10_000 : null;
+      const usable = storedHa !== null && storedHa >= MIN_AREA_HA && storedHa <= MAX_AREA_HA;
+      if (areaSqM != null && areaSqM !== '' && !usable) {
+        notes.push(
+          storedHa !== null && storedHa > MAX_AREA_HA
+            ? `${what}: area_sq_m ${JSON.stringify(areaSqM)} is over ${MAX_AREA_HA} ha, beyond what the service takes; computed from the boundary`
+            : `${what}: area_sq_m ${JSON.stringify(areaSqM)} is no area; computed from the boundary`,
+        );
+      }
+      const area = geometry ? roundArea(usable ? storedHa : geometryAreaHa(geometry)) : 0;
+
+      const rawStatus = str(legacyColumns ? f.land_status : jsonStatus);
+      let status = rawStatus?.trim() || null;
+      if (status && status.length > MAX_STATUS) {
+        attributes.legacy_status = rawStatus;
+        status = cut(status, MAX_STATUS);
+        notes.push(`${what}: status longer than ${MAX_STATUS} characters; cut, the whole kept in its attributes`);
+      } else if (rawStatus !== null && status !== rawStatus) {
+        notes.push(status ? `${what}: status ${JSON.stringify(rawStatus)} had spaces around it; trimmed` : `${what}: status ${JSON.stringify(rawStatus)} is blank; left empty`);
       }
       const parcel = legacyParcelNumber(str(legacyColumns ? f.parcel_number : jsonParcel), attributes, what, notes);
-      let ownerId = num(f.owner_id);
-      if (ownerId !== null && !ownerIds.has(ownerId)) {
-        attributes.legacy_owner_id = ownerId;
-        notes.push(`${what}: owner ${ownerId} does not exist; left without an owner`);
-        ownerId = null;
+
+      // A field's name as the service requires it: trimmed, 1 to 255 characters; one without a name
+      // is named as an import names it: by its parcel number, else "Field <old id>".
+      const rawName = f.name === null || f.name === undefined ? '' : String(f.name);
+      let name = rawName.trim();
+      if (!name) {
+        name = parcel ?? `Field ${String(f.id)}`;
+        notes.push(`${what}: ${rawName ? `name ${JSON.stringify(rawName)} is blank` : 'no name'}; named ${JSON.stringify(name)}`);
+      } else if (name.length > MAX_NAME) {
+        attributes.legacy_name = rawName;
+        name = cut(name, MAX_NAME);
+        notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its attributes`);
+      } else if (name !== rawName) {
+        notes.push(`${what}: name ${JSON.stringify(rawName)} had spaces around it; trimmed`);
       }
+
+      let ownerId: number | null = null;
+      if (f.owner_id !== null && f.owner_id !== undefined && f.owner_id !== '') {
+        const legacyOwner = legacyId(f.owner_id);
+        const byName = legacyOwner === null && typeof f.owner_id === 'string' ? ownerByKey.get(ownerNameKey(f.owner_id)) : undefined;
+        const owner = legacyOwner !== null ? ownerOf.get(legacyOwner) : byName;
+        if (owner) {
+          ownerId = owner.id;
+          if (byName) notes.push(`${what}: owner_id ${JSON.stringify(f.owner_id)} is a name, not an id; the owner of that name (${owner.id}) taken`);
+          if (legacyOwner !== null && Number(owner.oldId) !== legacyOwner) movedFields.set(legacyOwner, (movedFields.get(legacyOwner) ?? 0) + 1);
+          if (owner.fullName) attributes.legacy_owner_name = owner.fullName;
+        } else {
+          attributes.legacy_owner_id = legacyOwner ?? f.owner_id;
+          notes.push(`${what}: owner ${legacyOwner ?? JSON.stringify(f.owner_id)} does not exist; left without an owner`);
+        }
+      }
+      if (!geometry) continue;
       const box = boundingBox(geometry);
       batch.push({
         sql: `INSERT INTO field (id, company_id, owner_id, name, area, status, parcel_number, geometry, attributes_json,
                 min_lon, min_lat, max_lon, max_lat, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [Number(f.id), companyId, ownerId, str(f.name) ?? '', area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
+        args: [id, companyId, ownerId, name, area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
           box.minLon, box.minLat, box.maxLon, box.maxLat, nowText, nowText],
       });
     }
+    for (const m of merges) {
+      const moved = movedFields.get(m.oldId) ?? 0;
+      notes.push(`${m.what}: the same owner as owner ${String(m.into.oldId)} ${JSON.stringify(m.into.name)} (the service compares names whatever the case and surrounding spaces); merged into it, ${moved} field${moved === 1 ? '' : 's'} moved`);
+    }
 
     // Scans and zones belong to a field; one whose field is gone cannot be kept (the backup keeps it).
-    const scans = (await tx.execute('SELECT * FROM legacy_fieldscan ORDER BY id')).rows.filter((s) => {
-      if (fieldIds.has(Number(s.field_id))) return true;
-      notes.push(`scan ${s.id} (${String(s.filename)}): field ${s.field_id} does not exist; not carried over`);
+    const fieldOf = (v: unknown) => {
+      const old = legacyId(v);
+      return old === null ? undefined : fieldIdOf.get(old);
+    };
+    const scanRows = (await readLegacyTable(tx, 'legacy_fieldscan', 'scan', notes)).filter((s) => {
+      if (fieldOf(s.field_id) !== undefined) return true;
+      notes.push(`scan ${String(s.id)} (${String(s.filename)}): field ${String(s.field_id)} does not exist; not carried over`);
       return false;
     });
-    const scanIds = new Set(scans.map((s) => Number(s.id)));
-    for (const s of scans) {
+    const scanNewId = renumbered(scanRows.map((s) => s.id));
+    const scanIdOf = new Map<number, number>();
+    const firstScanOf = new Map<number, Date>(); // field (new id) -> its earliest scan
+    for (const s of scanRows) {
+      const what = `scan ${String(s.id)} (${String(s.filename)})`;
+      const id = scanNewId.get(s.id)!;
+      scanIdOf.set(Number(s.id), id);
+      const fieldId = fieldOf(s.field_id)!;
+      if (id !== s.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now scan ${id}`);
       const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
-      const uploaded = sqliteTime(parseLegacyTime(s.uploaded_at));
+      let uploaded = parseLegacyTime(s.uploaded_at);
+      if (!uploaded) {
+        notes.push(`${what}: uploaded_at ${JSON.stringify(s.uploaded_at)} is no time; the upgrade's time used`);
+        uploaded = now;
+      }
+      if (!firstScanOf.has(fieldId) || uploaded < firstScanOf.get(fieldId)!) firstScanOf.set(fieldId, uploaded);
+      const processed = legacyProcessed(s.processed);
+      const legacy = { ...(id !== s.id ? { id: s.id } : {}), file_path: str(s.file_path), task_id: str(s.task_id), uploaded_at: str(s.uploaded_at), processed: str(s.processed) };
       batch.push({
         sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
               VALUES (?, ?, ?, 'raster', ?, ?, 'ndvi', ?, ?, ?, ?)`,
-        args: [Number(s.id), companyId, Number(s.field_id), s.processed === 'true' ? 'completed' : 'pending', String(s.filename),
+        args: [id, companyId, fieldId, processed ? 'completed' : 'error', String(s.filename),
           stats.mean === null && stats.min === null ? null : JSON.stringify(stats),
-          JSON.stringify({ legacy: { file_path: str(s.file_path), task_id: str(s.task_id), uploaded_at: str(s.uploaded_at) } }), uploaded, uploaded],
+          JSON.stringify({ legacy }), sqliteTime(uploaded), nowText],
       });
+      if (!processed) {
+        // No task of the service will ever process it: it failed, and says why (its task's error, as every failed scan does).
+        notes.push(`${what}: never processed by v2026.2 (processed ${JSON.stringify(s.processed)}); marked failed, for its image to be uploaded again`);
+        batch.push({
+          sql: `INSERT INTO task (id, company_id, kind, status, payload_json, file_name, error, field_id, scan_id, created_at, updated_at, finished_at)
+                VALUES (?, ?, 'raster_zones', 'error', '{}', ?, ?, ?, ?, ?, ?, ?)`,
+          args: [randomUUID(), companyId, str(s.filename), JSON.stringify({ key: 'legacy_scan_unprocessed', params: {} }), fieldId, id, sqliteTime(uploaded), nowText, nowText],
+        });
+      }
     }
 
-    const zones = (await tx.execute('SELECT * FROM legacy_fieldzone ORDER BY field_id, id')).rows.filter((z) => {
-      if (fieldIds.has(Number(z.field_id))) return true;
-      notes.push(`zone ${z.id}: field ${z.field_id} does not exist; not carried over`);
-      return false;
-    });
+    // Zones. One without a scan (or whose scan is gone) could not be reached through any path of the
+    // service: the orphans of a field go to one scan record of their own, "kept from v2026.2" without
+    // a raster, dated just before the field's first scan so that it never passes for the latest.
+    const zoneRows = (await readLegacyTable(tx, 'legacy_fieldzone', 'zone', notes))
+      .filter((z) => {
+        if (fieldOf(z.field_id) !== undefined) return true;
+        notes.push(`zone ${String(z.id)}: field ${String(z.field_id)} does not exist; not carried over`);
+        return false;
+      })
+      .sort((a, b) => fieldOf(a.field_id)! - fieldOf(b.field_id)! || Number(a.id) - Number(b.id));
+    const zoneNewId = renumbered(zoneRows.map((z) => z.id));
+    let nextScanId = Math.max(0, ...scanIdOf.values()) + 1;
+    const orphanScanOf = new Map<number, { id: number; zones: unknown[] }>(); // field -> its scan for orphan zones
     const classCounter = new Map<string, number>();
-    for (const z of zones) {
-      const geometry = legacyGeometry(z.geometry_wkt, `zone ${z.id}`, notes);
-      let scanId = num(z.scan_id);
-      if (scanId !== null && !scanIds.has(scanId)) {
-        notes.push(`zone ${z.id}: scan ${scanId} does not exist; kept with its field alone`);
-        scanId = null;
+    const zoneInserts: InStatement[] = [];
+    for (const z of zoneRows) {
+      const what = `zone ${String(z.id)}`;
+      const fieldId = fieldOf(z.field_id)!;
+      const id = zoneNewId.get(z.id)!;
+      if (id !== z.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now zone ${id}`);
+      const geometry = legacyGeometry(z.geometry_wkt, what, notes, blocking);
+      const legacyScan = legacyId(z.scan_id);
+      let scanId = legacyScan === null ? undefined : scanIdOf.get(legacyScan);
+      if (scanId === undefined) {
+        let orphans = orphanScanOf.get(fieldId);
+        if (!orphans) {
+          orphans = { id: nextScanId++, zones: [] };
+          orphanScanOf.set(fieldId, orphans);
+        }
+        orphans.zones.push(z.id);
+        scanId = orphans.id;
       }
-      // Classes were not stored: number the zones of each field (and scan) in their original order.
-      const group = `${z.field_id}/${scanId ?? ''}`;
+      // Classes were not stored: number the zones of each scan in their original order.
+      const group = `${fieldId}/${scanId}`;
       const classIndex = (classCounter.get(group) ?? 0) + 1;
       classCounter.set(group, classIndex);
-      batch.push({
+      if (!geometry) continue;
+      zoneInserts.push({
         sql: `INSERT INTO zone (id, company_id, scan_id, field_id, class_index, name, min_value, max_value, mean_value, area_ha, color, geometry)
               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [Number(z.id), companyId, scanId, Number(z.field_id), classIndex, String(z.name), num(z.min_value), num(z.max_value), num(z.avg_ndvi),
+        args: [id, companyId, scanId, fieldId, classIndex, String(z.name ?? ''), num(z.min_value), num(z.max_value), num(z.avg_ndvi),
           geometryAreaHa(geometry), str(z.color), JSON.stringify(geometry)],
       });
     }
+    for (const [fieldId, orphans] of orphanScanOf) {
+      const first = firstScanOf.get(fieldId);
+      const dated = first ? new Date(first.getTime() - 1000) : now;
+      notes.push(
+        `zone${orphans.zones.length === 1 ? '' : 's'} ${orphans.zones.join(', ')} of field ${fieldId}: no scan; put in scan ${orphans.id}, made for them ("zones kept from v2026.2", without a raster), so that they can be seen`,
+      );
+      batch.push({
+        sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
+              VALUES (?, ?, ?, 'raster', 'completed', NULL, 'ndvi', NULL, ?, ?, ?)`,
+        args: [orphans.id, companyId, fieldId, JSON.stringify({ legacy: { zones_without_scan: orphans.zones, note: 'zones kept from v2026.2 without their scan' } }), sqliteTime(dated), nowText],
+      });
+    }
+    batch.push(...zoneInserts);
+    // Every row the service cannot hold, in one run: the administrator corrects them all, then runs again.
+    if (blocking.length) throw new BlockingRowsError(blocking);
+
     for (let i = 0; i < batch.length; i += 500) await tx.batch(batch.slice(i, i + 500));
 
     for (const t of ['fieldzone', 'fieldscan', 'field', 'owner']) await tx.execute(`DROP TABLE "legacy_${t}"`);
     const check = await tx.execute('PRAGMA foreign_key_check');
     if (check.rows.length) throw new Error(`foreign key check failed: ${JSON.stringify(check.rows.slice(0, 3))}`);
     await tx.commit();
-    return { owners: owners.length, fields: fields.length, scans: scans.length, zones: zones.length, notes };
+    return { owners: ownerByKey.size, fields: fields.length, scans: scanRows.length, zones: zoneRows.length, notes };
   } catch (err) {
     await tx.rollback().catch(() => undefined);
     throw err;
