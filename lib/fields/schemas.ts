@@ -149,11 +149,14 @@ export const updateScanBody = z
   .refine((b) => b.crop_type !== undefined || b.captured_at !== undefined, { params: { key: 'scan_nothing_to_update' } });
 
 /** `POST /api/scans/{id}/zones`: how to make the scan's zones again; what is left out stays as the scan was zoned. */
-export const rezoneScanBody = z.object({
-  zones: z.number().int().min(3).max(7).optional(),
-  method: z.enum(ZONING_METHODS).optional(),
-  min_zone_area_ha: z.number().min(0).max(1000).optional(),
-});
+export const rezoneScanBody = z
+  .object({
+    zones: z.number().int().min(3).max(7).optional(),
+    method: z.enum(ZONING_METHODS).optional(),
+    min_zone_area_ha: z.number().min(0).max(1000).optional(),
+  })
+  // A typo (`zone` for `zones`) is named, not run as the scan's old zoning with a 202.
+  .strict();
 
 export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) }).strict();
 

@@ -295,8 +295,10 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect(listed).toMatchObject([{ task_id: res.body.task_id, kind: 'rezone', file_name: 'naip_2019.tif', scan_id: scanId, field: { id: fieldId } }]);
 
     // What is left out stays as last made; bad options are refused before any task.
-    const bad = [{ zones: 9 }, { method: 'magic' }, { min_zone_area_ha: -1 }];
+    const bad = [{ zones: 9 }, { method: 'magic' }, { min_zone_area_ha: -1 }, { zone: 3 }];
     for (const body of bad) expect((await c.as.operator.post(`/api/scans/${scanId}/zones`, body)).status, JSON.stringify(body)).toBe(422);
+    // A typo is named, not run as the old zoning.
+    expect((await c.as.operator.post(`/api/scans/${scanId}/zones`, { zone: 3 })).body.error).toContain('zone');
     expect((await c.as.viewer.post(`/api/scans/${scanId}/zones`, {})).status).toBe(403);
 
     // A field moved off the raster: the task fails and the scan keeps its zones, and its raster.
