@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { dirname } from 'node:path';
 import type { DbTx } from '../db/client';
 import type { TenantDb } from '../db/tenant';
+import { classifyCrop, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
@@ -289,11 +290,27 @@ export async function scanClassification(db: TenantDb, id: number) {
  * processing to end, which writes the date the photos carry.
  */
 export async function updateScan(db: TenantDb, id: number, change: { crop_type?: string | null; captured_at?: Date }) {
-  const found = await db.scan.findUnique({ where: { id }, select: { status: true } });
+  const found = await db.scan.findUnique({ where: { id }, select: { status: true, cropJson: true, statsJson: true, histogramJson: true, indexName: true, detailsJson: true } });
   if (!found) throw notFound();
   if (change.captured_at && found.status === 'processing') throw conflict('scan_processing_date');
-  await db.scan.update({ where: { id }, data: { cropType: change.crop_type, capturedAt: change.captured_at } });
+  const cropJson = change.captured_at ? reclassified(found, change.captured_at) : undefined;
+  await db.scan.update({ where: { id }, data: { cropType: change.crop_type, capturedAt: change.captured_at, ...(cropJson ? { cropJson } : {}) } });
   return getScan(db, id);
+}
+
+/**
+ * The classifier's guess made again for a corrected capture date: the season is one of its inputs (a
+ * drone's clock may be wrong). Null for a scan without a guess, or made before the row pattern was
+ * kept with it (classified again without it, the guess would change for that reason alone).
+ */
+function reclassified(scan: { cropJson: string | null; statsJson: string | null; histogramJson: string | null; indexName: string | null; detailsJson: string }, capturedAt: Date): string | null {
+  const details = parse<{ row_pattern?: RowPattern | null }>(scan.detailsJson, {});
+  const stats = parse<IndexStats | null>(scan.statsJson, null);
+  const histogram = parse<{ counts: number[] } | null>(scan.histogramJson, null);
+  const indexName = scan.indexName?.toUpperCase();
+  if (!scan.cropJson || !stats || !histogram || !('row_pattern' in details) || (indexName !== 'NDVI' && indexName !== 'VARI')) return null;
+  const guess = classifyCrop({ histogram: histogram.counts, stats, indexName, captureMonth: capturedAt.getUTCMonth() + 1, rowPattern: details.row_pattern ?? null });
+  return JSON.stringify(guess);
 }
 
 /** The columns a classification is made of. */

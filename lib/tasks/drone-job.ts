@@ -40,7 +40,8 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
   ctx.progress(90, 'classification');
   const capturedAt = photos.map((p) => p.capturedAt).find(Boolean) ?? null;
   const month = capturedAt ? Number(capturedAt.slice(5, 7)) : new Date().getMonth() + 1;
-  const crop = classifyCrop({ histogram: analysis.histogram, stats: analysis.stats, indexName: analysis.indexName, captureMonth: month, rowPattern: await measureRowPattern(mosaic) });
+  const rowPattern = await measureRowPattern(mosaic);
+  const crop = classifyCrop({ histogram: analysis.histogram, stats: analysis.stats, indexName: analysis.indexName, captureMonth: month, rowPattern });
   await Promise.all(mosaic.scratchPaths.map((p) => rm(p, { force: true })));
   const [west, south, east, north] = mosaic.boundsWgs84;
   ctx.progress(98, 'done');
@@ -62,6 +63,8 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         gsd_m: mosaic.gsdM,
         crs: mosaic.crs,
         field_coverage: analysis.fieldCoverage,
+        // Kept to classify the crop again when the capture date is corrected (the season is an input).
+        row_pattern: rowPattern,
         boundary: boundaryFingerprint(payload.fieldGeometry),
         zoning: zoningRecord(DRONE_ZONING),
         median_misalignment_px: mosaic.medianMisalignmentPx,

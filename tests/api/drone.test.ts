@@ -475,6 +475,15 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     expect(body.ndvi_stats.mean).toBeGreaterThanOrEqual(-1);
     expect(body.ndvi_stats.mean).toBeLessThanOrEqual(1);
 
+    // A capture date corrected (a drone's clock may be wrong) classifies the crop again, the season
+    // being one of its inputs; put back, the guess is the one processing made.
+    const winter = await c.as.operator.put(`/api/scans/${res.body.scan_id}`, { captured_at: '2017-01-15' });
+    expect(winter.status, winter.text).toBe(200);
+    const inWinter = (await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`)).body;
+    expect(inWinter.details.top_candidates).not.toEqual(body.details.top_candidates);
+    expect((await c.as.operator.put(`/api/scans/${res.body.scan_id}`, { captured_at: scan.captured_at })).status).toBe(200);
+    expect((await c.as.viewer.get(`/api/scan/${res.body.scan_id}/classify`)).body).toEqual(body);
+
     // Its zones made again from its index GeoTIFF, in three equal intervals (small patches merged, so
     // perhaps fewer classes are left): the mosaic, the index statistics and the classification stay.
     expect(scan.details.zoning).toEqual({ zones: 5, method: 'jenks', min_zone_area_ha: 0.05 });
