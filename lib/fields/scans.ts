@@ -9,6 +9,8 @@ import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/fi
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
 import { taskErrorText } from '../tasks/view';
+import type { FieldGeometry } from '../geo/geometry';
+import { boundaryFingerprint } from './boundary';
 import { dronePhotosDir } from './files';
 import { parseCaptureDate } from './schemas';
 
@@ -199,18 +201,22 @@ export async function latestScanId(db: TenantDb, fieldId: number): Promise<numbe
 }
 
 export async function getScan(db: TenantDb, id: number) {
-  const scan = await db.scan.findUnique({ where: { id } });
+  const scan = await db.scan.findUnique({ where: { id }, include: { field: { select: { geometry: true } } } });
   if (!scan) throw notFound();
   const zones = await db.zone.findMany({ where: { scanId: id }, orderBy: { classIndex: 'asc' } });
   return { scan, zones };
 }
 
 export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>) {
+  const details = parse<{ boundary?: unknown }>(scan.detailsJson, {});
   return {
     ...scanSummary(scan),
     histogram: parse(scan.histogramJson, null),
     preview: scan.dataPath ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null) } : null,
-    details: parse(scan.detailsJson, {}),
+    details,
+    // The field redrawn or split since the scan was made: its zones are of the earlier boundary (the
+    // field page and the exports clip them to the present one). A scan made before this was recorded says nothing.
+    made_for_earlier_boundary: typeof details.boundary === 'string' && details.boundary !== boundaryFingerprint(JSON.parse(scan.field.geometry) as FieldGeometry),
     classification: classificationOf(scan),
     zones: { type: 'FeatureCollection' as const, features: zones.map(zoneFeature) },
   };

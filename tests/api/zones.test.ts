@@ -266,7 +266,10 @@ describe.skipIf(!!missing)('raster zones', () => {
 
     // Three classes of equal area, for the field's west half only (redrawn since).
     const WEST = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.155, 47.01], [-99.155, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] };
+    expect(before.made_for_earlier_boundary).toBe(false);
     expect((await c.as.operator.put(`/api/fields/${fieldId}`, { geometry: WEST })).status).toBe(200);
+    // A client reading the scan is told its zones are of the earlier boundary.
+    expect((await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan.made_for_earlier_boundary).toBe(true);
     const res = await c.as.agronomist.post(`/api/scans/${scanId}/zones`, { zones: 3, method: 'quantile' });
     expect([res.status, res.body], res.text).toEqual([202, { success: true, task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), scan_id: scanId, field_id: fieldId }]);
     // One remaking at a time.
@@ -289,6 +292,7 @@ describe.skipIf(!!missing)('raster zones', () => {
     // Recorded: how, and for which boundary (so nothing is clipped any more); the rest is the scan's own.
     expect(after.details).toMatchObject({ zoning: { zones: 3, method: 'quantile', min_zone_area_ha: 0.1 }, cell_factor: 1 });
     expect(after.details.boundary).not.toBe(before.details.boundary);
+    expect(after.made_for_earlier_boundary).toBe(false);
     expect(after).toMatchObject({ id: scanId, status: 'completed', index: before.index, stats: before.stats, histogram: before.histogram, preview: before.preview, file_name: 'naip_2019.tif' });
     // The company's tasks name it.
     const listed = (await c.as.viewer.get('/api/tasks?kind=rezone')).body.tasks;

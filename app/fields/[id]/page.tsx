@@ -19,7 +19,6 @@ import { IndexTrend } from '@/components/fields/index-trend';
 import { Card, SuccessMessage } from '@/components/ui/form';
 import { Table, Th } from '@/components/ui/table';
 import { isCrop } from '@/lib/drone/crops';
-import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { fieldDetail, getField } from '@/lib/fields/fields';
 import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
@@ -100,9 +99,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const completed = scans.filter((s) => s.status === 'completed');
   const chosen = completed.find((s) => String(s.id) === query.scan) ?? completed[0];
   const scan = chosen ? scanDetail(await getScan(db, chosen.id)) : null;
-  // The field redrawn or split since the scan was made (a scan made before this was recorded says nothing).
-  const madeFor = (scan?.details as { boundary?: unknown } | undefined)?.boundary;
-  const madeForEarlierBoundary = typeof madeFor === 'string' && madeFor !== boundaryFingerprint(field.geometry);
+  const madeForEarlierBoundary = scan?.made_for_earlier_boundary ?? false;
   const classification = scan?.classification ?? null;
   // How the scan's zones were made (recorded since zonings recorded it), for the form that makes them again.
   const zoningOf = (scan?.details as { zoning?: ZoningRecord } | undefined)?.zoning;
