@@ -1,6 +1,7 @@
 // Zone names as each language writes their numbers.
 import { describe, expect, it } from 'vitest';
 import { localizeZoneName } from '@/lib/i18n/formats';
+import { translate } from '@/lib/i18n/messages';
 
 describe('localizeZoneName', () => {
   it('writes the range with the language’s decimal separator and keeps its digits', () => {
@@ -12,5 +13,14 @@ describe('localizeZoneName', () => {
 
   it('leaves a name without decimals as it is', () => {
     expect(localizeZoneName('Низкая урожайность 1', 'ru')).toBe('Низкая урожайность 1');
+  });
+});
+
+describe('numbers in messages', () => {
+  it('are written as the language writes them: a decimal comma in ru and sk', () => {
+    const params = { min: -18.52, max: 56.81 };
+    expect(translate('ru', 'errors.raster_index_range', params)).toMatch(/от [-−]18,52 до 56,81/);
+    expect(translate('sk', 'errors.raster_index_range', params)).toMatch(/od [-−]18,52 do 56,81/);
+    expect(translate('en', 'errors.raster_index_range', params)).toContain('from -18.52 to 56.81');
   });
 });
