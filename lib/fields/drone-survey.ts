@@ -55,7 +55,7 @@ export function parseDroneData(parts: Record<string, string>): DroneUploadData {
     try {
       input = JSON.parse(parts.data);
     } catch {
-      throw badRequest('invalid_json');
+      throw badRequest('invalid_json_part', { part: 'data' });
     }
   }
   if (containsNul(input)) throw unprocessable('text_nul');

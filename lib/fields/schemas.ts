@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ZONING_METHODS } from '../raster/classify';
 import { PARCEL_NUMBER } from './parcel-number';
 import { recordId, recordIdText } from '../http/record-id';
+import { MESSAGES } from '../i18n/messages';
 
 const parcelNumber = z
   .string()
@@ -100,15 +101,21 @@ export const fieldListQuery = z.object({
   q: z.string().trim().max(255).optional(),
 });
 
+/** The classifier's crops by the names the pages give them, in any of the languages ("Пшеница" is wheat). */
+const CROP_BY_NAME = new Map(
+  Object.values(MESSAGES).flatMap((m) => Object.entries(m.drone.crops).map(([id, name]) => [name.toLocaleLowerCase(), id] as const)),
+);
+
 /**
- * The crop a user names: the classifier's eight or any other identifier (the spec leaves the set
- * open). `auto`, the automatic classification, names none and parses as null.
+ * The crop a user names: the classifier's eight (by identifier, or by name in ru, en or sk) or any
+ * other identifier (the spec leaves the set open). `auto`, the automatic classification, names none
+ * and parses as null.
  */
 export const userCrop = z
   .string()
   .trim()
-  .toLowerCase()
-  .regex(/^[a-z][a-z0-9_-]{1,31}$/)
+  .transform((v) => CROP_BY_NAME.get(v.toLocaleLowerCase()) ?? v.toLowerCase())
+  .pipe(z.string().regex(/^[a-z][a-z0-9_-]{1,31}$/))
   .transform((v) => (v === 'auto' ? null : v));
 
 const CAPTURE_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/;

@@ -177,6 +177,7 @@ describe('drone upload: refusals answered at once', () => {
     const zip = await zipOf([], { 'a.jpg': (await plainJpegs())[0]! });
     const notJson = await upload(c.as.operator, zip, '{field_id: 1');
     expect(notJson.status, notJson.text).toBe(400);
+    expect(notJson.body.error).toBe('The data part is not valid JSON');
     const badId = await upload(c.as.operator, zip, { field_id: 'north', crop_type: 'auto' });
     expect(badId.status, badId.text).toBe(422);
     expect(badId.body.error).toContain('field_id');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyCrop, expectedNdvi, isUncertain, rowPatternOfTile, type RowPattern } from '@/lib/drone/classify';
 import { CROPS } from '@/lib/drone/crops';
+import { userCrop } from '@/lib/fields/schemas';
 import { labelledCropSet, seededRandom } from '@/lib/drone/crop-set';
 
 const N = 256;
@@ -70,5 +71,17 @@ describe('classifyCrop', () => {
     };
     expect(acc('peak')).toBeGreaterThan(0.35); // chance is 0.125
     expect(acc('peak')).toBeGreaterThan(acc('mixed'));
+  });
+});
+
+describe('the crop a user names', () => {
+  it('is an identifier, or one of the classifier’s crops by its name in ru, en or sk', () => {
+    expect(userCrop.parse('Пшеница')).toBe('wheat');
+    expect(userCrop.parse(' подсолнечник ')).toBe('sunflower');
+    expect(userCrop.parse('Slnečnica')).toBe('sunflower');
+    expect(userCrop.parse('Oats')).toBe('oats');
+    expect(userCrop.parse('auto')).toBeNull();
+    expect(userCrop.safeParse('овёс').success).toBe(false);
+    expect(userCrop.safeParse('DROP TABLE').success).toBe(false);
   });
 });
