@@ -20,7 +20,9 @@ export async function isoxmlExport(db: TenantDb, companyId: number, target: { fi
     rates,
     productName: url.searchParams.get('product') || (typeof settings.product === 'string' ? settings.product : 'Fertilizer'),
     grid: gridFlag(url.searchParams.get('grid')),
-    customer: field.owner ?? company.name,
+    // The customer is whom the work is done for: the farm itself, not the field's landowner (a leased
+    // field's landlord is no customer of its tenant's spreading).
+    customer: company.name,
     farm: company.name,
   };
   const zip = await runExportWork({ op: 'isoxml', field: { name: field.name, geometry: field.geometry }, zones, opts });

@@ -30,7 +30,9 @@ const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
  * `140131`, which `14013/1` is too). Empty when nothing is left.
  */
 export function asciiStem(name: string): string {
-  return slugify(name.replace(/(?<=\S)[/\\:.](?=\S)/g, '-'), { replacement: '_', remove: /[^\w\s-]/g, trim: true });
+  // Characters a file name cannot hold, which slugify would spell out (`<` -> `less`, `|` -> `or`), separate words here.
+  const separated = name.replace(/(?<=\S)[/\\:.](?=\S)/g, '-').replace(/[<>|*?"]+/g, ' ');
+  return slugify(separated, { replacement: '_', remove: /[^\w\s-]/g, trim: true });
 }
 
 /**

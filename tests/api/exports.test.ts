@@ -97,14 +97,18 @@ describe('KMZ flight plans', () => {
 
 describe('ISOXML', () => {
   it('exports the field boundary as ISO 11783-10 task data', async () => {
-    const { api } = await registerCompany(baseUrl());
-    const id = (await api.post('/api/fields', { name: 'Pole', geometry: rect(17.1, 48.1) })).body.id;
+    const { api, name: company } = await registerCompany(baseUrl());
+    const landlord = (await api.post('/api/owners', { name: 'Landlord' })).body.id;
+    const id = (await api.post('/api/fields', { name: 'Pole', geometry: rect(17.1, 48.1), owner_id: landlord, status: 'Аренда' })).body.id;
     const { res, body } = await download(api, `/api/field/export/isoxml/${id}`);
     expect(res.status).toBe(200);
     const zip = await JSZip.loadAsync(body);
     const xml = await zip.file(/TASKDATA\.XML$/i)[0]!.async('string');
     expect(xml).toContain('VersionMajor="4"');
     expect(xml).toMatch(/<PFD [^>]*C="Pole"/);
+    // The customer is the farm the work is done for, not the leased field's landlord.
+    expect(xml).toContain(`<CTR A="CTR1" B="${company}"`);
+    expect(xml).not.toContain('Landlord');
   });
 });
 

@@ -337,6 +337,8 @@ describe('file names and the all-fields ZIP', () => {
     expect(kmzFileName('../../etc')).toMatch(/^[A-Za-z0-9_-]+\.kmz$/);
     expect(kmzFileName('???')).toBe('field.kmz');
     expect(kmzFileName('North-2 (jar)')).toBe('North-2_jar.kmz');
+    // Characters a file name cannot hold separate words; they are not spelled out (`less`, `or`).
+    expect(kmzFileName('a<b>c|d*e?f"g')).toBe('a_b_c_d_e_f_g.kmz');
     // A register code's separators become hyphens, not nothing: 1401/31 is not 14013/1.
     expect(kmzFileName('1401/31')).toBe('1401-31.kmz');
     expect(kmzFileName('14013/1')).toBe('14013-1.kmz');
