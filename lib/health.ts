@@ -1,4 +1,5 @@
-// GET /api/health: which database and queue this process uses, and whether the database answers.
+// GET /api/health: which database and queue this process uses, whether they answer, and (with
+// Redis) how many worker processes take tasks.
 import { config } from './config';
 import type { Db } from './db/client';
 import pkg from '../package.json';
@@ -13,11 +14,16 @@ export async function healthReport(db: Db) {
   }
   // Uploads need the queue: with Redis not answering they are refused (503), so the service is not healthy.
   const queue = c.REDIS_URL ? await (await import('./redis')).redisAnswers() : true;
+  // With no worker process, uploads are taken but wait: said, though the web tier itself is healthy
+  // (a load balancer must not take every web server out for it).
+  const workers = c.REDIS_URL && queue ? await (await import('./tasks/redis-queue')).workersTakingTasks() : undefined;
   const error = [database ? '' : 'database unavailable', queue ? '' : 'queue unavailable'].filter(Boolean).join('; ');
   return {
     success: database && queue,
     database: c.databaseKind,
     queue: c.REDIS_URL ? ('redis' as const) : ('local' as const),
+    ...(workers !== undefined ? { workers } : {}),
+    ...(workers === 0 ? { warning: 'no worker process is taking tasks: uploads wait until one starts (npm run worker)' } : {}),
     version: pkg.version,
     ...(error ? { error } : {}),
   };

@@ -1,7 +1,7 @@
 // Scale-out (REDIS_URL set): web processes put task ids on BullMQ queues, one per kind; worker
 // processes (`npm run worker`) take them. The task row stays the truth about status and results.
 import { Queue } from 'bullmq';
-import { redisConnection } from '../redis';
+import { redisClient, redisConnection } from '../redis';
 import { MAX_ATTEMPTS, type TaskKind } from './types';
 
 export const queueName = (kind: TaskKind) => `fieldmap-${kind}`;
@@ -42,3 +42,20 @@ export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<bool
   }
 }
 
+
+/**
+ * Worker processes taking tasks now (each takes every kind; counted on one queue), or null when
+ * Redis does not say within 1 s. Redis lists the clients of all its databases: only this one's count.
+ */
+export async function workersTakingTasks(): Promise<number | null> {
+  const db = String(redisClient().options.db ?? 0);
+  const count = async () => (await queueOf('raster_zones').getWorkers()).filter((w) => (w.db ?? '0') === db).length;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([count(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 1_000)))]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -62,7 +62,7 @@ describe.skipIf(!!reason)('two web processes, two workers', () => {
   });
 
   it('reports the PostgreSQL database and the Redis queue', async () => {
-    expect((await new Api(webs[1]!.url).get('/api/health')).body).toMatchObject({ database: 'postgresql', queue: 'redis' });
+    expect((await new Api(webs[1]!.url).get('/api/health')).body).toMatchObject({ success: true, database: 'postgresql', queue: 'redis', workers: 2 });
   });
 
   it('20 raster jobs submitted through both web processes all complete exactly once', async () => {
@@ -186,6 +186,43 @@ describe.skipIf(!!reason)('two web processes, two workers', () => {
     const row = await db.task.findUniqueOrThrow({ where: { id: res.body.task_id } });
     expect([row.status, row.attempts]).toEqual(['completed', 1]);
     await db.$disconnect();
+  });
+});
+
+describe.skipIf(!!reason)('no worker process yet', () => {
+  let scratch: ScratchDb;
+  let web: TestServer;
+  let worker: TestWorker | undefined;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    scratch = await scratchPostgres();
+    const redisUrl = `${REDIS_BASE}/${7 + Math.floor(Math.random() * 8)}`;
+    const r = new IORedis(redisUrl);
+    await r.flushdb();
+    r.disconnect();
+    const dataDir = mkdtempSync(join(tmpdir(), 'no-worker-'));
+    env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir };
+    web = await startServer({ env, dataDir });
+  });
+
+  afterAll(async () => {
+    await Promise.all([web?.stop(), worker?.stop()]);
+    await scratch?.drop();
+  });
+
+  it('health says no worker takes tasks; an upload waits queued, and runs once a worker starts', async () => {
+    const health = await new Api(web.url).get('/api/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ success: true, queue: 'redis', workers: 0, warning: expect.stringContaining('npm run worker') });
+    const { api } = await registerCompany(web.url);
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 't.tif' }, zones: '3' });
+    expect(res.status, res.text).toBe(202);
+    expect((await api.get(`/api/tasks/${res.body.task_id}`)).body.status).toBe('pending');
+    worker = await startWorker(env);
+    expect(await waitForTask(api, res.body.task_id)).toMatchObject({ status: 'completed' });
+    expect((await new Api(web.url).get('/api/health')).body).toMatchObject({ workers: 1 });
   });
 });
 

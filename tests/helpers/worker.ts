@@ -23,7 +23,10 @@ export async function startWorker(env: Record<string, string>): Promise<TestWork
   const deadline = Date.now() + 60_000;
   while (!out.includes('worker started')) {
     if (proc.exitCode !== null) throw new Error(`worker exited: ${out}`);
-    if (Date.now() > deadline) throw new Error(`worker did not start: ${out}`);
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`worker did not start: ${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
