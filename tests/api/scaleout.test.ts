@@ -37,6 +37,15 @@ const exiftool = (() => {
   }
 })();
 
+/** A Redis database of its own, emptied first, so queues of other runs do not mix in. */
+async function emptyRedisDb(): Promise<string> {
+  const url = `${REDIS_BASE}/${7 + Math.floor(Math.random() * 8)}`;
+  const r = new IORedis(url);
+  await r.flushdb();
+  r.disconnect();
+  return url;
+}
+
 describe.skipIf(!!reason)('two web processes, two workers', () => {
   let scratch: ScratchDb;
   let env: Record<string, string>;
@@ -45,11 +54,7 @@ describe.skipIf(!!reason)('two web processes, two workers', () => {
 
   beforeAll(async () => {
     scratch = await scratchPostgres();
-    // A Redis database of its own, emptied first, so queues of other runs do not mix in.
-    const redisUrl = `${REDIS_BASE}/${7 + Math.floor(Math.random() * 8)}`;
-    const r = new IORedis(redisUrl);
-    await r.flushdb();
-    r.disconnect();
+    const redisUrl = await emptyRedisDb();
     const dataDir = mkdtempSync(join(tmpdir(), 'scaleout-'));
     env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir, SESSION_SECRET: 'scale-out-secret-0123456789' };
     webs.push(await startServer({ env, dataDir }), await startServer({ env, dataDir }));
@@ -197,10 +202,7 @@ describe.skipIf(!!reason)('no worker process yet', () => {
 
   beforeAll(async () => {
     scratch = await scratchPostgres();
-    const redisUrl = `${REDIS_BASE}/${7 + Math.floor(Math.random() * 8)}`;
-    const r = new IORedis(redisUrl);
-    await r.flushdb();
-    r.disconnect();
+    const redisUrl = await emptyRedisDb();
     const dataDir = mkdtempSync(join(tmpdir(), 'no-worker-'));
     env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir };
     web = await startServer({ env, dataDir });
