@@ -56,23 +56,38 @@ export function FieldPropsForm({
   /** The owner to save the field with; undefined when a new one could not be added (the reason is shown). */
   async function chosenOwnerId(): Promise<number | null | undefined> {
     if (ownerId !== NEW_OWNER) return ownerId ? Number(ownerId) : null;
-    const known = listed.find((o) => ownerNameKey(o.name) === ownerNameKey(newOwner));
-    if (known) {
-      setOwnerId(String(known.id));
-      return known.id;
+    const name = newOwner.trim();
+    // The browser's `required` takes spaces for a name.
+    if (!name) {
+      setOwnerError(t('fields.new_owner_name_missing'));
+      return undefined;
     }
+    const take = (owner: OwnerOption) => {
+      if (!listed.some((o) => o.id === owner.id)) {
+        // Listed here at once, and in the page's owners once they are read again.
+        setAdded((list) => [...list, owner]);
+        router.refresh();
+      }
+      setOwnerId(String(owner.id));
+      setNewOwner('');
+      return owner.id;
+    };
+    const known = listed.find((o) => ownerNameKey(o.name) === ownerNameKey(name));
+    if (known) return take(known);
     setCreatingOwner(true);
-    const res = await api<{ id: number }>('/api/owners', { method: 'POST', body: { name: newOwner.trim() } });
+    const res = await api<{ id: number }>('/api/owners', { method: 'POST', body: { name } });
+    // Taken since the page was read (by a colleague, or another tab): that owner, found in the list as it is now.
+    const taken = !res.ok && res.status === 409 ? (await api<OwnerOption[]>('/api/owners')) : null;
     setCreatingOwner(false);
+    if (taken?.ok) {
+      const owner = taken.data.find((o) => ownerNameKey(o.name) === ownerNameKey(name));
+      if (owner) return take({ id: owner.id, name: owner.name });
+    }
     if (!res.ok) {
       setOwnerError(res.error ?? t('common.network_error'));
       return undefined;
     }
-    setAdded((list) => [...list, { id: res.data.id, name: newOwner.trim() }]);
-    setOwnerId(String(res.data.id));
-    setNewOwner('');
-    router.refresh();
-    return res.data.id;
+    return take({ id: res.data.id, name });
   }
   // A status typed elsewhere (an import) stays selectable as it is.
   const statuses: string[] = [...KNOWN_STATUSES];
@@ -95,7 +110,8 @@ export function FieldPropsForm({
         <option value={NEW_OWNER}>{t('fields.add_owner')}</option>
       </Select>
       {ownerId === NEW_OWNER && (
-        <TextInput label={t('fields.new_owner_name')} name="new_owner" value={newOwner} onChange={(e) => setNewOwner(e.target.value)} required maxLength={255} />
+        // Focused as it appears: on a phone the box would otherwise wait for a tap.
+        <TextInput label={t('fields.new_owner_name')} name="new_owner" value={newOwner} onChange={(e) => setNewOwner(e.target.value)} required maxLength={255} autoFocus />
       )}
       <ErrorMessage>{ownerError}</ErrorMessage>
       <Select label={t('fields.status')} name="status" value={status} onChange={(e) => setStatus(e.target.value)}>

@@ -17,6 +17,8 @@ interface DroneAccepted {
   field_id: number | null;
   scan_id: number | null;
   estimated_time?: string;
+  /** Files of the archive the survey does not use (not photos, copies, photos without GPS). */
+  ignored_files?: string[];
 }
 
 export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; defaultField?: number }) {
@@ -62,6 +64,12 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
       </SubmitButton>
       <UploadBar progress={progress} />
       {accepted?.estimated_time && task?.status !== 'completed' && <p className="text-sm text-stone-600">{t('uploads.estimated', { time: accepted.estimated_time })}</p>}
+      {/* Only the person uploading can tell a frame is missing (one without GPS, say): named, not dropped silently. */}
+      {!!accepted?.ignored_files?.length && (
+        <p className="text-sm text-amber-800" data-testid="drone-ignored">
+          {t('uploads.drone_ignored', { count: accepted.ignored_files.length, files: accepted.ignored_files.join(', ') })}
+        </p>
+      )}
       <TaskProgress task={task} />
       <ErrorMessage>{error ?? pollError}</ErrorMessage>
       {task?.status === 'error' && <ErrorMessage>{task.error ?? t('uploads.task_failed')}</ErrorMessage>}

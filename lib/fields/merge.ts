@@ -13,13 +13,14 @@ import type { mergeFieldsBody } from './schemas';
 /** Scans and zones belong to the boundary they were made for: fields taken in may have none (409). */
 async function assertNoScans(db: Pick<TenantDb, 'scan' | 'zone' | 'task'>, fields: { id: number; name: string }[]) {
   const ids = fields.map((f) => f.id);
-  // An upload still being processed is a scan to come.
   const [scanned, zoned, uploading] = await Promise.all([
     db.scan.findMany({ where: { fieldId: { in: ids } }, select: { fieldId: true } }),
     db.zone.findMany({ where: { fieldId: { in: ids } }, select: { fieldId: true } }),
     fieldsWithTasksInProgress(db, ids),
   ]);
-  const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId).concat([...uploading]));
+  // An upload still being processed is a scan to come: to be waited for, which its own message says.
+  if (uploading.size > 0) throw conflict('merge_fields_uploading', { names: fields.filter((f) => uploading.has(f.id)).map((f) => f.name).join(', ') });
+  const withData = new Set([...scanned, ...zoned].map((r) => r.fieldId));
   if (withData.size > 0) throw conflict('merge_fields_have_scans', { names: fields.filter((f) => withData.has(f.id)).map((f) => f.name).join(', ') });
 }
 

@@ -114,7 +114,7 @@ describe('merging fields', () => {
     // Taken into another field, its scan would describe a boundary that no longer exists.
     const refused = await api.post('/api/fields/merge', { ids: [plain, scanned] });
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toBe('Only the field kept (the first) may have scans or zones, so that none is lost; these others have some too: Scanned.');
+    expect(refused.body.error).toBe('Only the field kept may have scans or zones, so that none is lost; these others have some too: Scanned.');
     expect((await api.get(`/api/fields/${plain}`)).status).toBe(200);
 
     const res = await api.post('/api/fields/merge', { ids: [scanned, plain] });

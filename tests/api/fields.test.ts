@@ -245,7 +245,8 @@ describe('fields', () => {
     const refused = await api.del(`/api/fields/${busyId}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe(en.errors.field_task_running);
-    expect((await api.post('/api/fields/merge', { ids: [otherId, busyId] })).status).toBe(409);
+    const merge = await api.post('/api/fields/merge', { ids: [otherId, busyId] });
+    expect([merge.status, merge.body.error]).toEqual([409, en.errors.merge_fields_uploading.replace('{names}', 'Uploading')]);
     await retried(() => db.task.update({ where: { id: taskId }, data: { status: 'completed' } }));
     expect((await api.del(`/api/fields/${busyId}`)).status).toBe(200);
     await db.$disconnect();

@@ -76,9 +76,26 @@ test('a field drawn for an owner not yet listed adds the owner from its form; a 
   const owners = async () => ((await (await page.request.get('/api/owners')).json()) as { id: number; name: string }[]).map((o) => o.name).sort();
   expect(await owners()).toEqual(['Kovač', 'Novák Ján']);
 
+  // A name of spaces only is not a name; said in words, nothing is saved.
+  await page.getByRole('button', { name: 'Draw a field' }).click();
+  for (const [dx, dy] of [[550, 120], [670, 120], [670, 240], [550, 240], [550, 120]]) await page.mouse.click(box.x + dx!, box.y + dy!);
+  await form.getByLabel('Name').fill('Blank owner');
+  await form.getByRole('combobox', { name: 'Owner', exact: true }).selectOption({ label: en.fields.add_owner });
+  await expect(form.getByLabel(en.fields.new_owner_name)).toBeFocused();
+  await form.getByLabel(en.fields.new_owner_name).fill('   ');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.getByRole('alert')).toHaveText(en.fields.new_owner_name_missing);
+  await form.getByRole('button', { name: 'Cancel' }).click();
+
+  // An owner a colleague added since the page was read is that owner, not a 409 to reload for.
+  await page.request.post('/api/owners', { data: { name: 'Added Meanwhile' } });
+  await drawAndSave(550, 'Third strip', 'added meanwhile');
+  await expect(page.getByTestId('field-panel')).toContainText('Added Meanwhile');
+  expect(await owners()).toEqual(['Added Meanwhile', 'Kovač', 'Novák Ján']);
+
   await drawAndSave(350, 'Second strip', ' KOVAČ ');
   await expect(page.getByTestId('field-panel')).toContainText('Kovač');
-  expect(await owners()).toEqual(['Kovač', 'Novák Ján']);
+  expect(await owners()).toEqual(['Added Meanwhile', 'Kovač', 'Novák Ján']);
   const fields = (await (await page.request.get('/api/fields')).json()).features as { id: number; properties: { name: string } }[];
   const second = fields.find((f) => f.properties.name === 'Second strip')!;
   expect((await (await page.request.get(`/api/fields/${second.id}`)).json()).owner).toEqual({ id: kovac, name: 'Kovač' });

@@ -367,6 +367,29 @@ test('a processed drone survey’s orthomosaic and NDVI download from the field 
   }
 });
 
+test('a drone ZIP’s files the survey does not use, a photo without GPS among them, are named when it is accepted', async ({ page }) => {
+  test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
+  test.setTimeout(120_000);
+  await registerCompany(page.request);
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-ignored-'));
+  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only: [0, 1] });
+  await createField(page.request, { name: 'Named', geometry: survey.fieldWgs84(0, 0, 800, 420) });
+  const zip = new JSZip();
+  for (const f of survey.files) zip.file(basename(f), readFileSync(f));
+  // A frame taken before the GPS fix: no EXIF at all.
+  zip.file('IMG_nofix.jpg', await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 90, g: 120, b: 40 } } }).jpeg().toBuffer());
+  zip.file('readme.txt', 'flight notes');
+  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
+  rmSync(dir, { recursive: true, force: true });
+  await page.goto('/uploads');
+  const form = page.getByRole('form', { name: 'Drone photos' });
+  await form.getByLabel('Photos ZIP').setInputFiles({ name: 'flight.zip', mimeType: 'application/zip', buffer });
+  await form.getByRole('button', { name: 'Upload and process' }).click();
+  await expect(form.getByTestId('drone-ignored')).toHaveText(
+    '2 files of the archive were left out (not photos, copies, or photos without GPS): readme.txt, IMG_nofix.jpg',
+  );
+});
+
 test('a drone ZIP with a single photo is refused with the reason, before any processing', async ({ page }) => {
   await registerCompany(page.request);
   const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40, g: 120, b: 40 } } }).jpeg().toBuffer();
