@@ -67,12 +67,34 @@ export const bandOrder = z
     return roles as BandRole[];
   });
 
+/** Where a raster's band order came from: the `bands` part, the file's own band descriptions or colour interpretations, or the usual order for the count. */
+export type BandOrderSource = 'given' | 'file' | 'assumed';
+
+export interface BandOrder {
+  roles: BandRole[];
+  source: BandOrderSource;
+}
+
+/**
+ * Band roles: explicit order, else the file's band descriptions, else its GDAL colour
+ * interpretations (GDAL 3.10 writes `NIR`, `RedEdge`, `SWIR` beside `Red`, `Green`, `Blue`), else the
+ * usual order for the band count; undefined when none applies. The TIFF's Photometric tag is not
+ * read: writers set RGB on any 3-or-more-band file (the Landsat tile here is SWIR1,NIR,Red,Green
+ * tagged RGB).
+ */
+export function bandOrderOf(bands: number, names?: string[], order?: BandRole[], colorInterps?: Array<string | undefined>): BandOrder | undefined {
+  if (order) return order.length === bands ? { roles: order, source: 'given' } : undefined;
+  for (const labels of [names, colorInterps]) {
+    const fromFile = labels?.length === bands ? labels.map((l) => (l ? roleFromName(l) : 'other')) : undefined;
+    if (fromFile?.some((r) => r === 'nir')) return { roles: fromFile, source: 'file' };
+  }
+  const usual = DEFAULT_ORDER[bands];
+  return usual ? { roles: usual, source: 'assumed' } : undefined;
+}
+
 /** Band roles: explicit order, else descriptions, else the usual order for the band count. */
 export function bandRoles(bands: number, names?: string[], order?: BandRole[]): BandRole[] | undefined {
-  if (order) return order.length === bands ? order : undefined;
-  const fromNames = names?.map(roleFromName);
-  if (fromNames?.some((r) => r === 'nir')) return fromNames;
-  return DEFAULT_ORDER[bands];
+  return bandOrderOf(bands, names, order)?.roles;
 }
 
 export interface SingleBandScaling {
@@ -82,10 +104,16 @@ export interface SingleBandScaling {
   offset?: number;
 }
 
+/** How a single-band index's stored numbers were turned into the index. */
+export type IndexEncoding = 'float' | 'file_scale' | 'int_x10000';
+
 /**
- * How to get the index out of the file. A single band is the index itself (integers are rescaled
- * to -1..1 by the metadata's scale/offset or, without them, by the usual encodings of the type);
- * several bands compute a normalized difference.
+ * How to get the index out of the file. A single band is the index itself: floating point as it
+ * is, integers by the file's scale/offset metadata or, without them, only signed integers by the
+ * x10000 convention (MODIS, VIIRS, Landsat and Sentinel-2 index products); unsigned integers
+ * without a scale are written in too many scales (0..255 for -1..1, NDVI x 100, DN/250 - 0.08) to
+ * guess, and answer 422 `raster_index_scale_unknown`. Several bands compute a normalized difference;
+ * when the bands are known but the index needs one they do not have, 422 `raster_band_missing`.
  */
 export function indexPlan(
   bands: number,
@@ -95,11 +123,13 @@ export function indexPlan(
   bandName?: string,
   /** Each band's scale and offset from the file's metadata, turning its counts into reflectance. */
   bandScaling: { scale?: number; offset?: number }[] = [],
-): IndexPlan {
+  /** Whether `roles` were given, read from the file or assumed (for the message when a band is missing). */
+  source?: BandOrderSource,
+): IndexPlan & { encoding?: IndexEncoding } {
   if (bands === 1) {
-    const { scale, offset } = singleBandScale(single);
+    const { scale, offset, encoding } = singleBandScale(single);
     const name = requested !== 'auto' ? requested : bandName ? bandName.toLowerCase() : 'index';
-    return { name, samples: [0], compute: (a) => a * scale + offset };
+    return { name, samples: [0], compute: (a) => a * scale + offset, encoding };
   }
   // A single band is the index itself, under any name; several bands need a formula we know.
   if (requested !== 'auto' && !Object.hasOwn(FORMULAS, requested)) throw unprocessable('raster_index_unknown', { index: requested, known: Object.keys(FORMULAS).join(', ') });
@@ -117,16 +147,25 @@ export function indexPlan(
       return { name, samples: [ia, ib], compute: plain ? ratio : (a, b) => ratio(a * sa + oa, b * sb + ob) };
     }
   }
+  // The bands are known (given, described or the usual order) and lack one the index needs: say
+  // which, not that the order is unknown.
+  if (roles) {
+    const name = wanted[0];
+    const missing = FORMULAS[name].find((r) => !roles.includes(r))!;
+    throw unprocessable('raster_band_missing', { index: name, missing, order: roles.join(', '), source: source ?? 'given' });
+  }
   throw unprocessable('raster_bands_unknown', { bands, index: requested });
 }
 
-function singleBandScale({ sampleFormat, bitsPerSample, scale, offset }: SingleBandScaling): { scale: number; offset: number } {
-  if (scale !== undefined || offset !== undefined) return { scale: scale ?? 1, offset: offset ?? 0 };
-  if (sampleFormat === 3) return { scale: 1, offset: 0 };
-  // Unsigned: 0..max maps to -1..1. Signed: the common x10000 encoding (MODIS, Sentinel L2 products).
-  if (sampleFormat === 1) {
-    const max = 2 ** bitsPerSample - 1;
-    return { scale: 2 / max, offset: -1 };
-  }
-  return { scale: 1 / 10_000, offset: 0 };
+const INTEGER_TYPE: Record<string, string> = { '1/8': 'Byte', '1/16': 'UInt16', '1/32': 'UInt32', '2/8': 'Int8', '2/16': 'Int16', '2/32': 'Int32' };
+
+function singleBandScale({ sampleFormat, bitsPerSample, scale, offset }: SingleBandScaling): { scale: number; offset: number; encoding: IndexEncoding } {
+  if (scale !== undefined || offset !== undefined) return { scale: scale ?? 1, offset: offset ?? 0, encoding: 'file_scale' };
+  if (sampleFormat === 3) return { scale: 1, offset: 0, encoding: 'float' };
+  // Signed: the common x10000 encoding (MODIS, Sentinel L2 products). Unsigned: no one convention.
+  if (sampleFormat === 2 && bitsPerSample >= 16) return { scale: 1 / 10_000, offset: 0, encoding: 'int_x10000' };
+  throw unprocessable('raster_index_scale_unknown', { type: integerTypeName(sampleFormat, bitsPerSample) });
 }
+
+/** GDAL's name of an integer sample type (`Byte`, `Int16`). */
+export const integerTypeName = (sampleFormat: number, bitsPerSample: number) => INTEGER_TYPE[`${sampleFormat}/${bitsPerSample}`] ?? `${bitsPerSample}-bit`;

@@ -37,6 +37,56 @@ export function rasterizeField(rings: GridRings, width: number, height: number):
   return cover;
 }
 
+/**
+ * The fraction of each cell that lies inside the field (even-odd over all rings), exact along rows
+ * and sampled on `sub` lines per row: what a cell adds to the area of a zone clipped to the field.
+ */
+export function coverageFractions(rings: GridRings, width: number, height: number, sub = 16): Float32Array {
+  const fraction = new Float32Array(width * height);
+  // Per row: partial cells directly, runs of whole cells through a difference array.
+  const diff = new Float64Array(width + 1);
+  const xs: number[] = [];
+  const w = 1 / sub;
+  for (let r = 0; r < height; r++) {
+    diff.fill(0);
+    const base = r * width;
+    for (let s = 0; s < sub; s++) {
+      const y = r + (s + 0.5) * w;
+      xs.length = 0;
+      for (const ring of rings) {
+        for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+          const [xi, yi] = ring[i]!;
+          const [xj, yj] = ring[j]!;
+          if (yi > y !== yj > y) xs.push(xi + ((y - yi) * (xj - xi)) / (yj - yi));
+        }
+      }
+      xs.sort((a, b) => a - b);
+      for (let k = 0; k + 1 < xs.length; k += 2) {
+        const a = Math.max(0, xs[k]!);
+        const b = Math.min(width, xs[k + 1]!);
+        if (!(b > a)) continue;
+        const ca = Math.floor(a);
+        const cb = Math.min(width - 1, Math.floor(b));
+        if (ca === cb) {
+          fraction[base + ca]! += (b - a) * w;
+          continue;
+        }
+        fraction[base + ca]! += (ca + 1 - a) * w;
+        if (cb < width) fraction[base + cb]! += (b - cb) * w;
+        diff[ca + 1]! += w;
+        diff[cb]! -= w;
+      }
+    }
+    let run = 0;
+    for (let c = 0; c < width; c++) {
+      run += diff[c]!;
+      const v = fraction[base + c]! + run;
+      fraction[base + c] = v > 1 ? 1 : v < 1e-9 ? 0 : v;
+    }
+  }
+  return fraction;
+}
+
 /** Marks every cell a segment passes through (grid traversal, Amanatides & Woo). */
 function markSegment(cover: Uint8Array, width: number, height: number, a: [number, number], b: [number, number]): void {
   const dx = b[0] - a[0];
@@ -136,14 +186,21 @@ export function labelComponents(classes: Uint8Array, width: number, height: numb
 
 /**
  * Region merging (like GDAL's sieve): patches smaller than minCells, smallest first, join their
- * largest neighbouring patch and take its class. Patches with no classed neighbour (islands in
- * nodata) stay. Updates `classes` and returns the final labelling.
+ * largest neighbouring patch and take its class. A patch's size is the sum of its cells' weights
+ * (the part of each inside the field; 1 each without weights), so a patch that is mostly outside
+ * the field counts for what is left of it once clipped. What is still smaller than minCells once
+ * merging is done has no classed neighbour at all (an island in nodata, water or the field's edge):
+ * it becomes unzoned (class 0), unless that would leave no zone at all. Updates `classes` and
+ * returns the final labelling.
  */
-export function mergeSmallPatches(classes: Uint8Array, width: number, height: number, minCells: number): Components {
+export function mergeSmallPatches(classes: Uint8Array, width: number, height: number, minCells: number, weights?: Float32Array): Components {
   const first = labelComponents(classes, width, height);
-  if (minCells <= 1) return first;
+  if (minCells <= 0) return first;
   const { labels, count } = first;
-  const size = Int32Array.from(first.sizes);
+  const size = new Float64Array(count + 1);
+  if (weights) {
+    for (let i = 0; i < labels.length; i++) size[labels[i]!]! += weights[i]!;
+  } else size.set(first.sizes);
   const labelClass = new Uint8Array(count + 1);
   for (let i = 0; i < labels.length; i++) labelClass[labels[i]!] = classes[i]!;
   // Neighbour sets, only for patches that may need merging or be merged into.
@@ -191,6 +248,13 @@ export function mergeSmallPatches(classes: Uint8Array, width: number, height: nu
     }
     adjacent[root] = undefined;
   }
-  for (let i = 0; i < classes.length; i++) if (labels[i] !== 0) classes[i] = labelClass[find(labels[i]!)]!;
+  // Islands still below the minimum are left unzoned, unless every patch is one (a field smaller than the minimum zone).
+  let kept = false;
+  for (let l = 1; l <= count && !kept; l++) if (find(l) === l && size[l]! >= minCells) kept = true;
+  for (let i = 0; i < classes.length; i++) {
+    if (labels[i] === 0) continue;
+    const root = find(labels[i]!);
+    classes[i] = kept && size[root]! < minCells ? 0 : labelClass[root]!;
+  }
   return labelComponents(classes, width, height, labels);
 }

@@ -5,10 +5,10 @@ import { feature, featureCollection, intersect } from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { unprocessable } from '@/lib/http/errors';
-import { bandRoles, indexPlan, type BandRole, type IndexName, type IndexPlan } from './bands';
+import { bandOrderOf, indexPlan, integerTypeName, type BandOrder, type BandRole, type IndexEncoding, type IndexName, type IndexPlan } from './bands';
 import { classBreaks, classOf, histogramQuantile, type Histogram, type ZoningMethod } from './classify';
 import { converters } from './crs';
-import { CENTRE_INSIDE, CROSSED, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
+import { CENTRE_INSIDE, CROSSED, coverageFractions, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
 import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
 import { borderGrid, simplifyBorders } from './simplify-borders';
@@ -35,15 +35,36 @@ export const DRONE_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: '
 
 /** What a scan's details record of how its zones were made (and what remaking them starts from). */
 export interface ZoningRecord {
+  /** The number of zones asked for (what remaking them asks for again). */
   zones: number;
   method: ZoningMethod;
   min_zone_area_ha: number;
+  /** The number of zones made (recorded since zonings record it): fewer than asked when classes vanished. */
+  zones_made?: number;
+  /**
+   * Why fewer were made: `few_values` when the index has too few distinct values for the classes
+   * asked, `small_patches` when every patch of a class was smoothed away or merged into its
+   * neighbours for being smaller than min_zone_area_ha. Absent when all were made.
+   */
+  zones_short?: 'few_values' | 'small_patches';
 }
 
-export const zoningRecord = (options: Partial<ZoningOptions>): ZoningRecord => {
+export const zoningRecord = (options: Partial<ZoningOptions>, made?: Pick<ZoningResult, 'zones' | 'classesFound'>): ZoningRecord => {
   const o = { ...DEFAULT_ZONING, ...options };
-  return { zones: o.zones, method: o.method, min_zone_area_ha: o.minZoneAreaHa };
+  const record: ZoningRecord = { zones: o.zones, method: o.method, min_zone_area_ha: o.minZoneAreaHa };
+  if (!made) return record;
+  record.zones_made = made.zones.length;
+  if (made.zones.length < o.zones) record.zones_short = made.classesFound < o.zones ? 'few_values' : 'small_patches';
+  return record;
 };
+
+/** What a scan's details record of how the index was read from the file. */
+export interface IndexInputRecord {
+  /** A multi-band raster's bands in file order (alpha left out), and whether the order was given, read from the file or assumed. */
+  bands?: { order: BandRole[]; source: BandOrder['source'] };
+  /** A single-band index: how its numbers became the index (floating point as is, the file's scale, signed integers x 1/10000). */
+  index_encoding?: IndexEncoding;
+}
 
 export interface IndexStats {
   min: number;
@@ -56,7 +77,9 @@ export interface IndexStats {
 export interface Zone {
   /** 1 = lowest index. */
   classIndex: number;
+  /** `class: lo–hi`: the quartiles of the index over the zone's area (widened to hold the mean). */
   name: string;
+  /** The lowest and highest index value inside the zone, and the mean over its area. */
   min: number;
   max: number;
   mean: number;
@@ -69,9 +92,13 @@ export interface ZoningResult {
   indexName: string;
   stats: IndexStats;
   histogram: { min: number; max: number; counts: number[] };
-  /** Valid (not nodata, not water) area inside the field, from the cell count. */
+  /** The area the zones cover: the sum of their areas, as clipped to the field (never more than the field). */
   validAreaHa: number;
   zones: Zone[];
+  /** The classes the breaks gave (fewer than asked when the index has too few distinct values); zones.length may be fewer still. */
+  classesFound: number;
+  /** How the index was read (recorded in the scan's details). */
+  input: IndexInputRecord;
   /** The index inside the field; bounds [[south, west], [north, east]] in WGS84. */
   preview: { png: Buffer; boundsWgs84: [[number, number], [number, number]] };
   /** Raster pixels per analysis cell side (1 unless the field window was too big for memory). */
@@ -119,19 +146,23 @@ export async function inspectIndexRaster(path: string, index: IndexName, bandOrd
 }
 
 /** Which of the raster's samples make the index, and how; 422 `raster_bands_unknown` when none can. */
-function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number } {
+function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord } {
   const { info } = raster;
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
   const dataBands = Array.from({ length: info.bands }, (_, i) => i).filter((i) => i !== alpha);
   if (bandOrder && bandOrder.length !== dataBands.length) throw unprocessable('raster_band_order_count', { given: bandOrder.length, bands: dataBands.length });
-  const roles = bandRoles(dataBands.length, info.bandNames?.filter((_, i) => i !== alpha), bandOrder);
-  const dataPlan = indexPlan(dataBands.length, index, roles, {
+  const order =
+    dataBands.length > 1
+      ? bandOrderOf(dataBands.length, info.bandNames?.filter((_, i) => i !== alpha), bandOrder, dataBands.map((i) => raster.bandMeta[i]!.colorInterp))
+      : undefined;
+  const dataPlan = indexPlan(dataBands.length, index, order?.roles, {
     sampleFormat: raster.sampleFormat,
     bitsPerSample: raster.bitsPerSample,
     ...raster.bandMeta[dataBands[0]!],
-  }, info.bandNames?.[dataBands[0]!], dataBands.map((i) => raster.bandMeta[i]!));
-  return { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined };
+  }, info.bandNames?.[dataBands[0]!], dataBands.map((i) => raster.bandMeta[i]!), order?.source);
+  const input: IndexInputRecord = order ? { bands: { order: order.roles, source: order.source } } : { index_encoding: dataPlan.encoding };
+  return { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined, input };
 }
 
 /**
@@ -204,6 +235,11 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const mean = sum / n;
   const stats: IndexStats = { min, max, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), median: histogramQuantile(fine, 0.5) };
 
+  // Signed integers without a scale are read as x10000; a field whose every value is then within
+  // ±0.01 is in another scale (NDVI x 100 or x 1000), not a field of bare zero index.
+  if (plan.input.index_encoding === 'int_x10000' && Math.max(-min, max) <= 0.01) {
+    throw unprocessable('raster_index_scale_unknown', { type: integerTypeName(raster.sampleFormat, raster.bitsPerSample) });
+  }
   const breaks = classBreaks(fine, opts.zones, opts.method);
   const classCount = breaks.length + 1;
   let classes: Uint8Array = new Uint8Array(values.length);
@@ -212,7 +248,10 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   onProgress(70, 'zoning');
   classes = majorityFilter(classes, width, height, classCount);
   const cellAreaHa = cellArea(gridToWgs84, width, height);
-  const { labels, count } = mergeSmallPatches(classes, width, height, Math.round(opts.minZoneAreaHa / cellAreaHa));
+  // Patch sizes count the part of each cell inside the field, so what the clip leaves of a patch
+  // meets the minimum; islands below it (in nodata, water, at the field's edge) become unzoned.
+  const coverage = coverageFractions(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
+  const { labels, count } = mergeSmallPatches(classes, width, height, opts.minZoneAreaHa / cellAreaHa, coverage);
   onProgress(75, 'zoning');
 
   const cellSizeM = Math.sqrt(cellAreaHa * 10_000);
@@ -231,41 +270,44 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     const target = (crossed[label] ? toClip : inside)[labelClass[label]!]!;
     for (const poly of polys) target.push(poly.map((ring) => ring.map(([c, r]) => gridToWgs84(c, r))));
   }
-  const classStats = zoneValueStats(values, classes, classCount);
+  const classStats = zoneValueStats(values, classes, coverage, classCount);
   onProgress(85, 'zoning');
 
-  const zones: Zone[] = [];
+  // Clipping a patch to a concave or wiggling field boundary can cut it into pieces; those smaller
+  // than half the minimum zone are slivers no machine acts on, and are left unzoned.
+  const clippedParts = Array.from({ length: classCount + 1 }, (_, cls) => {
+    if (!toClip[cls]!.length) return [];
+    const clipped = intersect(featureCollection([feature<MultiPolygon>({ type: 'MultiPolygon', coordinates: toClip[cls]! }), feature(field)]))?.geometry;
+    return validParts(clipped?.type === 'Polygon' ? [clipped.coordinates] : (clipped?.coordinates ?? [])).map((poly) => ({ poly, ha: geometryAreaHa({ type: 'Polygon', coordinates: poly }) }));
+  });
+  // ... unless that would leave no zone at all (a field smaller than the minimum zone).
+  const anyKept = inside.some((polys) => polys.length > 0) || clippedParts.some((list) => list.some((p) => p.ha >= opts.minZoneAreaHa / 2));
+  const sliverHa = anyKept ? opts.minZoneAreaHa / 2 : 0;
+  const made: Array<{ zone: Zone; range: [number, number] }> = [];
   for (let cls = 1; cls <= classCount; cls++) {
-    const clipped = toClip[cls]!.length
-      ? intersect(featureCollection([feature<MultiPolygon>({ type: 'MultiPolygon', coordinates: toClip[cls]! }), feature(field)]))?.geometry
-      : undefined;
-    const parts = validParts([...inside[cls]!, ...(clipped?.type === 'Polygon' ? [clipped.coordinates] : (clipped?.coordinates ?? []))]);
+    const kept = clippedParts[cls]!.filter((p) => p.ha >= sliverHa).map((p) => p.poly);
+    const parts = validParts([...inside[cls]!, ...kept]);
     if (parts.length === 0) continue;
     const joined: Polygon | MultiPolygon = parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts };
     // Traced pixel edges pass twice through a corner where two holes, or a hole and the outside,
     // meet diagonally: such rings are split there, as GIS and tractor terminals want them simple.
     const geometry = splitSelfTouchingRings(joined) ?? joined;
     const s = classStats[cls]!;
-    zones.push({
-      classIndex: cls,
-      // Named by the class's index range; min/max below are the values actually inside after smoothing.
-      name: `${(breaks[cls - 2] ?? stats.min).toFixed(2)}–${(breaks[cls - 1] ?? stats.max).toFixed(2)}`,
-      min: s.min,
-      max: s.max,
-      mean: s.mean,
-      areaHa: geometryAreaHa(geometry),
-      color: '',
-      geometry,
-    });
+    const areaHa = geometryAreaHa(geometry);
+    if (!(areaHa > 0) || !(s.weight > 0)) continue;
+    made.push({ zone: { classIndex: cls, name: '', min: s.min, max: s.max, mean: s.mean, areaHa, color: '', geometry }, range: [s.q1, s.q3] });
   }
+  if (made.length === 0) throw unprocessable('raster_no_valid_pixels');
   // Smoothing and merging can leave a thin class with a mean below its neighbour's: number by mean.
   onProgress(95, 'zoning');
-  zones.sort((a, b) => a.mean - b.mean);
-  zones.forEach((z, i) => {
-    z.classIndex = i + 1;
-    z.name = `${i + 1}: ${z.name}`;
-    z.color = zoneColor(i + 1, zones.length);
-  });
+  made.sort((a, b) => a.zone.mean - b.zone.mean);
+  const digits = nameDigits(made.map((m) => m.range));
+  const zones = made.map(({ zone, range: [lo, hi] }, i) => ({
+    ...zone,
+    classIndex: i + 1,
+    name: `${i + 1}: ${lo.toFixed(digits)}–${hi.toFixed(digits)}`,
+    color: zoneColor(i + 1, made.length),
+  }));
 
   const shown = values.map((v, i) => (cover[i]! & CENTRE_INSIDE ? v : NaN));
   const corners = [gridToWgs84(0, 0), gridToWgs84(width, 0), gridToWgs84(0, height), gridToWgs84(width, height)];
@@ -279,8 +321,10 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     indexName: plan.name,
     stats,
     histogram: { min, max, counts: coarse },
-    validAreaHa: n * cellAreaHa,
+    validAreaHa: zones.reduce((sum, z) => sum + z.areaHa, 0),
     zones,
+    classesFound: classCount,
+    input: plan.input,
     preview: { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]] },
     cellFactor: k,
   };
@@ -316,19 +360,62 @@ function cellArea(gridToWgs84: (c: number, r: number) => [number, number], width
   return geometryAreaHa({ type: 'Polygon', coordinates: [ring] });
 }
 
-function zoneValueStats(values: Float32Array, classes: Uint8Array, classCount: number) {
-  const acc = Array.from({ length: classCount + 1 }, () => ({ min: Infinity, max: -Infinity, sum: 0, n: 0 }));
+const NAME_BINS = 4096;
+
+/**
+ * Per class, over the cells it holds after smoothing and merging, each weighted by the part of it
+ * inside the field: the lowest and highest value, the mean, and the quartiles that name the zone
+ * (the range half its ground lies in). Not the extremes, nor the 5th-95th percentiles: smoothing and
+ * merging bring patches of other classes into a zone by design, and such tails gave neighbouring
+ * zones nearly the same, overlapping names (`0.29–0.58` beside `0.30–0.53` on NAIP).
+ */
+function zoneValueStats(values: Float32Array, classes: Uint8Array, weights: Float32Array, classCount: number) {
+  const acc = Array.from({ length: classCount + 1 }, () => ({ min: Infinity, max: -Infinity, sum: 0, weight: 0 }));
+  let lo = Infinity;
+  let hi = -Infinity;
   for (let i = 0; i < values.length; i++) {
     const cls = classes[i]!;
-    if (cls === 0) continue;
+    const w = weights[i]!;
+    if (cls === 0 || !(w > 0)) continue;
     const a = acc[cls]!;
     const v = values[i]!;
     if (v < a.min) a.min = v;
     if (v > a.max) a.max = v;
-    a.sum += v;
-    a.n++;
+    a.sum += v * w;
+    a.weight += w;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
   }
-  return acc.map((a) => ({ min: a.min, max: a.max, mean: a.n ? a.sum / a.n : NaN }));
+  const span = hi - lo || 1;
+  const hist = Array.from({ length: classCount + 1 }, () => new Float64Array(NAME_BINS));
+  for (let i = 0; i < values.length; i++) {
+    const cls = classes[i]!;
+    const w = weights[i]!;
+    if (cls === 0 || !(w > 0)) continue;
+    hist[cls]![Math.min(NAME_BINS - 1, Math.floor(((values[i]! - lo) / span) * NAME_BINS))]! += w;
+  }
+  return acc.map((a, cls) => {
+    const mean = a.weight ? a.sum / a.weight : NaN;
+    const h: Histogram = { min: lo, max: lo + span, counts: hist[cls]! };
+    const clamp = (v: number) => Math.min(a.max, Math.max(a.min, v));
+    // The name's range holds the mean as well, whatever the skew.
+    const q1 = a.weight ? Math.min(mean, clamp(histogramQuantile(h, 0.25))) : NaN;
+    const q3 = a.weight ? Math.max(mean, clamp(histogramQuantile(h, 0.75))) : NaN;
+    return { min: a.min, max: a.max, mean, weight: a.weight, q1, q3 };
+  });
+}
+
+/**
+ * Decimals for zone names: two, or more (up to four) until every name differs from the others and
+ * no range whose ends differ reads as a single value (quantile classes of a narrow index).
+ */
+export function nameDigits(ranges: Array<[number, number]>): number {
+  for (let d = 2; d < 4; d++) {
+    const names = ranges.map(([a, b]) => `${a.toFixed(d)}–${b.toFixed(d)}`);
+    const flat = ranges.some(([a, b]) => a < b && a.toFixed(d) === b.toFixed(d));
+    if (!flat && new Set(names).size === names.length) return d;
+  }
+  return 4;
 }
 
 /** How many computed values fell outside -1..1, and their span (rounded for a message). */

@@ -66,7 +66,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         // Kept to classify the crop again when the capture date is corrected (the season is an input).
         row_pattern: rowPattern,
         boundary: boundaryFingerprint(payload.fieldGeometry),
-        zoning: zoningRecord(DRONE_ZONING),
+        zoning: zoningRecord(DRONE_ZONING, zoning ?? undefined),
         median_misalignment_px: mosaic.medianMisalignmentPx,
         ...(mosaic.rematchedSeams
           ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }

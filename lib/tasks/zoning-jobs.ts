@@ -33,7 +33,9 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
       histogram: r.histogram,
       previewPath,
       previewBounds: r.preview.boundsWgs84,
-      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options) },
+      // How the index was read (bands and whether their order was given, read from the file or
+      // assumed; a single band's encoding) and how many zones were asked for and made.
+      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options, r), ...r.input },
     },
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,
@@ -55,7 +57,7 @@ export async function rezoneJob(payload: RezoneJobPayload, ctx: JobContext): Pro
   return {
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,
-    zoning: zoningRecord(payload.options),
+    zoning: zoningRecord(payload.options, r),
     cellFactor: r.cellFactor,
     boundary: boundaryFingerprint(payload.fieldGeometry),
   };

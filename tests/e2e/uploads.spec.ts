@@ -96,7 +96,9 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   // NAIP has no red-edge band: NDRE is refused at once, in words, and nothing is queued.
   await form.getByLabel(en.uploads.index).selectOption('ndre');
   await form.getByRole('button', { name: 'Upload and build zones' }).click();
-  await expect(form.getByRole('alert')).toHaveText('Cannot compute the ndre index from 4 bands: the band order is unknown');
+  await expect(form.getByRole('alert')).toHaveText(
+    "Cannot compute the ndre index: it needs a rededge band, and the raster's bands are red, green, blue, nir (the usual order for their count; name them with bands if the file stores them otherwise)",
+  );
   await expect(recent.locator('tbody tr')).toHaveCount(0);
   await form.getByLabel(en.uploads.index).selectOption('ndvi');
   await form.getByRole('button', { name: 'Upload and build zones' }).click();
