@@ -70,7 +70,9 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
   const classes = [...new Set(zoneClasses)].sort((a, b) => a - b);
   const rated = new Set([...ratedClasses(defaultRates), ...ratedClasses(rates)]);
   const missingRates = classes.filter((c) => !rated.has(c));
-  const pdfUrl = scanId ? `/api/scan/${scanId}/export/pdf` : `/api/field/export/pdf/${fieldId}`;
+  // The report shows the rates the prescription is made with: those in the ISOXML panel's box.
+  const pdfBase = scanId ? `/api/scan/${scanId}/export/pdf` : `/api/field/export/pdf/${fieldId}`;
+  const pdfUrl = rates.trim() ? `${pdfBase}?${new URLSearchParams({ rates: rates.trim() })}` : pdfBase;
 
   return (
     <div className="space-y-3">

@@ -83,10 +83,11 @@ export async function loadScanWithZones(
 }
 
 /**
- * Rates per zone class: `rates=1:120,2:140` in the query, else the company's settings
- * (`zone_rates` {class: kg/ha}). Every zone needs one: a guessed rate must never reach a spreader.
+ * Rates per zone class: `rates=1:120,2:140` in the query over the company's settings (`zone_rates`
+ * {class: kg/ha}). A malformed list, a class named twice or a rate past MAX_RATE_KG_HA is refused
+ * (422); classes without a rate are left out (the PDF report shows none for them).
  */
-export function resolveRates(query: string | null, settings: Record<string, unknown>, zones: ExportZone[]): Rates {
+export function parseRates(query: string | null, settings: Record<string, unknown>): Rates {
   const rates: Rates = {};
   const fromSettings = settings.zone_rates as Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(fromSettings ?? {})) if (Number.isFinite(Number(v))) rates[Number(k)] = Number(v);
@@ -101,6 +102,15 @@ export function resolveRates(query: string | null, settings: Record<string, unkn
     if (Number(m[2]) > MAX_RATE_KG_HA) throw unprocessable('export_rate_too_high', { class: Number(m[1]), max: MAX_RATE_KG_HA });
     rates[Number(m[1])] = Number(m[2]);
   }
+  return rates;
+}
+
+/**
+ * Rates per zone class as parseRates reads them, for a prescription: every zone needs one (a guessed
+ * rate must never reach a spreader).
+ */
+export function resolveRates(query: string | null, settings: Record<string, unknown>, zones: ExportZone[]): Rates {
+  const rates = parseRates(query, settings);
   const missing = zones.filter((z) => rates[z.classIndex] === undefined).map((z) => z.classIndex);
   if (missing.length) throw unprocessable('export_rates_missing', { classes: missing.join(', ') });
   return rates;

@@ -1,10 +1,14 @@
 // The PDF report of a field (with its latest scan) or of one scan, and the field's other scans, in
-// the user's language or `lang`.
+// the user's language or `lang`, with the rates of `rates` (as the ISOXML export reads them) over the
+// company's.
 import type { TenantDb } from '../db/tenant';
+import { photoShare } from '../fields/coverage';
+import { boundaryFingerprint } from '../fields/boundary';
+import type { FieldGeometry } from '../geo/geometry';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
 import { companyTimeZone } from '../i18n/time-zone';
-import { loadExportField, loadScanHistory, loadScanWithZones } from './load';
+import { loadExportField, loadScanHistory, loadScanWithZones, parseRates } from './load';
 import { buildFieldReportPdf } from './pdf';
 
 export async function pdfReport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL, locale: Locale) {
@@ -15,14 +19,28 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
     fieldId = scan.fieldId;
   }
   const field = await loadExportField(db, fieldId!);
+  const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
+  const settings = JSON.parse(company.settingsJson) as Record<string, unknown> & { time_zone?: unknown };
+  // The ISOXML export's parsing, 422s and cap; a class without a rate is shown without one, not refused.
+  const rates = parseRates(url.searchParams.get('rates'), settings);
   // The history's first is the scan taken last, the report's when none is named.
   const lang = url.searchParams.get('lang');
   const reportLocale = isLocale(lang) ? lang : locale;
   const history = await loadScanHistory(db, field.id, reportLocale);
   const { scan, zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId ?? history[0]?.id, boundary: field.geometry });
-  const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
-  const settings = JSON.parse(company.settingsJson) as { zone_rates?: Record<string, number>; time_zone?: unknown };
-  const rates = Object.fromEntries(Object.entries(settings.zone_rates ?? {}).map(([k, v]) => [Number(k), Number(v)]));
-  const pdf = await buildFieldReportPdf(field, scan, zones, { locale: reportLocale, rates, history, timeZone: companyTimeZone(settings) });
+  const pdf = await buildFieldReportPdf(field, scan, zones, {
+    locale: reportLocale,
+    rates,
+    history,
+    timeZone: companyTimeZone(settings),
+    photoCoverage: scan?.source === 'drone' ? await photoCoverage(db, scan.id, field.geometry) : undefined,
+  });
   return { pdf, fileName: `${field.name || 'field'}.pdf` };
+}
+
+/** A drone survey's share of the field its photos show, when it was made for the field's present boundary. */
+async function photoCoverage(db: TenantDb, scanId: number, boundary: FieldGeometry): Promise<number | undefined> {
+  const row = await db.scan.findUnique({ where: { id: scanId }, select: { detailsJson: true } });
+  const details = JSON.parse(row?.detailsJson || '{}') as { boundary?: unknown };
+  return photoShare(details, details.boundary !== boundaryFingerprint(boundary));
 }

@@ -10,11 +10,17 @@ import type { Locale } from '@/lib/i18n/locales';
 import { statusKey } from '@/lib/ui/status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 import { isUncertain } from '@/lib/drone/classify';
+import { PARTIAL_COVERAGE, coverageOf, unzonedArea } from '@/lib/fields/coverage';
 
 export interface ReportOptions {
   locale: Locale;
-  /** kg/ha per zone class; the rate column shows a dash without them. */
+  /** kg/ha per zone class (the company's settings, or the request's `rates` over them); a class without one shows a dash. */
   rates?: Rates;
+  /**
+   * A drone survey's share of the whole field its photos show (0-1, `details.field_coverage`), when it
+   * is of the field's present boundary; without it the coverage is what the zones cover of the field.
+   */
+  photoCoverage?: number;
   /** When the report is made (defaults to now). */
   now?: Date;
   /** The zone that time is written in (the company's; UTC by default). */
@@ -50,6 +56,20 @@ function ramp(t: number): string {
 }
 
 const parts = (g: Polygon | MultiPolygon): Position[][][] => (g.type === 'Polygon' ? [g.coordinates] : g.coordinates);
+
+
+/**
+ * What the zones leave of the field, and the rate the ISOXML prescription gives that ground: the
+ * zones' area-weighted mean (lib/exports/isoxml.ts), known only when every zone has a rate.
+ */
+export function unzonedGround(fieldHa: number, zones: ExportZone[], rates: Rates | undefined): { zonedHa: number; unzonedHa: number; meanRate: number | null } {
+  const zonedHa = zones.reduce((s, z) => s + z.areaHa, 0);
+  const unzonedHa = unzonedArea(fieldHa, zonedHa);
+  const valid = (r: number | undefined): r is number => r !== undefined && Number.isFinite(r) && r >= 0;
+  const kgHa = zones.map((z) => rates?.[z.classIndex]);
+  const meanRate = zones.length === 0 || !kgHa.every(valid) ? null : zonedHa > 0 ? zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) / zonedHa : kgHa[0]!;
+  return { zonedHa, unzonedHa, meanRate };
+}
 
 export async function buildFieldReportPdf(field: ExportField, scan: ExportScan | null, zones: ExportZone[], opts: ReportOptions): Promise<Buffer> {
   const { locale } = opts;
@@ -147,7 +167,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   // A drone scan keeps its orthomosaic as its image; a raster of unknown index is just an index.
   const imageTitle = scan?.source === 'drone' ? t('map_orthomosaic') : scan?.indexName === 'index' ? t('map_index_unnamed') : t('map_index', { index: indexLabel });
   heading(scan ? imageTitle : t('index_stats'), right, y, half);
-  const mapH = 230;
+  const mapH = 215;
   drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones }, locale);
   if (scan?.previewPng && scan.previewBounds) {
     drawMap(doc, field.geometry, { x: right, y: mapTop, w: half, h: mapH }, { image: { png: scan.previewPng, bounds: scan.previewBounds } }, locale);
@@ -169,12 +189,23 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       [t('min'), num(scan.stats.min, 3)],
       [t('max'), num(scan.stats.max, 3)],
     ];
+    // How much of the field the scan covers: a drone survey's photos, else its zones.
+    const share = (x: number) => `${num(x * 100, x < 0.1 ? 1 : 0)} %`;
+    const coverage = coverageOf(opts.photoCoverage, zones.reduce((s, z) => s + z.areaHa, 0), field.area);
+    if (coverage) {
+      rows.push([t('coverage'), coverage.kind === 'photos' ? t('coverage_photos', { share: share(coverage.share) }) : t('coverage_zoned', { zoned: num(coverage.zonedHa), field: num(coverage.fieldHa), share: share(coverage.share) })]);
+    }
+    const step = 13;
     rows.forEach(([label, value], i) => {
-      text(label, PAGE.margin, statsTop + i * 14, { color: MUTED });
-      text(value, PAGE.margin, statsTop + i * 14, { font: 'bold', width: half, align: 'right' });
+      const partial = coverage !== null && i === rows.length - 1 && coverage.share < PARTIAL_COVERAGE;
+      text(label, PAGE.margin, statsTop + i * step, { color: MUTED });
+      // A long value (the coverage) is set smaller rather than cut.
+      const room = half - doc.font('body').fontSize(9).widthOfString(label) - 8;
+      const size = [9, 8.5, 8, 7.5, 7].find((sz) => doc.font('bold').fontSize(sz).widthOfString(value) <= room) ?? 7;
+      text(value, PAGE.margin, statsTop + i * step + (9 - size) / 2, { font: 'bold', size, width: half, align: 'right', color: partial ? WARNING : INK, height: 12, ellipsis: true });
     });
-    drawHistogram(doc, scan, { x: right, y: statsTop, w: half, h: rows.length * 14 - 12 }, (v) => num(v, 2));
-    y = statsTop + rows.length * 14 + 14;
+    drawHistogram(doc, scan, { x: right, y: statsTop, w: half, h: rows.length * step - 12 }, (v) => num(v, 2));
+    y = statsTop + rows.length * step + 14;
   }
 
   // Zones table.
@@ -184,32 +215,56 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     y += 28;
   } else {
     const cols = [
-      { key: 'zone_class', w: 50, align: 'left' as const },
-      { key: 'zone_name', w: 130, align: 'left' as const },
-      { key: 'zone_area', w: 80, align: 'right' as const },
-      { key: 'zone_share', w: 60, align: 'right' as const },
-      { key: 'zone_mean', w: 95, align: 'right' as const },
-      { key: 'zone_rate', w: 100, align: 'right' as const },
+      { key: 'zone_class', w: 45, align: 'left' as const },
+      { key: 'zone_name', w: 150, align: 'left' as const },
+      { key: 'zone_area', w: 70, align: 'right' as const },
+      { key: 'zone_share_field', w: 70, align: 'right' as const },
+      { key: 'zone_mean', w: 85, align: 'right' as const },
+      { key: 'zone_rate', w: CONTENT_W - 420, align: 'right' as const },
     ];
     const { row, header } = tableOf(cols, cols.map((c) => t(c.key)));
     y = header(y);
-    const total = zones.reduce((s, z) => s + z.areaHa, 0);
-    for (const [i, z] of zones.entries()) {
+    // Shares are of the field, as an agronomist reads them; the ground no zone covers (water, clouds,
+    // outside the image) is a row of its own, with the rate the ISOXML prescription gives it.
+    const { zonedHa, unzonedHa, meanRate } = unzonedGround(field.area, zones, opts.rates);
+    const basis = Math.max(field.area, zonedHa + unzonedHa);
+    const shareOf = (ha: number) => (basis > 0 ? `${num((ha / basis) * 100, 1)} %` : '—');
+    const newPageIfFull = () => {
       if (y > FOOTER_Y - 40) {
         doc.addPage();
         y = header(PAGE.margin);
       }
+    };
+    for (const [i, z] of zones.entries()) {
+      newPageIfFull();
       if (i % 2 === 1) doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#f7f9fa');
       doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
       const rate = opts.rates?.[z.classIndex];
-      row(['', localizeZoneName(z.name, locale), num(z.areaHa), total > 0 ? `${num((z.areaHa / total) * 100, 1)} %` : '—', num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
+      row(['', localizeZoneName(z.name, locale), num(z.areaHa), shareOf(z.areaHa), num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
       text(String(z.classIndex), PAGE.margin + 17, y + 1);
       y += 16;
     }
+    if (unzonedHa > 0) {
+      newPageIfFull();
+      doc.rect(PAGE.margin + 4, y, 9, 9).lineWidth(0.6).strokeColor(MUTED).stroke();
+      row(['', t('zone_unzoned'), num(unzonedHa), shareOf(unzonedHa), '—', meanRate === null ? '—' : num(meanRate, 1)], y + 1, 'body', WARNING);
+      y += 16;
+    }
     doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + CONTENT_W, y).lineWidth(0.6).strokeColor(RULE).stroke();
-    text(t('total'), PAGE.margin + 54, y + 4, { font: 'bold' });
-    text(num(total), PAGE.margin + 180 + 4, y + 4, { font: 'bold', width: 72, align: 'right' });
-    y += 26;
+    const totalHa = zonedHa + unzonedHa;
+    text(t('total'), PAGE.margin + cols[0]!.w + 4, y + 4, { font: 'bold' });
+    text(num(totalHa), PAGE.margin + cols[0]!.w + cols[1]!.w + 4, y + 4, { font: 'bold', width: cols[2]!.w - 8, align: 'right' });
+    text(shareOf(totalHa), PAGE.margin + cols[0]!.w + cols[1]!.w + cols[2]!.w + 4, y + 4, { font: 'bold', width: cols[3]!.w - 8, align: 'right' });
+    y += 20;
+    // What that ground gets, said in words too: a terminal spreads it though no zone shows it.
+    if (unzonedHa > 0) {
+      if (y > FOOTER_Y - 30) {
+        doc.addPage();
+        y = PAGE.margin;
+      }
+      text(meanRate === null ? t('zones_unzoned_note', { area: num(unzonedHa) }) : t('zones_unzoned_rate_note', { area: num(unzonedHa), rate: num(meanRate, 1) }), PAGE.margin, y - 4, { size: 8, color: MUTED, width: CONTENT_W, lineBreak: true });
+      y = doc.y + 10;
+    }
   }
 
   // Crop classification, kept on one page: its heading, the crops named and found, the method

@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api';
 import { createCompany, registerCompany } from '../helpers/company';
 import { baseUrl } from '../helpers/context';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { waitForTask } from '../helpers/tasks';
+import en from '../../messages/en.json';
 
 const rect = (lon: number, lat: number, d = 0.005) => ({ type: 'Polygon', coordinates: [[[lon, lat], [lon + d, lat], [lon + d, lat + d], [lon, lat + d], [lon, lat]]] });
 
@@ -151,5 +154,67 @@ describe('PDF report', () => {
       expect(text).toContain('Novák Ján');
       expect(text, query).toContain(word);
     }
+  });
+});
+
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
+const missingNaip = missingShared(...NAIP);
+if (missingNaip) console.warn(`skipping the PDF report's rates test: ${missingNaip}`);
+
+/** The text of a PDF, as pdftotext lays it out. */
+async function pdfText(body: Buffer): Promise<string> {
+  const { execFileSync } = await import('node:child_process');
+  return execFileSync('pdftotext', ['-layout', '-', '-'], { input: body }).toString();
+}
+
+describe.skipIf(!!missingNaip)('PDF report rates', () => {
+  it('takes `rates` over the company\'s as the ISOXML export does, with its 422s and cap, and says how much of the field is zoned', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    // Half of it east of the NAIP tile's footprint (which ends at -99.1241 E): only that half is zoned.
+    const field = { type: 'Polygon', coordinates: [[[-99.135, 47.01], [-99.115, 47.01], [-99.115, 47.03], [-99.135, 47.03], [-99.135, 47.01]]] };
+    const id = (await api.post('/api/fields', { name: 'Half under the raster', geometry: field })).body.id;
+    const upload = await api.upload('/upload', { field_id: String(id), zones: '3', raster_file: { file: sharedPath(...NAIP), name: 'naip.tif', type: 'image/tiff' } });
+    expect(upload.status, upload.text).toBe(202);
+    const scanId = (await waitForTask(api, upload.body.task_id)).result.scan_id as number;
+    expect((await api.put('/api/auth/company', { settings: { zone_rates: { 1: 100, 2: 150, 3: 200 } } })).status).toBe(200);
+
+    for (const path of [`/api/field/export/pdf/${id}`, `/api/scan/${scanId}/export/pdf`]) {
+      // Classes 1 and 2 as given, 3 from the settings: the rates an ISOXML with the same query gets.
+      const { res, body } = await download(api, `${path}?rates=1:111,2:122.5`);
+      expect(res.status, path).toBe(200);
+      const text = await pdfText(body);
+      expect(text).toMatch(/^\s*1\s+1: .*\s111\.0$/m);
+      expect(text).toMatch(/^\s*2\s+2: .*\s122\.5$/m);
+      expect(text).toMatch(/^\s*3\s+3: .*\s200\.0$/m);
+      // The ground outside the raster has no zone: a row of its own, with the mean rate ISOXML gives it.
+      expect(text).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+ %\s+—\s+1\d\d\.\d$/m);
+      expect(text).toMatch(/Coverage\s+Zoned: [\d.]+ ha of [\d.]+ ha \([1-9]\d %\)/);
+      const settingsOnly = await pdfText((await download(api, path)).body);
+      expect(settingsOnly).toMatch(/^\s*1\s+1: .*\s100\.0$/m);
+
+      for (const [query, message] of [
+        ['rates=1:100,abc', en.errors.export_rates_format],
+        ['rates=1:100,2:-5', en.errors.export_rates_format],
+        ['rates=1:100,1:120', en.errors.export_rates_repeated.replace('{class}', '1')],
+        ['rates=1:100,2:100000.5', 'The rate for zone class 2 is over 100,000 kg/ha'],
+      ] as const) {
+        const pdf = await api.get(`${path}?${query}`);
+        expect(pdf.status, `${path}?${query}`).toBe(422);
+        expect((pdf.body.error as string).replace(/\u00a0/g, ' '), query).toBe(message);
+        // Word for word what the ISOXML export answers.
+        const iso = await api.get(`${path.replace('/pdf', '/isoxml')}?${query}`);
+        expect(iso.status).toBe(422);
+        expect(pdf.body.error).toBe(iso.body.error);
+      }
+    }
+
+    // A class without a rate is refused by ISOXML (a spreader must not guess) but shown without one in the report.
+    expect((await api.put('/api/auth/company', { settings: { zone_rates: {} } })).status).toBe(200);
+    expect((await api.get(`/api/field/export/isoxml/${id}?rates=1:90`)).status).toBe(422);
+    const { res, body } = await download(api, `/api/field/export/pdf/${id}?rates=1:90`);
+    expect(res.status).toBe(200);
+    const text = await pdfText(body);
+    expect(text).toMatch(/^\s*1\s+1: .*\s90\.0$/m);
+    expect(text).toMatch(/^\s*3\s+3: .*\s—$/m);
   });
 });

@@ -319,3 +319,56 @@ test('ISOXML task data waits for a rate for every zone, and says which are missi
   await rates.fill('');
   await expect(download).toBeEnabled();
 });
+
+test('a scan over part of a field says on its page how much of the field is zoned, and lists the rest as not zoned', async ({ page }) => {
+  await registerCompany(page.request);
+  const raster = gradientIndexTiff();
+  const [w, s, e, n] = bboxOf(raster.field);
+  // One field under the raster, one reaching as far again east, 140 of its 320 columns beyond the raster's.
+  const whole = await createField(page.request, { name: 'Under the raster', geometry: raster.field });
+  const half = await createField(page.request, { name: 'Half beyond it', geometry: { type: 'Polygon', coordinates: [[[w, s], [e + (e - w), s], [e + (e - w), n], [w, n], [w, s]]] } });
+  const zoned = async (id: number) => {
+    const res = await page.request.post('/upload', { multipart: { field_id: String(id), zones: '3', raster_file: { name: 'gradient.tif', mimeType: 'image/tiff', buffer: raster.bytes } } });
+    expect(res.status(), await res.text()).toBe(202);
+    const taskId = (await res.json()).task_id as string;
+    await expect.poll(async () => (await (await page.request.get(`/api/tasks/${taskId}`)).json()).status, { timeout: 60_000 }).toBe('completed');
+    const scanId = (await (await page.request.get(`/api/tasks/${taskId}`)).json()).result.scan_id as number;
+    const zones = (await (await page.request.get(`/api/scans/${scanId}`)).json()).scan.zones.features as { properties: { area_ha: number } }[];
+    const area = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
+    return { zonedHa: zones.reduce((sum, z) => sum + z.properties.area_ha, 0), area };
+  };
+  const ha = (v: number) => v.toLocaleString('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 });
+  const line = (zonedHa: number, area: number) =>
+    en.report.coverage_zoned.replace('{zoned}', ha(zonedHa)).replace('{field}', ha(area)).replace('{share}', Math.min(1, zonedHa / area).toLocaleString('en-US', { style: 'percent', maximumFractionDigits: 0 }));
+
+  const partial = await zoned(half);
+  // The raster's columns 20-200 of the field's 20-340.
+  expect(partial.zonedHa / partial.area).toBeCloseTo(180 / 320, 2);
+  await page.goto(`/fields/${half}`);
+  const facts = page.getByTestId('scan-facts');
+  await expect(facts.getByTestId('scan-coverage')).toHaveText(line(partial.zonedHa, partial.area));
+  await expect(facts.getByTestId('scan-coverage')).toHaveAttribute('data-partial', 'true');
+  await expect(facts).toContainText(`${en.report.coverage}${line(partial.zonedHa, partial.area)}${en.field.coverage_partial}`);
+  // The zone table's shares are of the field, and the ground without data is a row of its own.
+  const table = page.getByTestId('zones-table');
+  await expect(table.locator('thead')).toContainText(en.report.zone_share_field);
+  await expect(table.locator('tbody tr')).toHaveCount(3);
+  await expect(table.getByTestId('zones-unzoned')).toHaveText(en.report.zone_unzoned);
+  await expect(table.locator('tfoot tr')).toContainText(`${en.report.zone_unzoned}${ha(partial.area - partial.zonedHa)}${(1 - partial.zonedHa / partial.area).toLocaleString('en-US', { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}`);
+
+  // Wholly under the raster: all of it zoned, nothing flagged, no row for ground without data.
+  const full = await zoned(whole);
+  await page.goto(`/fields/${whole}`);
+  await expect(facts.getByTestId('scan-coverage')).toHaveText(line(full.zonedHa, full.area));
+  await expect(facts.getByTestId('scan-coverage')).toContainText('(100%)');
+  await expect(facts.getByTestId('scan-coverage')).not.toHaveAttribute('data-partial', 'true');
+  await expect(facts).not.toContainText(en.field.coverage_partial);
+  await expect(table.locator('tbody tr')).toHaveCount(3);
+  await expect(table.locator('tfoot')).toHaveCount(0);
+});
+
+function bboxOf(polygon: { coordinates: number[][][] }): [number, number, number, number] {
+  const ring = polygon.coordinates[0]!;
+  const xs = ring.map((p) => p[0]!), ys = ring.map((p) => p[1]!);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}

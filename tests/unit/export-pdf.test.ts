@@ -222,4 +222,45 @@ describe('PDF field report', () => {
     expect(txt).toContain('Zóna 40');
     expect(txt).toContain('Strana 2 z 2');
   });
+
+  describe('a field its zones cover only in part', () => {
+    // 625.45 ha of which 476.5 are zoned: the rest is water or has no data.
+    const big = { ...field, area: 625.45 };
+    const partial = zones.map((z, i) => ({ ...z, areaHa: [150.2, 180.1, 146.2][i]! }));
+    const rates = { 1: 180, 2: 150, 3: 120 };
+    const flat = (x: string) => x.replace(/\s+/g, ' ');
+
+    it('lists the ground no zone covers, with its share of the field and the mean rate the ISOXML prescription gives it', async () => {
+      const txt = pdftext(save('unzoned.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates })));
+      expect(txt).toContain('Share of field');
+      // Shares are of the field, not of the zoned 476.5 ha (31.5 %, 37.8 %, 30.7 %).
+      expect(txt).toMatch(/1\s+Низкая Ľ\s+150\.20\s+24\.0 %\s+0\.300\s+180\.0/);
+      // The area-weighted mean rate, as lib/exports/isoxml.ts writes for the default zone and the grid's unzoned cells.
+      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8 %\s+—\s+150\.3/);
+      expect(txt).toMatch(/Total\s+625\.45\s+100\.0 %/);
+      expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the zones’ area-weighted mean rate, 150.3 kg/ha.');
+    });
+
+    it('gives no mean rate for that ground when a zone class has no rate, and no such row when the zones cover the field', async () => {
+      const txt = pdftext(save('unzoned-norate.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates: { 1: 180, 2: 150 } })));
+      expect(txt).toMatch(/3\s+Высокая\s+146\.20\s+23\.4 %\s+0\.700\s+—/);
+      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8 %\s+—\s+—/);
+      expect(flat(txt)).toContain('the ISOXML prescription gives them the zones’ area-weighted mean rate.');
+      const whole = pdftext(save('zoned-whole.pdf', await buildFieldReportPdf({ ...field, area: 63 }, scan, zones, { locale: 'en', rates })));
+      expect(whole).not.toContain('Not zoned');
+      expect(whole).toMatch(/Total\s+63\.00\s+100\.0 %/);
+    });
+
+    it('says how much of the field the scan covers: a raster by its zones, a drone survey by its photos, in each language', async () => {
+      const raster = pdftext(save('coverage-raster.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates })));
+      expect(raster).toMatch(/Coverage\s+Zoned: 476\.50 ha of 625\.45 ha \(76 %\)/);
+      const drone = pdftext(save('coverage-drone.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone' }, partial, { locale: 'en', photoCoverage: 0.7612 })));
+      expect(drone).toMatch(/Coverage\s+Photos cover 76 % of the field/);
+      const ru = pdftext(save('coverage-ru.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'ru' })));
+      expect(ru).toMatch(/Покрытие\s+В зонах: 476,50 га из 625,45 га \(76 %\)/);
+      expect(flat(ru)).toContain('148,95 га поля без данных индекса');
+      const sk = pdftext(save('coverage-sk.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone' }, partial, { locale: 'sk', photoCoverage: 0.05 })));
+      expect(sk).toMatch(/Pokrytie\s+Fotografie pokrývajú 5,0 % poľa/);
+    });
+  });
 });

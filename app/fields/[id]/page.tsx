@@ -13,6 +13,7 @@ import { FieldEditPanel } from '@/components/fields/field-edit-panel';
 import { RezoneForm } from '@/components/fields/rezone-form';
 import { ScanDeleteButton } from '@/components/fields/scan-delete-button';
 import { ScanProgress } from '@/components/fields/scan-progress';
+import { ScanCoverage } from '@/components/fields/scan-coverage';
 import { Histogram } from '@/components/fields/histogram';
 import { MergedFromTable } from '@/components/fields/merged-from-table';
 import { IndexTrend } from '@/components/fields/index-trend';
@@ -22,6 +23,7 @@ import { isCrop } from '@/lib/drone/crops';
 import { fieldDetail, getField } from '@/lib/fields/fields';
 import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
+import { scanCoverage, unzonedArea } from '@/lib/fields/coverage';
 import { scanZonesWithin } from '@/lib/fields/zones-within';
 import type { FieldGeometry } from '@/lib/geo/geometry';
 import type { SplitFrom } from '@/lib/fields/split';
@@ -104,6 +106,13 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   // How the scan's zones were made (recorded since zonings recorded it), for the form that makes them again.
   const zoningOf = (scan?.details as { zoning?: ZoningRecord } | undefined)?.zoning;
   const zones = scan && madeForEarlierBoundary ? await zonesWithinPresentBoundary(scan.id, field.geometry, scan.zones as ZoneFeatureCollection) : (scan?.zones as ZoneFeatureCollection | undefined);
+  // Shares are of the field; ground no zone covers (no index data: water, clouds, outside the image)
+  // is a row of its own, as in the PDF report.
+  const zonedHa = zones?.features.reduce((s, z) => s + z.properties.area_ha, 0) ?? 0;
+  const unzonedHa = zones && zones.features.length > 0 ? unzonedArea(field.area, zonedHa) : 0;
+  const shareBasis = Math.max(field.area, zonedHa + unzonedHa) || 1;
+  const coverage = scan ? scanCoverage({ source: scan.source, details: scan.details, madeForEarlierBoundary }, zonedHa, field.area) : null;
+  const percent = (share: number) => format.number(share, { style: 'percent', maximumFractionDigits: share < 0.1 ? 1 : 0 });
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
   const defaultRates = Object.entries(settings.zone_rates ?? {})
     .map(([k, v]) => `${k}:${v}`)
@@ -272,6 +281,22 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               <dd>{scan.captured_at ? dayOf(scan) : t('field.capture_unknown')}</dd>
               <dt className="text-stone-600">{t('field.uploaded')}</dt>
               <dd>{format.dateTime(new Date(scan.created_at), { dateStyle: 'medium', timeStyle: 'short' })}</dd>
+              {coverage && (
+                <>
+                  <dt className="text-stone-600">{t('report.coverage')}</dt>
+                  <dd>
+                    <ScanCoverage
+                      coverage={coverage}
+                      text={
+                        coverage.kind === 'photos'
+                          ? t('report.coverage_photos', { share: percent(coverage.share) })
+                          : t('report.coverage_zoned', { zoned: format.number(coverage.zonedHa, 'hectares'), field: format.number(coverage.fieldHa, 'hectares'), share: percent(coverage.share) })
+                      }
+                      partialNote={t('field.coverage_partial')}
+                    />
+                  </dd>
+                </>
+              )}
               {scan.file_name && (
                 <>
                   <dt className="text-stone-600">{t('field.file')}</dt>
@@ -363,31 +388,44 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
               {zones && zones.features.length > 0 ? (
                 <Table
                   testId="zones-table"
+                  foot={
+                    unzonedHa > 0 ? (
+                      // The ground no zone covers, set apart below the zones: it is no zone, though an ISOXML prescription spreads on it.
+                      <>
+                        <td className="px-2 py-1 text-amber-900">
+                          <span className="mr-1 inline-block h-3 w-3 rounded-sm border border-stone-400 align-middle" />—
+                        </td>
+                        <td className="px-2 py-1 text-amber-900" data-testid="zones-unzoned">
+                          {t('report.zone_unzoned')}
+                        </td>
+                        <td className="px-2 py-1 text-right tabular-nums text-amber-900">{format.number(unzonedHa, 'hectares')}</td>
+                        <td className="px-2 py-1 text-right tabular-nums text-amber-900">{format.number(unzonedHa / shareBasis, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
+                        <td className="px-2 py-1 text-right tabular-nums text-amber-900">—</td>
+                      </>
+                    ) : undefined
+                  }
                   head={
                     <>
                       <Th>{t('report.zone_class')}</Th>
                       <Th>{t('report.zone_name')}</Th>
                       <Th figures>{t('report.zone_area')}</Th>
-                      <Th figures>{t('report.zone_share')}</Th>
+                      <Th figures>{t('report.zone_share_field')}</Th>
                       <Th figures>{t('report.zone_mean')}</Th>
                     </>
                   }
                 >
-                  {zones.features.map((z) => {
-                    const total = zones.features.reduce((s, f) => s + f.properties.area_ha, 0) || 1;
-                    return (
-                      <tr key={z.id} className="border-t border-stone-200">
-                        <td className="px-2 py-1">
-                          <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.properties.color }} />
-                          {z.properties.class}
-                        </td>
-                        <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
-                        <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
-                        <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / total, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
-                        <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
-                      </tr>
-                    );
-                  })}
+                  {zones.features.map((z) => (
+                    <tr key={z.id} className="border-t border-stone-200">
+                      <td className="px-2 py-1">
+                        <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.properties.color }} />
+                        {z.properties.class}
+                      </td>
+                      <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
+                      <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
+                      <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / shareBasis, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
+                      <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
+                    </tr>
+                  ))}
                 </Table>
               ) : (
                 <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
