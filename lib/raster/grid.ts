@@ -10,21 +10,25 @@ export const CENTRE_INSIDE = 1;
 /** The field's boundary passes through the cell: its geometry needs clipping. */
 export const CROSSED = 2;
 
+/** Where the rings cross the line `y`, sorted, into `xs`: pairs of them bound the inside (even-odd). */
+function rowCrossings(rings: GridRings, y: number, xs: number[]): void {
+  xs.length = 0;
+  for (const ring of rings) {
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const [xi, yi] = ring[i]!;
+      const [xj, yj] = ring[j]!;
+      if (yi > y !== yj > y) xs.push(xi + ((y - yi) * (xj - xi)) / (yj - yi));
+    }
+  }
+  xs.sort((a, b) => a - b);
+}
+
 /** Cells whose centre is inside the field (even-odd over all rings, so holes work) and cells an edge crosses. */
 export function rasterizeField(rings: GridRings, width: number, height: number): Uint8Array {
   const cover = new Uint8Array(width * height);
   const xs: number[] = [];
   for (let r = 0; r < height; r++) {
-    const y = r + 0.5;
-    xs.length = 0;
-    for (const ring of rings) {
-      for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-        const [xi, yi] = ring[i]!;
-        const [xj, yj] = ring[j]!;
-        if (yi > y !== yj > y) xs.push(xi + ((y - yi) * (xj - xi)) / (yj - yi));
-      }
-    }
-    xs.sort((a, b) => a - b);
+    rowCrossings(rings, r + 0.5, xs);
     for (let k = 0; k + 1 < xs.length; k += 2) {
       const c0 = Math.max(0, Math.ceil(xs[k]! - 0.5));
       const c1 = Math.min(width - 1, Math.floor(xs[k + 1]! - 0.5));
@@ -51,16 +55,7 @@ export function coverageFractions(rings: GridRings, width: number, height: numbe
     diff.fill(0);
     const base = r * width;
     for (let s = 0; s < sub; s++) {
-      const y = r + (s + 0.5) * w;
-      xs.length = 0;
-      for (const ring of rings) {
-        for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-          const [xi, yi] = ring[i]!;
-          const [xj, yj] = ring[j]!;
-          if (yi > y !== yj > y) xs.push(xi + ((y - yi) * (xj - xi)) / (yj - yi));
-        }
-      }
-      xs.sort((a, b) => a - b);
+      rowCrossings(rings, r + (s + 0.5) * w, xs);
       for (let k = 0; k + 1 < xs.length; k += 2) {
         const a = Math.max(0, xs[k]!);
         const b = Math.min(width, xs[k + 1]!);

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 import en from '../../messages/en.json' with { type: 'json' };
@@ -304,17 +304,29 @@ test('a raster being zoned shows on its field’s page, and one that fails says 
   await expect(zoning).toHaveCount(0);
 });
 
+/**
+ * A survey generated from the NAIP tile (the captures `only`, tests/helpers/synthetic-survey.ts), a
+ * field named `name` over the photos' box `box` (pixels), and the photos zipped with `extra` files.
+ */
+async function syntheticSurveyZip(request: APIRequestContext, name: string, only: number[], box: [number, number, number, number], extra: Record<string, Buffer | string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-survey-'));
+  try {
+    const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only });
+    const fieldId = await createField(request, { name, geometry: survey.fieldWgs84(...box) });
+    const zip = new JSZip();
+    for (const f of survey.files) zip.file(basename(f), readFileSync(f));
+    for (const [file, content] of Object.entries(extra)) zip.file(file, content);
+    return { fieldId, buffer: await zip.generateAsync({ type: 'nodebuffer' }) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test('a drone survey whose photos do not overlap fails, and its scan on the field page says why', async ({ page }) => {
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(120_000);
   await registerCompany(page.request);
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-apart-'));
-  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only: [0, 4] });
-  const id = await createField(page.request, { name: 'Apart', geometry: survey.fieldWgs84(0, 0, 800, 420) });
-  const zip = new JSZip();
-  for (const f of survey.files) zip.file(basename(f), readFileSync(f));
-  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
-  rmSync(dir, { recursive: true, force: true });
+  const { fieldId: id, buffer } = await syntheticSurveyZip(page.request, 'Apart', [0, 4], [0, 0, 800, 420]);
   const res = await page.request.post('/api/drone/upload', { multipart: { drone_images: { name: 'apart.zip', mimeType: 'application/zip', buffer }, data: JSON.stringify({ field_id: id }) } });
   expect(res.status(), await res.text()).toBe(202);
   const taskId = (await res.json()).task_id as string;
@@ -329,14 +341,8 @@ test('a processed drone survey’s orthomosaic and NDVI download from the field 
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(180_000);
   await registerCompany(page.request);
-  // Six multispectral captures along a line, made from the NAIP tile (tests/helpers/synthetic-survey.ts).
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-survey-'));
-  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only: [0, 1, 2, 3, 4, 5] });
-  const id = await createField(page.request, { name: 'Drone field', geometry: survey.fieldWgs84(200, 120, 600, 300) });
-  const zip = new JSZip();
-  for (const f of survey.files) zip.file(basename(f), readFileSync(f));
-  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
-  rmSync(dir, { recursive: true, force: true });
+  // Six multispectral captures along a line.
+  const { fieldId: id, buffer } = await syntheticSurveyZip(page.request, 'Drone field', [0, 1, 2, 3, 4, 5], [200, 120, 600, 300]);
   const res = await page.request.post('/api/drone/upload', {
     multipart: { drone_images: { name: 'flight.zip', mimeType: 'application/zip', buffer }, data: JSON.stringify({ field_id: id, crop_type: 'auto' }) },
   });
@@ -373,16 +379,9 @@ test('a drone ZIP’s files the survey does not use, a photo without GPS among t
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(120_000);
   await registerCompany(page.request);
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-ignored-'));
-  const survey = await makeSyntheticSurvey({ naipPath: NAIP, dir, only: [0, 1] });
-  await createField(page.request, { name: 'Named', geometry: survey.fieldWgs84(0, 0, 800, 420) });
-  const zip = new JSZip();
-  for (const f of survey.files) zip.file(basename(f), readFileSync(f));
-  // A frame taken before the GPS fix: no EXIF at all.
-  zip.file('IMG_nofix.jpg', await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 90, g: 120, b: 40 } } }).jpeg().toBuffer());
-  zip.file('readme.txt', 'flight notes');
-  const buffer = await zip.generateAsync({ type: 'nodebuffer' });
-  rmSync(dir, { recursive: true, force: true });
+  // A frame taken before the GPS fix (no EXIF at all), and notes.
+  const noFix = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 90, g: 120, b: 40 } } }).jpeg().toBuffer();
+  const { buffer } = await syntheticSurveyZip(page.request, 'Named', [0, 1], [0, 0, 800, 420], { 'IMG_nofix.jpg': noFix, 'readme.txt': 'flight notes' });
   await page.goto('/uploads');
   const form = page.getByRole('form', { name: 'Drone photos' });
   await form.getByLabel('Photos ZIP').setInputFiles({ name: 'flight.zip', mimeType: 'application/zip', buffer });
