@@ -1,12 +1,24 @@
 // Statistics (spec 2.7): area by status and by owner, summed in the database, and by crop. Areas are
 // stored rounded to what the field list shows, so the sums agree with it to the last decimal.
 import type { TenantDb } from '../db/tenant';
+import { isUncertain } from '../drone/classify';
 import { AREA_UNIT, roundArea } from './fields';
-import { latestPerField, scanCrop } from './scans';
+import { latestPerField } from './scans';
+
+/**
+ * A scan's crop as the statistics count it: the one a user named, else the classifier's unless it
+ * is a near-guess (`isUncertain`, which the pages and the report flag): a plan by crop is not made
+ * of guesses, so such a field counts under no crop until someone names it.
+ */
+export function plannedCrop(scan: { cropType: string | null; cropJson: string | null }): string | null {
+  if (scan.cropType) return scan.cropType;
+  const auto = scan.cropJson ? (JSON.parse(scan.cropJson) as { crop_type: string; top_candidates: { score: number }[] } | null) : null;
+  return auto && !isUncertain(auto) ? auto.crop_type : null;
+}
 
 /**
  * Area by crop in `year` (the crop structure an agronomist plans by): each field's crop is that of
- * its scan taken last in the year (the crop a user named, else the classifier's); fields with none
+ * its scan taken last in the year (plannedCrop: named, else the classifier's unless a near-guess); fields with none
  * that year are summed under `crop: null`. A scan whose capture date no one knows counts in the year
  * it was uploaded. Only scanned fields are read, so a company of unscanned fields costs nothing.
  */
@@ -18,7 +30,7 @@ async function areaByCrop(db: TenantDb, year: number) {
   });
   const byCrop = new Map<string, number>();
   for (const s of latestPerField(scans).values()) {
-    const crop = scanCrop(s);
+    const crop = plannedCrop(s);
     if (crop) byCrop.set(crop, (byCrop.get(crop) ?? 0) + roundArea(s.field.area));
   }
   return [...byCrop].map(([crop, area]) => ({ crop: crop as string | null, area: roundArea(area) }));
