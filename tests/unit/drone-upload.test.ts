@@ -30,7 +30,7 @@ describe('parseDroneData', () => {
   });
 
   it.each([
-    [{ data: '{field_id: 1' }, 'bad_request:invalid_json'],
+    [{ data: '{field_id: 1' }, 'bad_request:invalid_json_part'],
     [{ data: '[1, 2]' }, 'unprocessable:validation'],
     [{ data: '{"field_id":"north"}' }, 'unprocessable:validation'],
     [{ data: '{"field_id":-3}' }, 'unprocessable:validation'],
