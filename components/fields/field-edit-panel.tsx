@@ -1,7 +1,7 @@
 'use client';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api } from '@/lib/ui/api';
 import type { OwnerOption } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
@@ -15,6 +15,19 @@ export function FieldEditPanel({ id, name, initial, owners, canEdit, canDelete }
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // Focus goes back to Edit when the form closes (its buttons are gone; it fell to the page's start).
+  const editButton = useRef<HTMLButtonElement>(null);
+  const refocusEdit = useRef(false);
+  useEffect(() => {
+    if (!editing && refocusEdit.current) {
+      refocusEdit.current = false;
+      editButton.current?.focus();
+    }
+  }, [editing]);
+  function stopEditing() {
+    refocusEdit.current = true;
+    setEditing(false);
+  }
 
   async function save(values: FieldPropsValues) {
     setBusy(true);
@@ -25,7 +38,7 @@ export function FieldEditPanel({ id, name, initial, owners, canEdit, canDelete }
       setError(res.error ?? t('common.network_error'));
       return;
     }
-    setEditing(false);
+    stopEditing();
     setNotice(t('fields.saved', { name: values.name }));
     router.refresh();
   }
@@ -46,11 +59,12 @@ export function FieldEditPanel({ id, name, initial, owners, canEdit, canDelete }
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
       {editing ? (
-        <FieldPropsForm owners={owners} initial={initial} submitLabel={t('common.save')} busy={busy} onSubmit={save} onCancel={() => setEditing(false)} />
+        <FieldPropsForm owners={owners} initial={initial} submitLabel={t('common.save')} busy={busy} onSubmit={save} onCancel={stopEditing} focusName />
       ) : (
         <div className="flex flex-wrap gap-2">
           {canEdit && (
             <Button
+              ref={editButton}
               variant="secondary"
               onClick={() => {
                 setNotice(null);

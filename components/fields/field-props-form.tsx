@@ -32,6 +32,7 @@ export function FieldPropsForm({
   busy,
   onSubmit,
   onCancel,
+  focusName,
 }: {
   owners: OwnerOption[];
   initial?: Partial<FieldPropsValues>;
@@ -39,6 +40,8 @@ export function FieldPropsForm({
   busy?: boolean;
   onSubmit: (values: FieldPropsValues) => void | Promise<void>;
   onCancel?: () => void;
+  /** Focus the name when the form opens (an Edit button that opened it is gone). */
+  focusName?: boolean;
 }) {
   const t = useTranslations();
   const [name, setName] = useState(initial?.name ?? '');
@@ -104,7 +107,7 @@ export function FieldPropsForm({
         await onSubmit({ name: name.trim(), owner_id, status: status || null, parcel_number: parcel.trim() });
       }}
     >
-      <TextInput label={t('fields.name')} name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+      <TextInput label={t('fields.name')} name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} autoFocus={focusName} />
       <Select label={t('fields.owner')} name="owner_id" value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
         <OwnerOptions owners={listed} />
         <option value={NEW_OWNER}>{t('fields.add_owner')}</option>

@@ -88,10 +88,13 @@ test('the field page edits properties and downloads KMZ and PDF exports', async 
   await expect(page.getByText('No scans of this field yet.')).toBeVisible();
 
   await page.getByRole('button', { name: 'Edit' }).click();
+  // The form takes the focus from the Edit button it replaces, and gives it back when it closes.
+  await expect(page.getByLabel('Name')).toBeFocused();
   await page.getByLabel('Name').fill('Exported field');
   await page.getByLabel('Parcel number').fill('55:1');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Exported field');
+  await expect(page.getByRole('button', { name: 'Edit' })).toBeFocused();
   await expect(page.getByTestId('field-properties')).toContainText('55:1');
 
   await page.getByRole('button', { name: 'Flight plan (KMZ)' }).click();
