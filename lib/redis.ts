@@ -20,17 +20,20 @@ export function redisClient(): IORedis {
   return commands;
 }
 
-/** Whether Redis answers a PING within `timeoutMs`. */
-export async function redisAnswers(timeoutMs = 1_000): Promise<boolean> {
+/**
+ * What `work` answers within `ms`, else `fallback` (also when it fails): ioredis keeps a command while
+ * it reconnects, for ever on a queue's connection, and a request must not wait for Redis that long.
+ */
+export async function withinTime<T, F>(work: Promise<T>, ms: number, fallback: F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
-      redisClient().ping().then((r) => r === 'PONG'),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
+    return await Promise.race([work, new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]);
   } catch {
-    return false;
+    return fallback;
   } finally {
     clearTimeout(timer);
   }
 }
+
+/** Whether Redis answers a PING within `timeoutMs`. */
+export const redisAnswers = (timeoutMs = 1_000): Promise<boolean> => withinTime(redisClient().ping().then((r) => r === 'PONG'), timeoutMs, false);

@@ -1,7 +1,7 @@
 // Scale-out (REDIS_URL set): web processes put task ids on BullMQ queues, one per kind; worker
 // processes (`npm run worker`) take them. The task row stays the truth about status and results.
 import { Queue } from 'bullmq';
-import { redisClient, redisConnection } from '../redis';
+import { redisClient, redisConnection, withinTime } from '../redis';
 import { MAX_ATTEMPTS, type TaskKind } from './types';
 
 export const queueName = (kind: TaskKind) => `fieldmap-${kind}`;
@@ -31,17 +31,8 @@ export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<bool
   // The task id is the job id: submitting twice queues once. A crash the task records as worth
   // another try (lib/tasks/lifecycle.ts) is tried again, MAX_ATTEMPTS times in all as in-server.
   const added = queueOf(kind).add(kind, { taskId }, { jobId: taskId, attempts: MAX_ATTEMPTS, backoff: { type: 'fixed', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 });
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ENQUEUE_TIMEOUT_MS)));
-  try {
-    return await Promise.race([added.then(() => true), late]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+  return withinTime(added.then(() => true), ENQUEUE_TIMEOUT_MS, false);
 }
-
 
 /**
  * Worker processes taking tasks now (each takes every kind; counted on one queue), or null when
@@ -50,12 +41,5 @@ export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<bool
 export async function workersTakingTasks(): Promise<number | null> {
   const db = String(redisClient().options.db ?? 0);
   const count = async () => (await queueOf('raster_zones').getWorkers()).filter((w) => (w.db ?? '0') === db).length;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([count(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 1_000)))]);
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+  return withinTime(count(), 1_000, null);
 }
