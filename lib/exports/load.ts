@@ -1,6 +1,7 @@
 // Loads what the export builders take, from the company's database.
 import type { TenantDb } from '../db/tenant';
 import { boundaryFingerprint } from '../fields/boundary';
+import { photoShare } from '../fields/coverage';
 import { latestScanId, listScans } from '../fields/scans';
 import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
@@ -53,7 +54,8 @@ export async function loadScanWithZones(
   const { readFile } = await import('node:fs/promises');
   const previewPng = scan.dataPath ? await readFile(scan.dataPath).catch(() => undefined) : undefined;
   const stats = scan.statsJson ? JSON.parse(scan.statsJson) : null;
-  const madeFor = (JSON.parse(scan.detailsJson) as { boundary?: unknown }).boundary;
+  const details = JSON.parse(scan.detailsJson) as { boundary?: unknown };
+  const madeForPresent = details.boundary === boundaryFingerprint(opts.boundary);
   const stored = zones.map((z) => ({
     id: z.id,
     classIndex: z.classIndex,
@@ -77,8 +79,9 @@ export async function loadScanWithZones(
       previewBounds: scan.boundsJson ? JSON.parse(scan.boundsJson) : undefined,
       crop: scan.cropJson ? JSON.parse(scan.cropJson) : undefined,
       userCrop: scan.cropType,
+      photoCoverage: scan.source === 'drone' ? photoShare(details, !madeForPresent) : undefined,
     },
-    zones: madeFor === boundaryFingerprint(opts.boundary) ? stored : await scanZonesWithin(scan.id, opts.boundary, stored),
+    zones: madeForPresent ? stored : await scanZonesWithin(scan.id, opts.boundary, stored),
   };
 }
 

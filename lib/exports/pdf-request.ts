@@ -2,9 +2,6 @@
 // the user's language or `lang`, with the rates of `rates` (as the ISOXML export reads them) over the
 // company's.
 import type { TenantDb } from '../db/tenant';
-import { photoShare } from '../fields/coverage';
-import { boundaryFingerprint } from '../fields/boundary';
-import type { FieldGeometry } from '../geo/geometry';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
 import { companyTimeZone } from '../i18n/time-zone';
@@ -33,14 +30,6 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
     rates,
     history,
     timeZone: companyTimeZone(settings),
-    photoCoverage: scan?.source === 'drone' ? await photoCoverage(db, scan.id, field.geometry) : undefined,
   });
   return { pdf, fileName: `${field.name || 'field'}.pdf` };
-}
-
-/** A drone survey's share of the field its photos show, when it was made for the field's present boundary. */
-async function photoCoverage(db: TenantDb, scanId: number, boundary: FieldGeometry): Promise<number | undefined> {
-  const row = await db.scan.findUnique({ where: { id: scanId }, select: { detailsJson: true } });
-  const details = JSON.parse(row?.detailsJson || '{}') as { boundary?: unknown };
-  return photoShare(details, details.boundary !== boundaryFingerprint(boundary));
 }

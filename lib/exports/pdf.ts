@@ -16,11 +16,6 @@ export interface ReportOptions {
   locale: Locale;
   /** kg/ha per zone class (the company's settings, or the request's `rates` over them); a class without one shows a dash. */
   rates?: Rates;
-  /**
-   * A drone survey's share of the whole field its photos show (0-1, `details.field_coverage`), when it
-   * is of the field's present boundary; without it the coverage is what the zones cover of the field.
-   */
-  photoCoverage?: number;
   /** When the report is made (defaults to now). */
   now?: Date;
   /** The zone that time is written in (the company's; UTC by default). */
@@ -191,7 +186,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     ];
     // How much of the field the scan covers: a drone survey's photos, else its zones.
     const share = (x: number) => `${num(x * 100, x < 0.1 ? 1 : 0)} %`;
-    const coverage = coverageOf(opts.photoCoverage, zones.reduce((s, z) => s + z.areaHa, 0), field.area);
+    const coverage = coverageOf(scan.photoCoverage, zones.reduce((s, z) => s + z.areaHa, 0), field.area);
     if (coverage) {
       rows.push([t('coverage'), coverage.kind === 'photos' ? t('coverage_photos', { share: share(coverage.share) }) : t('coverage_zoned', { zoned: num(coverage.zonedHa), field: num(coverage.fieldHa), share: share(coverage.share) })]);
     }

@@ -42,6 +42,11 @@ export interface ExportScan {
   crop?: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
   /** The crop a user named, which the scan reports over the classification. */
   userCrop?: string | null;
+  /**
+   * A drone survey's share of the whole field its photos show (0-1, `details.field_coverage`), when it
+   * is of the field's present boundary; without it the coverage is what the zones cover of the field.
+   */
+  photoCoverage?: number;
 }
 
 /** One of the field's processed scans, as the report's history lists them. */

@@ -254,12 +254,12 @@ describe('PDF field report', () => {
     it('says how much of the field the scan covers: a raster by its zones, a drone survey by its photos, in each language', async () => {
       const raster = pdftext(save('coverage-raster.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates })));
       expect(raster).toMatch(/Coverage\s+Zoned: 476\.50 ha of 625\.45 ha \(76 %\)/);
-      const drone = pdftext(save('coverage-drone.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone' }, partial, { locale: 'en', photoCoverage: 0.7612 })));
+      const drone = pdftext(save('coverage-drone.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone', photoCoverage: 0.7612 }, partial, { locale: 'en' })));
       expect(drone).toMatch(/Coverage\s+Photos cover 76 % of the field/);
       const ru = pdftext(save('coverage-ru.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'ru' })));
       expect(ru).toMatch(/Покрытие\s+В зонах: 476,50 га из 625,45 га \(76 %\)/);
       expect(flat(ru)).toContain('148,95 га поля без данных индекса');
-      const sk = pdftext(save('coverage-sk.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone' }, partial, { locale: 'sk', photoCoverage: 0.05 })));
+      const sk = pdftext(save('coverage-sk.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone', photoCoverage: 0.05 }, partial, { locale: 'sk' })));
       expect(sk).toMatch(/Pokrytie\s+Fotografie pokrývajú 5,0 % poľa/);
     });
   });
