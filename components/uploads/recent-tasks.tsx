@@ -105,6 +105,7 @@ function TaskState({ task }: { task: TaskListItem }) {
   }
   if (task.status === 'error') return <span className="text-red-800">{task.error ?? t('task_failed')}</span>;
   const zones = typeof task.result?.zones_created === 'number' ? task.result.zones_created : null;
+  const ignored = Array.isArray(task.result?.ignored_files) ? (task.result.ignored_files as string[]) : [];
   return (
     <span>
       {zones === null ? t('task_status.completed') : t('zones_created', { count: zones })}
@@ -116,6 +117,14 @@ function TaskState({ task }: { task: TaskListItem }) {
           </Link>
         </>
       )}
+      {ignored.length > 0 && (
+        <span className="mt-1 block text-xs text-stone-600" data-testid="task-ignored">
+          {t('drone_ignored', { count: ignored.length, files: ignored.length > MAX_NAMED_FILES ? `${ignored.slice(0, MAX_NAMED_FILES).join(', ')}, …` : ignored.join(', ') })}
+        </span>
+      )}
     </span>
   );
 }
+
+/** A survey may leave out hundreds of thumbnails: the list names the first few. */
+const MAX_NAMED_FILES = 5;

@@ -48,10 +48,19 @@ export const FINISHERS: Record<TaskKind, Finisher> = {
   },
   drone: async (tx, task, result) => {
     const r = result as DroneJobResult;
-    const scan = await saveScan(tx, task.companyId, task.fieldId!, r.scan, r.zones, task.scanId);
+    // What the upload recorded (the photos it left out, the captures) stays beside what the job found.
+    const upload = await tx.scan.findFirst({ where: { id: task.scanId!, companyId: task.companyId }, select: { detailsJson: true } });
+    const uploaded = JSON.parse(upload?.detailsJson || '{}') as { ignored_files?: string[] };
+    const scan = await saveScan(tx, task.companyId, task.fieldId!, { ...r.scan, details: { ...uploaded, ...r.scan.details } }, r.zones, task.scanId);
     // crop_type holds only what the user named; the automatic result is kept beside it.
     await tx.scan.update({ where: { id: scan.id }, data: { cropJson: JSON.stringify(r.crop) } });
-    return { scan_id: scan.id, zones_created: r.zones.length, area_processed: round(r.areaProcessedHa), crop_type: scan.cropType ?? r.crop.crop_type };
+    return {
+      scan_id: scan.id,
+      zones_created: r.zones.length,
+      area_processed: round(r.areaProcessedHa),
+      crop_type: scan.cropType ?? r.crop.crop_type,
+      ...(uploaded.ignored_files?.length ? { ignored_files: uploaded.ignored_files } : {}),
+    };
   },
   rezone: async (tx, task, result) => {
     const r = result as RezoneJobResult;

@@ -372,10 +372,16 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
 
     // The generic task endpoint tells the same story.
     const task = await c.as.viewer.get(`/api/tasks/${res.body.task_id}`);
-    expect(task.body).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id, zones_created: expect.any(Number) } });
+    const ignored = ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg'];
+    expect(task.body).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id, zones_created: expect.any(Number), ignored_files: ignored } });
+    // So does the company's task list, which is where an operator looks a day later.
+    const tasks = (await c.as.viewer.get('/api/tasks?kind=drone')).body.tasks as { task_id: string; result: { ignored_files?: string[] } | null }[];
+    expect(tasks.find((t) => t.task_id === res.body.task_id)?.result?.ignored_files).toEqual(ignored);
 
     const scan = (await c.as.viewer.get(`/api/scans/${res.body.scan_id}`)).body.scan;
     expect(scan).toMatchObject({ source: 'drone', status: 'completed', index: 'vari', field_id: fieldId, file_name: 'flight.zip', captured_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    // The processing's details join the upload's: the photos it left out are still named.
+    expect(scan.details).toMatchObject({ photos: 18, ignored_files: ignored, field_coverage: expect.any(Number) });
     // No crop was named: the scan's crop is the classifier's.
     expect(scan.classification).toMatchObject({ crop_type: scan.crop_type, details: { user_value: null } });
     expect(scan.details).toMatchObject({ photos: 18, crs: 'EPSG:32615' });
