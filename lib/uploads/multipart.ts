@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { config } from '../config';
-import { AppError, badRequest, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unsupportedMediaType } from '../http/errors';
+import { AppError, badRequest, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from '../http/errors';
 
 export interface ReceivedFile {
   part: string;
@@ -120,6 +120,9 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
     source.on('error', (err) => fail(err instanceof AppError ? err : new AppError('bad_request', 'upload_aborted')));
 
     parser.on('field', (name, value, info) => {
+      // A file sent without a file name (`curl -F raster_file=<ndvi.tif`) arrives as text: said so,
+      // rather than "no part named" or a 1 MB limit that is not the file's.
+      if (opts.files[name] !== undefined) return fail(unprocessable('upload_part_not_file', { part: name }));
       if (info.valueTruncated) return fail(payloadTooLarge(toMb(opts.maxFieldBytes ?? MB)));
       fields[name] = value;
     });

@@ -156,6 +156,18 @@ describe.skipIf(noGdal)('shapefile import of generated archives', () => {
     expect(await fieldCount(api)).toBe(0);
   });
 
+  it('says a file part sent without a file name must be a file, whatever its size', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    // Without a file name a part is text to multipart: a raster past the 1 MB text limit had been
+    // refused as too large, a small one as missing.
+    for (const [part, size] of [['raster_file', 2 * 1024 * 1024], ['shapefile_zip', 100]] as const) {
+      const res = await api.upload('/upload', { [part]: 'x'.repeat(size) });
+      expect(res.status, res.text).toBe(422);
+      expect(res.body).toEqual({ success: false, error: `The part ${part} must be sent as a file, with a file name` });
+    }
+    expect(await fieldCount(api)).toBe(0);
+  });
+
   it('takes columns from the mapping part, and refuses a mapping naming a missing column', async () => {
     const { api } = await registerCompany(baseUrl());
     const zip = await shapefileZip({ features: [{ geometry: A, properties: { Name: 'wrong', POLE: 'Right name', KN: '7:1' } }] });
