@@ -1,8 +1,9 @@
 // Runs one job in a worker thread, so heavy raster, image and shapefile work never blocks the web
 // server.
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import pLimit from 'p-limit';
 import { AppError } from '../http/errors';
 import type { JobKind, TaskErrorInfo } from './types';
 
@@ -60,12 +61,22 @@ export function runInThread(
 export const IN_REQUEST_UP_TO_VERTICES = 30_000;
 
 /**
+ * Request threads a web process runs at once, one a core: more would only share the cores, each with
+ * up to a gigabyte of heap (60 ISOXML grids a minute are within one user's rate limit). The rest
+ * wait their turn, in order.
+ */
+const requestWorkSlots = pLimit(Math.max(1, availableParallelism()));
+
+/** The request threads running and waiting in this process. */
+export const requestWorkLoad = () => ({ running: requestWorkSlots.activeCount, waiting: requestWorkSlots.pendingCount, slots: requestWorkSlots.concurrency });
+
+/**
  * A request's heavy work (no task, no progress) in a worker thread, so that its seconds of CPU do not
  * stall the other requests of the web process. Its refusals come back as the 422 they were.
  */
 export async function runRequestWork(kind: 'boundaries' | 'exports', payload: unknown): Promise<unknown> {
   try {
-    return await runInThread(kind, payload, tmpdir(), () => undefined);
+    return await requestWorkSlots(() => runInThread(kind, payload, tmpdir(), () => undefined));
   } catch (err) {
     if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);
     throw err;
