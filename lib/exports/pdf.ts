@@ -10,7 +10,7 @@ import type { Locale } from '@/lib/i18n/locales';
 import { statusKey } from '@/lib/ui/status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 import { isUncertain } from '@/lib/drone/classify';
-import { PARTIAL_COVERAGE, coverageOf, unzonedArea } from '@/lib/fields/coverage';
+import { PARTIAL_COVERAGE, coverageOf, zonedGround } from '@/lib/fields/coverage';
 
 export interface ReportOptions {
   locale: Locale;
@@ -57,13 +57,12 @@ const parts = (g: Polygon | MultiPolygon): Position[][][] => (g.type === 'Polygo
  * What the zones leave of the field, and the rate the ISOXML prescription gives that ground: the
  * zones' area-weighted mean (lib/exports/isoxml.ts), known only when every zone has a rate.
  */
-export function unzonedGround(fieldHa: number, zones: ExportZone[], rates: Rates | undefined): { zonedHa: number; unzonedHa: number; meanRate: number | null } {
-  const zonedHa = zones.reduce((s, z) => s + z.areaHa, 0);
-  const unzonedHa = unzonedArea(fieldHa, zonedHa);
+export function unzonedGround(fieldHa: number, zones: ExportZone[], rates: Rates | undefined): { zonedHa: number; unzonedHa: number; shareBasis: number; meanRate: number | null } {
+  const { zonedHa, unzonedHa, shareBasis } = zonedGround(fieldHa, zones.map((z) => z.areaHa));
   const valid = (r: number | undefined): r is number => r !== undefined && Number.isFinite(r) && r >= 0;
   const kgHa = zones.map((z) => rates?.[z.classIndex]);
   const meanRate = zones.length === 0 || !kgHa.every(valid) ? null : zonedHa > 0 ? zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) / zonedHa : kgHa[0]!;
-  return { zonedHa, unzonedHa, meanRate };
+  return { zonedHa, unzonedHa, shareBasis, meanRate };
 }
 
 export async function buildFieldReportPdf(field: ExportField, scan: ExportScan | null, zones: ExportZone[], opts: ReportOptions): Promise<Buffer> {
@@ -221,8 +220,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     y = header(y);
     // Shares are of the field, as an agronomist reads them; the ground no zone covers (water, clouds,
     // outside the image) is a row of its own, with the rate the ISOXML prescription gives it.
-    const { zonedHa, unzonedHa, meanRate } = unzonedGround(field.area, zones, opts.rates);
-    const basis = Math.max(field.area, zonedHa + unzonedHa);
+    const { zonedHa, unzonedHa, shareBasis: basis, meanRate } = unzonedGround(field.area, zones, opts.rates);
     const shareOf = (ha: number) => (basis > 0 ? `${num((ha / basis) * 100, 1)} %` : '—');
     const newPageIfFull = () => {
       if (y > FOOTER_Y - 40) {

@@ -16,9 +16,20 @@ const MIN_UNZONED_HA = 0.01;
 const unit = (x: number) => Math.max(0, Math.min(1, x));
 
 /** The field's ground no zone covers, or 0 when that is only the edge of the pixels. */
-export function unzonedArea(fieldHa: number, zonedHa: number): number {
+function unzonedArea(fieldHa: number, zonedHa: number): number {
   const rest = fieldHa - zonedHa;
   return rest >= MIN_UNZONED_HA && rest >= 0.001 * fieldHa ? rest : 0;
+}
+
+/**
+ * The field's ground as a scan's zones table lists it: the zones' area, the ground no zone covers (none
+ * when there are no zones to list), and the area each row's share is of (the field's, or the zones'
+ * and the rest when zones reach past a field drawn a little smaller).
+ */
+export function zonedGround(fieldHa: number, zoneAreas: number[]): { zonedHa: number; unzonedHa: number; shareBasis: number } {
+  const zonedHa = zoneAreas.reduce((s, a) => s + a, 0);
+  const unzonedHa = zoneAreas.length > 0 ? unzonedArea(fieldHa, zonedHa) : 0;
+  return { zonedHa, unzonedHa, shareBasis: Math.max(fieldHa, zonedHa + unzonedHa) };
 }
 
 /**

@@ -23,7 +23,7 @@ import { isCrop } from '@/lib/drone/crops';
 import { fieldDetail, getField } from '@/lib/fields/fields';
 import type { MergedFrom } from '@/lib/fields/merge';
 import { getScan, listScans, scanDetail } from '@/lib/fields/scans';
-import { scanCoverage, unzonedArea } from '@/lib/fields/coverage';
+import { scanCoverage, zonedGround } from '@/lib/fields/coverage';
 import { scanZonesWithin } from '@/lib/fields/zones-within';
 import type { FieldGeometry } from '@/lib/geo/geometry';
 import type { SplitFrom } from '@/lib/fields/split';
@@ -108,9 +108,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
   const zones = scan && madeForEarlierBoundary ? await zonesWithinPresentBoundary(scan.id, field.geometry, scan.zones as ZoneFeatureCollection) : (scan?.zones as ZoneFeatureCollection | undefined);
   // Shares are of the field; ground no zone covers (no index data: water, clouds, outside the image)
   // is a row of its own, as in the PDF report.
-  const zonedHa = zones?.features.reduce((s, z) => s + z.properties.area_ha, 0) ?? 0;
-  const unzonedHa = zones && zones.features.length > 0 ? unzonedArea(field.area, zonedHa) : 0;
-  const shareBasis = Math.max(field.area, zonedHa + unzonedHa) || 1;
+  const { zonedHa, unzonedHa, shareBasis } = zonedGround(field.area, zones?.features.map((z) => z.properties.area_ha) ?? []);
   const coverage = scan ? scanCoverage({ source: scan.source, details: scan.details, madeForEarlierBoundary }, zonedHa, field.area) : null;
   const percent = (share: number) => format.number(share, { style: 'percent', maximumFractionDigits: share < 0.1 ? 1 : 0 });
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> };
@@ -399,7 +397,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                           {t('report.zone_unzoned')}
                         </td>
                         <td className="px-2 py-1 text-right tabular-nums text-amber-900">{format.number(unzonedHa, 'hectares')}</td>
-                        <td className="px-2 py-1 text-right tabular-nums text-amber-900">{format.number(unzonedHa / shareBasis, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
+                        <td className="px-2 py-1 text-right tabular-nums text-amber-900">{format.number(unzonedHa / (shareBasis || 1), { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
                         <td className="px-2 py-1 text-right tabular-nums text-amber-900">—</td>
                       </>
                     ) : undefined
@@ -422,7 +420,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
                       </td>
                       <td className="px-2 py-1">{localizeZoneName(z.properties.name, locale)}</td>
                       <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha, 'hectares')}</td>
-                      <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / shareBasis, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
+                      <td className="px-2 py-1 text-right tabular-nums">{format.number(z.properties.area_ha / (shareBasis || 1), { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })}</td>
                       <td className="px-2 py-1 text-right tabular-nums">{num(z.properties.mean)}</td>
                     </tr>
                   ))}
