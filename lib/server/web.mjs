@@ -4,7 +4,7 @@
 // list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a quarter of that for a
 // fifth more bytes, and runs on libuv's threads while the list is still being written.
 // Plain JavaScript, unlike the rest: loading it through tsx cost each process 65 MB.
-import { ServerResponse, createServer } from 'node:http';
+import { STATUS_CODES, ServerResponse, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { constants } from 'node:zlib';
@@ -59,7 +59,7 @@ const isApi = (req) => /^\/(api\/|upload(\?|$))/.test(req.url ?? '');
 // lib/i18n/locales.ts chooses it.
 const require = createRequire(import.meta.url);
 const LOCALES = ['ru', 'en', 'sk'];
-const NOT_ALLOWED = Object.fromEntries(LOCALES.map((l) => [l, require(`../../messages/${l}.json`).errors.method_not_allowed]));
+const ERRORS = Object.fromEntries(LOCALES.map((l) => [l, require(`../../messages/${l}.json`).errors]));
 function localeOf(req) {
   const cookie = /(?:^|;\s*)NEXT_LOCALE=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
   if (LOCALES.includes(cookie)) return cookie;
@@ -80,7 +80,7 @@ function enveloping405(req, res) {
     const empty = chunk === undefined || chunk === null || typeof chunk === 'function' || chunk.length === 0;
     if (res.statusCode === 405 && empty && !res.headersSent) {
       res.setHeader('content-type', 'application/json');
-      return end.call(this, JSON.stringify({ success: false, error: NOT_ALLOWED[localeOf(req)].replace('{method}', req.method) }));
+      return end.call(this, JSON.stringify({ success: false, error: ERRORS[localeOf(req)].method_not_allowed.replace('{method}', req.method) }));
     }
     return end.call(this, chunk, ...rest);
   };
@@ -105,6 +105,22 @@ const server = createServer({ ServerResponse: Answer }, (req, res) => {
   });
 });
 server.keepAliveTimeout = keepAliveTimeoutMs;
+
+// A request that is not HTTP Node.js can parse (a body longer than its Content-Length, a malformed
+// header), whose headers are too large or that takes too long to arrive: Node.js answers with an
+// empty body. Clients get the JSON envelope, in their language as far as the headers received tell.
+const CLIENT_ERRORS = { 400: 'http_malformed', 408: 'http_timeout', 431: 'http_headers_too_large' };
+server.on('clientError', (err, socket) => {
+  // As Node.js's own handler: nothing to say to a gone client or one whose answer has begun.
+  if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) return void socket.destroy();
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const head = err.rawPacket?.toString('latin1') ?? '';
+  const header = (name) => new RegExp(`\\r\\n${name}:([^\\r]*)`, 'i').exec(head)?.[1]?.trim();
+  const locale = localeOf({ headers: { cookie: header('cookie'), 'accept-language': header('accept-language') } });
+  const body = Buffer.from(JSON.stringify({ success: false, error: ERRORS[locale][CLIENT_ERRORS[status]] }));
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  socket.end(body);
+});
 
 try {
   await app.prepare();

@@ -1,5 +1,6 @@
 import { closeSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +32,25 @@ describe('service basics', () => {
     const get = await fetch(baseUrl() + '/upload', { headers: { 'accept-encoding': 'gzip', cookie: 'NEXT_LOCALE=sk' } });
     expect(get.status).toBe(405);
     expect(await get.json()).toEqual({ success: false, error: 'Metóda GET nie je pre túto cestu podporovaná' });
+  });
+
+  it('answers a request that is not valid HTTP, or whose headers are too large, in the JSON envelope', async () => {
+    const { hostname, port } = new URL(baseUrl());
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => socket.end(text));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (d) => (answer += d)).on('end', () => resolve(answer)).on('error', reject);
+      });
+    // Node.js's own answer to these is a bare status line with an empty body.
+    const malformed = await raw('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nAccept-Language: en\r\nContent-Length: nine\r\n\r\n{}');
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(malformed.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: 'The request is not valid HTTP' });
+    const huge = await raw(`GET /api/health HTTP/1.1\r\nHost: x\r\nAccept-Language: sk\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: 'Hlavičky požiadavky sú príliš veľké' });
+    // And the server goes on answering.
+    expect((await api().get('/api/health')).status).toBe(200);
   });
 
   it("answers in the signed-in user's language, else the language switcher's cookie, else Accept-Language", async () => {
