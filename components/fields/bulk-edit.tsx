@@ -4,11 +4,13 @@ import { useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { KNOWN_STATUSES } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
-import { Button, ErrorMessage, Select } from '../ui/form';
-import { OwnerOptions, StatusOptions } from './field-options';
+import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
+import { StatusOptions } from './field-options';
+import { OwnerChoiceOptions, useOwnerChoice } from './owner-choice';
 
+/** What a bulk edit gave the selected fields: an owner (null: none), a status, or both. */
 export interface BulkChange {
-  owner_id?: number | null;
+  owner?: OwnerOption | null;
   status?: string | null;
 }
 
@@ -38,25 +40,28 @@ export function BulkEdit({
   onMerge?: () => void;
 }) {
   const t = useTranslations();
-  const [owner, setOwner] = useState(KEEP);
+  const owner = useOwnerChoice(owners, KEEP);
   const [status, setStatus] = useState(KEEP);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const change: BulkChange = {
-    ...(owner === KEEP ? {} : { owner_id: owner === '' ? null : Number(owner) }),
-    ...(status === KEEP ? {} : { status: status === '' ? null : status }),
-  };
+  const keepOwner = owner.select.value === KEEP;
 
   async function apply() {
     setBusy(true);
-    const res = await api<{ updated: number }>('/api/fields', { method: 'PATCH', body: { ids, ...change } });
+    setError(null);
+    const chosen = keepOwner ? null : await owner.chosen(setError);
+    if (chosen === undefined) {
+      setBusy(false);
+      return;
+    }
+    const statusChange = status === KEEP ? {} : { status: status || null };
+    const res = await api<{ updated: number }>('/api/fields', { method: 'PATCH', body: { ids, ...(keepOwner ? {} : { owner_id: chosen?.id ?? null }), ...statusChange } });
     setBusy(false);
     if (!res.ok) {
       setError(res.error ?? t('common.network_error'));
       return;
     }
-    setError(null);
-    onSaved(change, res.data.updated);
+    onSaved({ ...(keepOwner ? {} : { owner: chosen }), ...statusChange }, res.data.updated);
   }
 
   return (
@@ -70,18 +75,23 @@ export function BulkEdit({
         )}
       </p>
       <div className="min-w-40">
-        <Select label={t('fields.owner')} value={owner} onChange={(e) => setOwner(e.target.value)}>
+        <Select label={t('fields.owner')} {...owner.select}>
           <option value={KEEP}>{t('fields.bulk_keep')}</option>
-          <OwnerOptions owners={owners} />
+          <OwnerChoiceOptions choice={owner} />
         </Select>
       </div>
+      {owner.newOwner && (
+        <div className="min-w-40">
+          <TextInput label={t('fields.new_owner_name')} {...owner.newOwner} />
+        </div>
+      )}
       <div className="min-w-40">
         <Select label={t('fields.status')} value={status} onChange={(e) => setStatus(e.target.value)}>
           <option value={KEEP}>{t('fields.bulk_keep')}</option>
           <StatusOptions statuses={KNOWN_STATUSES} none={t('fields.no_status')} />
         </Select>
       </div>
-      <Button onClick={() => void apply()} disabled={busy || Object.keys(change).length === 0}>
+      <Button onClick={() => void apply()} disabled={busy || (keepOwner && status === KEEP)}>
         {t('fields.bulk_apply')}
       </Button>
       {onMerge && (

@@ -14,7 +14,8 @@ import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, LinkButton, SuccessMessage, inputClass } from '../ui/form';
 import { BulkEdit } from './bulk-edit';
 import { MergeFields } from './merge-fields';
-import { OwnerOptions, StatusOptions } from './field-options';
+import { StatusOptions } from './field-options';
+import { OwnerChoiceOptions, useOwnerChoice } from './owner-choice';
 
 export interface FieldRow {
   id: number;
@@ -69,6 +70,8 @@ export function FieldsTable({
   const [sort, setSort] = useState(order.sort);
   const [page, setPage] = useState(order.page);
   const [editing, setEditing] = useState<FieldRow | null>(null);
+  // The edited row's owner (its owner_id aside), which may be a new one.
+  const rowOwner = useOwnerChoice(owners, '');
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -145,9 +148,14 @@ export function FieldsTable({
     }
     setBusy(true);
     setError(null);
+    const owner = await rowOwner.chosen(setError);
+    if (owner === undefined) {
+      setBusy(false);
+      return;
+    }
     const res = await api<UpdatedField>(`/api/fields/${editing.id}`, {
       method: 'PUT',
-      body: { name: editing.name.trim(), owner_id: editing.owner_id, status: editing.status || null, parcel_number: (editing.parcel_number ?? '').trim() },
+      body: { name: editing.name.trim(), owner_id: owner?.id ?? null, status: editing.status || null, parcel_number: (editing.parcel_number ?? '').trim() },
     });
     setBusy(false);
     if (!res.ok) {
@@ -195,11 +203,10 @@ export function FieldsTable({
           }}
           onMerge={canMerge && selected.size >= 2 && selected.size <= MAX_MERGED ? () => setMerging(true) : undefined}
           onSaved={(change, count) => {
-            const owner = change.owner_id === undefined ? undefined : (owners.find((o) => o.id === change.owner_id)?.name ?? null);
             setRows((all) =>
               all.map((r) =>
                 selected.has(r.id)
-                  ? { ...r, ...(change.owner_id !== undefined ? { owner_id: change.owner_id, owner: owner ?? null } : {}), ...(change.status !== undefined ? { status: change.status } : {}) }
+                  ? { ...r, ...(change.owner !== undefined ? { owner_id: change.owner?.id ?? null, owner: change.owner?.name ?? null } : {}), ...(change.status !== undefined ? { status: change.status } : {}) }
                   : r,
               ),
             );
@@ -277,14 +284,10 @@ export function FieldsTable({
                   </td>
                   <td className="px-2 py-1 text-right tabular-nums">{ha(r.area)}</td>
                   <td className="px-2 py-1">
-                    <select
-                      aria-label={t('fields.owner')}
-                      className={`${inputClass} min-w-[8rem]`}
-                      value={editing.owner_id ?? ''}
-                      onChange={(e) => setEditing({ ...editing, owner_id: e.target.value ? Number(e.target.value) : null })}
-                    >
-                      <OwnerOptions owners={owners} />
+                    <select aria-label={t('fields.owner')} className={`${inputClass} min-w-[8rem]`} {...rowOwner.select}>
+                      <OwnerChoiceOptions choice={rowOwner} />
                     </select>
+                    {rowOwner.newOwner && <input aria-label={t('fields.new_owner_name')} className={`${inputClass} mt-1 min-w-[8rem]`} {...rowOwner.newOwner} />}
                   </td>
                   <td className="px-2 py-1">
                     <select aria-label={t('fields.status')} className={`${inputClass} min-w-[8rem]`} value={editing.status ?? ''} onChange={(e) => setEditing({ ...editing, status: e.target.value || null })}>
@@ -337,7 +340,7 @@ export function FieldsTable({
                         {t('fields.show_on_map')}
                       </Link>
                       {canEdit && (
-                        <button type="button" className="text-emerald-800 hover:underline" onClick={() => { setNotice(null); setEditing(r); }}>
+                        <button type="button" className="text-emerald-800 hover:underline" onClick={() => { setNotice(null); setEditing(r); rowOwner.start(r.owner_id ? String(r.owner_id) : ''); }}>
                           {t('common.edit')}
                         </button>
                       )}
