@@ -5,6 +5,7 @@ import { useLocale, useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { GeoJSON, ImageOverlay, MapContainer, useMap } from 'react-leaflet';
 import { localizeZoneName } from '@/lib/i18n/formats';
+import { textElement } from '@/lib/ui/text-element';
 import type { FieldGeometry, TileSource } from '@/lib/ui/types';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from '../map/base-map';
 
@@ -65,7 +66,7 @@ export default function FieldDetailMap({ geometry, tiles, preview, zones }: Fiel
             onEachFeature={(f, layer) => {
               const p = f.properties as { name: string; area_ha: number };
               const name = localizeZoneName(p.name, locale);
-              layer.bindTooltip(name, { sticky: true });
+              layer.bindTooltip(textElement(name), { sticky: true });
               // Each zone is a stop of Tab (its tooltip on hover): named for a screen reader too.
               layer.on('add', () => (layer as L.Path).getElement?.()?.setAttribute('aria-label', name));
             }}

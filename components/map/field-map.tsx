@@ -12,6 +12,7 @@ import { geometryAreaHa } from '@/lib/geo/area';
 import { INDEX_CLASSES, indexClass, zoneColor } from '@/lib/raster/ramp';
 import { type ApiResult, api } from '@/lib/ui/api';
 import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { textElement } from '@/lib/ui/text-element';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
 import { FieldFinder } from '../ui/field-finder';
@@ -178,7 +179,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   useEffect(() => {
     if (!map) return;
     const group = (groupRef.current ??= L.featureGroup()
-      .bindTooltip((layer) => tooltipRef.current((layer as L.Polygon).feature as FieldFeature), { sticky: true })
+      .bindTooltip((layer) => textElement(tooltipRef.current((layer as L.Polygon).feature as FieldFeature)), { sticky: true })
       .on('click', (e) => {
         const f = (e.propagatedFrom as L.Polygon).feature as FieldFeature | undefined;
         if (!f || modeRef.current.kind !== 'idle') return;

@@ -108,6 +108,15 @@ export interface SingleBandScaling {
 export type IndexEncoding = 'float' | 'file_scale' | 'int_x10000';
 
 /**
+ * A single band's index named by its description (GDAL's band description, `NDVI`), when that is a
+ * short name: the description is the file maker's free text, shown on pages and in reports.
+ */
+function indexNameOf(bandName: string | undefined): string {
+  const name = bandName?.trim().toLowerCase() ?? '';
+  return /^[a-z][a-z0-9_-]{0,15}$/.test(name) ? name : 'index';
+}
+
+/**
  * How to get the index out of the file. A single band is the index itself: floating point as it
  * is, integers by the file's scale/offset metadata or, without them, only signed integers by the
  * x10000 convention (MODIS, VIIRS, Landsat and Sentinel-2 index products); unsigned integers
@@ -128,7 +137,7 @@ export function indexPlan(
 ): IndexPlan & { encoding?: IndexEncoding } {
   if (bands === 1) {
     const { scale, offset, encoding } = singleBandScale(single);
-    const name = requested !== 'auto' ? requested : bandName ? bandName.toLowerCase() : 'index';
+    const name = requested !== 'auto' ? requested : indexNameOf(bandName);
     return { name, samples: [0], compute: (a) => a * scale + offset, encoding };
   }
   // A single band is the index itself, under any name; several bands need a formula we know.

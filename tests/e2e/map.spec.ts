@@ -362,3 +362,18 @@ test.describe('on a phone', () => {
     await expect(page.getByTestId('field-panel')).toBeInViewport();
   });
 });
+
+test('a field’s name is shown as text in the map’s tooltip, never run as HTML', async ({ page }) => {
+  await registerCompany(page.request);
+  // A name an operator (or an imported register) wrote: run as HTML, it acted as whoever hovered.
+  const name = 'North <img src=x onerror="window.__injected = 1">';
+  await createField(page.request, { name, geometry: square(17.1, 48.15, 0.02) });
+  await page.goto('/map');
+  const map = page.getByTestId('field-map');
+  await expect(page.getByTestId('map-summary')).toHaveText(/^1 field/);
+  const view = (await map.boundingBox())!;
+  await page.mouse.move(view.x + view.width / 2, view.y + view.height / 2);
+  await expect(page.locator('.leaflet-tooltip')).toContainText(name);
+  await expect(page.locator('.leaflet-tooltip img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
+});

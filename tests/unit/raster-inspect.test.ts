@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, HTTP_STATUS } from '@/lib/http/errors';
 import sharp from 'sharp';
 import { converters } from '@/lib/raster/crs';
+import { indexPlan } from '@/lib/raster/bands';
 import { inspectRaster } from '@/lib/raster/inspect';
 import type { IndexName } from '@/lib/raster/bands';
 import { computeZones, inspectIndexRaster } from '@/lib/raster/zones';
@@ -293,5 +294,17 @@ describe('inspectRaster on broken files', () => {
     expect(info).toMatchObject({ crs: { epsg: 4326 }, nodata: -9999 });
     expect(field.coordinates[0]!.every((p) => booleanPointInPolygon(p, info.footprintWgs84))).toBe(true);
     expect((await failure(computeZones(path, field, {}))).key).toBe('raster_no_valid_pixels');
+  });
+});
+
+describe('a single band’s index name', () => {
+  const float = { sampleFormat: 3, bitsPerSample: 32 };
+  it('is its description when that is a short name, else "index"', () => {
+    expect(indexPlan(1, 'auto', undefined, float, ' NDVI ').name).toBe('ndvi');
+    expect(indexPlan(1, 'auto', undefined, float, 'savi_2').name).toBe('savi_2');
+    // The file maker's free text, shown on pages, in map tooltips and in reports.
+    expect(indexPlan(1, 'auto', undefined, float, '<img src=x onerror=alert(1)>').name).toBe('index');
+    expect(indexPlan(1, 'auto', undefined, float, 'Normalized difference vegetation index (Sentinel-2 L2A)').name).toBe('index');
+    expect(indexPlan(1, 'auto', undefined, float).name).toBe('index');
   });
 });
