@@ -2,7 +2,7 @@ import { redirect } from 'next/navigation';
 import { getTranslations } from 'next-intl/server';
 import { LoginForm } from '@/components/auth/login-form';
 import { currentUser } from '@/lib/auth/current-user';
-import { returnPath } from '@/lib/ui/server';
+import { returnPath } from '@/lib/ui/return-path';
 
 export async function generateMetadata() {
   const t = await getTranslations('auth');

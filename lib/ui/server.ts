@@ -7,6 +7,7 @@ import { hasRole, type Role } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
+import { returnPath } from './return-path';
 import type { TileSource } from './types';
 
 /**
@@ -22,12 +23,6 @@ export async function requireUser(minimum: Role = 'viewer') {
   }
   if (!hasRole(user.role, minimum)) redirect('/map?denied=1');
   return { user, db: tenantDb(db(), user.companyId) };
-}
-
-/** A path of this site to return to after sign-in; anything else (another site, the sign-in page itself) is none. */
-export function returnPath(path: string | null | undefined): string | undefined {
-  if (!path || !/^\/(?![/\\])/.test(path) || /^\/(login|register)(?:[/?#]|$)/.test(path) || path.startsWith('/_next/')) return undefined;
-  return path;
 }
 
 /** The base map's tiles (MAP_TILE_URL, OpenStreetMap by default, and the deepest zoom they exist at). */

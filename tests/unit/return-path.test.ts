@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { returnPath } from '@/lib/ui/return-path';
+
+describe('returnPath', () => {
+  it('keeps a page of this site, its query and fragment', () => {
+    expect(returnPath('/fields?q=north')).toBe('/fields?q=north');
+    expect(returnPath('/fields/12#scan')).toBe('/fields/12#scan');
+    expect(returnPath('/fields/%D0%BF%D0%BE%D0%BB%D0%B5')).toBe('/fields/%D0%BF%D0%BE%D0%BB%D0%B5');
+  });
+
+  it('refuses another site, however the address is dressed', () => {
+    for (const path of [
+      '//evil.example/x',
+      '/\\evil.example',
+      '/\t/evil.example', // a browser drops the tab: //evil.example
+      '/\n/evil.example',
+      '/\r\n/evil.example',
+      '/ /evil.example',
+      'https://evil.example/',
+      'evil.example',
+      '/\u0000/evil.example',
+    ]) {
+      expect(returnPath(path), JSON.stringify(path)).toBeUndefined();
+    }
+  });
+
+  it('refuses the sign-in pages themselves and Next.js files, and nothing at all', () => {
+    for (const path of ['/login', '/login?next=/map', '/register', '/_next/static/x.js', '', null, undefined]) expect(returnPath(path)).toBeUndefined();
+    // The parser's reading is what is checked: a dot segment does not sneak the sign-in page in.
+    expect(returnPath('/map/../login')).toBeUndefined();
+  });
+});
