@@ -23,6 +23,12 @@ const schema = z.object({
   /** Longest time one request may take to arrive whole (Node's own default, 300 s, would end large uploads). */
   REQUEST_TIMEOUT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(4 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Reverse proxies in front of the server that append to X-Forwarded-For: the caller's address is the
+   * one the outermost of them saw. 0: none, the socket's peer is the caller and the header is ignored
+   * (a client names any address there).
+   */
+  TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
   /** Web processes of the server (lib/server/cluster.ts); unset: one per core, at most 8. */
   WEB_CONCURRENCY: z
     .string()

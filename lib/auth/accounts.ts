@@ -5,6 +5,8 @@ import slugify from 'slugify';
 import type { z } from 'zod';
 import { config } from '../config';
 import type { Db } from '../db/client';
+import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
+import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
 import { AppError, conflict, forbidden, notFound, rateLimited, unprocessable } from '../http/errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
@@ -126,13 +128,21 @@ export async function registerCompany(db: Db, input: z.infer<typeof registerBody
 }
 
 const WINDOW_MS = 15 * 60_000;
-const MAX_PER_EMAIL = 5;
+/**
+ * Failed sign-ins allowed in 15 minutes. Five for an e-mail from one address: a guesser there is
+ * stopped, while the account's owner, elsewhere, can still sign in (five from anywhere let anyone
+ * lock anyone out with five requests a quarter hour). Twenty for an e-mail from all addresses
+ * together bounds guessing spread over many, and fifty for an address, spraying over many accounts.
+ */
+const MAX_PER_EMAIL_AND_IP = 5;
+const MAX_PER_EMAIL = 20;
 const MAX_PER_IP = 50;
 
 /** 429 when this e-mail or address has failed too often in the last 15 minutes. */
 async function checkThrottle(db: Db, email: string, ip: string): Promise<void> {
   const since = new Date(Date.now() - WINDOW_MS);
   for (const [where, max] of [
+    [{ email, ip }, MAX_PER_EMAIL_AND_IP],
     [{ email }, MAX_PER_EMAIL],
     [{ ip }, MAX_PER_IP],
   ] as const) {
@@ -158,6 +168,8 @@ export async function authenticate(db: Db, email: string, password: string, ip: 
   const user = await db.user.findUnique({ where: { email }, include: { company: true } });
   const good = user ? await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }) : await burnPasswordCheck(password);
   if (!user || !good) {
+    // Failures past the window count for nothing: they go, or an e-mail nobody has ever used stays for good.
+    await db.loginAttempt.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - WINDOW_MS) } } });
     await db.loginAttempt.create({ data: { email, ip } });
     throw new AppError('unauthorized', 'bad_credentials');
   }
@@ -252,6 +264,29 @@ async function assertNotLastOwner(db: TenantDb, target: { id: number; role: stri
   if (owners <= 1) throw conflict('last_owner');
 }
 
+/** The first key of PostgreSQL's advisory lock held while a company's users change (the second is the company). */
+const COMPANY_USERS_LOCK = 0x46_4d_55; // "FMU"
+
+/**
+ * A change to one of the company's users, read and written in one transaction that no other such
+ * change of the company runs beside: two owners demoting each other at once each counted two owners
+ * and left the company with none, whom nobody could then make owner again. SQLite's transactions
+ * are one at a time already (BEGIN IMMEDIATE); PostgreSQL's take the company's lock.
+ */
+async function changeCompanyUser<T>(db: TenantDb, id: number, change: (tx: TenantDb, target: UserRow) => Promise<T>): Promise<T> {
+  const found = await db.user.findUnique({ where: { id }, select: { companyId: true } });
+  if (!found) throw notFound();
+  return db.$transaction(
+    async (tx) => {
+      if (dbTarget(config()).kind === 'postgresql') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${COMPANY_USERS_LOCK}, ${found.companyId})`;
+      const target = await tx.user.findUnique({ where: { id } });
+      if (!target) throw notFound();
+      return change(tx as unknown as TenantDb, target);
+    },
+    { timeout: SQLITE_LOCK_WAIT_MS + 5000 },
+  );
+}
+
 export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: string, input: z.infer<typeof newUserBody>) {
   assertMayAssign(actorRole, input.role);
   // E-mails are unique across companies: look in the whole database.
@@ -271,29 +306,29 @@ export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: str
 }
 
 export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorRole: string, id: number, input: z.infer<typeof userUpdateBody>) {
-  const target = await db.user.findUnique({ where: { id } });
-  if (!target) throw notFound();
-  assertMayManage(actorRole, target);
-  if (input.role) assertMayAssign(actorRole, input.role);
-  const demoted = input.role !== undefined && input.role !== 'owner';
-  if (demoted || input.is_active === false) await assertNotLastOwner(db, target);
-  const updated = await db.user.update({
-    where: { id },
-    data: {
-      ...(input.role ? { role: input.role } : {}),
-      ...(input.is_active !== undefined ? { isActive: input.is_active } : {}),
-      ...(input.first_name !== undefined ? { firstName: input.first_name } : {}),
-      ...(input.last_name !== undefined ? { lastName: input.last_name } : {}),
-    },
+  const updated = await changeCompanyUser(db, id, async (tx, target) => {
+    assertMayManage(actorRole, target);
+    if (input.role) assertMayAssign(actorRole, input.role);
+    const demoted = input.role !== undefined && input.role !== 'owner';
+    if (demoted || input.is_active === false) await assertNotLastOwner(tx, target);
+    return tx.user.update({
+      where: { id },
+      data: {
+        ...(input.role ? { role: input.role } : {}),
+        ...(input.is_active !== undefined ? { isActive: input.is_active } : {}),
+        ...(input.first_name !== undefined ? { firstName: input.first_name } : {}),
+        ...(input.last_name !== undefined ? { lastName: input.last_name } : {}),
+      },
+    });
   });
   if (input.is_active === false) await baseDb.session.deleteMany({ where: { userId: id } });
   return updated;
 }
 
 export async function deleteCompanyUser(db: TenantDb, actorRole: string, id: number) {
-  const target = await db.user.findUnique({ where: { id } });
-  if (!target) throw notFound();
-  assertMayManage(actorRole, target);
-  await assertNotLastOwner(db, target);
-  await db.user.delete({ where: { id } });
+  await changeCompanyUser(db, id, async (tx, target) => {
+    assertMayManage(actorRole, target);
+    await assertNotLastOwner(tx, target);
+    await tx.user.delete({ where: { id } });
+  });
 }

@@ -42,12 +42,12 @@ type Params = Record<string, string | string[]>;
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * The caller's address: the last X-Forwarded-For entry, which Next.js fills from the socket when the
- * header is absent and which a reverse proxy in front appends. (Without a proxy a client can name its
- * own address there; the per-e-mail login limit still holds.)
+ * The caller's address, as the web process found it (lib/server/web.mjs: the socket's peer, or what
+ * TRUSTED_PROXIES proxies saw). Under a bare `next start` or `next dev`, which have no such header,
+ * the last X-Forwarded-For entry, which Next.js fills from the socket.
  */
 export function clientIp(req: Request): string {
-  return req.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() || 'unknown';
+  return req.headers.get('x-fieldmap-client') || req.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() || 'unknown';
 }
 
 /** A browser request from another site: its Origin names another host, or Sec-Fetch-Site says so. */

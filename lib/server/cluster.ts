@@ -52,6 +52,8 @@ export function parseServeArgs(args: string[], defaultPort: number): ServeOption
 /** What each web process is given: where to listen, and the headers of every answer. */
 export interface WebOptions extends ServeOptions {
   headers: Record<string, string>;
+  /** TRUSTED_PROXIES: how many X-Forwarded-For entries, from the end, proxies of ours appended. */
+  trustedProxies: number;
 }
 
 /** Runs the web process in `count` processes with `options` until SIGTERM or SIGINT. */

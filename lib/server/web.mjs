@@ -12,7 +12,7 @@ import compression from 'compression';
 import next from 'next';
 
 /** What the primary parsed and prepared (`WebOptions` in cluster.ts). */
-const { port, hostname, keepAliveTimeoutMs, headers } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
+const { port, hostname, keepAliveTimeoutMs, headers, trustedProxies = 0 } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
 
 const fastest = { level: 1, brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } } };
 // Most answers are a few kilobytes, compressed with zlib's own 16 kB output buffer: a larger one,
@@ -36,8 +36,21 @@ const handle = app.getRequestHandler();
 // Server components cannot see the address they render; sign-in needs it to send the user back
 // (lib/ui/server.ts). Set here, and only here: a client's own value is replaced.
 const REQUEST_PATH = 'x-fieldmap-path';
+// Route handlers cannot see the socket either; rate limits need the caller's address
+// (lib/http/route.ts, clientIp). Set here, and only here.
+const CLIENT_ADDRESS = 'x-fieldmap-client';
+/**
+ * The caller's address: the socket's peer, or behind `trustedProxies` proxies the address the
+ * outermost of them saw (each appends its peer to X-Forwarded-For; what comes before is the client's
+ * own word).
+ */
+function clientAddress(req) {
+  const hops = trustedProxies > 0 ? String(req.headers['x-forwarded-for'] ?? '').split(',').map((h) => h.trim()).filter(Boolean) : [];
+  return (hops.length >= trustedProxies ? hops[hops.length - trustedProxies] : undefined) ?? req.socket.remoteAddress ?? 'unknown';
+}
 const serve = (req, res) => {
   req.headers[REQUEST_PATH] = req.url ?? '/';
+  req.headers[CLIENT_ADDRESS] = clientAddress(req);
   // After the compressor has wrapped the answer, so that the envelope is compressed like any answer.
   if (isApi(req)) enveloping405(req, res);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);

@@ -98,13 +98,25 @@ describe('login and logout', () => {
     expect(wrongPassword.body).toEqual({ success: false, error: 'Неверный адрес эл. почты или пароль' });
   });
 
-  it('answers 429 with Retry-After after five failures for one e-mail', async () => {
+  it('answers 429 with Retry-After after five failures for one e-mail from one address, while its owner elsewhere signs in', async () => {
     const { email } = await registerCompany(baseUrl());
-    for (let i = 0; i < 5; i++) expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: `wrong-${i}-xx` })).status).toBe(401);
-    const blocked = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD });
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    for (let i = 0; i < 5; i++) expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: `wrong-${i}-xx` }, from('192.0.2.10'))).status).toBe(401);
+    const blocked = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, from('192.0.2.10'));
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(800);
     expect(blocked.body.success).toBe(false);
+    // Five failures from anywhere had locked the account for everyone: anyone could keep anyone out.
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, from('192.0.2.11'))).status).toBe(200);
+  });
+
+  it('answers 429 after twenty failures for one e-mail spread over many addresses', async () => {
+    const { email } = await registerCompany(baseUrl());
+    for (let i = 0; i < 20; i++) {
+      const res = await new Api(baseUrl()).post('/api/auth/login', { email, password: `wrong-${i}-xx` }, { 'x-forwarded-for': `192.0.2.${100 + i}` });
+      expect(res.status).toBe(401);
+    }
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, { 'x-forwarded-for': '192.0.2.200' })).status).toBe(429);
   });
 
   it('answers 429 after fifty failures from one address', async () => {
@@ -329,6 +341,28 @@ describe('company and its users', () => {
     expect((await c.as.owner.del(`/api/auth/company/users/${me}`)).status).toBe(409);
     await c.as.owner.put(`/api/auth/company/users/${c.users.admin.id}`, { role: 'owner' });
     expect((await c.as.owner.put(`/api/auth/company/users/${me}`, { role: 'admin' })).status).toBe(200);
+  });
+
+  it('keeps an owner when two owners demote each other at the same moment', async () => {
+    const c = await createCompany(baseUrl());
+    const [a, b] = [c.users.owner.id, c.users.admin.id];
+    const owners = async () => (await c.as.owner.get('/api/auth/company/users')).body.users.filter((u: { role: string; is_active: boolean }) => u.role === 'owner' && u.is_active).length;
+    // Each counted two owners before either wrote: both answered 200 and the company had none.
+    for (let round = 0; round < 5; round++) {
+      expect((await c.as.owner.put(`/api/auth/company/users/${b}`, { role: 'owner' })).status).toBe(200);
+      const answers = await Promise.all([c.as.owner.put(`/api/auth/company/users/${b}`, { role: 'viewer' }), c.as.admin.put(`/api/auth/company/users/${a}`, { role: 'viewer' })]);
+      // The later one is refused: the last owner (409), or no longer an owner itself (403).
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+      expect([403, 409]).toContain(answers.find((r) => r.status !== 200)!.status);
+      expect(await owners()).toBe(1);
+      // Whoever was demoted is made owner again for the next round, by the one left.
+      if (answers[1]!.status === 200) {
+        expect((await c.as.admin.put(`/api/auth/company/users/${a}`, { role: 'owner' })).status).toBe(200);
+        expect((await c.as.owner.put(`/api/auth/company/users/${b}`, { role: 'admin' })).status).toBe(200);
+      } else {
+        expect((await c.as.owner.put(`/api/auth/company/users/${b}`, { role: 'admin' })).status).toBe(200);
+      }
+    }
   });
 
   it('creates users that can sign in, and removes them', async () => {

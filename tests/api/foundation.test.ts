@@ -133,6 +133,31 @@ describe('service basics', () => {
   });
 });
 
+describe('client addresses', () => {
+  it('without a proxy in front, an address a client names in X-Forwarded-For is not taken: its failed sign-ins count as its own', async () => {
+    // A server of its own, with no TRUSTED_PROXIES, as `make run` starts it.
+    const scratch = scratchSqlite();
+    const server = await startServer({ env: scratch.env });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 51; i++) {
+        const res = await fetch(`${server.url}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${i}` },
+          body: JSON.stringify({ email: `nobody-${i}@example.test`, password: 'wrong-password' }),
+        });
+        statuses.push(res.status);
+      }
+      // Each request named another address; all came from one socket, whose fifty failures are the limit.
+      expect(statuses.slice(0, 50).every((s) => s === 401)).toBe(true);
+      expect(statuses[50]).toBe(429);
+    } finally {
+      await server.stop();
+      await scratch.drop();
+    }
+  });
+});
+
 describe('streamed uploads', () => {
   it('a 200 MB upload arrives whole while server memory grows by less than 100 MB', async () => {
     // A server of its own: the shared one serves other test files at the same time, and their work

@@ -23,8 +23,10 @@ export default async function setup(project: TestProject) {
   // The server's own output stays in test-results/ so that a failed run can be diagnosed afterwards.
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
   rmSync(join(ROOT, 'test-results', `server-${kind}.log`), { force: true });
-  // Drone mosaics re-match their seams, so that the API tests check the output itself.
-  const server = await startServer({ env: { ...scratch.env, DRONE_SEAM_CHECK: '1' }, logFile: join(ROOT, 'test-results', `server-${kind}.log`) });
+  // Drone mosaics re-match their seams, so that the API tests check the output itself. The server is
+  // as if behind one reverse proxy, so that a test can come from an address of its own
+  // (X-Forwarded-For); every request here comes from one socket address.
+  const server = await startServer({ env: { ...scratch.env, DRONE_SEAM_CHECK: '1', TRUSTED_PROXIES: '1' }, logFile: join(ROOT, 'test-results', `server-${kind}.log`) });
   project.provide('baseUrl', server.url);
   project.provide('dbKind', kind);
   project.provide('serverEnv', server.env);
