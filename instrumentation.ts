@@ -23,18 +23,25 @@ export async function register() {
       // processes once this one is ready): everything left over is garbage. A runner started again
       // after a crash shares it with web processes that may be receiving uploads.
       const restarted = process.env.FIELDMAP_RUNNER_RESTARTED === '1';
+      const { basename, dirname } = await import('node:path');
+      const tasks = await db().task.findMany({ select: { id: true, status: true } });
+      const scanFolders = (await db().scan.findMany({ where: { dataPath: { not: null } }, select: { dataPath: true } })).map((s) => basename(dirname(s.dataPath!)));
       await cleanup({
         staleAfterMs: restarted ? 6 * 3600_000 : 0,
-        knownTaskIds: new Set((await db().task.findMany({ select: { id: true } })).map((t) => t.id)),
+        knownTaskIds: new Set(tasks.map((t) => t.id)),
+        keptTaskFolders: new Set([...tasks.filter((t) => t.status !== 'error').map((t) => t.id), ...scanFolders]),
       });
       await startLocalRunner();
     }
+    // What a web process killed mid-upload left (it cleans nothing when started again): swept while
+    // the server runs, once untouched for hours, as at a restart beside other processes.
+    if (process.env.REDIS_URL || webRole() !== 'web') setInterval(() => void cleanup({ staleAfterMs: 6 * 3600_000 }), 3600_000).unref();
   } finally {
     tellPrimary({ fieldmap: 'ready' });
   }
 }
 
-async function cleanup(opts: { staleAfterMs: number; knownTaskIds?: Set<string> }) {
+async function cleanup(opts: { staleAfterMs: number; knownTaskIds?: Set<string>; keptTaskFolders?: Set<string> }) {
   const { config } = await import('./lib/config');
   const { cleanupDataDir } = await import('./lib/uploads/cleanup');
   const { log } = await import('./lib/log');

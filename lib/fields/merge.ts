@@ -74,6 +74,9 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
     // Again: a scan may have been uploaded for one of them meanwhile.
     await assertNoScans(tx, others);
     await noteScansBoundary(tx, kept!.id, kept!.geometry);
+    // Their uploads (a failed one, or one whose scan was deleted) stay in the company's record, under
+    // the field they are now part of, rather than going with the rows deleted.
+    await tx.task.updateMany({ where: { fieldId: { in: otherIds } }, data: { fieldId: kept!.id } });
     await tx.field.deleteMany({ where: { id: { in: otherIds } } });
     return tx.field.update({
       where: { id: kept!.id },

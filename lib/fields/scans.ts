@@ -269,7 +269,12 @@ export async function deleteScan(db: TenantDb, id: number) {
     data: { status: 'error', error: JSON.stringify({ key: 'scan_gone', params: {} }), finishedAt: new Date(), lockedBy: null },
   });
   const tasks = await db.task.findMany({ where: { scanId: id }, select: { id: true, payloadJson: true } });
-  const scan = await db.scan.delete({ where: { id } });
+  const scan = await db.$transaction(async (tx) => {
+    const deleted = await tx.scan.delete({ where: { id } });
+    // The tasks stay as the company's record of its uploads, no longer naming a scan that is gone.
+    await tx.task.updateMany({ where: { scanId: id }, data: { scanId: null } });
+    return deleted;
+  });
   // Its preview, mosaic and index (the task's folder), a survey's photos, and an uploaded raster.
   if (scan.dataPath) await rm(dirname(scan.dataPath), { recursive: true, force: true });
   for (const task of tasks) {

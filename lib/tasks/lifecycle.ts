@@ -86,6 +86,7 @@ export function publicParams(params: Record<string, string | number>): Record<st
 
 interface FailingTask {
   id: string;
+  companyId: number;
   kind: string;
   payloadJson: string;
   scanId: number | null;
@@ -97,8 +98,9 @@ interface FailingTask {
  * Ends a task in error together with the drone scan announced at its upload, in one transaction: a
  * client that sees the task failed sees its scan failed, and a crash between the two cannot leave a
  * scan "processing" for ever (which could not even be deleted). A failed zoning task makes no scan,
- * so nothing else would ever remove the raster it was given (up to 1 GB): it goes now. A survey's
- * photos stay with its failed scan and go with it.
+ * so nothing else would ever remove the raster it was given (up to 1 GB): it goes now, and so does
+ * the task's folder, which a runner killed mid-job left with its half-made mosaic (100 MB and more)
+ * and which no scan names. A survey's photos stay with its failed scan and go with it.
  */
 async function failTask(db: Db, task: FailingTask, error: { key: string; params: Record<string, string | number> }) {
   await db.$transaction(async (tx) => {
@@ -112,6 +114,7 @@ async function failTask(db: Db, task: FailingTask, error: { key: string; params:
     // Before the error is seen, so that no one finds the task failed and its raster still there.
     const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
     if (rasterPath) await rm(rasterPath, { force: true });
+    await rm(taskWorkDir(task.companyId, task.id), { recursive: true, force: true });
   });
 }
 
@@ -120,7 +123,7 @@ async function failTask(db: Db, task: FailingTask, error: { key: string; params:
  * it ends in error, with its scan, instead of showing "running" for ever with a scan nobody can delete.
  */
 export async function failAbandonedTask(db: Db, id: string): Promise<boolean> {
-  const t = await db.task.findUnique({ where: { id }, select: { id: true, kind: true, payloadJson: true, attempts: true, scanId: true, status: true } });
+  const t = await db.task.findUnique({ where: { id }, select: { id: true, companyId: true, kind: true, payloadJson: true, attempts: true, scanId: true, status: true } });
   if (!t || (t.status !== 'running' && t.status !== 'pending')) return false;
   await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
   return true;
@@ -132,7 +135,7 @@ export async function failAbandonedTask(db: Db, id: string): Promise<boolean> {
  * after all finds it ended and does nothing.
  */
 export async function failUndispatchedTask(db: Db, id: string): Promise<void> {
-  const t = await db.task.findUnique({ where: { id }, select: { id: true, kind: true, payloadJson: true, scanId: true, status: true } });
+  const t = await db.task.findUnique({ where: { id }, select: { id: true, companyId: true, kind: true, payloadJson: true, scanId: true, status: true } });
   if (t?.status === 'pending') await failTask(db, t, { key: 'queue_unavailable', params: {} });
 }
 
@@ -153,7 +156,7 @@ export async function releaseInterruptedTask(db: Db, t: FailingTask & { attempts
 
 /** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */
 export async function requeueInterrupted(db: Db): Promise<string[]> {
-  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, kind: true, payloadJson: true, attempts: true, scanId: true } });
+  const stuck = await db.task.findMany({ where: { status: 'running' }, select: { id: true, companyId: true, kind: true, payloadJson: true, attempts: true, scanId: true } });
   for (const t of stuck) await releaseInterruptedTask(db, t);
   return (await db.task.findMany({ where: { status: 'pending' }, orderBy: { createdAt: 'asc' }, select: { id: true } })).map((t) => t.id);
 }

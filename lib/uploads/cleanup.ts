@@ -1,8 +1,11 @@
 // Start-up cleanup of the data folder. A process killed mid-request (SIGKILL, power loss, OOM) cannot
 // run its own `finally` blocks, so what it was writing stays behind: partial uploads and unpacked
 // shapefiles in DATA_DIR/tmp, drone photos unpacked into companies/<id>/uploads/<id> before their
-// field was known, and a drone folder moved under its field whose task row was never committed.
-// None of it is referenced by a database row, so it is removed when the next process starts.
+// field was known, a drone folder moved under its field whose task row was never committed, and the
+// folder of a task that ended in error or whose row is gone (a runner killed mid-job leaves its
+// half-made mosaic there). None of it is referenced by a database row, so it is removed when the
+// next process starts. A long-running server also sweeps the scratch folders every hour, for what a
+// web process killed and started again left behind.
 //
 // In the embedded setup this process is the only one using the folder, so everything found is left
 // over. With REDIS_URL several web processes share the folder and another may be receiving an upload
@@ -17,6 +20,11 @@ export interface CleanupOptions {
   staleAfterMs: number;
   /** Task ids that exist; a drone folder under a field with no such task is removed. Omit to keep them all. */
   knownTaskIds?: Set<string>;
+  /**
+   * Task folders (companies/<id>/tasks/<task id>) still of use: those of tasks pending, running or
+   * completed, and those a scan's files are in. Every other is removed. Omit to keep them all.
+   */
+  keptTaskFolders?: Set<string>;
   now?: number;
 }
 
@@ -62,7 +70,15 @@ export async function cleanupDataDir(opts: CleanupOptions): Promise<CleanupRepor
     const uploads = join(companies, company, 'uploads');
     for (const name of await entries(uploads)) await remove(join(uploads, name));
 
-    // 3. A drone folder already moved under its field, whose task row was never written.
+    // 3. The folder of a task that failed, or whose row is gone.
+    if (opts.keptTaskFolders) {
+      const tasks = join(companies, company, 'tasks');
+      for (const name of await entries(tasks)) {
+        if (TASK_ID.test(name) && !opts.keptTaskFolders.has(name)) await remove(join(tasks, name));
+      }
+    }
+
+    // 4. A drone folder already moved under its field, whose task row was never written.
     if (!opts.knownTaskIds) continue;
     const fields = join(companies, company, 'fields');
     for (const field of await entries(fields)) {

@@ -368,6 +368,22 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect((await api.del(`/api/scans/${tasks[1]!.result.scan_id}`)).status).toBe(200);
     expect(existsSync(taskDir(1))).toBe(false);
     expect(readdirSync(rasters)).toEqual([]);
+    // The uploads stay in the company's task list, no longer naming the scans that are gone.
+    const listed = (await api.get('/api/tasks')).body.tasks as { task_id: string; scan_id: number | null }[];
+    expect(listed.filter((t) => [first, second].some((u) => u.body.task_id === t.task_id)).map((t) => t.scan_id)).toEqual([null, null]);
+  });
+
+  it('a field merged into another keeps its uploads in the task list, under the field it is now part of', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const west = (await api.post('/api/fields', { name: 'West', geometry: { type: 'Polygon', coordinates: [[[-99.2, 47.01], [-99.17, 47.01], [-99.17, 47.03], [-99.2, 47.03], [-99.2, 47.01]]] } })).body.id as number;
+    const naip = (await api.post('/api/fields', { name: 'Scanned', geometry: FIELD })).body.id as number;
+    const uploaded = await uploadRaster(api, { field_id: String(naip), zones: '3' });
+    const done = await waitForTask(api, uploaded.body.task_id);
+    // A field with scans is not merged; with its scan deleted it is, and the upload had gone with it.
+    expect((await api.del(`/api/scans/${done.result.scan_id}`)).status).toBe(200);
+    expect((await api.post('/api/fields/merge', { ids: [west, naip] })).status).toBe(200);
+    const listed = (await api.get('/api/tasks')).body.tasks as { task_id: string; field: { id: number; name: string } | null }[];
+    expect(listed.find((t) => t.task_id === uploaded.body.task_id)?.field).toEqual({ id: west, name: 'West' });
   });
 
   // Read when the test runs: the table is built even when the suite is skipped for missing data.

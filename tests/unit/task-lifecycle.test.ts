@@ -2,7 +2,7 @@
 // the runner that holds it; a drone task that ends in error takes the scan announced at its upload with it.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDb } from '@/lib/db/client';
 import { migrate } from '@/lib/db/migrate';
@@ -70,8 +70,13 @@ describe('a failed drone task', () => {
   it('fails its scan with it when the server stopped during its last attempt', async () => {
     const lastScan = await droneUpload('interrupted-last', { status: 'running', attempts: MAX_ATTEMPTS });
     const retriedScan = await droneUpload('interrupted-first', { status: 'running', attempts: 1 });
+    // What the killed attempt was writing: no scan names it, and nothing else would ever remove it.
+    const halfMade = join(taskWorkDir(companyId, 'interrupted-last'), 'mosaic.raw');
+    mkdirSync(dirname(halfMade), { recursive: true });
+    writeFileSync(halfMade, 'half a mosaic');
     expect(await requeueInterrupted(db)).toEqual(['interrupted-first']);
     expect((await db.task.findUniqueOrThrow({ where: { id: 'interrupted-last' } })).status).toBe('error');
+    expect(existsSync(dirname(halfMade))).toBe(false);
     expect((await db.scan.findUniqueOrThrow({ where: { id: lastScan } })).status).toBe('error');
     // One that will run again keeps its scan processing.
     expect((await db.scan.findUniqueOrThrow({ where: { id: retriedScan } })).status).toBe('processing');
