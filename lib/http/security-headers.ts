@@ -1,5 +1,11 @@
 // The security headers of every answer, which the server's web processes set (lib/server/web.mjs).
-// The map's tiles come from MAP_TILE_URL's host; everything else is our own origin.
+// The map's tiles come from MAP_TILE_URL's host; everything else is our own origin. A page's scripts
+// run only with the nonce its web process drew for it (Next.js puts it on every script it writes, and
+// 'strict-dynamic' lets those load the rest): text a user wrote that ends up as markup on a page
+// cannot run, as it could with 'unsafe-inline'.
+
+/** Stands for the page's nonce in the policy's script-src, drawn afresh for each page. */
+export const NONCE = '{nonce}';
 
 export function securityHeaders(tileUrl: string): Record<string, string> {
   let tileOrigin = '';
@@ -14,7 +20,7 @@ export function securityHeaders(tileUrl: string): Record<string, string> {
     'Content-Security-Policy': [
       "default-src 'self'",
       `img-src 'self' data: blob: ${tileSources}`.trim(),
-      "script-src 'self' 'unsafe-inline'",
+      `script-src 'self' 'nonce-${NONCE}' 'strict-dynamic'`,
       "style-src 'self' 'unsafe-inline'",
       "connect-src 'self'",
       "font-src 'self' data:",

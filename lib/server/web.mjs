@@ -4,6 +4,7 @@
 // list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a quarter of that for a
 // fifth more bytes, and runs on libuv's threads while the list is still being written.
 // Plain JavaScript, unlike the rest: loading it through tsx cost each process 65 MB.
+import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, ServerResponse, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,18 @@ const isFieldList = (req) => req.method === 'GET' && /^\/api\/fields(\?|$)/.test
 // Security headers on every answer (lib/http/security-headers.ts). Set here, not in next.config.ts:
 // Next.js compiled its header rules on every request (a tenth of a millisecond), and read
 // MAP_TILE_URL when it built, not at start.
-const SECURITY_HEADERS = Object.entries(headers);
+const CSP = 'content-security-policy';
+const SECURITY_HEADERS = Object.entries(headers).filter(([name]) => name.toLowerCase() !== CSP);
+const POLICY = Object.entries(headers).find(([name]) => name.toLowerCase() === CSP)?.[1] ?? '';
+/**
+ * The policy with a nonce of its own, on the answer and on the request: Next.js reads the nonce from
+ * the request's policy and writes it on each script of the page.
+ */
+function setPolicy(req, res) {
+  const policy = POLICY.replace('{nonce}', randomBytes(16).toString('base64'));
+  req.headers[CSP] = policy;
+  res.setHeader(CSP, policy);
+}
 
 const app = next({ dev: false, dir: fileURLToPath(new URL('../..', import.meta.url)), hostname, port });
 const handle = app.getRequestHandler();
@@ -54,6 +66,7 @@ const serve = (req, res) => {
   // After the compressor has wrapped the answer, so that the envelope is compressed like any answer.
   if (isApi(req)) enveloping405(req, res);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+  if (POLICY) setPolicy(req, res);
   return handle(req, res).catch((err) => {
     console.error(err);
     if (!res.headersSent) res.statusCode = 500;

@@ -113,6 +113,25 @@ describe('service basics', () => {
     }
   });
 
+  it('lets a page run only the scripts it wrote, by a nonce of its own (no inline script of anyone else)', async () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(baseUrl() + '/login', { headers: { 'accept-language': 'en' } });
+      const policy = res.headers.get('content-security-policy')!;
+      const scriptSrc = policy.split('; ').find((d) => d.startsWith('script-src'))!;
+      expect(scriptSrc).toMatch(/^script-src 'self' 'nonce-[A-Za-z0-9+/]{22}==' 'strict-dynamic'$/);
+      expect(policy).not.toContain("'unsafe-inline' 'strict-dynamic'");
+      const nonce = /'nonce-([^']+)'/.exec(scriptSrc)![1]!;
+      nonces.add(nonce);
+      // Every script of the page carries it (Next.js read it from the request's policy).
+      const html = await res.text();
+      const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+    }
+    expect(nonces.size).toBe(2);
+  });
+
   it('keeps a request id the client sent', async () => {
     const res = await fetch(baseUrl() + '/api/health', { headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
