@@ -29,6 +29,8 @@ const schema = z.object({
    * (a client names any address there).
    */
   TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /** Companies one address may register in an hour: each costs a password hash and rows nobody asked for. */
+  REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   /** Web processes of the server (lib/server/cluster.ts); unset: one per core, at most 8. */
   WEB_CONCURRENCY: z
     .string()

@@ -82,6 +82,12 @@ export const kmzLimits = (userId: number, companyId: number): Limit[] => [
 ];
 
 /**
+ * Registrations from one address in an hour (REGISTRATIONS_PER_HOUR): open to anyone, each costs a
+ * password hash (tens of milliseconds of CPU) and makes a company.
+ */
+export const registrationLimits = (ip: string): Limit[] => [{ key: `register:ip:${ip}`, max: config().REGISTRATIONS_PER_HOUR, windowSeconds: 3600 }];
+
+/**
  * ISOXML and PDF documents: no limit in the spec, but each costs far more than a flight plan (a
  * large prescription's grid seconds of a worker thread): 60 a minute per user, 180 for the company.
  */

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Api, unique } from '../helpers/api';
 import { PASSWORD, createCompany, registerCompany } from '../helpers/company';
 import { baseUrl, directDb } from '../helpers/context';
+import { startServer } from '../helpers/server';
+import { scratchSqlite } from '@/lib/db/scratch';
 
 const newEmail = () => `${unique('u')}@example.test`.toLowerCase();
 
@@ -117,6 +119,23 @@ describe('login and logout', () => {
       expect(res.status).toBe(401);
     }
     expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, { 'x-forwarded-for': '192.0.2.200' })).status).toBe(429);
+  });
+
+  it('limits the companies one address registers in an hour (429 with Retry-After)', async () => {
+    // A server of its own, with a small limit; the shared one takes the suite's hundreds.
+    const scratch = scratchSqlite();
+    const server = await startServer({ env: { ...scratch.env, REGISTRATIONS_PER_HOUR: '3' } });
+    try {
+      const register = (i: number) => new Api(server.url).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name: unique(`Spam ${i}`), language: 'en' });
+      for (let i = 0; i < 3; i++) expect((await register(i)).status).toBe(201);
+      const refused = await register(3);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+      expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/^Too many requests/) });
+    } finally {
+      await server.stop();
+      await scratch.drop();
+    }
   });
 
   it('answers 429 after fifty failures from one address', async () => {
