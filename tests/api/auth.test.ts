@@ -368,7 +368,7 @@ describe('company and its users', () => {
     // Read as the owner left: the other may be a viewer now.
     const owners = async (as: Api) => (await as.get('/api/auth/company/users')).body.users.filter((u: { role: string; is_active: boolean }) => u.role === 'owner' && u.is_active).length;
     // Each counted two owners before either wrote: both answered 200 and the company had none.
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 10; round++) {
       expect((await c.as.owner.put(`/api/auth/company/users/${b}`, { role: 'owner' })).status).toBe(200);
       const answers = await Promise.all([c.as.owner.put(`/api/auth/company/users/${b}`, { role: 'viewer' }), c.as.admin.put(`/api/auth/company/users/${a}`, { role: 'viewer' })]);
       // The later one is refused: the last owner (409), or no longer an owner itself (403).
