@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MAX_RATE_KG_HA } from '../exports/types';
 import { LOCALES } from '../i18n/locales';
 import { isTimeZone } from '../i18n/time-zone';
+import { SINGLE_LINE, singleLine } from '../http/single-line';
 import { ROLES } from './roles';
 
 const email = z.string().trim().toLowerCase().max(255).pipe(z.email());
@@ -13,13 +14,14 @@ const name = z
   .string()
   .trim()
   .max(255)
+  .refine(...SINGLE_LINE)
   .transform((v) => v || null);
 const language = z.enum(LOCALES);
 
 export const registerBody = z.object({
   email,
   password,
-  company_name: z.string().trim().min(1).max(255),
+  company_name: singleLine(),
   first_name: name.optional(),
   last_name: name.optional(),
   language: language.optional(),
@@ -54,7 +56,7 @@ export const profileBody = z
 const zoneRates = z.record(z.string().regex(/^[1-7]$/), z.number().min(0).max(MAX_RATE_KG_HA));
 
 export const companyBody = z.object({
-  name: z.string().trim().min(1).max(255).optional(),
+  name: singleLine().optional(),
   // Merged into the stored settings; a key given as null is removed.
   settings: z
     .record(z.string(), z.unknown())

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, boundingBox } from '../geo/geometry';
+import { toSingleLine } from '../http/single-line';
 import { type ColumnMapping, type ImportFeature, type ReadShare, type SkippedFeature, readShapefileFiles } from '../uploads/shapefile-layers';
 import { roundArea } from './fields';
 import { PARCEL_NUMBER } from './parcel-number';
@@ -23,6 +24,8 @@ export interface FieldRowMeta extends BBox {
   area: number;
 }
 
+const oneLineOrNull = (text: string | null | undefined, max: number) => (text ? toSingleLine(text).slice(0, max) || null : null);
+
 /**
  * The row a feature becomes. A parcel number that is not in the spec's colon-separated numeric
  * form stays only among the attributes; a feature without a name column is named by its parcel
@@ -32,9 +35,10 @@ export function fieldRowMeta(f: ImportFeature): FieldRowMeta {
   const parcelNumber = f.parcel_number?.replace(/\s+/g, '') ?? null;
   const layerName = f.layer.split(/[\\/]/).at(-1) ?? f.layer;
   return {
-    name: (f.name ?? f.parcel_number ?? f.identifier ?? `${layerName} ${f.index + 1}`).slice(0, 255),
-    owner: f.owner?.slice(0, 255) ?? null,
-    status: f.status,
+    // One line each, as the API takes them: a register's text may hold line breaks.
+    name: toSingleLine(f.name ?? f.parcel_number ?? f.identifier ?? `${layerName} ${f.index + 1}`).slice(0, 255),
+    owner: oneLineOrNull(f.owner, 255),
+    status: oneLineOrNull(f.status, 64),
     parcelNumber: parcelNumber && PARCEL_NUMBER.test(parcelNumber) && parcelNumber.length <= 64 ? parcelNumber : null,
     area: roundArea(geometryAreaHa(f.geometry)),
     ...boundingBox(f.geometry),

@@ -1,5 +1,6 @@
 // Request bodies and query strings of the field endpoints.
 import { z } from 'zod';
+import { singleLine } from '../http/single-line';
 import { ZONING_METHODS } from '../raster/classify';
 import { PARCEL_NUMBER } from './parcel-number';
 import { recordId, recordIdText } from '../http/record-id';
@@ -13,7 +14,7 @@ const parcelNumber = z
   .transform((v) => v || null)
   .nullable();
 
-const status = z.string().trim().min(1).max(64).nullable();
+const status = singleLine(64).nullable();
 const ownerId = recordId.nullable();
 // Areas are kept to the square metre (`roundArea`): a smaller one would be stored as 0.
 const area = z.number().min(0.0001).max(1e7);
@@ -22,7 +23,7 @@ const area = z.number().min(0.0001).max(1e7);
 // is refused by name, where it was ignored with a 200 and nothing changed.
 export const createFieldBody = z
   .object({
-    name: z.string().trim().min(1).max(255),
+    name: singleLine(),
     geometry: z.unknown(),
     owner_id: ownerId.optional(),
     status: status.optional(),
@@ -63,7 +64,7 @@ export const mergeFieldsBody = z.object({
     .max(MAX_MERGED_FIELDS)
     .transform((ids) => [...new Set(ids)])
     .refine((ids) => ids.length >= 2, { params: { key: 'merge_two_fields' } }),
-  name: z.string().trim().min(1).max(255).optional(),
+  name: singleLine().optional(),
 });
 
 /** A position of a cutting line: [longitude, latitude], an altitude ignored. */
@@ -165,7 +166,7 @@ export const rezoneScanBody = z
   // A typo (`zone` for `zones`) is named, not run as the scan's old zoning with a 202.
   .strict();
 
-export const ownerBody = z.object({ name: z.string().trim().min(1).max(255) }).strict();
+export const ownerBody = z.object({ name: singleLine() }).strict();
 
 /** GET /api/stats: the year of the area by crop (this year when left out). */
 export const statsQuery = z.object({ year: z.coerce.number().int().min(1900).max(2100).optional() });

@@ -190,6 +190,17 @@ describe('fields', () => {
     expect(unknown.status).toBe(422);
     expect(unknown.body.error).toContain('unknown fields: owner, parcelNumber');
     expect((await api.put(`/api/fields/${id}`, {})).body.error).toContain('nothing to change');
+    // Names and statuses are one line: a line break or a control character breaks rows, tooltips,
+    // titles and the names in flight plans and task data.
+    for (const res of [
+      await api.post('/api/fields', { name: 'North\nfield', geometry: rect(1, 1) }),
+      await api.put(`/api/fields/${id}`, { status: 'Аренда\r' + 'x' }),
+      await api.post('/api/owners', { name: 'Agro\tCo' }),
+      await api.put(`/api/auth/profile`, { first_name: 'Ann\u0007' }),
+    ]) {
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.error).toMatch(/: one line of text, without line breaks or control characters$/);
+    }
     // Ids past PostgreSQL's integer are refused as such (they reached the database there: a 500).
     const huge = 2 ** 31;
     for (const res of [
