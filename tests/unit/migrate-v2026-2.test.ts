@@ -282,6 +282,7 @@ c.execute("UPDATE field SET name = '${long}' WHERE id = 4")
 c.execute("UPDATE field SET name = '   ' WHERE id = 5")
 c.execute("UPDATE owner SET name = '  ${'О'.repeat(300)}' WHERE id = 3")
 c.execute("UPDATE field SET id = 3000000000, name = '  Дальнее  ' WHERE id = 3")
+c.execute("UPDATE owner SET name = 'Агро' || char(10) || 'Холдинг' WHERE id = 2")
 c.execute("UPDATE fieldscan SET field_id = 3000000000 WHERE id = 2")`);
     const report = await migrateV2026_2(file);
     expect(report.notes).toEqual(expect.arrayContaining([
@@ -292,7 +293,8 @@ c.execute("UPDATE fieldscan SET field_id = 3000000000 WHERE id = 2")`);
       'field 4: name longer than 255 characters; cut, the whole kept in its attributes',
       'field 5: name "   " is blank; named "Field 5"',
       'field 3000000000: id outside 1..2147483647, which the service cannot address; now field 6 (the old id kept in its attributes as legacy_id)',
-      'field 3000000000: name "  Дальнее  " had spaces around it; trimmed',
+      'field 3000000000: name "  Дальнее  " had spaces around it or line breaks in it; trimmed, and made one line',
+      'owner 2: name "Агро\\nХолдинг" had spaces around it or line breaks in it; trimmed, and made one line',
     ]));
     const db = createDb({ kind: 'sqlite', file });
     const byId = new Map((await db.field.findMany({ include: { owner: true } })).map((f) => [f.id, f]));

@@ -14,6 +14,7 @@ import { PARCEL_NUMBER } from '../../fields/parcel-number';
 import { AppError } from '../../http/errors';
 import { MAX_RECORD_ID } from '../../http/record-id';
 import { translate } from '../../i18n/messages';
+import { toSingleLine } from '../../http/single-line';
 import { ownerNameKey } from '../../owners/name-key';
 import { readMigrations } from '../migrate';
 import { sqliteUrl } from '../target';
@@ -43,6 +44,8 @@ export class BlockingRowsError extends Error {
 
 // The service's own limits (lib/fields/schemas.ts, lib/http/record-id.ts).
 const MAX_NAME = 255;
+/** A name or status trimmed, or made one line as the service takes them (lib/http/single-line.ts). */
+const TRIMMED = 'had spaces around it or line breaks in it; trimmed, and made one line';
 const MAX_STATUS = 64;
 const MAX_PARCEL = 64;
 const MAX_AREA_HA = 1e7;
@@ -394,7 +397,7 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
     for (const o of ownerRows) {
       const what = `owner ${String(o.id)}`;
       const raw = o.name === null || o.name === undefined ? '' : String(o.name);
-      let name = raw.trim();
+      let name = toSingleLine(raw);
       let fullName: string | undefined;
       if (!name) {
         name = `Owner ${String(o.id)}`;
@@ -404,7 +407,7 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
         name = cut(name, MAX_NAME);
         notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its fields' attributes (legacy_owner_name): ${JSON.stringify(fullName)}`);
       } else if (name !== raw) {
-        notes.push(`${what}: name ${JSON.stringify(raw)} had spaces around it; trimmed`);
+        notes.push(`${what}: name ${JSON.stringify(raw)} ${TRIMMED}`);
       }
       const newId = ownerNewId.get(o.id)!;
       const same = ownerByKey.get(ownerNameKey(name));
@@ -452,20 +455,20 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
       const area = geometry ? roundArea(usable ? storedHa : geometryAreaHa(geometry)) : 0;
 
       const rawStatus = str(legacyColumns ? f.land_status : jsonStatus);
-      let status = rawStatus?.trim() || null;
+      let status = rawStatus === null ? null : toSingleLine(rawStatus) || null;
       if (status && status.length > MAX_STATUS) {
         attributes.legacy_status = rawStatus;
         status = cut(status, MAX_STATUS);
         notes.push(`${what}: status longer than ${MAX_STATUS} characters; cut, the whole kept in its attributes`);
       } else if (rawStatus !== null && status !== rawStatus) {
-        notes.push(status ? `${what}: status ${JSON.stringify(rawStatus)} had spaces around it; trimmed` : `${what}: status ${JSON.stringify(rawStatus)} is blank; left empty`);
+        notes.push(status ? `${what}: status ${JSON.stringify(rawStatus)} ${TRIMMED}` : `${what}: status ${JSON.stringify(rawStatus)} is blank; left empty`);
       }
       const parcel = legacyParcelNumber(str(legacyColumns ? f.parcel_number : jsonParcel), attributes, what, notes);
 
       // A field's name as the service requires it: trimmed, 1 to 255 characters; one without a name
       // is named as an import names it: by its parcel number, else "Field <old id>".
       const rawName = f.name === null || f.name === undefined ? '' : String(f.name);
-      let name = rawName.trim();
+      let name = toSingleLine(rawName);
       if (!name) {
         name = parcel ?? `Field ${String(f.id)}`;
         notes.push(`${what}: ${rawName ? `name ${JSON.stringify(rawName)} is blank` : 'no name'}; named ${JSON.stringify(name)}`);
@@ -474,7 +477,7 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
         name = cut(name, MAX_NAME);
         notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its attributes`);
       } else if (name !== rawName) {
-        notes.push(`${what}: name ${JSON.stringify(rawName)} had spaces around it; trimmed`);
+        notes.push(`${what}: name ${JSON.stringify(rawName)} ${TRIMMED}`);
       }
 
       let ownerId: number | null = null;
