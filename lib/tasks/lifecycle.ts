@@ -53,7 +53,16 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
       const { count } = await tx.task.updateMany({
         where: held,
         // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
-        data: { status: 'completed', percent: 100, progress: 'done', resultJson: JSON.stringify(publicResult), scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId, finishedAt: new Date(), lockedBy: null },
+        data: {
+          status: 'completed',
+          percent: 100,
+          progress: 'done',
+          resultJson: JSON.stringify(publicResult),
+          scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId,
+          finishedAt: new Date(),
+          lockedBy: null,
+          payloadJson: keptPayload(task.payloadJson),
+        },
       });
       if (count !== 1) throw new TaskTakenOver();
     });
@@ -76,6 +85,17 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     if (retry) await db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
     else await failTask(db, { ...task, runner }, { key: info.key, params: publicParams(info.params ?? {}) });
   }
+}
+
+/**
+ * What a completed task keeps of its payload: all but the field's boundary (up to 100,000 vertices,
+ * megabytes a task, for as long as the field lives), which the job needed and nothing reads after.
+ * A raster's path and zoning options stay: remaking the scan's zones reads them.
+ */
+export function keptPayload(payloadJson: string): string {
+  const payload = JSON.parse(payloadJson) as Record<string, unknown>;
+  delete payload.fieldGeometry;
+  return JSON.stringify(payload);
 }
 
 /** A crash's reason as users read it: a path on the server cut to its file name. */

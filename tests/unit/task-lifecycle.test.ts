@@ -127,8 +127,9 @@ function uploadedRaster(name: string): string {
 }
 
 describe('a finished raster task', () => {
-  it('writes its scan, its zones and its completion together', async () => {
-    await rasterTask('finished');
+  it('writes its scan, its zones and its completion together, and keeps of its payload what remaking the zones reads', async () => {
+    const boundary = { type: 'Polygon', coordinates: [[[30, 50], [30.01, 50], [30.01, 50.01], [30, 50]]] };
+    await rasterTask('finished', { payload: { rasterPath: '/data/r.tif', fieldGeometry: boundary, options: { zones: 5 } } });
     expect(await claimTask(db, 'finished', 'one')).toBe(true);
     await runClaimedTask(db, 'finished', 'one', async () => zoningResult());
     const task = await db.task.findUniqueOrThrow({ where: { id: 'finished' } });
@@ -137,6 +138,8 @@ describe('a finished raster task', () => {
     expect(scan).toMatchObject({ fieldId, status: 'completed', indexName: 'NDVI' });
     expect(JSON.parse(task.resultJson!)).toEqual({ zones_created: 2, area_processed: 70, scan_id: scan.id });
     expect(await db.zone.count({ where: { scanId: scan.id } })).toBe(2);
+    // The boundary (megabytes for a large field) is not kept for as long as the field lives.
+    expect(JSON.parse(task.payloadJson)).toEqual({ rasterPath: '/data/r.tif', options: { zones: 5 } });
   });
 
   it('writes nothing when another runner took it over meanwhile, and leaves the task to that runner', async () => {
