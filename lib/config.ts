@@ -82,12 +82,21 @@ export function loadSessionSecret(dataDir: string, given?: string): string {
   return key;
 }
 
+let base: Omit<Config, 'sessionSecret'> | undefined;
 let cached: Config | undefined;
+
+const baseConfig = () => (base ??= parseConfig(process.env));
 
 export function config(): Config {
   if (!cached) {
-    const base = parseConfig(process.env);
-    cached = { ...base, sessionSecret: loadSessionSecret(base.dataDir, base.SESSION_SECRET) };
+    const c = baseConfig();
+    cached = { ...c, sessionSecret: loadSessionSecret(c.dataDir, c.SESSION_SECRET) };
   }
   return cached;
 }
+
+/**
+ * DATA_DIR, absolute. Unlike config() it makes no session key in the folder: job threads and tools
+ * that only resolve stored file paths (lib/uploads/data-path.ts) have no use for one.
+ */
+export const dataDir = () => baseConfig().dataDir;

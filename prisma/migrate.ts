@@ -1,9 +1,13 @@
-// `npm run db:migrate`: applies pending migrations to the configured database.
+// `npm run db:migrate`: applies pending migrations to the configured database, then records the file
+// paths under DATA_DIR relative to it (lib/db/data-paths.ts).
 import { parseConfig } from '../lib/config';
+import { createDb } from '../lib/db/client';
+import { makeDataPathsRelative } from '../lib/db/data-paths';
 import { LegacyDatabaseError, migrate } from '../lib/db/migrate';
 import { dbTarget } from '../lib/db/target';
 
-const target = dbTarget(parseConfig(process.env));
+const config = parseConfig(process.env);
+const target = dbTarget(config);
 let applied: string[];
 try {
   applied = await migrate(target);
@@ -15,3 +19,10 @@ try {
 }
 const where = target.kind === 'sqlite' ? target.file : 'PostgreSQL';
 console.log(applied.length ? `Applied ${applied.join(', ')} to ${where}` : `${where} is up to date`);
+const db = createDb(target);
+try {
+  const changed = await makeDataPathsRelative(db, config.dataDir);
+  if (changed.scans || changed.tasks) console.log(`File paths recorded relative to DATA_DIR (${config.dataDir}): ${changed.scans} of scans, ${changed.tasks} of tasks`);
+} finally {
+  await db.$disconnect();
+}

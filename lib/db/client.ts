@@ -5,8 +5,10 @@ import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { trackSessionWrites } from '../auth/session-cache';
 import { config } from '../config';
+import { log } from '../log';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
+import { makeDataPathsRelative } from './data-paths';
 import { migrate } from './migrate';
 import { SQLITE_LOCK_WAIT_MS, SqliteFileClient } from './sqlite-file-client';
 import { type DbTarget, dbTarget, sqliteUrl } from './target';
@@ -91,8 +93,9 @@ export function db(): Db {
 }
 
 /**
- * Resolves once pending migrations are applied (a new empty database starts cleanly); route
- * handlers await it before their first query.
+ * Resolves once pending migrations are applied (a new empty database starts cleanly) and the file
+ * paths recorded under DATA_DIR are relative to it (lib/db/data-paths.ts); route handlers await it
+ * before their first query.
  */
 export function dbReady(): Promise<void> {
   return ensureDb().ready;
@@ -103,7 +106,11 @@ function ensureDb() {
     const target = dbTarget(config());
     // Changes to sessions, users and companies clear the session caches (lib/auth/session-cache.ts).
     const client = trackSessionWrites(createDb(target));
-    const ready = migrate(target).then(() => undefined);
+    const ready = migrate(target)
+      .then(() => makeDataPathsRelative(client, config().dataDir))
+      .then((changed) => {
+        if (changed.scans || changed.tasks) log.info({ ...changed, dataDir: config().dataDir }, 'recorded stored file paths relative to DATA_DIR');
+      });
     ready.catch(() => {
       // Let the next request try again (a database that was down at start may come back).
       holder.__fieldmapDb = undefined;

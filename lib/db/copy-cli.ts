@@ -15,7 +15,7 @@ try {
   const copied = await copyDatabase(from, to, (table, rows) => console.log(`  ${table}: ${rows} rows`));
   const total = Object.values(copied).reduce((s, n) => s + n, 0);
   console.log(`Copied ${total} rows from ${describeTarget(from)} to ${describeTarget(to)} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-  console.log('Files (scans, rasters, mosaics) stay in DATA_DIR: give every process the same DATA_DIR, at the same path.');
+  console.log('Files (scans, rasters, mosaics) stay in the data folder: give every process that folder as its DATA_DIR, at whatever path it is mounted there.');
 } catch (err) {
   console.error(`Copy failed, ${describeTarget(to)} was left as it was: ${(err as Error).message}`);
   process.exit(1);

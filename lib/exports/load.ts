@@ -7,6 +7,7 @@ import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
 import type { Locale } from '../i18n/locales';
+import { resolveDataPath } from '../uploads/data-path';
 import { type ExportField, type ExportScan, type ExportScanEntry, type ExportZone, MAX_RATE_KG_HA, type Rates } from './types';
 
 export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
@@ -52,7 +53,7 @@ export async function loadScanWithZones(
   if (!scan) return { scan: null, zones: [] };
   const zones = await db.zone.findMany({ where: { scanId: scan.id }, orderBy: { classIndex: 'asc' } });
   const { readFile } = await import('node:fs/promises');
-  const previewPng = scan.dataPath ? await readFile(scan.dataPath).catch(() => undefined) : undefined;
+  const previewPng = scan.dataPath ? await readFile(resolveDataPath(scan.dataPath)).catch(() => undefined) : undefined;
   const stats = scan.statsJson ? JSON.parse(scan.statsJson) : null;
   const details = JSON.parse(scan.detailsJson) as { boundary?: unknown };
   const madeForPresent = details.boundary === boundaryFingerprint(opts.boundary);

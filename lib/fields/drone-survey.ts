@@ -19,6 +19,7 @@ import type { Locale } from '../i18n/locales';
 import { dispatchTask } from '../tasks/queue';
 import { currentStep, progressText, taskErrorText } from '../tasks/view';
 import type { DroneJobPayload } from '../tasks/drone-job';
+import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
 import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from './fields';
@@ -189,7 +190,7 @@ export async function submitDroneSurvey(
     await rename(staging, photosDir);
     const finalPaths = photos.map((p) => join(photosDir, p.path.slice(staging.length + 1)));
 
-    const payload: DroneJobPayload = { photoPaths: finalPaths, fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry };
+    const payload: DroneJobPayload = { photoPaths: finalPaths.map((p) => storeDataPath(p)), fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry };
     const cropType = data.crop_type ?? null;
     const scan = await db.$transaction(async (tx) => {
       const created = await tx.scan.create({

@@ -7,6 +7,7 @@ import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { conflict, notFound, unprocessable } from '../http/errors';
+import { resolveDataPath } from '../uploads/data-path';
 import { noteScansBoundary } from './boundary';
 import { removeFieldFiles } from './files';
 import type { createFieldBody, fieldListQuery, updateFieldBody } from './schemas';
@@ -343,5 +344,5 @@ export async function deleteField(db: TenantDb, companyId: number, id: number) {
   const scans = await db.scan.findMany({ where: { fieldId: id }, select: { dataPath: true } });
   await db.field.delete({ where: { id } });
   await removeFieldFiles(companyId, id);
-  await Promise.all(scans.filter((s) => s.dataPath).map((s) => rm(dirname(s.dataPath!), { recursive: true, force: true })));
+  await Promise.all(scans.filter((s) => s.dataPath).map((s) => rm(dirname(resolveDataPath(s.dataPath!)), { recursive: true, force: true })));
 }

@@ -11,6 +11,7 @@ import { conflict, notFound } from '../http/errors';
 import { DEFAULT_ZONING, DRONE_ZONING, type ZoningOptions, type ZoningRecord } from '../raster/zones';
 import type { RezoneJobPayload, ZoningJobPayload } from '../tasks/zoning-jobs';
 import { submitTask } from '../tasks/queue';
+import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { rezoneScanBody } from './schemas';
 
 /**
@@ -39,7 +40,7 @@ export async function submitRezoning(db: TenantDb, userId: number, scanId: numbe
     ...(body.method !== undefined ? { method: body.method } : {}),
     ...(body.min_zone_area_ha !== undefined ? { minZoneAreaHa: body.min_zone_area_ha } : {}),
   };
-  const payload: RezoneJobPayload = { rasterPath: kept.rasterPath, fieldGeometry: JSON.parse(scan.field.geometry) as FieldGeometry, options };
+  const payload: RezoneJobPayload = { rasterPath: storeDataPath(kept.rasterPath), fieldGeometry: JSON.parse(scan.field.geometry) as FieldGeometry, options };
   const task = await submitTask(db, { kind: 'rezone', payload, fileName: scan.fileName ?? undefined, fieldId: scan.fieldId, scanId, createdBy: userId });
   return { task_id: task.id, scan_id: scanId, field_id: scan.fieldId };
 }
@@ -50,10 +51,10 @@ export async function submitRezoning(db: TenantDb, userId: number, scanId: numbe
  */
 async function keptRaster(db: TenantDb, scan: { id: number; source: string; dataPath: string | null; indexName: string | null }) {
   if (scan.source === 'drone') {
-    return scan.dataPath ? { rasterPath: indexRasterPath(dirname(scan.dataPath), scan.indexName ?? 'index'), options: DRONE_ZONING } : null;
+    return scan.dataPath ? { rasterPath: indexRasterPath(dirname(resolveDataPath(scan.dataPath)), scan.indexName ?? 'index'), options: DRONE_ZONING } : null;
   }
   const made = await db.task.findFirst({ where: { scanId: scan.id, kind: 'raster_zones' }, select: { payloadJson: true } });
   if (!made) return null;
   const payload = JSON.parse(made.payloadJson) as ZoningJobPayload;
-  return { rasterPath: payload.rasterPath, options: { ...DEFAULT_ZONING, ...payload.options } };
+  return { rasterPath: resolveDataPath(payload.rasterPath), options: { ...DEFAULT_ZONING, ...payload.options } };
 }

@@ -9,6 +9,7 @@ import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/fi
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
 import { taskErrorText } from '../tasks/view';
+import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { FieldGeometry } from '../geo/geometry';
 import { boundaryFingerprint } from './boundary';
 import { dronePhotosDir } from './files';
@@ -64,7 +65,7 @@ export async function saveScan(tx: DbTx, companyId: number, fieldId: number, sca
     statsJson: JSON.stringify(scan.stats),
     histogramJson: JSON.stringify(scan.histogram),
     boundsJson: JSON.stringify(scan.previewBounds),
-    dataPath: scan.previewPath,
+    dataPath: storeDataPath(scan.previewPath),
     detailsJson: JSON.stringify(scan.details ?? {}),
   };
   const saved = scanId
@@ -226,7 +227,7 @@ export async function scanPreview(db: TenantDb, id: number): Promise<{ png: Buff
   const scan = await db.scan.findUnique({ where: { id }, select: { dataPath: true, boundsJson: true } });
   if (!scan?.dataPath) throw notFound();
   try {
-    return { png: await readFile(scan.dataPath), bounds: scan.boundsJson };
+    return { png: await readFile(resolveDataPath(scan.dataPath)), bounds: scan.boundsJson };
   } catch {
     throw notFound();
   }
@@ -244,7 +245,7 @@ export async function openDroneGeotiff(db: TenantDb, id: number, kind: DroneGeot
   if (!scan) throw notFound();
   if (scan.source !== 'drone' || scan.status !== 'completed' || !scan.dataPath) throw notFound('scan_no_geotiff');
   const indexName = scan.indexName ?? 'index';
-  const dir = dirname(scan.dataPath);
+  const dir = dirname(resolveDataPath(scan.dataPath));
   const file = await open(kind === 'orthomosaic' ? orthomosaicPath(dir) : indexRasterPath(dir, indexName)).catch(() => {
     throw notFound('scan_no_geotiff');
   });
@@ -276,11 +277,11 @@ export async function deleteScan(db: TenantDb, id: number) {
     return deleted;
   });
   // Its preview, mosaic and index (the task's folder), a survey's photos, and an uploaded raster.
-  if (scan.dataPath) await rm(dirname(scan.dataPath), { recursive: true, force: true });
+  if (scan.dataPath) await rm(dirname(resolveDataPath(scan.dataPath)), { recursive: true, force: true });
   for (const task of tasks) {
     await rm(dronePhotosDir(scan.companyId, scan.fieldId, task.id), { recursive: true, force: true });
     const { rasterPath } = JSON.parse(task.payloadJson) as { rasterPath?: string };
-    if (rasterPath) await rm(rasterPath, { force: true });
+    if (rasterPath) await rm(resolveDataPath(rasterPath), { force: true });
   }
 }
 

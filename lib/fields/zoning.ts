@@ -17,6 +17,7 @@ import { ZONING_METHODS } from '../raster/classify';
 import { inspectIndexRaster } from '../raster/zones';
 import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/zoning-jobs';
+import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
 import { fieldsMeetingBox } from './fields';
 import { captureDate } from './schemas';
@@ -79,7 +80,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   const rasterPath = join(dir, `${randomUUID()}${extname(file.filename).toLowerCase()}`);
   await rename(file.path, rasterPath);
   const payload: ZoningJobPayload = {
-    rasterPath,
+    rasterPath: storeDataPath(rasterPath),
     fileName: file.filename,
     capturedAt: options.captured_at?.toISOString() ?? info.capturedAt ?? null,
     fieldGeometry: field.geometry,

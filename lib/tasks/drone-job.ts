@@ -10,17 +10,19 @@ import { buildOrthomosaic } from '../drone/ortho';
 import { boundaryFingerprint } from '../fields/boundary';
 import { AppError } from '../http/errors';
 import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
+import { resolveDataPath } from '../uploads/data-path';
 import type { DroneJobResult } from './finishers';
 import type { JobContext } from './types';
 
 export interface DroneJobPayload {
+  /** As recorded (lib/uploads/data-path.ts). */
   photoPaths: string[];
   fileName: string;
   fieldGeometry: Polygon | MultiPolygon;
 }
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
-  const photos = await Promise.all(payload.photoPaths.map((p) => readDroneExif(p)));
+  const photos = await Promise.all(payload.photoPaths.map((p) => readDroneExif(resolveDataPath(p))));
   const mosaic = await buildOrthomosaic(photos, {
     workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching'), rematchSeams: config().DRONE_SEAM_CHECK === '1',
   });

@@ -5,6 +5,7 @@
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
 import { log } from '../log';
+import { resolveDataPath } from '../uploads/data-path';
 import { FINISHERS } from './finishers';
 import { JobError } from './run-in-thread';
 import { MAX_ATTEMPTS, type TaskErrorInfo, type TaskKind } from './types';
@@ -133,7 +134,7 @@ async function failTask(db: Db, task: FailingTask, error: { key: string; params:
     if (task.scanId && task.kind === 'drone') await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
     // Before the error is seen, so that no one finds the task failed and its raster still there.
     const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
-    if (rasterPath) await rm(rasterPath, { force: true });
+    if (rasterPath) await rm(resolveDataPath(rasterPath), { force: true });
     await rm(taskWorkDir(task.companyId, task.id), { recursive: true, force: true });
   });
 }

@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { boundaryFingerprint } from '../fields/boundary';
 import { computeZones, zoningRecord, type ZoningOptions } from '../raster/zones';
+import { resolveDataPath } from '../uploads/data-path';
 import type { RezoneJobResult, ZoningJobResult } from './finishers';
 import type { JobContext } from './types';
 
 export interface ZoningJobPayload {
+  /** The uploaded raster, as recorded (lib/uploads/data-path.ts). */
   rasterPath: string;
   fileName: string;
   capturedAt: string | null;
@@ -18,7 +20,7 @@ export interface ZoningJobPayload {
 }
 
 export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext): Promise<ZoningJobResult> {
-  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.95, step));
+  const r = await computeZones(resolveDataPath(payload.rasterPath), payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.95, step));
   ctx.progress(96, 'saving');
   await mkdir(ctx.workDir, { recursive: true });
   const previewPath = join(ctx.workDir, 'preview.png');
@@ -43,7 +45,7 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
 }
 
 export interface RezoneJobPayload {
-  /** The scan's kept index raster: the uploaded GeoTIFF, or a drone scan's index GeoTIFF. */
+  /** The scan's kept index raster (the uploaded GeoTIFF, or a drone scan's index GeoTIFF), as recorded. */
   rasterPath: string;
   /** The field's boundary when the zones were asked for. */
   fieldGeometry: Polygon | MultiPolygon;
@@ -52,7 +54,7 @@ export interface RezoneJobPayload {
 
 /** Zones only: the scan's index image and statistics stay as it was made, so no file is written. */
 export async function rezoneJob(payload: RezoneJobPayload, ctx: JobContext): Promise<RezoneJobResult> {
-  const r = await computeZones(payload.rasterPath, payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.98, step));
+  const r = await computeZones(resolveDataPath(payload.rasterPath), payload.fieldGeometry, payload.options, (percent, step) => ctx.progress(percent * 0.98, step));
   ctx.progress(99, 'saving');
   return {
     zones: r.zones,
