@@ -17,7 +17,8 @@ export function returnPath(path: string | null | undefined): string | undefined 
   } catch {
     return undefined;
   }
-  if (url.origin !== ANY_HOST) return undefined;
+  // A dot segment can leave `//host` once resolved (`/.//evil.example`): a path of another site.
+  if (url.origin !== ANY_HOST || url.pathname.startsWith('//')) return undefined;
   const back = `${url.pathname}${url.search}${url.hash}`;
   if (/^\/(login|register)(?:[/?#]|$)/.test(back) || back.startsWith('/_next/')) return undefined;
   return back;

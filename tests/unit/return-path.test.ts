@@ -19,6 +19,10 @@ describe('returnPath', () => {
       'https://evil.example/',
       'evil.example',
       '/\u0000/evil.example',
+      // Dot segments resolved: each is //evil.example once parsed.
+      '/.//evil.example',
+      '/a/..//evil.example',
+      '/%2e//evil.example',
     ]) {
       expect(returnPath(path), JSON.stringify(path)).toBeUndefined();
     }
