@@ -8,10 +8,12 @@ import type { Db } from '../db/client';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
+import { addressGroup } from '../http/address-group';
 import { AppError, conflict, forbidden, notFound, rateLimited, unprocessable } from '../http/errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';
-import { ROLE_LEVEL, type Role, isRole } from './roles';
+import { ACTION_ROLE } from './permissions';
+import { ROLE_LEVEL, type Role, hasRole, isRole } from './roles';
 import type { companyBody, newUserBody, profileBody, registerBody, userUpdateBody } from './schemas';
 
 type UserRow = {
@@ -163,7 +165,9 @@ async function checkThrottle(db: Db, email: string, ip: string): Promise<void> {
  * Checks e-mail and password. Wrong e-mail and wrong password answer the same 401 after the same
  * work; a legacy SHA-256 hash is replaced by scrypt on success.
  */
-export async function authenticate(db: Db, email: string, password: string, ip: string) {
+export async function authenticate(db: Db, email: string, password: string, address: string) {
+  // Counted by the address's group (an IPv6 host's /64): lib/http/address-group.ts.
+  const ip = addressGroup(address);
   await checkThrottle(db, email, ip);
   const user = await db.user.findUnique({ where: { email }, include: { company: true } });
   const good = user ? await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }) : await burnPasswordCheck(password);
@@ -271,17 +275,21 @@ const COMPANY_USERS_LOCK = 0x46_4d_55; // "FMU"
  * A change to one of the company's users, read and written in one transaction that no other such
  * change of the company runs beside: two owners demoting each other at once each counted two owners
  * and left the company with none, whom nobody could then make owner again. SQLite's transactions
- * are one at a time already (BEGIN IMMEDIATE); PostgreSQL's take the company's lock.
+ * are one at a time already (BEGIN IMMEDIATE); PostgreSQL's take the company's lock. The acting
+ * user's role is read again there too: one demoted by the change before, while this one waited, acts
+ * with the role now theirs.
  */
-async function changeCompanyUser<T>(db: TenantDb, id: number, change: (tx: TenantDb, target: UserRow) => Promise<T>): Promise<T> {
+async function changeCompanyUser<T>(db: TenantDb, actorId: number, id: number, change: (tx: TenantDb, target: UserRow, actorRole: string) => Promise<T>): Promise<T> {
   const found = await db.user.findUnique({ where: { id }, select: { companyId: true } });
   if (!found) throw notFound();
   return db.$transaction(
     async (tx) => {
       if (dbTarget(config()).kind === 'postgresql') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${COMPANY_USERS_LOCK}, ${found.companyId})`;
+      const actor = await tx.user.findUnique({ where: { id: actorId }, select: { role: true, isActive: true } });
+      if (!actor?.isActive || !hasRole(actor.role, ACTION_ROLE.manageUsers)) throw forbidden();
       const target = await tx.user.findUnique({ where: { id } });
       if (!target) throw notFound();
-      return change(tx as unknown as TenantDb, target);
+      return change(tx as unknown as TenantDb, target, actor.role);
     },
     { timeout: SQLITE_LOCK_WAIT_MS + 5000 },
   );
@@ -305,8 +313,8 @@ export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: str
   });
 }
 
-export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorRole: string, id: number, input: z.infer<typeof userUpdateBody>) {
-  const updated = await changeCompanyUser(db, id, async (tx, target) => {
+export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorId: number, id: number, input: z.infer<typeof userUpdateBody>) {
+  const updated = await changeCompanyUser(db, actorId, id, async (tx, target, actorRole) => {
     assertMayManage(actorRole, target);
     if (input.role) assertMayAssign(actorRole, input.role);
     const demoted = input.role !== undefined && input.role !== 'owner';
@@ -325,8 +333,8 @@ export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorRole: str
   return updated;
 }
 
-export async function deleteCompanyUser(db: TenantDb, actorRole: string, id: number) {
-  await changeCompanyUser(db, id, async (tx, target) => {
+export async function deleteCompanyUser(db: TenantDb, actorId: number, id: number) {
+  await changeCompanyUser(db, actorId, id, async (tx, target, actorRole) => {
     assertMayManage(actorRole, target);
     await assertNotLastOwner(tx, target);
     await tx.user.delete({ where: { id } });

@@ -6,6 +6,7 @@ import { config } from '../config';
 import { log } from '../log';
 import { redisClient } from '../redis';
 import { hitInPrimary, webRole } from '../server/ipc';
+import { addressGroup } from './address-group';
 import { AppError } from './errors';
 
 export interface Limit {
@@ -85,7 +86,7 @@ export const kmzLimits = (userId: number, companyId: number): Limit[] => [
  * Registrations from one address in an hour (REGISTRATIONS_PER_HOUR): open to anyone, each costs a
  * password hash (tens of milliseconds of CPU) and makes a company.
  */
-export const registrationLimits = (ip: string): Limit[] => [{ key: `register:ip:${ip}`, max: config().REGISTRATIONS_PER_HOUR, windowSeconds: 3600 }];
+export const registrationLimits = (ip: string): Limit[] => [{ key: `register:ip:${addressGroup(ip)}`, max: config().REGISTRATIONS_PER_HOUR, windowSeconds: 3600 }];
 
 /**
  * ISOXML and PDF documents: no limit in the spec, but each costs far more than a flight plan (a
