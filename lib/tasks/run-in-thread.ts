@@ -3,7 +3,7 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { AppError } from '../http/errors';
 import type { JobKind, TaskErrorInfo } from './types';
 
@@ -27,6 +27,8 @@ export function runInThread(
   payload: unknown,
   workDir: string,
   onProgress: (percent: number, step: string) => void,
+  /** Ends the thread and rejects (JobError `work_too_long`, final) when it runs longer than this. */
+  deadlineMs?: number,
 ): Promise<unknown> {
   // The worker's code runs from source through tsx, outside the Next.js bundle: the bundler must not
   // follow this path (it would try to bundle tsx and esbuild).
@@ -34,6 +36,16 @@ export function runInThread(
   return new Promise((resolve, reject) => {
     const worker = new Worker(entry, { workerData: { kind, payload, workDir }, resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB[kind] } });
     let settled = false;
+    const deadline =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (settled) return;
+            settled = true;
+            reject(new JobError({ key: 'work_too_long', params: { seconds: Math.round(deadlineMs / 1000) }, final: true }));
+            void worker.terminate();
+          }, deadlineMs);
+    worker.once('exit', () => clearTimeout(deadline));
     worker.on('message', (m: { type: string; percent: number; step: string; result: unknown; error: TaskErrorInfo }) => {
       if (m.type === 'progress') onProgress(m.percent, m.step);
       else if (m.type === 'result') {
@@ -63,9 +75,17 @@ export const IN_REQUEST_UP_TO_VERTICES = 30_000;
 /**
  * Request threads a web process runs at once, one a core: more would only share the cores, each with
  * up to a gigabyte of heap (60 ISOXML grids a minute are within one user's rate limit). The rest
- * wait their turn, in order.
+ * wait their turn, in order. On globalThis: Next.js bundles this module into pages and route
+ * handlers apart, and the limit is the process's.
  */
-const requestWorkSlots = pLimit(Math.max(1, availableParallelism()));
+const requestWorkSlots: LimitFunction = ((globalThis as { __fieldmapRequestWork?: LimitFunction }).__fieldmapRequestWork ??= pLimit(Math.max(1, availableParallelism())));
+
+/**
+ * Longest a request's thread may run (the largest field's cut takes 4 s, a 625 ha prescription grid
+ * 8 s): one that never ends (a geometry a clipper loops on) would hold its slot, and with it every
+ * other request's heavy work, for good. It is ended, and the request answered 503.
+ */
+export const REQUEST_WORK_DEADLINE_MS = 120_000;
 
 /** The request threads running and waiting in this process. */
 export const requestWorkLoad = () => ({ running: requestWorkSlots.activeCount, waiting: requestWorkSlots.pendingCount, slots: requestWorkSlots.concurrency });
@@ -74,10 +94,11 @@ export const requestWorkLoad = () => ({ running: requestWorkSlots.activeCount, w
  * A request's heavy work (no task, no progress) in a worker thread, so that its seconds of CPU do not
  * stall the other requests of the web process. Its refusals come back as the 422 they were.
  */
-export async function runRequestWork(kind: 'boundaries' | 'exports', payload: unknown): Promise<unknown> {
+export async function runRequestWork(kind: 'boundaries' | 'exports', payload: unknown, deadlineMs = REQUEST_WORK_DEADLINE_MS): Promise<unknown> {
   try {
-    return await requestWorkSlots(() => runInThread(kind, payload, tmpdir(), () => undefined));
+    return await requestWorkSlots(() => runInThread(kind, payload, tmpdir(), () => undefined, deadlineMs));
   } catch (err) {
+    if (err instanceof JobError && err.info.key === 'work_too_long') throw new AppError('unavailable', err.info.key, err.info.params);
     if (err instanceof JobError && err.info.final) throw new AppError('unprocessable', err.info.key, err.info.params);
     throw err;
   }

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Position } from 'geojson';
 import type { FieldGeometry } from '@/lib/geo/geometry';
+import { AppError } from '@/lib/http/errors';
 import { requestWorkLoad, runRequestWork } from '@/lib/tasks/run-in-thread';
 
 /** A square of `n` vertices a side's worth around (lon, lat), about 1 km across. */
@@ -53,4 +54,15 @@ describe('request work in threads', () => {
     expect(mostWaiting).toBeGreaterThanOrEqual(1);
     expect(requestWorkLoad()).toMatchObject({ running: 0, waiting: 0 });
   }, 120_000);
+
+  it('ends a thread past its deadline with 503 and frees its slot for the next', async () => {
+    const work = { op: 'union', fields: [square(20, 48, 2_000), square(20.01, 48, 2_000)] };
+    // A thread takes longer than this to start at all.
+    const late = await runRequestWork('boundaries', work, 20).catch((err: unknown) => err);
+    expect(late).toBeInstanceOf(AppError);
+    expect(late).toMatchObject({ kind: 'unavailable', key: 'work_too_long', params: { seconds: 0 } });
+    expect(requestWorkLoad()).toMatchObject({ running: 0, waiting: 0 });
+    const [union] = (await runRequestWork('boundaries', work)) as FieldGeometry[];
+    expect(union!.type).toBe('Polygon');
+  }, 60_000);
 });
