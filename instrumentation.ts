@@ -13,24 +13,16 @@ export async function register() {
   if (webRole()) onClearSessionsFromPrimary(clearProcessSessionCache);
   try {
     if (process.env.REDIS_URL) {
-      // Other web processes share the folder and may be receiving uploads: only what nobody touched for hours.
-      await cleanup({ staleAfterMs: 6 * 3600_000 });
+      // Other web processes and workers share the folder and may be writing to it: only what nobody
+      // touched for hours.
+      await cleanup({ staleAfterMs: 6 * 3600_000, ...(await taskFolders()) });
     } else if (webRole() !== 'web') {
-      const { dbReady, db } = await import('./lib/db/client');
       const { startLocalRunner } = await import('./lib/tasks/local-runner');
-      await dbReady();
       // At a fresh start this process is alone on the folder (the cluster starts its other web
       // processes once this one is ready): everything left over is garbage. A runner started again
       // after a crash shares it with web processes that may be receiving uploads.
       const restarted = process.env.FIELDMAP_RUNNER_RESTARTED === '1';
-      const { basename, dirname } = await import('node:path');
-      const tasks = await db().task.findMany({ select: { id: true, status: true } });
-      const scanFolders = (await db().scan.findMany({ where: { dataPath: { not: null } }, select: { dataPath: true } })).map((s) => basename(dirname(s.dataPath!)));
-      await cleanup({
-        staleAfterMs: restarted ? 6 * 3600_000 : 0,
-        knownTaskIds: new Set(tasks.map((t) => t.id)),
-        keptTaskFolders: new Set([...tasks.filter((t) => t.status !== 'error').map((t) => t.id), ...scanFolders]),
-      });
+      await cleanup({ staleAfterMs: restarted ? 6 * 3600_000 : 0, ...(await taskFolders()) });
       await startLocalRunner();
     }
     // What a web process killed mid-upload left (it cleans nothing when started again): swept while
@@ -38,6 +30,26 @@ export async function register() {
     if (process.env.REDIS_URL || webRole() !== 'web') setInterval(() => void cleanup({ staleAfterMs: 6 * 3600_000 }), 3600_000).unref();
   } finally {
     tellPrimary({ fieldmap: 'ready' });
+  }
+}
+
+/**
+ * The tasks there are, and the task folders still of use: a task's not ended in error, and those
+ * scans' files are in. None when the database cannot say (the clean-up then keeps every task folder).
+ */
+async function taskFolders(): Promise<{ knownTaskIds?: Set<string>; keptTaskFolders?: Set<string> }> {
+  const { dbReady, db } = await import('./lib/db/client');
+  const { basename, dirname } = await import('node:path');
+  try {
+    await dbReady();
+    const tasks = await db().task.findMany({ select: { id: true, status: true } });
+    const scanFolders = (await db().scan.findMany({ where: { dataPath: { not: null } }, select: { dataPath: true } })).map((s) => basename(dirname(s.dataPath!)));
+    return {
+      knownTaskIds: new Set(tasks.map((t) => t.id)),
+      keptTaskFolders: new Set([...tasks.filter((t) => t.status !== 'error').map((t) => t.id), ...scanFolders]),
+    };
+  } catch {
+    return {};
   }
 }
 
