@@ -7,7 +7,11 @@
 /** Stands for the page's nonce in the policy's script-src, drawn afresh for each page. */
 export const NONCE = '{nonce}';
 
-export function securityHeaders(tileUrl: string): Record<string, string> {
+/**
+ * The headers of every answer, with the policy of answers that are not pages (API answers, static
+ * files: nothing in them runs), and `pagePolicy`, the policy of a page with NONCE to fill in.
+ */
+export function securityHeaders(tileUrl: string): { headers: Record<string, string>; pagePolicy: string } {
   let tileOrigin = '';
   try {
     tileOrigin = new URL(tileUrl.replace(/[{}]/g, '')).origin;
@@ -16,11 +20,11 @@ export function securityHeaders(tileUrl: string): Record<string, string> {
   }
   // OpenStreetMap's tiles also come from its lettered subdomains.
   const tileSources = tileOrigin.includes('openstreetmap') ? 'https://*.tile.openstreetmap.org https://tile.openstreetmap.org' : tileOrigin;
-  return {
-    'Content-Security-Policy': [
+  const policy = (scriptSrc: string) =>
+    [
       "default-src 'self'",
       `img-src 'self' data: blob: ${tileSources}`.trim(),
-      `script-src 'self' 'nonce-${NONCE}' 'strict-dynamic'`,
+      scriptSrc,
       "style-src 'self' 'unsafe-inline'",
       "connect-src 'self'",
       "font-src 'self' data:",
@@ -28,9 +32,14 @@ export function securityHeaders(tileUrl: string): Record<string, string> {
       "base-uri 'self'",
       "form-action 'self'",
       "object-src 'none'",
-    ].join('; '),
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'strict-origin-when-cross-origin',
-    'X-Frame-Options': 'DENY',
+    ].join('; ');
+  return {
+    headers: {
+      'Content-Security-Policy': policy("script-src 'self'"),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'strict-origin-when-cross-origin',
+      'X-Frame-Options': 'DENY',
+    },
+    pagePolicy: policy(`script-src 'self' 'nonce-${NONCE}' 'strict-dynamic'`),
   };
 }

@@ -52,6 +52,8 @@ export function parseServeArgs(args: string[], defaultPort: number): ServeOption
 /** What each web process is given: where to listen, and the headers of every answer. */
 export interface WebOptions extends ServeOptions {
   headers: Record<string, string>;
+  /** The Content-Security-Policy of pages, with `{nonce}` for the nonce drawn for each (lib/http/security-headers.ts). */
+  pagePolicy: string;
   /** TRUSTED_PROXIES: how many X-Forwarded-For entries, from the end, proxies of ours appended. */
   trustedProxies: number;
 }

@@ -13,7 +13,7 @@ import compression from 'compression';
 import next from 'next';
 
 /** What the primary parsed and prepared (`WebOptions` in cluster.ts). */
-const { port, hostname, keepAliveTimeoutMs, headers, trustedProxies = 0 } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
+const { port, hostname, keepAliveTimeoutMs, headers, pagePolicy, trustedProxies = 0 } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
 
 const fastest = { level: 1, brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } } };
 // Most answers are a few kilobytes, compressed with zlib's own 16 kB output buffer: a larger one,
@@ -30,15 +30,16 @@ const isFieldList = (req) => req.method === 'GET' && /^\/api\/fields(\?|$)/.test
 // Security headers on every answer (lib/http/security-headers.ts). Set here, not in next.config.ts:
 // Next.js compiled its header rules on every request (a tenth of a millisecond), and read
 // MAP_TILE_URL when it built, not at start.
-const CSP = 'content-security-policy';
-const SECURITY_HEADERS = Object.entries(headers).filter(([name]) => name.toLowerCase() !== CSP);
-const POLICY = Object.entries(headers).find(([name]) => name.toLowerCase() === CSP)?.[1] ?? '';
+const SECURITY_HEADERS = Object.entries(headers);
 /**
- * The policy with a nonce of its own, on the answer and on the request: Next.js reads the nonce from
- * the request's policy and writes it on each script of the page.
+ * A page's policy with a nonce of its own, on the answer and on the request: Next.js reads the nonce
+ * from the request's policy and writes it on each script of the page. API answers and static files
+ * keep the policy set with the other headers (nothing in them runs), and draw no nonce.
  */
-function setPolicy(req, res) {
-  const policy = POLICY.replace('{nonce}', randomBytes(16).toString('base64'));
+const CSP = 'content-security-policy';
+const isPage = (req) => !isApi(req) && !(req.url ?? '').startsWith('/_next/static/');
+function setPagePolicy(req, res) {
+  const policy = pagePolicy.replace('{nonce}', randomBytes(16).toString('base64'));
   req.headers[CSP] = policy;
   res.setHeader(CSP, policy);
 }
@@ -66,7 +67,7 @@ const serve = (req, res) => {
   // After the compressor has wrapped the answer, so that the envelope is compressed like any answer.
   if (isApi(req)) enveloping405(req, res);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
-  if (POLICY) setPolicy(req, res);
+  if (pagePolicy && isPage(req)) setPagePolicy(req, res);
   return handle(req, res).catch((err) => {
     console.error(err);
     if (!res.headersSent) res.statusCode = 500;

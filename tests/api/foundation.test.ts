@@ -130,6 +130,8 @@ describe('service basics', () => {
       for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
     }
     expect(nonces.size).toBe(2);
+    // An API answer runs nothing: it draws no nonce.
+    expect((await fetch(baseUrl() + '/api/health')).headers.get('content-security-policy')).toContain("script-src 'self';");
   });
 
   it('keeps a request id the client sent', async () => {

@@ -57,14 +57,18 @@ describe('the server arguments', () => {
 });
 
 describe('security headers of every answer', () => {
-  const imgSrc = (tileUrl: string) => securityHeaders(tileUrl)['Content-Security-Policy']!.split('; ').find((d) => d.startsWith('img-src'));
+  const imgSrc = (tileUrl: string) => securityHeaders(tileUrl).headers['Content-Security-Policy']!.split('; ').find((d) => d.startsWith('img-src'));
 
   it('allow map tiles from MAP_TILE_URL as configured at start, and nothing else from elsewhere', () => {
     expect(imgSrc(parseConfig({} as NodeJS.ProcessEnv).MAP_TILE_URL)).toBe("img-src 'self' data: blob: https://*.tile.openstreetmap.org https://tile.openstreetmap.org");
     expect(imgSrc('https://tiles.example.org:8443/{z}/{x}/{y}.png')).toBe("img-src 'self' data: blob: https://tiles.example.org:8443");
     expect(imgSrc('not a url')).toBe("img-src 'self' data: blob:");
-    const headers = securityHeaders('https://tiles.example.org/{z}/{x}/{y}.png');
+    const { headers, pagePolicy } = securityHeaders('https://tiles.example.org/{z}/{x}/{y}.png');
     expect(headers['Content-Security-Policy']).toContain("default-src 'self'");
+    // Pages run scripts by a nonce drawn for each; other answers run none and need no nonce.
+    expect(pagePolicy).toContain("script-src 'self' 'nonce-{nonce}' 'strict-dynamic'");
+    expect(pagePolicy.replace(/script-src [^;]+/, '')).toBe(headers['Content-Security-Policy']!.replace(/script-src [^;]+/, ''));
+    expect(headers['Content-Security-Policy']).toContain("script-src 'self';");
     expect(headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
     expect(headers['X-Frame-Options']).toBe('DENY');
     expect(headers['X-Content-Type-Options']).toBe('nosniff');
