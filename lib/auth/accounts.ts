@@ -268,6 +268,9 @@ async function assertNotLastOwner(db: TenantDb, target: { id: number; role: stri
   if (owners <= 1) throw conflict('last_owner');
 }
 
+/** The signed-in user changing another of their company's users. */
+type Actor = { id: number; companyId: number };
+
 /** The first key of PostgreSQL's advisory lock held while a company's users change (the second is the company). */
 const COMPANY_USERS_LOCK = 0x46_4d_55; // "FMU"
 
@@ -279,17 +282,15 @@ const COMPANY_USERS_LOCK = 0x46_4d_55; // "FMU"
  * user's role is read again there too: one demoted by the change before, while this one waited, acts
  * with the role now theirs.
  */
-async function changeCompanyUser<T>(db: TenantDb, actorId: number, id: number, change: (tx: TenantDb, target: UserRow, actorRole: string) => Promise<T>): Promise<T> {
-  const found = await db.user.findUnique({ where: { id }, select: { companyId: true } });
-  if (!found) throw notFound();
+async function changeCompanyUser<T>(db: TenantDb, actor: Actor, id: number, change: (tx: TenantDb, target: UserRow, actorRole: string) => Promise<T>): Promise<T> {
   return db.$transaction(
     async (tx) => {
-      if (dbTarget(config()).kind === 'postgresql') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${COMPANY_USERS_LOCK}, ${found.companyId})`;
-      const actor = await tx.user.findUnique({ where: { id: actorId }, select: { role: true, isActive: true } });
-      if (!actor?.isActive || !hasRole(actor.role, ACTION_ROLE.manageUsers)) throw forbidden();
+      if (dbTarget(config()).kind === 'postgresql') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${COMPANY_USERS_LOCK}, ${actor.companyId})`;
+      const now = await tx.user.findUnique({ where: { id: actor.id }, select: { role: true, isActive: true } });
+      if (!now?.isActive || !hasRole(now.role, ACTION_ROLE.manageUsers)) throw forbidden();
       const target = await tx.user.findUnique({ where: { id } });
       if (!target) throw notFound();
-      return change(tx as unknown as TenantDb, target, actor.role);
+      return change(tx as unknown as TenantDb, target, now.role);
     },
     { timeout: SQLITE_LOCK_WAIT_MS + 5000 },
   );
@@ -313,8 +314,8 @@ export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: str
   });
 }
 
-export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorId: number, id: number, input: z.infer<typeof userUpdateBody>) {
-  const updated = await changeCompanyUser(db, actorId, id, async (tx, target, actorRole) => {
+export async function updateCompanyUser(db: TenantDb, baseDb: Db, actor: Actor, id: number, input: z.infer<typeof userUpdateBody>) {
+  const updated = await changeCompanyUser(db, actor, id, async (tx, target, actorRole) => {
     assertMayManage(actorRole, target);
     if (input.role) assertMayAssign(actorRole, input.role);
     const demoted = input.role !== undefined && input.role !== 'owner';
@@ -333,8 +334,8 @@ export async function updateCompanyUser(db: TenantDb, baseDb: Db, actorId: numbe
   return updated;
 }
 
-export async function deleteCompanyUser(db: TenantDb, actorId: number, id: number) {
-  await changeCompanyUser(db, actorId, id, async (tx, target, actorRole) => {
+export async function deleteCompanyUser(db: TenantDb, actor: Actor, id: number) {
+  await changeCompanyUser(db, actor, id, async (tx, target, actorRole) => {
     assertMayManage(actorRole, target);
     await assertNotLastOwner(tx, target);
     await tx.user.delete({ where: { id } });

@@ -34,22 +34,22 @@ async function company(roles: string[]) {
   for (const [i, role] of roles.entries()) {
     users.push(await db.user.create({ data: { companyId: c.id, email: `${role}${i}-${c.id}@example.test`, passwordHash: 'x', passwordSalt: 'x', role } }));
   }
-  return { tdb: tenantDb(db, c.id), users };
+  return { tdb: tenantDb(db, c.id), users, actor: (u: { id: number }) => ({ id: u.id, companyId: c.id }) };
 }
 
 describe('a change to a company user', () => {
   it('is made with the role its actor has when it runs: one demoted meanwhile (while it waited for the lock) is refused', async () => {
     // B was an owner when its request was let in; the change before it made B a viewer.
-    const { tdb, users: [, b, c] } = await company(['owner', 'viewer', 'owner']);
-    await expect(updateCompanyUser(tdb, db, b!.id, c!.id, { role: 'viewer' })).rejects.toMatchObject({ kind: 'forbidden' });
-    await expect(deleteCompanyUser(tdb, b!.id, c!.id)).rejects.toMatchObject({ kind: 'forbidden' });
+    const { tdb, users: [, b, c], actor } = await company(['owner', 'viewer', 'owner']);
+    await expect(updateCompanyUser(tdb, db, actor(b!), c!.id, { role: 'viewer' })).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(deleteCompanyUser(tdb, actor(b!), c!.id)).rejects.toMatchObject({ kind: 'forbidden' });
     expect((await db.user.findUniqueOrThrow({ where: { id: c!.id } })).role).toBe('owner');
   });
 
   it('is refused to an actor deactivated meanwhile, and made by one who may', async () => {
-    const { tdb, users: [a, b, c] } = await company(['owner', 'admin', 'operator']);
+    const { tdb, users: [a, b, c], actor } = await company(['owner', 'admin', 'operator']);
     await db.user.update({ where: { id: b!.id }, data: { isActive: false } });
-    await expect(updateCompanyUser(tdb, db, b!.id, c!.id, { role: 'viewer' })).rejects.toMatchObject({ kind: 'forbidden' });
-    expect((await updateCompanyUser(tdb, db, a!.id, c!.id, { role: 'viewer' })).role).toBe('viewer');
+    await expect(updateCompanyUser(tdb, db, actor(b!), c!.id, { role: 'viewer' })).rejects.toMatchObject({ kind: 'forbidden' });
+    expect((await updateCompanyUser(tdb, db, actor(a!), c!.id, { role: 'viewer' })).role).toBe('viewer');
   });
 });
