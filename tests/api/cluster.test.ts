@@ -6,9 +6,9 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScratchDb, scratchPostgres, scratchSqlite } from '@/lib/db/scratch';
+import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { createCompany, registerCompany } from '../helpers/company';
-import { dbKind } from '../helpers/context';
+import { scratchOfThisPass } from '../helpers/context';
 import { processTree, treeCpuMs } from '../helpers/proc';
 import { type TestServer, startServer, statusOnNewConnection } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
@@ -62,7 +62,7 @@ describe('a server of several web processes', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    scratch = dbKind() === 'postgresql' ? await scratchPostgres() : scratchSqlite();
+    scratch = await scratchOfThisPass();
     server = await startServer({ env: scratch.env });
   });
   afterAll(async () => {

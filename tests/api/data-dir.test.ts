@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@/lib/db/client';
-import { type ScratchDb, scratchPostgres, scratchSqlite } from '@/lib/db/scratch';
+import type { ScratchDb } from '@/lib/db/scratch';
 import { registerCompany } from '../helpers/company';
-import { dbKind } from '../helpers/context';
+import { scratchOfThisPass } from '../helpers/context';
 import { removeDir, startServer, type TestServer } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
@@ -35,7 +35,7 @@ describe.skipIf(!!missing)('a data folder moved to another path', () => {
   let movedTo: string;
 
   beforeAll(async () => {
-    scratch = dbKind() === 'postgresql' ? await scratchPostgres() : scratchSqlite();
+    scratch = await scratchOfThisPass();
     server = await startServer({ env: scratch.env });
   });
   afterAll(async () => {

@@ -17,10 +17,10 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { createDb, type Db } from '@/lib/db/client';
-import { scratchPostgres, scratchSqlite, type ScratchDb } from '@/lib/db/scratch';
+import type { ScratchDb } from '@/lib/db/scratch';
 import { Api, type Part } from '../helpers/api';
 import { registerCompany } from '../helpers/company';
-import { dbKind } from '../helpers/context';
+import { scratchOfThisPass } from '../helpers/context';
 import { startServer, type TestServer } from '../helpers/server';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
 import { missingShared, sharedPath } from '../helpers/shared-data';
@@ -37,7 +37,6 @@ const NAIP_FIELD = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 4
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A database of the pass's kind (the crash tests run on SQLite and on PostgreSQL). */
-const scratchOfThisPass = () => (dbKind() === 'postgresql' ? scratchPostgres() : Promise.resolve(scratchSqlite()));
 
 /** Whether an import's write transaction is open: SQLite's write lock, or PostgreSQL's INSERT into field in a transaction. */
 async function importTransactionOpen(scratch: ScratchDb, db: Db): Promise<boolean> {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@/lib/db/client';
-import { type ScratchDb, scratchPostgres, scratchSqlite } from '@/lib/db/scratch';
+import type { ScratchDb } from '@/lib/db/scratch';
 import { Api } from '../helpers/api';
 import { PASSWORD, createCompany } from '../helpers/company';
-import { dbKind } from '../helpers/context';
+import { scratchOfThisPass } from '../helpers/context';
 import { type TestServer, startServer } from '../helpers/server';
 
 const ASKS = 6;
@@ -80,7 +80,7 @@ describe('the session caches of a server of several web processes', () => {
   };
 
   beforeAll(async () => {
-    scratch = dbKind() === 'postgresql' ? await scratchPostgres() : scratchSqlite();
+    scratch = await scratchOfThisPass();
     logFile = join(mkdtempSync(join(tmpdir(), 'fieldmap-log-')), 'server.log');
     server = await startServer({ env: { ...scratch.env, LOG_LEVEL: 'info' }, logFile });
   });

@@ -2,6 +2,7 @@
 // few checks that must look underneath the API (stored hashes, expiry).
 import { inject } from 'vitest';
 import { createDb } from '../../lib/db/client';
+import { type ScratchDb, scratchPostgres, scratchSqlite } from '../../lib/db/scratch';
 import { dbTarget } from '../../lib/db/target';
 import { Api } from './api';
 import { treeRssBytes } from './proc';
@@ -13,6 +14,9 @@ export const serverEnv = () => inject('serverEnv');
 /** Resident memory of the shared server's processes, from /proc. */
 export const serverRss = () => treeRssBytes(inject('serverPid'));
 export const api = () => new Api(inject('baseUrl'));
+
+/** A database of its own, of the kind this pass of the API tests runs on, for a test that starts a server of its own. */
+export const scratchOfThisPass = (): Promise<ScratchDb> => (dbKind() === 'postgresql' ? scratchPostgres() : Promise.resolve(scratchSqlite()));
 
 export function directDb() {
   const env = inject('serverEnv');
