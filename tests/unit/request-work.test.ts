@@ -58,7 +58,7 @@ describe('request work in threads', () => {
   it('ends a thread past its deadline with 503 and frees its slot for the next', async () => {
     const work = { op: 'union', fields: [square(20, 48, 2_000), square(20.01, 48, 2_000)] };
     // A thread takes longer than this to start at all.
-    const late = await runRequestWork('boundaries', work, 20).catch((err: unknown) => err);
+    const late = await runRequestWork('boundaries', work, 1).catch((err: unknown) => err);
     expect(late).toBeInstanceOf(AppError);
     expect(late).toMatchObject({ kind: 'unavailable', key: 'work_too_long', params: { seconds: 0 } });
     expect(requestWorkLoad()).toMatchObject({ running: 0, waiting: 0 });
