@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { getLocale, getTranslations } from 'next-intl/server';
-import { currentUser } from '@/lib/auth/current-user';
+import { frameUser } from '@/lib/auth/current-user';
 import { can } from '@/lib/ui/roles';
 import { LanguageSwitcher } from './language-switcher';
 import { LogoutButton } from './logout-button';
@@ -8,7 +8,7 @@ import { NavLink } from './nav-link';
 
 export async function AppHeader() {
   const t = await getTranslations();
-  const user = await currentUser();
+  const user = await frameUser();
   const locale = await getLocale();
   return (
     <header className="border-b border-stone-200 bg-white">

@@ -4,6 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState, useTransition } from 'react';
 import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
+import { rememberLocale } from '@/lib/ui/locale-cookie';
 
 /**
  * Signed in: the language is the user's setting (PUT /api/auth/profile). Signed out: the NEXT_LOCALE
@@ -17,7 +18,7 @@ export function LanguageSwitcher({ current, signedIn }: { current: string; signe
 
   async function change(language: string) {
     setError(null);
-    document.cookie = `NEXT_LOCALE=${language}; path=/; max-age=31536000; samesite=lax`;
+    rememberLocale(language);
     if (signedIn) {
       const res = await api('/api/auth/profile', { method: 'PUT', body: { language } });
       if (!res.ok) {

@@ -4,6 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
+import { rememberLocale } from '@/lib/ui/locale-cookie';
 import { ErrorMessage, Select, SuccessMessage, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 
@@ -29,7 +30,7 @@ export function ProfileForm({ initial }: { initial: { first_name: string; last_n
       setError(res.error ?? t('common.network_error'));
       return;
     }
-    document.cookie = `NEXT_LOCALE=${values.language}; path=/; max-age=31536000; samesite=lax`;
+    rememberLocale(values.language);
     // The server's message is already in the new language.
     setNotice(res.data.message);
     router.refresh();

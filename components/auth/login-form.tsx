@@ -4,6 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { api } from '@/lib/ui/api';
+import { rememberLocale } from '@/lib/ui/locale-cookie';
 import { ErrorMessage, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 
@@ -19,7 +20,7 @@ export function LoginForm({ next }: { next: string }) {
     const form = new FormData(e.currentTarget);
     setBusy(true);
     setError(null);
-    const res = await api('/api/auth/login', {
+    const res = await api<{ user: { language: string } }>('/api/auth/login', {
       method: 'POST',
       body: { email: String(form.get('email')), password: String(form.get('password')), remember: form.get('remember') === 'on' },
     });
@@ -28,6 +29,7 @@ export function LoginForm({ next }: { next: string }) {
       setError(res.error ?? t('common.network_error'));
       return;
     }
+    rememberLocale(res.data.user.language);
     router.replace(next);
     router.refresh();
   }

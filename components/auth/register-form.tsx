@@ -5,6 +5,7 @@ import { useLocale, useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { LOCALES } from '@/lib/i18n/locales';
 import { api } from '@/lib/ui/api';
+import { rememberLocale } from '@/lib/ui/locale-cookie';
 import { ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 
@@ -48,6 +49,7 @@ export function RegisterForm() {
       setError(res.error ?? t('common.network_error'));
       return;
     }
+    rememberLocale(value('language'));
     router.replace('/map');
     router.refresh();
   }

@@ -13,3 +13,10 @@ export const currentSession = cache(async () => {
 });
 
 export const currentUser = cache(async () => (await currentSession())?.user);
+
+/**
+ * The user for the frame around every page (its language, time zone and header). A database that
+ * cannot be read leaves the frame anonymous instead of failing it: the page's own look-up then fails
+ * inside the frame, and app/error.tsx says so in the visitor's language.
+ */
+export const frameUser = cache(async () => currentUser().catch(() => undefined));
