@@ -8,6 +8,7 @@ import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
 import { inputClass } from '@/components/ui/form';
+import { Form } from '@/components/ui/validation-messages';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');
@@ -42,7 +43,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
           </Link>
         )}
       </div>
-      <form method="get" className="grid gap-3 rounded-lg border border-stone-200 bg-white p-3 sm:grid-cols-[2fr_1fr_1fr_auto] sm:items-end" role="search">
+      <Form method="get" className="grid gap-3 rounded-lg border border-stone-200 bg-white p-3 sm:grid-cols-[2fr_1fr_1fr_auto] sm:items-end" role="search">
         <label className="block space-y-1 text-sm">
           <span className="font-medium text-stone-700">{t('fields.search')}</span>
           <input name="q" defaultValue={q ?? ''} className={inputClass} placeholder={t('fields.search_placeholder')} />
@@ -80,7 +81,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
             {t('common.reset')}
           </Link>
         </span>
-      </form>
+      </Form>
       <FieldsTable
         key={listQuery}
         rows={rows}

@@ -1,6 +1,7 @@
 import { getFormatter, getTranslations } from 'next-intl/server';
 import { Card, inputClass } from '@/components/ui/form';
 import { Table, Th } from '@/components/ui/table';
+import { Form } from '@/components/ui/validation-messages';
 import { isCrop } from '@/lib/drone/crops';
 import { fieldStats } from '@/lib/fields/stats';
 import { requireUser } from '@/lib/ui/server';
@@ -93,7 +94,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
           </Card>
           <div className="lg:col-span-2">
             <Card title={t('stats.by_crop', { year: String(stats.crop_year) })}>
-              <form method="get" className="mb-3 flex flex-wrap items-end gap-2 text-sm">
+              <Form method="get" className="mb-3 flex flex-wrap items-end gap-2 text-sm">
                 <label className="block space-y-1">
                   <span className="font-medium text-stone-700">{t('stats.crop_year')}</span>
                   <input type="number" name="year" min={1900} max={2100} defaultValue={stats.crop_year} className={`${inputClass} w-28`} />
@@ -102,7 +103,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
                   {t('common.apply')}
                 </button>
                 <p className="basis-full text-xs text-stone-600">{t('stats.crop_hint')}</p>
-              </form>
+              </Form>
               <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
                 <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} />
                 {table(byCrop, t('report.crop_type'))}

@@ -7,6 +7,7 @@ import { api } from '@/lib/ui/api';
 import { rememberLocale } from '@/lib/ui/locale-cookie';
 import { ErrorMessage, Select, SuccessMessage, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 
 export function ProfileForm({ initial }: { initial: { first_name: string; last_name: string; language: string } }) {
   const t = useTranslations();
@@ -37,7 +38,7 @@ export function ProfileForm({ initial }: { initial: { first_name: string; last_n
   }
 
   return (
-    <form onSubmit={submit} className="space-y-3" aria-label={t('profile.title')}>
+    <Form onSubmit={submit} className="space-y-3" aria-label={t('profile.title')}>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <TextInput label={t('auth.first_name')} value={values.first_name} onChange={(e) => setValues({ ...values, first_name: e.target.value })} maxLength={255} />
         <TextInput label={t('auth.last_name')} value={values.last_name} onChange={(e) => setValues({ ...values, last_name: e.target.value })} maxLength={255} />
@@ -54,7 +55,7 @@ export function ProfileForm({ initial }: { initial: { first_name: string; last_n
       <SubmitButton disabled={busy}>
         {t('profile.save')}
       </SubmitButton>
-    </form>
+    </Form>
   );
 }
 
@@ -86,7 +87,7 @@ export function PasswordForm() {
   }
 
   return (
-    <form onSubmit={submit} className="space-y-3" aria-label={t('account.change_password')}>
+    <Form onSubmit={submit} className="space-y-3" aria-label={t('account.change_password')}>
       <TextInput label={t('profile.current_password')} name="password" type="password" autoComplete="current-password" required />
       <TextInput label={t('profile.new_password')} name="new_password" type="password" autoComplete="new-password" minLength={8} required hint={t('account.password_hint')} />
       <TextInput label={t('account.repeat_password')} name="repeat_password" type="password" autoComplete="new-password" minLength={8} required />
@@ -95,6 +96,6 @@ export function PasswordForm() {
       <SubmitButton disabled={busy}>
         {t('account.change_password')}
       </SubmitButton>
-    </form>
+    </Form>
   );
 }

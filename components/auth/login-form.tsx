@@ -7,6 +7,7 @@ import { api } from '@/lib/ui/api';
 import { rememberLocale } from '@/lib/ui/locale-cookie';
 import { ErrorMessage, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 
 /** `next`: where to go once signed in (a path of this site, checked by the page). */
 export function LoginForm({ next }: { next: string }) {
@@ -35,7 +36,7 @@ export function LoginForm({ next }: { next: string }) {
   }
 
   return (
-    <form onSubmit={submit} className="space-y-4">
+    <Form onSubmit={submit} className="space-y-4">
       <TextInput label={t('auth.email')} name="email" type="email" autoComplete="username" required />
       <TextInput label={t('auth.password')} name="password" type="password" autoComplete="current-password" required />
       <label className="flex items-center gap-2 text-sm">
@@ -51,6 +52,6 @@ export function LoginForm({ next }: { next: string }) {
           {t('auth.register')}
         </Link>
       </p>
-    </form>
+    </Form>
   );
 }

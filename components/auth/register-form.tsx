@@ -8,6 +8,7 @@ import { api } from '@/lib/ui/api';
 import { rememberLocale } from '@/lib/ui/locale-cookie';
 import { ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 
 export function RegisterForm() {
   const t = useTranslations();
@@ -55,7 +56,7 @@ export function RegisterForm() {
   }
 
   return (
-    <form onSubmit={submit} className="space-y-4">
+    <Form onSubmit={submit} className="space-y-4">
       <TextInput label={t('auth.company_name')} name="company_name" required maxLength={255} autoComplete="organization" />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <TextInput label={t('auth.first_name')} name="first_name" maxLength={255} autoComplete="given-name" />
@@ -80,6 +81,6 @@ export function RegisterForm() {
           {t('auth.login')}
         </Link>
       </p>
-    </form>
+    </Form>
   );
 }

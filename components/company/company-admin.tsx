@@ -10,6 +10,7 @@ import { ConfirmButton } from '../ui/confirm-button';
 import { Button, Card, ErrorMessage, Select, SuccessMessage, TextInput, inputClass } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Table, Th } from '../ui/table';
+import { Form } from '../ui/validation-messages';
 
 export interface CompanyUserRow {
   id: number;
@@ -137,7 +138,7 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
   const locale = useLocale();
   const { error, notice, busy, run } = useAction();
   return (
-    <form
+    <Form
       className="space-y-3 border-t border-stone-200 pt-3"
       aria-label={t('company.add_user')}
       onSubmit={async (e) => {
@@ -182,7 +183,7 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
       <SubmitButton disabled={busy}>
         {t('company.add_user')}
       </SubmitButton>
-    </form>
+    </Form>
   );
 }
 
@@ -196,7 +197,7 @@ export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, tim
   const [values, setValues] = useState({ name, zoneRates, timeZone });
   return (
     <Card title={t('company.settings')}>
-      <form
+      <Form
         className="space-y-3"
         onSubmit={async (e) => {
           e.preventDefault();
@@ -228,7 +229,7 @@ export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, tim
         <SubmitButton disabled={busy}>
           {t('common.save')}
         </SubmitButton>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -5,6 +5,7 @@ import { DEFAULT_DRONE, DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
 import { download } from '@/lib/ui/api';
 import { Button, ErrorMessage, LinkButton, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 
 /** The zone classes `text` (`1:120,2:140`, as the export takes it) gives a rate for; pairs not so written are left to the server to explain. */
 function ratedClasses(text: string): number[] {
@@ -100,7 +101,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
         </div>
       )}
       {open === 'kmz' && (
-        <form
+        <Form
           className="grid gap-3 rounded border border-stone-200 bg-stone-50 p-3 sm:grid-cols-2"
           aria-label={t('kmz')}
           onSubmit={(e) => {
@@ -143,10 +144,10 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
               {t('download')}
             </SubmitButton>
           </div>
-        </form>
+        </Form>
       )}
       {open === 'isoxml' && (
-        <form
+        <Form
           className="space-y-3 rounded border border-stone-200 bg-stone-50 p-3"
           aria-label={t('isoxml')}
           onSubmit={(e) => {
@@ -169,7 +170,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
           <SubmitButton disabled={busy || missingRates.length > 0} aria-describedby={missingRates.length > 0 ? missingId : undefined}>
             {t('download')}
           </SubmitButton>
-        </form>
+        </Form>
       )}
       <ErrorMessage>{error}</ErrorMessage>
     </div>

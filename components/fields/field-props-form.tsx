@@ -5,6 +5,7 @@ import { KNOWN_STATUSES } from '@/lib/ui/status';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 import { StatusOptions } from './field-options';
 import { OwnerChoiceOptions, useOwnerChoice } from './owner-choice';
 
@@ -49,7 +50,7 @@ export function FieldPropsForm({
   if (status && !statuses.includes(status)) statuses.push(status);
 
   return (
-    <form
+    <Form
       className="space-y-3"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -88,6 +89,6 @@ export function FieldPropsForm({
           </Button>
         )}
       </div>
-    </form>
+    </Form>
   );
 }

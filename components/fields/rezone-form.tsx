@@ -6,6 +6,7 @@ import { ZONING_METHODS, type ZoningMethod } from '@/lib/raster/classify';
 import { api } from '@/lib/ui/api';
 import { ErrorMessage, Select, SuccessMessage } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 import { TaskProgress, useTask } from '../uploads/progress';
 
 /**
@@ -40,7 +41,7 @@ export function RezoneForm({ scanId, zones, method, underWay }: { scanId: number
   }
 
   return (
-    <form onSubmit={submit} className="mt-3 flex flex-wrap items-end gap-2 border-t border-stone-100 pt-3" aria-label={t('field.rezone_title')}>
+    <Form onSubmit={submit} className="mt-3 flex flex-wrap items-end gap-2 border-t border-stone-100 pt-3" aria-label={t('field.rezone_title')}>
       <p className="basis-full text-sm text-stone-600">{t('field.rezone_help')}</p>
       <div className="w-32">
         <Select label={t('uploads.zones')} name="zones" defaultValue={String(zones)}>
@@ -68,6 +69,6 @@ export function RezoneForm({ scanId, zones, method, underWay }: { scanId: number
         <ErrorMessage>{error ?? (task?.status === 'error' ? task.error : null)}</ErrorMessage>
         {task?.status === 'completed' && <SuccessMessage>{t('field.rezone_done')}</SuccessMessage>}
       </div>
-    </form>
+    </Form>
   );
 }

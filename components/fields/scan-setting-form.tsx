@@ -5,6 +5,7 @@ import { type ReactNode, useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { ErrorMessage, SuccessMessage } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 
 /**
  * A form that saves one thing a user says of a scan (PUT /api/scans/{id}): the value of its input
@@ -38,7 +39,7 @@ export function ScanSettingForm({ scanId, name, label, savedText, className = ''
   }
 
   return (
-    <form onSubmit={save} className={`flex flex-wrap items-end gap-2 ${className}`} aria-label={label}>
+    <Form onSubmit={save} className={`flex flex-wrap items-end gap-2 ${className}`} aria-label={label}>
       {children}
       <SubmitButton variant="secondary" disabled={busy}>
         {t('common.save')}
@@ -47,6 +48,6 @@ export function ScanSettingForm({ scanId, name, label, savedText, className = ''
         <ErrorMessage>{error}</ErrorMessage>
         {saved && <SuccessMessage>{savedText}</SuccessMessage>}
       </div>
-    </form>
+    </Form>
   );
 }

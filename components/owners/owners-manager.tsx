@@ -8,6 +8,7 @@ import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Table, Th } from '../ui/table';
+import { Form } from '../ui/validation-messages';
 
 export interface OwnerRow {
   id: number;
@@ -46,7 +47,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
       {canEdit && (
-        <form
+        <Form
           className="flex flex-wrap items-end gap-2"
           onSubmit={async (e) => {
             e.preventDefault();
@@ -61,7 +62,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
           <SubmitButton disabled={busy}>
             {t('owners.add')}
           </SubmitButton>
-        </form>
+        </Form>
       )}
       <Table
         framed

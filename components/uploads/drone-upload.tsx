@@ -7,6 +7,7 @@ import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
 import { ErrorMessage, Select } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
@@ -45,7 +46,7 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
   const fieldId = accepted?.field_id ?? (task?.result as { field_id?: number } | null)?.field_id;
 
   return (
-    <form onSubmit={submit} className="space-y-3" aria-label={t('uploads.drone_title')}>
+    <Form onSubmit={submit} className="space-y-3" aria-label={t('uploads.drone_title')}>
       <p className="text-sm text-stone-600">{t('uploads.drone_help')}</p>
       <FilePicker label={t('uploads.drone_file')} name="drone_images" accept=".zip,application/zip" />
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
@@ -83,6 +84,6 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
           )}
         </div>
       )}
-    </form>
+    </Form>
   );
 }

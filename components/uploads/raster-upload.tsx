@@ -8,6 +8,7 @@ import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
 import { ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
@@ -41,7 +42,7 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
   const result = task?.status === 'completed' ? (task.result as { zones_created?: number; area_processed?: number; scan_id?: number } | null) : null;
 
   return (
-    <form onSubmit={submit} className="space-y-3" aria-label={t('raster_title')}>
+    <Form onSubmit={submit} className="space-y-3" aria-label={t('raster_title')}>
       <p className="text-sm text-stone-600">{t('raster_help')}</p>
       <FilePicker label={t('raster_file')} name="raster_file" accept=".tif,.tiff,image/tiff" />
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
@@ -94,6 +95,6 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
           </Link>
         </div>
       )}
-    </form>
+    </Form>
   );
 }

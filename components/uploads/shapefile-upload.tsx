@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { FilePicker } from '../ui/file-picker';
 import { ErrorMessage } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
+import { Form } from '../ui/validation-messages';
 import { UploadBar, useUpload } from './progress';
 
 interface ShapefileResult {
@@ -37,7 +38,7 @@ export function ShapefileUpload() {
   }
 
   return (
-    <form onSubmit={submit} className="space-y-3" aria-label={t('shapefile_title')}>
+    <Form onSubmit={submit} className="space-y-3" aria-label={t('shapefile_title')}>
       <p className="text-sm text-stone-600">{t('shapefile_help')}</p>
       <FilePicker label={t('shapefile_file')} name="shapefile_zip" accept=".zip,application/zip" />
       <SubmitButton disabled={busy}>
@@ -76,6 +77,6 @@ export function ShapefileUpload() {
           </p>
         </div>
       )}
-    </form>
+    </Form>
   );
 }

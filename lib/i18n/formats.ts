@@ -8,6 +8,14 @@ export const FORMATS = {
     // Hectares to the square metre, as cadastral registers give them, and always four decimals so
     // that the figures of a column line up.
     hectares: { minimumFractionDigits: 4, maximumFractionDigits: 4 },
+    // A number as it is typed into a number input (a limit or step quoted by a validation message): no
+    // grouping, which would write the year 2100 as "2 100" in ru and sk, and every decimal of a 0.0001 step.
+    input_value: { useGrouping: false, maximumFractionDigits: 20 },
+  },
+  dateTime: {
+    // A day with no time of day (a date input's limit, given as the UTC midnight that starts it): in UTC,
+    // so that the company's zone does not move it to the day before.
+    calendar_day: { dateStyle: 'long', timeZone: 'UTC' },
   },
 } satisfies Formats;
 

@@ -48,4 +48,4 @@ export async function signIn(page: Page, email: string, password: string) {
 }
 
 /** Text that looks like a message key next-intl prints when a translation is missing (`map.draw_field`). */
-export const UNTRANSLATED = /\b(app|nav|auth|profile|settings|languages|home|roles|common|account|map|fields|field|exports|uploads|owners|stats|company|report|drone|tasks|errors|validation)\.[a-z_]+(\.[a-z_]+)?\b/;
+export const UNTRANSLATED = /\b(app|nav|auth|profile|settings|languages|home|roles|common|account|map|fields|field|exports|uploads|owners|stats|company|report|drone|tasks|errors|validation|validation_ui)\.[a-z_]+(\.[a-z_]+)?\b/;
