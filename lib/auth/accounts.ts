@@ -9,7 +9,7 @@ import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
 import { addressGroup } from '../http/address-group';
-import { AppError, conflict, forbidden, notFound, rateLimited, unprocessable } from '../http/errors';
+import { conflict, forbidden, notFound, rateLimited, unauthorized, unprocessable } from '../http/errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';
 import { ACTION_ROLE } from './permissions';
@@ -175,7 +175,7 @@ export async function authenticate(db: Db, email: string, password: string, addr
     // Failures past the window count for nothing: they go, or an e-mail nobody has ever used stays for good.
     await db.loginAttempt.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - WINDOW_MS) } } });
     await db.loginAttempt.create({ data: { email, ip } });
-    throw new AppError('unauthorized', 'bad_credentials');
+    throw unauthorized('bad_credentials');
   }
   if (!user.isActive || !user.company.isActive) throw forbidden('account_inactive');
   const upgrade = isLegacyHash(user.passwordHash) ? await hashPassword(password) : undefined;

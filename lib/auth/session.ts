@@ -93,7 +93,7 @@ export function sessionCookie(token: string, maxAgeSeconds: number, secure: bool
 
 export const clearedSessionCookie = (secure: boolean) => sessionCookie('', 0, secure);
 
-/** The token of a request: the cookie, else a Bearer header. */
+/** The token of a request: a Bearer header, which the client chose to send, else the cookie. */
 export function requestToken(req: Request): { token: string; via: 'cookie' | 'bearer' } | undefined {
   const auth = req.headers.get('authorization');
   const bearer = auth?.match(/^Bearer\s+(\S+)$/i)?.[1];

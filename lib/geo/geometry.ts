@@ -73,7 +73,7 @@ function verticesOfSeveralRings(g: FieldGeometry): Set<string> {
 export function validateFieldGeometry(input: unknown): FieldGeometry {
   const g = input as { type?: unknown; coordinates?: unknown };
   if (!g || typeof g !== 'object' || (g.type !== 'Polygon' && g.type !== 'MultiPolygon')) {
-    throw unprocessable('geometry_wrong_type', { type: String(g?.type ?? typeof input) });
+    throw unprocessable('geometry_wrong_type', { type: String(g?.type ?? (input === null ? 'null' : typeof input)) });
   }
   if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) throw unprocessable('geometry_bad_coordinates', { part: 0, ring: 'all', hole: 0 });
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as unknown[];

@@ -50,7 +50,9 @@ export class AppError extends Error {
 }
 
 export const badRequest = (key: string, params?: MessageParams) => new AppError('bad_request', key, params);
-export const unauthorized = (key = 'unauthorized') => new AppError('unauthorized', key);
+// RFC 9110 requires a 401 to name its scheme; RFC 6750 says how a token that no longer holds is told apart.
+export const unauthorized = (key = 'unauthorized') =>
+  new AppError('unauthorized', key, {}, { 'WWW-Authenticate': key === 'session_invalid' ? 'Bearer realm="fieldmap", error="invalid_token"' : 'Bearer realm="fieldmap"' });
 export const forbidden = (key = 'forbidden', params?: MessageParams) => new AppError('forbidden', key, params);
 export const notFound = (key = 'not_found') => new AppError('not_found', key);
 export const conflict = (key: string, params?: MessageParams) => new AppError('conflict', key, params);

@@ -79,6 +79,11 @@ export function ok(data: Record<string, unknown> = {}, init: ResponseInit = {}):
   return NextResponse.json({ success: true, ...data }, init);
 }
 
+/** 201 `{success:true, id}`, with the new record's address in `Location` (RFC 9110 15.3.2). */
+export function created(id: number, collectionPath: string): NextResponse {
+  return ok({ id }, { status: 201, headers: { Location: `${collectionPath}/${id}` } });
+}
+
 export function errorBody(err: AppError, locale: Locale): { success: false; error: string; details?: string[] } {
   if (err instanceof ValidationError) {
     const details = err.issues.map((i) => describeIssue(i, locale));

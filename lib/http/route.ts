@@ -115,7 +115,8 @@ export function route<K extends RouteKey, P extends Params = Params>(
     response.headers.set('X-Request-Id', requestId);
     // A company's data is for the signed-in user only: no shared cache may keep it, nor the browser
     // after logout. A route that knows better (a preview image) says so itself.
-    if (access !== 'public' && !response.headers.has('cache-control')) response.headers.set('Cache-Control', 'private, no-store');
+    // So is an answer that signs someone in (login, register: a Set-Cookie and the user).
+    if ((access !== 'public' || response.headers.has('set-cookie')) && !response.headers.has('cache-control')) response.headers.set('Cache-Control', 'private, no-store');
     log.info({ method: req.method, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
     return response;
   };

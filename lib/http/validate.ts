@@ -94,6 +94,8 @@ export function containsNul(value: unknown): boolean {
  */
 export const MAX_JSON_MB = 16;
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 async function readBodyText(req: Request): Promise<string> {
   const limit = MAX_JSON_MB * 1024 * 1024;
   if (Number(req.headers.get('content-length')) > limit) throw payloadTooLarge(MAX_JSON_MB);
@@ -105,7 +107,12 @@ async function readBodyText(req: Request): Promise<string> {
     if (size > limit) throw payloadTooLarge(MAX_JSON_MB);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // Bytes that are not UTF-8 are refused, not stored as U+FFFD; a leading BOM is dropped (RFC 8259 8.1 allows ignoring it).
+  try {
+    return STRICT_UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    throw badRequest('invalid_json');
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ export function negotiateLocale(acceptLanguage: string | null | undefined): Loca
     .split(',')
     .map((part) => {
       const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
       return { lang: (tag ?? '').toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1 };
     })
     .filter((x) => x.q > 0)

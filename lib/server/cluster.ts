@@ -56,6 +56,8 @@ export interface WebOptions extends ServeOptions {
   pagePolicy: string;
   /** TRUSTED_PROXIES: how many X-Forwarded-For entries, from the end, proxies of ours appended. */
   trustedProxies: number;
+  /** The routes (`METHOD /path/{param}`, lib/auth/permissions.ts), for the `Allow` header of a 405. */
+  routes?: string[];
 }
 
 /** Runs the web process in `count` processes with `options` until SIGTERM or SIGINT. */

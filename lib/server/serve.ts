@@ -6,6 +6,7 @@ import { parseConfig } from '../config';
 import { refuseLegacySqlite } from '../db/migrate';
 import { dbTarget } from '../db/target';
 import { securityHeaders } from '../http/security-headers';
+import { ROUTES } from '../auth/permissions';
 import { parseServeArgs, startCluster, webConcurrency } from './cluster';
 
 try {
@@ -13,7 +14,7 @@ try {
   const target = dbTarget(config);
   if (target.kind === 'sqlite') await refuseLegacySqlite(target.file);
   const listen = parseServeArgs(process.argv.slice(2), config.PORT);
-  startCluster({ ...listen, ...securityHeaders(config.MAP_TILE_URL), trustedProxies: config.TRUSTED_PROXIES }, webConcurrency(config.WEB_CONCURRENCY));
+  startCluster({ ...listen, ...securityHeaders(config.MAP_TILE_URL), trustedProxies: config.TRUSTED_PROXIES, routes: Object.keys(ROUTES) }, webConcurrency(config.WEB_CONCURRENCY));
 } catch (err) {
   console.error((err as Error).message);
   process.exit(1);

@@ -4,7 +4,7 @@
 // list (32 MB for 10,000 fields) spent a second in gzip; at level 1 it takes a quarter of that for a
 // fifth more bytes, and runs on libuv's threads while the list is still being written.
 // Plain JavaScript, unlike the rest: loading it through tsx cost each process 65 MB.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { STATUS_CODES, ServerResponse, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import compression from 'compression';
 import next from 'next';
 
 /** What the primary parsed and prepared (`WebOptions` in cluster.ts). */
-const { port, hostname, keepAliveTimeoutMs, headers, pagePolicy, trustedProxies = 0 } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
+const { port, hostname, keepAliveTimeoutMs, headers, pagePolicy, trustedProxies = 0, routes = [] } = JSON.parse(process.env.FIELDMAP_SERVE ?? '{}');
 
 const fastest = { level: 1, brotli: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } } };
 // Most answers are a few kilobytes, compressed with zlib's own 16 kB output buffer: a larger one,
@@ -65,7 +65,11 @@ const serve = (req, res) => {
   req.headers[REQUEST_PATH] = req.url ?? '/';
   req.headers[CLIENT_ADDRESS] = clientAddress(req);
   // After the compressor has wrapped the answer, so that the envelope is compressed like any answer.
-  if (isApi(req)) enveloping405(req, res);
+  if (isApi(req)) {
+    const refused = refusal(req);
+    if (refused) return void answerError(req, res, refused);
+    enveloping405(req, res);
+  }
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
   if (pagePolicy && isPage(req)) setPagePolicy(req, res);
   return handle(req, res).catch((err) => {
@@ -94,7 +98,7 @@ function localeOf(req) {
     .split(',')
     .map((part) => {
       const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
       return { lang: (tag ?? '').toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1 };
     })
     .filter((x) => x.q > 0 && LOCALES.includes(x.lang))
@@ -107,10 +111,48 @@ function enveloping405(req, res) {
     const empty = chunk === undefined || chunk === null || typeof chunk === 'function' || chunk.length === 0;
     if (res.statusCode === 405 && empty && !res.headersSent) {
       res.setHeader('content-type', 'application/json');
+      res.setHeader('allow', allowOf(req));
+      res.setHeader('x-request-id', req.headers['x-request-id']?.slice(0, 64) || randomUUID());
       return end.call(this, JSON.stringify({ success: false, error: ERRORS[localeOf(req)].method_not_allowed.replace('{method}', req.method) }));
     }
     return end.call(this, chunk, ...rest);
   };
+}
+
+// `Allow` of a 405 (RFC 9110 15.5.6), from the routes table: Next.js's 405 has none (only its OPTIONS
+// answer lists them). A literal segment wins over a parameter, as in Next.js's routing
+// (`/api/fields/merge` is not `/api/fields/{id}`).
+const ROUTE_PATTERNS = routes.map((key) => {
+  const [method, path] = key.split(' ');
+  return { method, params: (path.match(/\{/g) ?? []).length, re: new RegExp(`^${path.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`) };
+});
+function allowOf(req) {
+  const path = (req.url ?? '').split('?')[0];
+  const matches = ROUTE_PATTERNS.filter((r) => r.re.test(path));
+  const fewest = Math.min(...matches.map((r) => r.params));
+  const methods = new Set(['OPTIONS', ...matches.filter((r) => r.params === fewest).map((r) => r.method)]);
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort().join(', ');
+}
+
+// Requests Next.js cannot route: a method it has no handler slot for (TRACE, PROPFIND: a 500 or an
+// empty 400 from Next.js) or a path that is not valid percent-encoding (`/api/fields/%ZZ`: a 500).
+const ROUTE_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+function refusal(req) {
+  if (!ROUTE_METHODS.has(req.method)) return { status: 405, key: 'method_not_allowed' };
+  try {
+    decodeURIComponent((req.url ?? '').split('?')[0]);
+  } catch {
+    return { status: 400, key: 'http_malformed' };
+  }
+  return undefined;
+}
+function answerError(req, res, { status, key }) {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  if (status === 405) res.setHeader('allow', allowOf(req));
+  res.setHeader('x-request-id', req.headers['x-request-id']?.slice(0, 64) || randomUUID());
+  res.end(JSON.stringify({ success: false, error: ERRORS[localeOf(req)][key].replace('{method}', req.method) }));
 }
 
 // Next.js drops a route's Content-Length; a download's size comes under this name instead

@@ -86,6 +86,8 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
   try {
     parser = busboy({
       headers: { 'content-type': type },
+      // Browsers and fetch's FormData write a file name's UTF-8 bytes as they are (busboy reads them as latin1 by default: `поле.tif` became `Ð¿Ð¾Ð»Ðµ.tif`).
+      defParamCharset: 'utf8',
       limits: { fieldSize: opts.maxFieldBytes ?? MB, fields: 50, files: Object.keys(opts.files).length + 20, parts: 100 },
     });
   } catch {

@@ -26,6 +26,8 @@ describe('register', () => {
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\//);
     expect(cookie).toMatch(/Max-Age=86400/);
+    // An answer that signs someone in is kept by no cache.
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect((await api.get('/api/auth/profile')).status).toBe(200);
   });
 
@@ -98,6 +100,8 @@ describe('login and logout', () => {
     expect(wrongEmail.status).toBe(401);
     expect(wrongPassword.body).toEqual(wrongEmail.body);
     expect(wrongPassword.body).toEqual({ success: false, error: 'Неверный адрес эл. почты или пароль' });
+    // RFC 9110: a 401 names its scheme.
+    expect(wrongPassword.headers.get('www-authenticate')).toBe('Bearer realm="fieldmap"');
   });
 
   it('answers 429 with Retry-After after five failures for one e-mail from one address, while its owner elsewhere signs in', async () => {
@@ -153,8 +157,12 @@ describe('login and logout', () => {
     expect((await company.as.owner.put(`/api/auth/company/users/${company.users.viewer.id}`, { is_active: false })).status).toBe(200);
     const res = await new Api(baseUrl()).post('/api/auth/login', { email: company.users.viewer.email, password: PASSWORD });
     expect(res.status).toBe(403);
-    // The deactivated user's open session ended too.
-    expect((await company.as.viewer.get('/api/auth/profile')).status).toBe(401);
+    // The deactivated user's open session ended too, and the 401 says the token no longer holds (RFC 6750).
+    const ended = await company.as.viewer.get('/api/auth/profile');
+    expect(ended.status).toBe(401);
+    expect(ended.headers.get('www-authenticate')).toBe('Bearer realm="fieldmap", error="invalid_token"');
+    const none = await new Api(baseUrl()).get('/api/auth/profile');
+    expect([none.status, none.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="fieldmap"']);
   });
 
   it('logout destroys the session: the old token answers 401 and the cookie is cleared', async () => {
@@ -390,6 +398,7 @@ describe('company and its users', () => {
     const email = newEmail();
     const created = await c.as.admin.post('/api/auth/company/users', { email, password: PASSWORD, role: 'operator', first_name: 'Op' });
     expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`/api/auth/company/users/${created.body.id}`);
     expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).body.user.role).toBe('operator');
     const list = await c.as.admin.get('/api/auth/company/users');
     expect(list.body.users.some((u: { email: string }) => u.email === email)).toBe(true);

@@ -18,10 +18,12 @@ describe('fields', () => {
   it('creates a field (201) and answers it with area in hectares and its owner', async () => {
     const { api } = await registerCompany(baseUrl());
     const owner = await api.post('/api/owners', { name: 'Иванов И.И.' });
+    expect(owner.headers.get('location')).toBe(`/api/owners/${owner.body.id}`);
     const geometry = rect(39.1, 45.1);
     const created = await api.post('/api/fields', { name: 'Поле 1', geometry, owner_id: owner.body.id, status: 'Собственность', parcel_number: '61:02:0600010:123' });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ success: true, id: expect.any(Number) });
+    expect(created.headers.get('location')).toBe(`/api/fields/${created.body.id}`);
     const res = await api.get(`/api/fields/${created.body.id}`);
     expect(res.body).toEqual({
       id: created.body.id, name: 'Поле 1', area: Math.round(geometryAreaHa(geometry) * 1e4) / 1e4, area_unit: 'ha',

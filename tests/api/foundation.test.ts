@@ -23,6 +23,9 @@ describe('service basics', () => {
     const ru = await api().post('/api/nothing-here', {});
     expect(ru.status).toBe(404);
     expect(ru.body.error).toBe('Путь /api/nothing-here не существует');
+    // q is case-insensitive (RFC 9110 12.4.2): `Q=0.1` ranks English below Slovak.
+    expect((await api().get('/api/no/such/thing', { 'accept-language': 'en;Q=0.1,sk;q=0.5' })).body.error).toBe('Cesta /api/no/such/thing neexistuje');
+    expect((await api().put('/api/stats', {}, { 'accept-language': 'en;Q=0.1,sk;q=0.5' })).body.error).toBe('Metóda PUT nie je pre túto cestu podporovaná');
   });
 
   it('answers a method a path does not take with 405 in the JSON envelope, compressed or not', async () => {
@@ -32,6 +35,27 @@ describe('service basics', () => {
     const get = await fetch(baseUrl() + '/upload', { headers: { 'accept-encoding': 'gzip', cookie: 'NEXT_LOCALE=sk' } });
     expect(get.status).toBe(405);
     expect(await get.json()).toEqual({ success: false, error: 'Metóda GET nie je pre túto cestu podporovaná' });
+    // RFC 9110 15.5.6: a 405 names the methods the path takes, as its OPTIONS answer does.
+    expect(put.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(get.headers.get('allow')).toBe('OPTIONS, POST');
+    const merge = await fetch(baseUrl() + '/api/fields/merge', { method: 'DELETE' });
+    expect(merge.headers.get('allow')).toBe((await fetch(baseUrl() + '/api/fields/merge', { method: 'OPTIONS' })).headers.get('allow'));
+    expect(merge.headers.get('allow')).toBe('OPTIONS, POST');
+  });
+
+  it('answers a method Next.js has no handler for, or a path that is not valid percent-encoding, in the JSON envelope', async () => {
+    const propfind = await fetch(baseUrl() + '/api/fields/1', { method: 'PROPFIND', headers: { 'accept-language': 'en' } });
+    expect(propfind.status).toBe(405);
+    expect(propfind.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
+    expect(await propfind.json()).toEqual({ success: false, error: 'Method PROPFIND is not supported on this path' });
+    const { hostname, port } = new URL(baseUrl());
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.end('GET /api/fields/%ZZ HTTP/1.1\r\nHost: x\r\nAccept-Language: en\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: 'The request is not valid HTTP' });
   });
 
   it('answers a request that is not valid HTTP, or whose headers are too large, in the JSON envelope', async () => {

@@ -78,6 +78,12 @@ describe('request validation', () => {
     await expect(readJson(request('{"name": '), schema)).rejects.toMatchObject({ kind: 'bad_request', key: 'invalid_json' });
   });
 
+  it('refuses bytes that are not UTF-8 (400) rather than storing U+FFFD, and ignores a leading BOM', async () => {
+    const latin1 = new Request('http://x/', { method: 'POST', body: Buffer.from('{"name":"Caf\xe9"}', 'latin1'), headers: { 'content-type': 'application/json; charset=iso-8859-1' } });
+    await expect(readJson(latin1, schema)).rejects.toMatchObject({ kind: 'bad_request', key: 'invalid_json' });
+    await expect(readJson(request('\ufeff{"name":"Поле","size":1}'), schema)).resolves.toEqual({ name: 'Поле', size: 1 });
+  });
+
   it('answers 415 when the body is not JSON at all', async () => {
     await expect(readJson(request('name=x', 'application/x-www-form-urlencoded'), schema)).rejects.toMatchObject({ kind: 'unsupported_media_type', key: 'expected_json' });
   });

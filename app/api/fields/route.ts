@@ -1,6 +1,6 @@
 import { createField, featureCollectionChunks, fieldPages, updateFields } from '@/lib/fields/fields';
 import { createFieldBody, fieldListQuery, updateFieldsBody } from '@/lib/fields/schemas';
-import { ok } from '@/lib/http/respond';
+import { created, ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { streamResponse } from '@/lib/http/stream';
 import { readJson, readQuery } from '@/lib/http/validate';
@@ -11,7 +11,7 @@ export const GET = route('GET /api/fields', async ({ db, url }) =>
 
 export const POST = route('POST /api/fields', async ({ req, db }) => {
   const field = await createField(db, await readJson(req, createFieldBody));
-  return ok({ id: field.id }, { status: 201 });
+  return created(field.id, '/api/fields');
 });
 
 export const PATCH = route('PATCH /api/fields', async ({ req, db }) => {

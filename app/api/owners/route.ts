@@ -1,5 +1,5 @@
 import { ownerBody } from '@/lib/fields/schemas';
-import { json, ok } from '@/lib/http/respond';
+import { created, json } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { readJson } from '@/lib/http/validate';
 import { createOwner, listOwners } from '@/lib/owners/owners';
@@ -9,5 +9,5 @@ export const GET = route('GET /api/owners', async ({ db }) => json(await listOwn
 export const POST = route('POST /api/owners', async ({ req, db, user }) => {
   const { name } = await readJson(req, ownerBody);
   const owner = await createOwner(db, user.companyId, name);
-  return ok({ id: owner.id }, { status: 201 });
+  return created(owner.id, '/api/owners');
 });

@@ -1,9 +1,8 @@
 import { companyUser, createCompanyUser } from '@/lib/auth/accounts';
 import { newUserBody } from '@/lib/auth/schemas';
-import { ok } from '@/lib/http/respond';
+import { created, ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { readJson } from '@/lib/http/validate';
-
 
 export const GET = route('GET /api/auth/company/users', async ({ db }) => {
   const users = await db.user.findMany({ orderBy: { id: 'asc' } });
@@ -12,6 +11,6 @@ export const GET = route('GET /api/auth/company/users', async ({ db }) => {
 
 export const POST = route('POST /api/auth/company/users', async ({ req, db, sessionDb, user }) => {
   const body = await readJson(req, newUserBody);
-  const created = await createCompanyUser(db, sessionDb, user.role, body);
-  return ok({ id: created.id }, { status: 201 });
+  const newUser = await createCompanyUser(db, sessionDb, user.role, body);
+  return created(newUser.id, '/api/auth/company/users');
 });
