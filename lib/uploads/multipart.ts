@@ -177,7 +177,8 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
       );
     });
     parser.on('partsLimit', () => fail(payloadTooLarge(toMb(largest))));
-    parser.on('error', () => fail(badRequest('expected_multipart')));
+    // The type was right and the body is not (a part header that is no header, the form's end missing).
+    parser.on('error', () => fail(badRequest('upload_malformed')));
     parser.on('close', () => {
       clearTimeout(idle);
       Promise.all(writes).then(() => !failed && resolve(), fail);

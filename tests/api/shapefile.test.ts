@@ -168,6 +168,16 @@ describe.skipIf(noGdal)('shapefile import of generated archives', () => {
     expect(await fieldCount(api)).toBe(0);
   });
 
+  it('says a multipart body that ends before its closing boundary is incomplete, not of the wrong type', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const boundary = 'fieldmap-cut-form';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="shapefile_zip"; filename="fields.zip"\r\nContent-Type: application/zip\r\n\r\nPK`;
+    const res = await api.request('POST', '/upload', body, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'The upload could not be read: its multipart/form-data body is incomplete or malformed' });
+    expect(await fieldCount(api)).toBe(0);
+  });
+
   it('takes columns from the mapping part, and refuses a mapping naming a missing column', async () => {
     const { api } = await registerCompany(baseUrl());
     const zip = await shapefileZip({ features: [{ geometry: A, properties: { Name: 'wrong', POLE: 'Right name', KN: '7:1' } }] });
