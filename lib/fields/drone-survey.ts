@@ -14,7 +14,7 @@ import { type DronePhoto, readDroneExif } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
 import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
 import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../http/errors';
-import { containsNul, validate } from '../http/validate';
+import { refuseUnstorableText, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { dispatchTask } from '../tasks/queue';
 import { currentStep, progressText, taskErrorText } from '../tasks/view';
@@ -59,7 +59,7 @@ export function parseDroneData(parts: Record<string, string>): DroneUploadData {
       throw badRequest('invalid_json_part', { part: 'data' });
     }
   }
-  if (containsNul(input)) throw unprocessable('text_nul');
+  refuseUnstorableText(input);
   return validate(droneUploadData, input);
 }
 

@@ -66,26 +66,32 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infe
   return result.data;
 }
 
+// With the u flag a pair is one code point, so only a surrogate without its partner matches.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
- * True when any string in the value holds a NUL character (PostgreSQL text cannot store one). Walked
- * with a stack, not recursion: JSON nested 200,000 deep parses, and recursing over it overflowed.
+ * Refuses (422) a value any string of which, or any key, the databases cannot store as sent: a NUL
+ * character (PostgreSQL text cannot hold one) or an unpaired surrogate (JSON's `"\ud800"`, which is
+ * no character: it was stored as U+FFFD). Walked with a stack, not recursion: JSON nested 200,000
+ * deep parses, and recursing over it overflowed.
  */
-export function containsNul(value: unknown): boolean {
+export function refuseUnstorableText(value: unknown): void {
   const pending: unknown[] = [value];
+  const check = (text: string) => {
+    if (text.includes('\u0000')) throw unprocessable('text_nul');
+    if (LONE_SURROGATE.test(text)) throw unprocessable('text_unpaired_surrogate');
+  };
   while (pending.length) {
     const v = pending.pop();
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) return true;
-    } else if (Array.isArray(v)) {
-      pending.push(...v);
-    } else if (v && typeof v === 'object') {
+    if (typeof v === 'string') check(v);
+    else if (Array.isArray(v)) pending.push(...v);
+    else if (v && typeof v === 'object') {
       for (const [k, item] of Object.entries(v)) {
-        if (k.includes('\u0000')) return true;
+        check(k);
         pending.push(item);
       }
     }
   }
-  return false;
 }
 
 /**
@@ -129,14 +135,14 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
   } catch {
     throw badRequest('invalid_json');
   }
-  if (containsNul(body)) throw unprocessable('text_nul');
+  refuseUnstorableText(body);
   return validate(schema, body ?? {});
 }
 
 /** A query string's parameters; one left empty (`owner_id=`, as a form sends an unset filter) is not given. */
 export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> {
   const query = Object.fromEntries([...url.searchParams].filter(([, v]) => v !== ''));
-  if (containsNul(query)) throw unprocessable('text_nul');
+  refuseUnstorableText(query);
   return validate(schema, query);
 }
 

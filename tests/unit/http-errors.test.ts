@@ -84,6 +84,12 @@ describe('request validation', () => {
     await expect(readJson(request('\ufeff{"name":"Поле","size":1}'), schema)).resolves.toEqual({ name: 'Поле', size: 1 });
   });
 
+  it('refuses an unpaired surrogate escape (422), which is no character, and takes a pair written as escapes', async () => {
+    await expect(readJson(request('{"name":"a\\ud800b","size":1}'), schema)).rejects.toMatchObject({ kind: 'unprocessable', key: 'text_unpaired_surrogate' });
+    await expect(readJson(request('{"name":"x","size":1,"\\udfff":1}'), schema)).rejects.toMatchObject({ key: 'text_unpaired_surrogate' });
+    await expect(readJson(request('{"name":"\\ud83c\\udf3e Поле","size":1}'), schema)).resolves.toEqual({ name: '🌾 Поле', size: 1 });
+  });
+
   it('answers 415 when the body is not JSON at all', async () => {
     await expect(readJson(request('name=x', 'application/x-www-form-urlencoded'), schema)).rejects.toMatchObject({ kind: 'unsupported_media_type', key: 'expected_json' });
   });
