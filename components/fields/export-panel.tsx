@@ -49,6 +49,8 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
     m300_p1: t('drone_m300_p1'),
   };
   const [rates, setRates] = useState(defaultRates);
+  // Empty: the ground no zone covers gets the zones' mean rate; ponds in a field want 0.
+  const [unzonedRate, setUnzonedRate] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const missingId = useId();
@@ -65,15 +67,17 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
 
   const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams({ ...kmz, drone })}`;
   const isoBase = scanId ? `/api/scan/${scanId}/export/isoxml` : `/api/field/export/isoxml/${fieldId}`;
-  const isoUrl = rates.trim() ? `${isoBase}?${new URLSearchParams({ rates: rates.trim() })}` : isoBase;
+  // The prescription's choices, which the report repeats: the rates of the box and the rate where no zone lies.
+  const rateQuery = new URLSearchParams({ ...(rates.trim() && { rates: rates.trim() }), ...(unzonedRate.trim() && { unzoned_rate: unzonedRate.trim() }) }).toString();
+  const isoUrl = rateQuery ? `${isoBase}?${rateQuery}` : isoBase;
   // Every zone needs a rate (the box's, else the company's default): a spreader must never get a
   // guessed one, so until each has one the form says which are missing and does not download.
   const classes = [...new Set(zoneClasses)].sort((a, b) => a - b);
   const rated = new Set([...ratedClasses(defaultRates), ...ratedClasses(rates)]);
   const missingRates = classes.filter((c) => !rated.has(c));
-  // The report shows the rates the prescription is made with: those in the ISOXML panel's box.
+  // The report shows the rates the prescription is made with: those of the ISOXML panel.
   const pdfBase = scanId ? `/api/scan/${scanId}/export/pdf` : `/api/field/export/pdf/${fieldId}`;
-  const pdfUrl = rates.trim() ? `${pdfBase}?${new URLSearchParams({ rates: rates.trim() })}` : pdfBase;
+  const pdfUrl = rateQuery ? `${pdfBase}?${rateQuery}` : pdfBase;
 
   return (
     <div className="space-y-3">
@@ -161,6 +165,19 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
             onChange={(e) => setRates(e.target.value)}
             autoComplete="off"
             hint={!classes.length ? t('rates_no_zones') : defaultRates ? t('rates_hint', { classes: classes.join(', ') }) : t('rates_hint_no_defaults', { classes: classes.join(', ') })}
+          />
+          <TextInput
+            label={t('unzoned_rate')}
+            name="unzoned_rate"
+            type="number"
+            min={0}
+            max={100000}
+            step="any"
+            inputMode="decimal"
+            value={unzonedRate}
+            onChange={(e) => setUnzonedRate(e.target.value)}
+            autoComplete="off"
+            hint={t('unzoned_rate_hint')}
           />
           {missingRates.length > 0 && (
             <p id={missingId} className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="rates-missing">

@@ -2,7 +2,7 @@
 import type { TenantDb } from '../db/tenant';
 import { notFound, unprocessable } from '../http/errors';
 import { runExportWork } from './export-work';
-import { loadExportField, loadScanWithZones, resolveRates } from './load';
+import { loadExportField, loadScanWithZones, parseUnzonedRate, resolveRates } from './load';
 
 export async function isoxmlExport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL) {
   let fieldId = target.fieldId;
@@ -20,6 +20,7 @@ export async function isoxmlExport(db: TenantDb, companyId: number, target: { fi
     rates,
     productName: url.searchParams.get('product') || (typeof settings.product === 'string' ? settings.product : 'Fertilizer'),
     grid: gridFlag(url.searchParams.get('grid')),
+    unzonedRate: parseUnzonedRate(url.searchParams.get('unzoned_rate')),
     // The customer is whom the work is done for: the farm itself, not the field's landowner (a leased
     // field's landlord is no customer of its tenant's spreading).
     customer: company.name,

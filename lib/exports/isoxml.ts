@@ -28,6 +28,8 @@ export interface IsoxmlOptions {
   productName: string;
   /** Write the prescription as a type-2 grid instead of treatment-zone polygons. */
   grid?: boolean;
+  /** kg/ha where no zone lies (water, no index data); the zones' area-weighted mean when null or left out. */
+  unzonedRate?: number | null;
   customer: string;
   farm: string;
 }
@@ -100,8 +102,10 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
 
   const kgHa = zoneRates(zones, opts.rates);
   const totalArea = zones.reduce((s, z) => s + z.areaHa, 0);
-  // Where the terminal has no zone (gaps, lost position) it applies the area-weighted mean rate.
+  // Where the position is lost the terminal applies the area-weighted mean rate; where the field has
+  // no zone (water, no index data), the same unless the user set a rate for that ground.
   const meanKgHa = totalArea > 0 ? zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) / totalArea : kgHa[0]!;
+  const unzonedKgHa = opts.unzonedRate ?? meanKgHa;
 
   const vpn = create(TAGS.ValuePresentation, { Offset: 0, Scale: 0.01, NumberOfDecimals: 1, UnitDesignator: 'kg/ha' });
   const vpnRef = ref(vpn);
@@ -138,14 +142,14 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
     DefaultTreatmentZoneCode: TZN_DEFAULT,
     PositionLostTreatmentZoneCode: TZN_POSITION_LOST,
     OutOfFieldTreatmentZoneCode: TZN_OUT_OF_FIELD,
-    TreatmentZone: [tzn(TZN_DEFAULT, 'Default', meanKgHa), tzn(TZN_POSITION_LOST, 'PositionLost', meanKgHa), tzn(TZN_OUT_OF_FIELD, 'OutOfField', 0)],
+    TreatmentZone: [tzn(TZN_DEFAULT, 'Default', unzonedKgHa), tzn(TZN_POSITION_LOST, 'PositionLost', meanKgHa), tzn(TZN_OUT_OF_FIELD, 'OutOfField', 0)],
   });
   if (opts.grid) {
     const features = zones.map((z, i) => ({ type: 'Feature' as const, properties: { rate: kgHaToMgM2(kgHa[i]!) }, geometry: roundGeometry(z.geometry) }));
     // Ground of the field that no zone covers (the raster gave it no value: water, no data) takes
-    // the mean rate, as the default zone gives it in the polygon variant; cells outside the field 0.
+    // the default zone's rate, as in the polygon variant; cells outside the field 0.
     const unzoned = unzonedPart(field.geometry, zones);
-    if (unzoned) features.push({ type: 'Feature', properties: { rate: kgHaToMgM2(meanKgHa) }, geometry: roundGeometry(unzoned) });
+    if (unzoned) features.push({ type: 'Feature', properties: { rate: kgHaToMgM2(unzonedKgHa) }, geometry: roundGeometry(unzoned) });
     task.addGridFromGeoJSON({ type: 'FeatureCollection', features } as never, [pdv(0)], ['rate']);
   } else {
     task.attributes.TreatmentZone!.push(...zones.map((z, i) => tzn(FIRST_ZONE_CODE + i, z.name, kgHa[i]!, z.geometry)));

@@ -110,6 +110,18 @@ export function parseRates(query: string | null, settings: Record<string, unknow
 }
 
 /**
+ * `unzoned_rate`: kg/ha for the field's ground no zone covers (water, no index data), for when the
+ * zones' area-weighted mean, the default, is wrong there (ponds take no fertiliser). Null when not
+ * given; past MAX_RATE_KG_HA, negative or not a number, 422.
+ */
+export function parseUnzonedRate(query: string | null): number | null {
+  if (query === null || query.trim() === '') return null;
+  const rate = /^\s*\d+(?:\.\d+)?\s*$/.test(query) ? Number(query) : NaN;
+  if (!(rate <= MAX_RATE_KG_HA)) throw unprocessable('export_unzoned_rate', { max: MAX_RATE_KG_HA });
+  return rate;
+}
+
+/**
  * Rates per zone class as parseRates reads them, for a prescription: every zone needs one (a guessed
  * rate must never reach a spreader).
  */

@@ -5,7 +5,7 @@ import type { TenantDb } from '../db/tenant';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
 import { companyTimeZone } from '../i18n/time-zone';
-import { loadExportField, loadScanHistory, loadScanWithZones, parseRates } from './load';
+import { loadExportField, loadScanHistory, loadScanWithZones, parseRates, parseUnzonedRate } from './load';
 import { buildFieldReportPdf } from './pdf';
 
 export async function pdfReport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL, locale: Locale) {
@@ -20,6 +20,7 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
   const settings = JSON.parse(company.settingsJson) as Record<string, unknown> & { time_zone?: unknown };
   // The ISOXML export's parsing, 422s and cap; a class without a rate is shown without one, not refused.
   const rates = parseRates(url.searchParams.get('rates'), settings);
+  const unzonedRate = parseUnzonedRate(url.searchParams.get('unzoned_rate'));
   // The history's first is the scan taken last, the report's when none is named.
   const lang = url.searchParams.get('lang');
   const reportLocale = isLocale(lang) ? lang : locale;
@@ -28,6 +29,7 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
   const pdf = await buildFieldReportPdf(field, scan, zones, {
     locale: reportLocale,
     rates,
+    unzonedRate,
     history,
     timeZone: companyTimeZone(settings),
   });

@@ -16,6 +16,8 @@ export interface ReportOptions {
   locale: Locale;
   /** kg/ha per zone class (the company's settings, or the request's `rates` over them); a class without one shows a dash. */
   rates?: Rates;
+  /** kg/ha where no zone lies, as the ISOXML export's `unzoned_rate`; the zones' mean when null or left out. */
+  unzonedRate?: number | null;
   /** When the report is made (defaults to now). */
   now?: Date;
   /** The zone that time is written in (the company's; UTC by default). */
@@ -55,14 +57,16 @@ const parts = (g: Polygon | MultiPolygon): Position[][][] => (g.type === 'Polygo
 
 /**
  * What the zones leave of the field, and the rate the ISOXML prescription gives that ground: the
- * zones' area-weighted mean (lib/exports/isoxml.ts), known only when every zone has a rate.
+ * rate the user set for it, else the zones' area-weighted mean (lib/exports/isoxml.ts), known only
+ * when every zone has a rate.
  */
-export function unzonedGround(fieldHa: number, zones: ExportZone[], rates: Rates | undefined): { zonedHa: number; unzonedHa: number; shareBasis: number; meanRate: number | null } {
+export function unzonedGround(fieldHa: number, zones: ExportZone[], rates: Rates | undefined, unzonedRate?: number | null): { zonedHa: number; unzonedHa: number; shareBasis: number; rate: number | null; rateIsMean: boolean } {
   const { zonedHa, unzonedHa, shareBasis } = zonedGround(fieldHa, zones.map((z) => z.areaHa));
   const valid = (r: number | undefined): r is number => r !== undefined && Number.isFinite(r) && r >= 0;
   const kgHa = zones.map((z) => rates?.[z.classIndex]);
+  if (unzonedRate !== undefined && unzonedRate !== null) return { zonedHa, unzonedHa, shareBasis, rate: unzonedRate, rateIsMean: false };
   const meanRate = zones.length === 0 || !kgHa.every(valid) ? null : zonedHa > 0 ? zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) / zonedHa : kgHa[0]!;
-  return { zonedHa, unzonedHa, shareBasis, meanRate };
+  return { zonedHa, unzonedHa, shareBasis, rate: meanRate, rateIsMean: true };
 }
 
 export async function buildFieldReportPdf(field: ExportField, scan: ExportScan | null, zones: ExportZone[], opts: ReportOptions): Promise<Buffer> {
@@ -220,7 +224,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     y = header(y);
     // Shares are of the field, as an agronomist reads them; the ground no zone covers (water, clouds,
     // outside the image) is a row of its own, with the rate the ISOXML prescription gives it.
-    const { zonedHa, unzonedHa, shareBasis: basis, meanRate } = unzonedGround(field.area, zones, opts.rates);
+    const { zonedHa, unzonedHa, shareBasis: basis, rate: unzonedRate, rateIsMean } = unzonedGround(field.area, zones, opts.rates, opts.unzonedRate);
     const shareOf = (ha: number) => (basis > 0 ? `${num((ha / basis) * 100, 1)} %` : '—');
     const newPageIfFull = () => {
       if (y > FOOTER_Y - 40) {
@@ -240,7 +244,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     if (unzonedHa > 0) {
       newPageIfFull();
       doc.rect(PAGE.margin + 4, y, 9, 9).lineWidth(0.6).strokeColor(MUTED).stroke();
-      row(['', t('zone_unzoned'), num(unzonedHa), shareOf(unzonedHa), '—', meanRate === null ? '—' : num(meanRate, 1)], y + 1, 'body', WARNING);
+      row(['', t('zone_unzoned'), num(unzonedHa), shareOf(unzonedHa), '—', unzonedRate === null ? '—' : num(unzonedRate, 1)], y + 1, 'body', WARNING);
       y += 16;
     }
     doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + CONTENT_W, y).lineWidth(0.6).strokeColor(RULE).stroke();
@@ -255,7 +259,11 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
         doc.addPage();
         y = PAGE.margin;
       }
-      text(meanRate === null ? t('zones_unzoned_note', { area: num(unzonedHa) }) : t('zones_unzoned_rate_note', { area: num(unzonedHa), rate: num(meanRate, 1) }), PAGE.margin, y - 4, { size: 8, color: MUTED, width: CONTENT_W, lineBreak: true });
+      const note =
+        unzonedRate === null
+          ? t('zones_unzoned_note', { area: num(unzonedHa) })
+          : t(rateIsMean ? 'zones_unzoned_rate_note' : 'zones_unzoned_set_rate_note', { area: num(unzonedHa), rate: num(unzonedRate, 1) });
+      text(note, PAGE.margin, y - 4, { size: 8, color: MUTED, width: CONTENT_W, lineBreak: true });
       y = doc.y + 10;
     }
   }

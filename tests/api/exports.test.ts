@@ -189,6 +189,8 @@ describe.skipIf(!!missingNaip)('PDF report rates', () => {
       // The ground outside the raster has no zone: a row of its own, with the mean rate ISOXML gives it.
       expect(text).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+ %\s+—\s+1\d\d\.\d$/m);
       expect(text).toMatch(/Coverage\s+Zoned: [\d.]+ ha of [\d.]+ ha \([1-9]\d %\)/);
+      // A pond takes nothing: the rate set for the ground no zone covers, as the ISOXML gets it.
+      expect(await pdfText((await download(api, `${path}?unzoned_rate=0`)).body)).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+ %\s+—\s+0\.0$/m);
       const settingsOnly = await pdfText((await download(api, path)).body);
       expect(settingsOnly).toMatch(/^\s*1\s+1: .*\s100\.0$/m);
 
@@ -197,6 +199,7 @@ describe.skipIf(!!missingNaip)('PDF report rates', () => {
         ['rates=1:100,2:-5', en.errors.export_rates_format],
         ['rates=1:100,1:120', en.errors.export_rates_repeated.replace('{class}', '1')],
         ['rates=1:100,2:100000.5', 'The rate for zone class 2 is over 100,000 kg/ha'],
+        ['unzoned_rate=-3', 'unzoned_rate: a rate in kg/ha from 0 to 100,000'],
       ] as const) {
         const pdf = await api.get(`${path}?${query}`);
         expect(pdf.status, `${path}?${query}`).toBe(422);

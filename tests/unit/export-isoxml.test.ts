@@ -8,7 +8,7 @@ import { ExtendedPolygon, ExtendedTask, ISOXMLManager, type Partfield } from 'is
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaM2 } from '@/lib/geo/area';
-import { resolveRates } from '@/lib/exports/load';
+import { parseUnzonedRate, resolveRates } from '@/lib/exports/load';
 import { exportWork, isQuick } from '@/lib/exports/export-work';
 import { buildIsoxml, type IsoxmlOptions } from '@/lib/exports/isoxml';
 import type { ExportZone } from '@/lib/exports/types';
@@ -160,6 +160,34 @@ describe('ISOXML task data', () => {
     expect(rates.get('unzoned')!.length).toBeGreaterThan(20);
     expect(new Set(rates.get('unzoned'))).toEqual(new Set([Math.round(mean * 100)]));
     expect(new Set(rates.get('outside') ?? [0])).toEqual(new Set([0]));
+  });
+
+  it('gives the ground no zone covers the rate set for it (0 for a pond), in the default zone and the grid, and keeps the mean where the position is lost', async () => {
+    const west = zones.slice(0, 2);
+    const mean = (west[0]!.areaHa * 180 + west[1]!.areaHa * 150.25) / (west[0]!.areaHa + west[1]!.areaHa);
+    for (const grid of [false, true]) {
+      const m = await parse(await buildIsoxml(field, west, { ...opts, grid, unzonedRate: 0 }));
+      const task = m.rootElement.attributes.Task![0]! as ExtendedTask;
+      const rateOf = (code: number | undefined) => task.attributes.TreatmentZone!.find((z) => z.attributes.TreatmentZoneCode === code)!.attributes.ProcessDataVariable![0]!.attributes.ProcessDataValue;
+      expect(rateOf(task.attributes.DefaultTreatmentZoneCode)).toBe(0);
+      expect(rateOf(task.attributes.PositionLostTreatmentZoneCode)).toBe(Math.round(mean * 100));
+      if (!grid) continue;
+      const unzonedRates: unknown[] = [];
+      for (const cell of task.getGridAsGeoJSON(['rate']).features) {
+        const c = centroid(cell).geometry.coordinates;
+        if (c[0]! > 18.7268 && c[0]! < E && c[1]! > S && c[1]! < N && booleanPointInPolygon(c, field.geometry)) unzonedRates.push(cell.properties!.rate);
+      }
+      // Cells of rate 0 are no cells to the reader (as outside the field); with the mean there were over 20.
+      expect(unzonedRates.filter((r) => r !== 0)).toEqual([]);
+    }
+  });
+
+  it('reads unzoned_rate as kg/ha from 0 to 100,000, and refuses anything else', () => {
+    expect(parseUnzonedRate(null)).toBeNull();
+    expect(parseUnzonedRate('')).toBeNull();
+    expect(parseUnzonedRate('0')).toBe(0);
+    expect(parseUnzonedRate(' 85.5 ')).toBe(85.5);
+    for (const bad of ['-1', 'abc', '1e3', '100000.5', '0x10', 'Infinity']) expect(() => parseUnzonedRate(bad), bad).toThrow(expect.objectContaining({ key: 'export_unzoned_rate' }));
   });
 
   it('takes rates from the query over the settings, and refuses a class given twice', () => {

@@ -241,6 +241,12 @@ describe('PDF field report', () => {
       expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the zones’ area-weighted mean rate, 150.3 kg/ha.');
     });
 
+    it('shows the rate set for that ground instead of the mean, and says it was set', async () => {
+      const txt = pdftext(save('unzoned-set.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates, unzonedRate: 0 })));
+      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8 %\s+—\s+0\.0/);
+      expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the rate set for them, 0.0 kg/ha.');
+    });
+
     it('gives no mean rate for that ground when a zone class has no rate, and no such row when the zones cover the field', async () => {
       const txt = pdftext(save('unzoned-norate.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates: { 1: 180, 2: 150 } })));
       expect(txt).toMatch(/3\s+Высокая\s+146\.20\s+23\.4 %\s+0\.700\s+—/);
