@@ -41,6 +41,50 @@ const readFields = () => api<FieldCollection>('/api/fields');
 
 /** Up to this many fields each is an SVG path of its own; more are painted on one canvas. */
 const SVG_FIELDS_AT_MOST = 1000;
+/**
+ * Drawing or editing snaps to the fields in view when there are at most this many: geoman measures
+ * the cursor against every corner of each at every move.
+ */
+const SNAP_FIELDS_AT_MOST = 300;
+/** Around the view, the share of its size within which a large company's fields are kept on the map. */
+const NEAR_VIEW = 0.5;
+
+/** The fields a mode works on, kept on the map whatever the view. */
+const modeIds = (mode: Mode): number[] => (mode.kind === 'editing' || mode.kind === 'splitting' ? [mode.id] : []);
+
+/**
+ * Puts on the map (in `group`) the layers near the view and takes the others off, when `cull` (a
+ * large company); else all of them. Leaflet projects each layer on the map again at every zoom and
+ * redraws it at every move: 10,000 fields of 50-200 corners took 0.6-1.9 s a zoom, the 400 or so near
+ * the view at zoom 13 40-150 ms. The fields `keep` (selected, being edited) stay on the map.
+ */
+function placeLayers(map: L.Map, group: L.FeatureGroup, layers: ReadonlyMap<number, L.Polygon>, cull: boolean, keep: readonly number[]) {
+  const near = cull ? map.getBounds().pad(NEAR_VIEW) : null;
+  for (const [id, layer] of layers) {
+    const wanted = !near || keep.includes(id) || near.intersects(layer.getBounds());
+    if (wanted === group.hasLayer(layer)) continue;
+    if (wanted) group.addLayer(layer);
+    else group.removeLayer(layer);
+  }
+}
+
+/** A field as GET /api/fields/{id} answers it. */
+interface FieldDetail {
+  id: number;
+  name: string;
+  area: number;
+  owner: { id: number; name: string } | null;
+  status: string | null;
+  parcel_number: string | null;
+  geometry: FieldGeometry;
+}
+
+const toFeature = (f: FieldDetail): FieldFeature => ({
+  type: 'Feature',
+  id: f.id,
+  properties: { name: f.name, area: f.area, owner: f.owner?.name ?? null, owner_id: f.owner?.id ?? null, status: f.status, parcel_number: f.parcel_number },
+  geometry: f.geometry,
+});
 
 const featureSearchText = (f: FieldFeature) => `${f.properties.name} ${f.properties.parcel_number ?? ''}`;
 
@@ -106,6 +150,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   const [busy, setBusy] = useState(false);
   const groupRef = useRef<L.FeatureGroup | null>(null);
   const layersRef = useRef(new Map<number, L.Polygon>());
+  /** Whether the layers were made for a large company (canvas, kept on the map near the view only). */
+  const manyRef = useRef<boolean | null>(null);
   /** The fields drawn as selected, so that a new selection restyles them and no others. */
   const styledRef = useRef<ReadonlySet<number>>(new Set());
   const canvasRef = useRef<L.Canvas | null>(null);
@@ -159,6 +205,27 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     [t],
   );
   const reload = useCallback(async () => showList(await readFields()), [showList]);
+  /**
+   * After an edit, reads again only the fields it changed (`ids`) and leaves out those it removed
+   * (`gone`): the whole list is 9.5 MB for 10,000 fields, and each of its layers was made again. A
+   * failed read falls back on the whole list.
+   */
+  const refresh = useCallback(
+    async (ids: number[], gone: number[] = []) => {
+      const read = await Promise.all(ids.map((id) => api<FieldDetail>(`/api/fields/${id}`)));
+      if (read.some((r) => !r.ok && r.status !== 404)) return reload();
+      const fresh = new Map<number, FieldFeature>();
+      const removed = new Set(gone);
+      read.forEach((r, i) => (r.ok ? fresh.set(ids[i]!, toFeature(r.data)) : removed.add(ids[i]!)));
+      setFeatures((all) => {
+        const next = all.filter((f) => !removed.has(f.id)).map((f) => fresh.get(f.id) ?? f);
+        const known = new Set(all.map((f) => f.id));
+        for (const [id, f] of fresh) if (!known.has(id)) next.push(f);
+        return next;
+      });
+    },
+    [reload],
+  );
 
   // The fields come from the API, not inside the page, so that the page opens at once however many
   // there are; the view is already where they are (`bounds`).
@@ -172,10 +239,28 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     };
   }, [showList]);
 
-  // Field polygons: rebuilt when the list or the colouring changes. One tooltip and one click
-  // handler on the group serve them all, and a large company's are painted on one canvas: with
-  // 10,000 fields each drawn as its own SVG path, with its own tooltip, the map took 5 s to show them
-  // and half a second to follow a drag.
+  // The colours of a field's layer as the map is coloured now.
+  const paint = useCallback(
+    (f: FieldFeature) => {
+      const color = colorOf(f);
+      // The index ramp's middle classes are near white: outlined in their own colour, such fields
+      // vanished against the map (1.03:1). Index classes get a dark outline and the colour inside.
+      return { color: colorBy === 'index' ? '#1c1917' : color, fillColor: color };
+    },
+    [colorOf, colorBy],
+  );
+  /** Read when layers are made, so that a new list does not wait for the colouring to change. */
+  const paintRef = useRef(paint);
+  // A new colouring restyles the layers there are: re-making 10,000 of them took 3 s.
+  useEffect(() => {
+    paintRef.current = paint;
+    for (const layer of layersRef.current.values()) layer.setStyle(paint(layer.feature as FieldFeature));
+  }, [paint]);
+
+  // Field polygons: one tooltip and one click handler on the group serve them all, and a large
+  // company's are painted on one canvas: with 10,000 fields each drawn as its own SVG path, with its
+  // own tooltip, the map took 5 s to show them and half a second to follow a drag. A new list
+  // re-makes only the layers of the fields that changed (an edit reads only those again).
   useEffect(() => {
     if (!map) return;
     const group = (groupRef.current ??= L.featureGroup()
@@ -196,22 +281,64 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
         else setSelection(next);
       })
       .addTo(map));
-    group.clearLayers();
-    layersRef.current.clear();
-    const renderer = features.length > SVG_FIELDS_AT_MOST ? (canvasRef.current ??= L.canvas()) : undefined;
-    for (const f of features) {
-      const color = colorOf(f);
-      const latlngs = L.GeoJSON.coordsToLatLngs(f.geometry.coordinates, f.geometry.type === 'Polygon' ? 1 : 2);
-      // The index ramp's middle classes are near white: outlined in their own colour, such fields
-      // vanished against the map (1.03:1). Index classes get a dark outline and the colour inside.
-      const outline = colorBy === 'index' ? '#1c1917' : color;
-      const layer = L.polygon(latlngs, { color: outline, weight: 2, fillColor: color, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}`, renderer });
-      layer.feature = f;
-      group.addLayer(layer);
-      layersRef.current.set(f.id, layer);
+    const layers = layersRef.current;
+    const many = features.length > SVG_FIELDS_AT_MOST;
+    // Crossing the threshold changes every layer's renderer: all are made again.
+    if (manyRef.current !== many) {
+      group.clearLayers();
+      layers.clear();
+      styledRef.current = new Set();
+      manyRef.current = many;
     }
-    styledRef.current = new Set();
-  }, [map, features, colorOf, colorBy, setSelectedId]);
+    const renderer = many ? (canvasRef.current ??= L.canvas()) : undefined;
+    const listed = new Set<number>();
+    for (const f of features) {
+      listed.add(f.id);
+      const old = layers.get(f.id);
+      if (old?.feature === f) continue;
+      if (old) group.removeLayer(old);
+      const latlngs = L.GeoJSON.coordsToLatLngs(f.geometry.coordinates, f.geometry.type === 'Polygon' ? 1 : 2);
+      // Not a snapping target unless in view when drawing starts (snapTargets).
+      const layer = L.polygon(latlngs, { ...paintRef.current(f), weight: 2, fillOpacity: 0.35, className: `fm-field fm-field-${f.id}`, renderer, snapIgnore: true });
+      layer.feature = f;
+      layers.set(f.id, layer);
+    }
+    for (const [id, layer] of layers) {
+      if (listed.has(id)) continue;
+      group.removeLayer(layer);
+      layers.delete(id);
+    }
+    placeLayers(map, group, layers, many, [...selectionRef.current, ...modeIds(modeRef.current)]);
+  }, [map, features, setSelectedId]);
+
+  // A large company's fields are on the map only near the view (placeLayers), put there again as the
+  // view changes: on `zoom`, which comes before Leaflet projects every layer on the map again.
+  useEffect(() => {
+    if (!map) return;
+    const place = () => {
+      if (groupRef.current) placeLayers(map, groupRef.current, layersRef.current, manyRef.current === true, [...selectionRef.current, ...modeIds(modeRef.current)]);
+    };
+    map.on('zoom moveend', place);
+    return () => {
+      map.off('zoom moveend', place);
+    };
+  }, [map]);
+
+  /**
+   * Whether geoman should snap to fields, and which: those in view, unless there are so many that
+   * measuring against each at every move would freeze the map (10,000 fields: 1-1.7 s a move).
+   */
+  function snapTargets(except?: number): boolean {
+    if (!map) return false;
+    const view = map.getBounds();
+    let near = 0;
+    for (const [id, layer] of layersRef.current) {
+      const inView = id !== except && view.intersects(layer.getBounds());
+      layer.options.snapIgnore = !inView;
+      if (inView) near++;
+    }
+    return near <= SNAP_FIELDS_AT_MOST;
+  }
 
   // The selected fields are drawn heavier (only those whose look changes are restyled).
   useEffect(() => {
@@ -288,7 +415,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     changeMode({ kind: 'drawing' });
     map.pm.enableDraw('Polygon', {
       tooltips: false,
-      snappable: true,
+      snappable: snapTargets(),
       allowSelfIntersection: false,
       templineStyle: { color: '#b45309' },
       hintlineStyle: { color: '#b45309', dashArray: [5, 5] },
@@ -328,7 +455,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     changeMode({ kind: 'idle' });
     setLiveArea(null);
     setNotice(t('map.field_created', { name: values.name }));
-    await reload();
+    await refresh([res.data.id]);
     setSelectedId(res.data.id);
   }
 
@@ -340,7 +467,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     changeMode({ kind: 'splitting', id });
     map.pm.enableDraw('Line', {
       tooltips: false,
-      snappable: true,
+      snappable: snapTargets(),
       templineStyle: { color: '#b91c1c' },
       hintlineStyle: { color: '#b91c1c', dashArray: [5, 5] },
       pathOptions: { color: '#b91c1c', weight: 3 },
@@ -360,7 +487,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       return;
     }
     setNotice(t('map.field_split', { count: res.data.created.length + 1 }));
-    await reload();
+    await refresh([id, ...res.data.created.map((c) => c.id)]);
     setSelectedId(id);
   }
   useEffect(() => {
@@ -374,7 +501,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     setNotice(null);
     changeMode({ kind: 'editing', id });
     setLiveArea(layerArea(layer));
-    layer.pm.enable({ allowSelfIntersection: false, snappable: true });
+    layer.pm.enable({ allowSelfIntersection: false, snappable: snapTargets(id) });
     editedRef.current = false;
     const update = () => {
       editedRef.current = true;
@@ -412,9 +539,9 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     }
     changeMode({ kind: 'idle' });
     setLiveArea(null);
-    // Reloading puts back the stored boundary after a cancel, and the new area after a save.
-    setFeatures([]);
-    await reload();
+    // Reading the field again puts back the stored boundary after a cancel, and the new area after a
+    // save (its layer is made again from it).
+    await refresh([mode.id]);
   }
 
   async function remove(id: number) {
@@ -426,7 +553,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     }
     setSelectedId(null);
     setNotice(t('map.field_deleted'));
-    await reload();
+    await refresh([], [id]);
   }
 
   const selected = features.find((f) => f.id === selectedId) ?? null;
@@ -516,7 +643,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
                 <li key={l.label} className="flex items-center gap-1.5">
                   <span className="inline-block h-3 w-3 shrink-0 rounded-sm border border-stone-700" style={{ background: l.color }} />
                   <span className="truncate">{l.label}</span>
-                  <span className="text-stone-600">({l.count})</span>
+                  <span className="text-stone-600">({format.number(l.count)})</span>
                 </li>
               ))}
             </ul>
@@ -569,7 +696,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
                 onMerged={async (field, taken) => {
                   setError(null);
                   setNotice(t('fields.merged', { count: taken.length + 1, name: field.name }));
-                  await reload();
+                  await refresh([field.id], taken);
                   setSelectedId(field.id);
                 }}
               />

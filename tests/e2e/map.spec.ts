@@ -190,6 +190,86 @@ test('a company of over a thousand fields is painted on one canvas, where a fiel
   await expect(map.locator('.leaflet-marker-icon.marker-icon')).toHaveCount(0);
 });
 
+test('a large company’s map keeps only the fields near the view on it, recolours them in place, and an edit reads again only what it changed', async ({ page }) => {
+  test.slow();
+  await registerCompany(page.request);
+  // 1,100 fields, 50 by 22 on a grid of 0.01°: a close view holds a few of them.
+  const cells: [number, number][] = [];
+  for (let row = 0; row < 22; row++) for (let col = 0; col < 50; col++) cells.push([col, row]);
+  for (let i = 0; i < cells.length; i += 50) {
+    await Promise.all(cells.slice(i, i + 50).map(([col, row]) => createField(page.request, { name: `Plot ${col}:${row}`, status: 'Аренда', geometry: square(17 + col * 0.01, 48.1 + row * 0.01, 0.006) })));
+  }
+  // The Leaflet map, for counting the fields on it (the page's global `L` is Leaflet).
+  await page.addInitScript(() => {
+    const w = window as unknown as { L?: { Map: { addInitHook(f: () => void): void } }; fieldMap?: unknown };
+    let leaflet: typeof w.L;
+    Object.defineProperty(w, 'L', {
+      configurable: true,
+      get: () => leaflet,
+      set: (v: typeof w.L) => {
+        leaflet = v;
+        v?.Map.addInitHook(function (this: unknown) {
+          w.fieldMap = this;
+        });
+      },
+    });
+  });
+  const onMap = () =>
+    page.evaluate(() => {
+      let n = 0;
+      (window as unknown as { fieldMap: { eachLayer(f: (l: { feature?: unknown }) => void): void } }).fieldMap.eachLayer((l) => void (l.feature && n++));
+      return n;
+    });
+  let listReads = 0;
+  page.on('request', (r) => void (r.method() === 'GET' && new URL(r.url()).pathname === '/api/fields' && listReads++));
+
+  await page.goto('/map');
+  await expect(page.getByTestId('map-summary')).toHaveText(/^1,100 fields/);
+  const map = page.getByTestId('field-map');
+  await expect(map.locator('.leaflet-overlay-pane canvas')).toHaveCount(1);
+  // The first view holds them all.
+  expect(await onMap()).toBe(1100);
+
+  // Close to one field, only those near it are on the map, and it answers hover.
+  const search = page.getByLabel('Find a field');
+  const panel = page.getByTestId('field-panel');
+  await search.fill('Plot 0:0');
+  await search.press('Enter');
+  await expect(panel.getByRole('heading')).toHaveText('Plot 0:0');
+  await expect.poll(onMap).toBeLessThan(50);
+  expect(await onMap()).toBeGreaterThan(0);
+  const view = (await map.boundingBox())!;
+  const centre = { x: view.x + view.width / 2, y: view.y + view.height / 2 };
+  await page.mouse.move(centre.x, centre.y);
+  await expect(page.locator('.leaflet-tooltip')).toContainText('Plot 0:0');
+
+  // Coloured by owner (none: grey) instead of status (leased: blue), the field is repainted.
+  // (Off the map: Leaflet ignores a move over the canvas within 32 ms of the last.)
+  await page.mouse.move(centre.x, view.y - 20);
+  await expect(page.locator('.leaflet-tooltip')).toHaveCount(0);
+  const pixel = { x: centre.x - 2, y: centre.y - 2, width: 4, height: 4 };
+  const blue = await page.screenshot({ clip: pixel });
+  await page.getByLabel('Colour by').selectOption('owner');
+  await expect(page.getByRole('list', { name: 'Legend' })).toContainText('No owner(1100)');
+  await expect.poll(async () => (await page.screenshot({ clip: pixel })).equals(blue)).toBe(false);
+
+  // Deleted, the field leaves the map; the list is not read again.
+  await panel.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Yes, delete' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Field deleted' })).toBeVisible();
+  await expect(page.getByTestId('map-summary')).toHaveText(/^1,099 fields/);
+  await page.mouse.move(centre.x, centre.y);
+  await expect(page.locator('.leaflet-tooltip')).toHaveCount(0);
+
+  // The fields far away come back on the map when the view goes to them.
+  await search.fill('Plot 49:21');
+  await search.press('Enter');
+  await expect(panel.getByRole('heading')).toHaveText('Plot 49:21');
+  await page.mouse.move(centre.x + 1, centre.y + 1);
+  await expect(page.locator('.leaflet-tooltip')).toContainText('Plot 49:21');
+  expect(listReads).toBe(1);
+});
+
 test('finds a field by name or parcel number, accents aside, and takes the map to it', async ({ page }) => {
   await registerCompany(page.request);
   const far = await createField(page.request, { name: 'Pláž pri rieke', geometry: square(20.5, 49.0), parcel_number: '61:02:1' });
