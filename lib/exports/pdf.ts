@@ -78,6 +78,8 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   const tOr = (key: string, raw: string) => { const s = translate(locale, key); return s === key ? raw : s; };
   const num = (x: number | null | undefined, digits = 2) =>
     x === null || x === undefined || !Number.isFinite(x) ? '—' : new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
+  // A share as the language writes one: `30.3%` in English, `30,3 %` in Russian and Slovak.
+  const pct = (share: number, digits: number) => new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(share);
   const date = (d: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(d);
   // Capture dates are days as the files wrote them (read as UTC, as on the pages); the report's own
   // time is written in the company's zone, and named.
@@ -188,7 +190,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       [t('max'), num(scan.stats.max, 3)],
     ];
     // How much of the field the scan covers: a drone survey's photos, else its zones.
-    const share = (x: number) => `${num(x * 100, x < 0.1 ? 1 : 0)} %`;
+    const share = (x: number) => pct(x, x < 0.1 ? 1 : 0);
     const coverage = coverageOf(scan.photoCoverage, zones.reduce((s, z) => s + z.areaHa, 0), field.area);
     if (coverage) {
       rows.push([t('coverage'), coverage.kind === 'photos' ? t('coverage_photos', { share: share(coverage.share) }) : t('coverage_zoned', { zoned: num(coverage.zonedHa), field: num(coverage.fieldHa), share: share(coverage.share) })]);
@@ -225,7 +227,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     // Shares are of the field, as an agronomist reads them; the ground no zone covers (water, clouds,
     // outside the image) is a row of its own, with the rate the ISOXML prescription gives it.
     const { zonedHa, unzonedHa, shareBasis: basis, rate: unzonedRate, rateIsMean } = unzonedGround(field.area, zones, opts.rates, opts.unzonedRate);
-    const shareOf = (ha: number) => (basis > 0 ? `${num((ha / basis) * 100, 1)} %` : '—');
+    const shareOf = (ha: number) => (basis > 0 ? pct(ha / basis, 1) : '—');
     const newPageIfFull = () => {
       if (y > FOOTER_Y - 40) {
         doc.addPage();
@@ -289,7 +291,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   if (scan?.crop) {
     const crop = scan.crop;
     text(`${scan.userCrop ? t('crop_automatic') : t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
-    text(`${cropName(crop.crop_type)} · ${t('confidence')} ${num(crop.confidence * 100, 0)} %`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
+    text(`${cropName(crop.crop_type)} · ${t('confidence')} ${pct(crop.confidence, 0)}`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
     y += 18;
     if (!scan.userCrop && isUncertain(crop)) {
       text(t('crop_uncertain'), PAGE.margin + 110, y, { color: WARNING, width: CONTENT_W - 110, lineBreak: true });
@@ -303,7 +305,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
       text(cropName(c.crop), PAGE.margin, y, { width: 100, ellipsis: true });
       doc.rect(PAGE.margin + 110, y + 1, 250, 8).fill('#eef2f5');
       doc.rect(PAGE.margin + 110, y + 1, 250 * Math.max(0, Math.min(1, c.score)), 8).fill(ACCENT);
-      text(`${num(c.score * 100, 0)} %`, PAGE.margin + 370, y, { width: 40, align: 'right' });
+      text(pct(c.score, 0), PAGE.margin + 370, y, { width: 40, align: 'right' });
       y += 14;
     }
   } else if (!scan?.userCrop) {

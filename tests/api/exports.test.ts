@@ -187,10 +187,10 @@ describe.skipIf(!!missingNaip)('PDF report rates', () => {
       expect(text).toMatch(/^\s*2\s+2: .*\s122\.5$/m);
       expect(text).toMatch(/^\s*3\s+3: .*\s200\.0$/m);
       // The ground outside the raster has no zone: a row of its own, with the mean rate ISOXML gives it.
-      expect(text).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+ %\s+—\s+1\d\d\.\d$/m);
-      expect(text).toMatch(/Coverage\s+Zoned: [\d.]+ ha of [\d.]+ ha \([1-9]\d %\)/);
+      expect(text).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+%\s+—\s+1\d\d\.\d$/m);
+      expect(text).toMatch(/Coverage\s+Zoned: [\d.]+ ha of [\d.]+ ha \([1-9]\d%\)/);
       // A pond takes nothing: the rate set for the ground no zone covers, as the ISOXML gets it.
-      expect(await pdfText((await download(api, `${path}?unzoned_rate=0`)).body)).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+ %\s+—\s+0\.0$/m);
+      expect(await pdfText((await download(api, `${path}?unzoned_rate=0`)).body)).toMatch(/Not zoned \(no index data\)\s+[\d.]+\s+[\d.]+%\s+—\s+0\.0$/m);
       const settingsOnly = await pdfText((await download(api, path)).body);
       expect(settingsOnly).toMatch(/^\s*1\s+1: .*\s100\.0$/m);
 

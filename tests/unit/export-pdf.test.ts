@@ -80,7 +80,9 @@ describe('PDF field report', () => {
     expect(txt).toMatch(/(^|\s)1\s+Низкая Ľ/m);
     expect(txt).toMatch(/(^|\s)3\s+Высокая/m);
     expect(txt).toContain(t('fields.status_values.leased'));
-    for (const s of [field.name, field.owner!, field.parcel_number!, field.company.name, 'Низкая Ľ', t('drone.crops.wheat'), t('drone.crops.barley'), 'NDVI', '87 %']) expect(txt).toContain(s);
+    for (const s of [field.name, field.owner!, field.parcel_number!, field.company.name, 'Низкая Ľ', t('drone.crops.wheat'), t('drone.crops.barley'), 'NDVI']) expect(txt).toContain(s);
+    // A share as the language writes it: 87% in English, 87 % (a no-break space) in Russian and Slovak.
+    expect(txt).toMatch(locale === 'en' ? /\b87%/ : /\b87\s%/);
     expect(txt).toContain(new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date('2026-06-14')));
   });
 
@@ -125,7 +127,7 @@ describe('PDF field report', () => {
     const t = (k: string) => translate('sk', k);
     expect(named).toContain(`${t('drone.crops.corn')} · ${t('report.crop_named')}`);
     expect(named).toContain(`${t('report.crop_automatic')}:`);
-    expect(named).toContain(`${t('drone.crops.wheat')} · ${t('report.confidence')} 87 %`);
+    expect(named).toMatch(new RegExp(`${t('drone.crops.wheat')} · ${t('report.confidence')} 87\\s%`));
     // A crop outside the classifier's eight is shown as the user wrote it; with no classification, no 'not classified'.
     const own = pdftext(save('named-only.pdf', await buildFieldReportPdf(field, { ...scan, crop: undefined, userCrop: 'oats' }, zones, { locale: 'en' })));
     expect(own).toContain('oats · named by a user');
@@ -234,39 +236,39 @@ describe('PDF field report', () => {
       const txt = pdftext(save('unzoned.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates })));
       expect(txt).toContain('Share of field');
       // Shares are of the field, not of the zoned 476.5 ha (31.5 %, 37.8 %, 30.7 %).
-      expect(txt).toMatch(/1\s+Низкая Ľ\s+150\.20\s+24\.0 %\s+0\.300\s+180\.0/);
+      expect(txt).toMatch(/1\s+Низкая Ľ\s+150\.20\s+24\.0%\s+0\.300\s+180\.0/);
       // The area-weighted mean rate, as lib/exports/isoxml.ts writes for the default zone and the grid's unzoned cells.
-      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8 %\s+—\s+150\.3/);
-      expect(txt).toMatch(/Total\s+625\.45\s+100\.0 %/);
+      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8%\s+—\s+150\.3/);
+      expect(txt).toMatch(/Total\s+625\.45\s+100\.0%/);
       expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the zones’ area-weighted mean rate, 150.3 kg/ha.');
     });
 
     it('shows the rate set for that ground instead of the mean, and says it was set', async () => {
       const txt = pdftext(save('unzoned-set.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates, unzonedRate: 0 })));
-      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8 %\s+—\s+0\.0/);
+      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8%\s+—\s+0\.0/);
       expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the rate set for them, 0.0 kg/ha.');
     });
 
     it('gives no mean rate for that ground when a zone class has no rate, and no such row when the zones cover the field', async () => {
       const txt = pdftext(save('unzoned-norate.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates: { 1: 180, 2: 150 } })));
-      expect(txt).toMatch(/3\s+Высокая\s+146\.20\s+23\.4 %\s+0\.700\s+—/);
-      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8 %\s+—\s+—/);
+      expect(txt).toMatch(/3\s+Высокая\s+146\.20\s+23\.4%\s+0\.700\s+—/);
+      expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8%\s+—\s+—/);
       expect(flat(txt)).toContain('the ISOXML prescription gives them the zones’ area-weighted mean rate.');
       const whole = pdftext(save('zoned-whole.pdf', await buildFieldReportPdf({ ...field, area: 63 }, scan, zones, { locale: 'en', rates })));
       expect(whole).not.toContain('Not zoned');
-      expect(whole).toMatch(/Total\s+63\.00\s+100\.0 %/);
+      expect(whole).toMatch(/Total\s+63\.00\s+100\.0%/);
     });
 
     it('says how much of the field the scan covers: a raster by its zones, a drone survey by its photos, in each language', async () => {
       const raster = pdftext(save('coverage-raster.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates })));
-      expect(raster).toMatch(/Coverage\s+Zoned: 476\.50 ha of 625\.45 ha \(76 %\)/);
+      expect(raster).toMatch(/Coverage\s+Zoned: 476\.50 ha of 625\.45 ha \(76%\)/);
       const drone = pdftext(save('coverage-drone.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone', photoCoverage: 0.7612 }, partial, { locale: 'en' })));
-      expect(drone).toMatch(/Coverage\s+Photos cover 76 % of the field/);
+      expect(drone).toMatch(/Coverage\s+Photos cover 76% of the field/);
       const ru = pdftext(save('coverage-ru.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'ru' })));
-      expect(ru).toMatch(/Покрытие\s+В зонах: 476,50 га из 625,45 га \(76 %\)/);
+      expect(ru).toMatch(/Покрытие\s+В зонах: 476,50 га из 625,45 га \(76\s%\)/);
       expect(flat(ru)).toContain('148,95 га поля без данных индекса');
       const sk = pdftext(save('coverage-sk.pdf', await buildFieldReportPdf(big, { ...scan, source: 'drone', photoCoverage: 0.05 }, partial, { locale: 'sk' })));
-      expect(sk).toMatch(/Pokrytie\s+Fotografie pokrývajú 5,0 % poľa/);
+      expect(sk).toMatch(/Pokrytie\s+Fotografie pokrývajú 5,0\s% poľa/);
     });
   });
 });
