@@ -30,6 +30,8 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
     form.append('zones', (el.namedItem('zones') as HTMLSelectElement).value);
     form.append('method', (el.namedItem('method') as HTMLSelectElement).value);
     form.append('index', (el.namedItem('index') as HTMLSelectElement).value);
+    const minArea = (el.namedItem('min_zone_area_ha') as HTMLInputElement).value.trim();
+    if (minArea) form.append('min_zone_area_ha', minArea);
     const capturedAt = (el.namedItem('captured_at') as HTMLInputElement).value;
     if (capturedAt) form.append('captured_at', capturedAt);
     const bands = (el.namedItem('bands') as HTMLInputElement).value.trim();
@@ -63,6 +65,10 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
             </option>
           ))}
         </Select>
+        <div className="sm:col-span-2">
+          {/* A research plot of a few ares is one patch under the default: it can be zoned only with a smaller one. */}
+          <TextInput label={t('min_zone_area')} hint={t('min_zone_area_hint')} name="min_zone_area_ha" type="number" min={0} max={1000} step="any" inputMode="decimal" defaultValue="0.1" />
+        </div>
         <div className="sm:col-span-2">
           <Select label={t('index')} name="index" defaultValue="auto">
             {INDEX_NAMES.map((i) => (

@@ -90,6 +90,7 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   await form.getByRole('list', { name: en.map.matches }).getByRole('button', { name: /NAIP field/ }).click();
   await expect(form.getByTestId('chosen-field')).toContainText('NAIP field');
   await form.getByLabel('Number of zones').selectOption('4');
+  await form.getByLabel(en.uploads.min_zone_area).fill('0.5');
   // NAIP carries no date of its own: the operator gives it.
   await form.getByLabel(en.uploads.captured_at).fill('2019-09-04');
   await form.getByLabel('GeoTIFF file').setInputFiles({ name: 'naip_2019.tif', mimeType: 'image/tiff', buffer: readFileSync(NAIP) });
@@ -109,6 +110,9 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const result = page.getByTestId('raster-result');
   await expect(result).toContainText(/\d+ zones? created/, { timeout: 90_000 });
   await expect(recent.getByRole('link', { name: en.uploads.recent.open_scan })).toHaveAttribute('href', new RegExp(`^/fields/${id}\\?scan=\\d+$`));
+  // The smallest zone asked for is the one the zones were made with.
+  const zonedScan = Number((await recent.getByRole('link', { name: en.uploads.recent.open_scan }).getAttribute('href'))!.split('scan=')[1]);
+  expect((await (await page.request.get(`/api/scans/${zonedScan}`)).json()).scan.details.zoning.min_zone_area_ha).toBe(0.5);
 
   await result.getByRole('link', { name: 'Open the field' }).click();
   await expect(page).toHaveURL(new RegExp(`/fields/${id}$`));
