@@ -2,6 +2,7 @@ import { getTranslations } from 'next-intl/server';
 import { CompanySettings, CompanyUsers, DeleteCompany } from '@/components/company/company-admin';
 import { companyUser } from '@/lib/auth/accounts';
 import { isRole } from '@/lib/auth/roles';
+import { zoneRatesText } from '@/lib/exports/load';
 import { SERVER_TIME_ZONE, isTimeZone, timeZones } from '@/lib/i18n/time-zone';
 import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
@@ -19,9 +20,6 @@ export default async function CompanyPage() {
     getTranslations(),
   ]);
   const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number>; time_zone?: unknown };
-  const zoneRates = Object.entries(settings.zone_rates ?? {})
-    .map(([k, v]) => `${k}:${v}`)
-    .join(',');
   return (
     <section className="space-y-4">
       <h1 className="text-2xl font-semibold">
@@ -31,7 +29,7 @@ export default async function CompanyPage() {
       {/* Not keyed on the stored values: the form keeps its state, and its "saved", across the refresh after a save. */}
       <CompanySettings
         name={company.name}
-        zoneRates={zoneRates}
+        zoneRates={zoneRatesText(settings)}
         timeZone={isTimeZone(settings.time_zone) ? settings.time_zone : ''}
         serverTimeZone={SERVER_TIME_ZONE}
         timeZones={timeZones()}

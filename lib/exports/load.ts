@@ -86,6 +86,12 @@ export async function loadScanWithZones(
   };
 }
 
+/** The company's rates per zone class (`zone_rates` in its settings) as parseRates takes them in the query: `1:120,2:140`. */
+export const zoneRatesText = (settings: { zone_rates?: Record<string, number> }): string =>
+  Object.entries(settings.zone_rates ?? {})
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
+
 /**
  * Rates per zone class: `rates=1:120,2:140` in the query over the company's settings (`zone_rates`
  * {class: kg/ha}). A malformed list, a class named twice or a rate past MAX_RATE_KG_HA is refused

@@ -1,12 +1,13 @@
 // Page helpers for server components: the signed-in user (or a redirect to sign-in) and the
 // database confined to the user's company, exactly as route handlers see it.
 import { headers } from 'next/headers';
-import { redirect } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
 import { currentUser } from '@/lib/auth/current-user';
 import { hasRole, type Role } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
+import { AppError } from '@/lib/http/errors';
 import { returnPath } from './return-path';
 import type { TileSource } from './types';
 
@@ -27,3 +28,13 @@ export async function requireUser(minimum: Role = 'viewer') {
 
 /** The base map's tiles (MAP_TILE_URL, OpenStreetMap by default, and the deepest zoom they exist at). */
 export const tileSource = (): TileSource => ({ url: config().MAP_TILE_URL, maxNativeZoom: config().MAP_TILE_MAX_ZOOM });
+
+/** What `p` gives, or the page's "not found" when it names no record of the company (an AppError not_found). */
+export async function orNotFound<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'not_found') notFound();
+    throw err;
+  }
+}

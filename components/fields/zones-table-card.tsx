@@ -1,0 +1,62 @@
+import type { ChosenScan } from '@/lib/fields/field-page';
+import { Card } from '../ui/form';
+import { Table, Th } from '../ui/table';
+import type { FieldPageWords } from './field-page-words';
+import { RezoneForm } from './rezone-form';
+
+/** The chosen scan's management zones with their area and share of the field, and the form that makes them again. */
+export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenScan, 'id' | 'zones' | 'rezone'>; canRezone: boolean; words: FieldPageWords }) {
+  const { t, format, indexValue } = words;
+  const { rows, unzoned } = scan.zones;
+  const share = (v: number) => format.number(v, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  return (
+    <Card title={t('report.zones')}>
+      {rows.length > 0 ? (
+        <Table
+          testId="zones-table"
+          foot={
+            unzoned ? (
+              // The ground no zone covers, set apart below the zones: it is no zone, though an ISOXML prescription spreads on it.
+              <>
+                <td className="px-2 py-1 text-amber-900">
+                  <span className="mr-1 inline-block h-3 w-3 rounded-sm border border-stone-400 align-middle" />—
+                </td>
+                <td className="px-2 py-1 text-amber-900" data-testid="zones-unzoned">
+                  {t('report.zone_unzoned')}
+                </td>
+                <td className="px-2 py-1 text-right tabular-nums text-amber-900">{format.number(unzoned.areaHa, 'hectares')}</td>
+                <td className="px-2 py-1 text-right tabular-nums text-amber-900">{share(unzoned.share)}</td>
+                <td className="px-2 py-1 text-right tabular-nums text-amber-900">—</td>
+              </>
+            ) : undefined
+          }
+          head={
+            <>
+              <Th>{t('report.zone_class')}</Th>
+              <Th>{t('report.zone_name')}</Th>
+              <Th figures>{t('report.zone_area')}</Th>
+              <Th figures>{t('report.zone_share_field')}</Th>
+              <Th figures>{t('report.zone_mean')}</Th>
+            </>
+          }
+        >
+          {rows.map((z) => (
+            <tr key={z.id} className="border-t border-stone-200">
+              <td className="px-2 py-1">
+                <span className="mr-1 inline-block h-3 w-3 rounded-sm align-middle" style={{ background: z.color ?? undefined }} />
+                {z.class}
+              </td>
+              <td className="px-2 py-1">{z.name}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{format.number(z.areaHa, 'hectares')}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{share(z.share)}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{indexValue(z.mean)}</td>
+            </tr>
+          ))}
+        </Table>
+      ) : (
+        <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
+      )}
+      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} underWay={scan.rezone.underWay} />}
+    </Card>
+  );
+}
