@@ -4,7 +4,7 @@ import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { ZONING_METHODS, type ZoningMethod } from '@/lib/raster/classify';
 import { api } from '@/lib/ui/api';
-import { ErrorMessage, Select, SuccessMessage } from '../ui/form';
+import { ErrorMessage, Select, SuccessMessage, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Form } from '../ui/validation-messages';
 import { TaskProgress, useTask } from '../uploads/progress';
@@ -14,7 +14,7 @@ import { TaskProgress, useTask } from '../uploads/progress';
  * method, for the field's boundary as it is now. The task is followed here (also one already under
  * way when the page opened) and the page is shown again with the new zones when it ends.
  */
-export function RezoneForm({ scanId, zones, method, underWay }: { scanId: number; zones: number; method: ZoningMethod; underWay: string | null }) {
+export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: { scanId: number; zones: number; method: ZoningMethod; minZoneAreaHa: number; underWay: string | null }) {
   const t = useTranslations();
   const router = useRouter();
   const [taskId, setTaskId] = useState(underWay);
@@ -28,7 +28,12 @@ export function RezoneForm({ scanId, zones, method, underWay }: { scanId: number
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const el = e.currentTarget.elements;
-    const body = { zones: Number((el.namedItem('zones') as HTMLSelectElement).value), method: (el.namedItem('method') as HTMLSelectElement).value };
+    const minArea = (el.namedItem('min_zone_area_ha') as HTMLInputElement).value.trim();
+    const body = {
+      zones: Number((el.namedItem('zones') as HTMLSelectElement).value),
+      method: (el.namedItem('method') as HTMLSelectElement).value,
+      ...(minArea ? { min_zone_area_ha: Number(minArea) } : {}),
+    };
     setBusy(true);
     const res = await api<{ task_id: string }>(`/api/scans/${scanId}/zones`, { method: 'POST', body });
     setBusy(false);
@@ -60,6 +65,9 @@ export function RezoneForm({ scanId, zones, method, underWay }: { scanId: number
             </option>
           ))}
         </Select>
+      </div>
+      <div className="w-40">
+        <TextInput label={t('uploads.min_zone_area')} name="min_zone_area_ha" type="number" min={0} max={1000} step="any" inputMode="decimal" defaultValue={String(minZoneAreaHa)} />
       </div>
       <SubmitButton variant="secondary" disabled={busy || running}>
         {t('field.rezone_submit')}

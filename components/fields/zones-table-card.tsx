@@ -5,12 +5,25 @@ import type { FieldPageWords } from './field-page-words';
 import { RezoneForm } from './rezone-form';
 
 /** The chosen scan's management zones with their area and share of the field, and the form that makes them again. */
-export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenScan, 'id' | 'zones' | 'rezone'>; canRezone: boolean; words: FieldPageWords }) {
+export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenScan, 'id' | 'zones' | 'rezone' | 'zoning'>; canRezone: boolean; words: FieldPageWords }) {
   const { t, format, indexValue } = words;
   const { rows, unzoned } = scan.zones;
   const share = (v: number) => format.number(v, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const { zoning } = scan;
+  const min = zoning ? format.number(zoning.minZoneAreaHa, { maximumFractionDigits: 4 }) : '';
   return (
     <Card title={t('report.zones')}>
+      {/* How they were made, so that zones made again with other settings can be told apart; and why fewer than asked. */}
+      {zoning && (
+        <p className="mb-2 text-sm text-stone-600" data-testid="zones-made-with">
+          {t('field.zones_made_with', { method: t(`uploads.methods.${zoning.method}`), zones: zoning.made ?? zoning.asked, min })}
+        </p>
+      )}
+      {zoning?.short && zoning.made !== null && (
+        <p className="mb-2 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="zones-short">
+          {t(`field.zones_short_${zoning.short}`, { made: zoning.made, asked: zoning.asked, min })}
+        </p>
+      )}
       {rows.length > 0 ? (
         <Table
           testId="zones-table"
@@ -56,7 +69,7 @@ export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenSc
       ) : (
         <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
       )}
-      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} underWay={scan.rezone.underWay} />}
+      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} minZoneAreaHa={scan.rezone.minZoneAreaHa} underWay={scan.rezone.underWay} />}
     </Card>
   );
 }

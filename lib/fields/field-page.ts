@@ -9,7 +9,7 @@ import { notFound } from '../http/errors';
 import { localizeZoneName } from '../i18n/formats';
 import type { Locale } from '../i18n/locales';
 import type { ZoningMethod } from '../raster/classify';
-import type { ZoningRecord } from '../raster/zones';
+import { DEFAULT_ZONING, type ZoningRecord } from '../raster/zones';
 import { listTasks, type TaskListItem } from '../tasks/list';
 import { type Abilities, abilities } from '../ui/roles';
 import { listOwners } from '../owners/owners';
@@ -88,7 +88,12 @@ export interface ChosenScan {
   meanChange: MeanChange | null;
   zones: ZoneTable;
   /** What the form that makes the zones again starts from, and its task when one is under way. */
-  rezone: { zones: number; method: ZoningMethod; underWay: string | null };
+  rezone: { zones: number; method: ZoningMethod; minZoneAreaHa: number; underWay: string | null };
+  /**
+   * How the zones were made, when the scan recorded it: the method, the zones asked for and made, the
+   * smallest zone, and why fewer were made than asked (ZoningRecord.zones_short).
+   */
+  zoning: { method: ZoningMethod; asked: number; made: number | null; minZoneAreaHa: number; short: ZoningRecord['zones_short'] | null } | null;
 }
 
 export type FieldView = Omit<ReturnType<typeof fieldDetail>, 'attributes'>;
@@ -135,9 +140,12 @@ export function indexTrend(scans: ScanSummary[], chosen: { index: string | null 
 }
 
 /** How the chosen scan's mean has changed since the completed scan of the same index taken before it. */
-export function meanChange(scans: ScanSummary[], chosen: { id: number; index: string | null; stats: IndexStats | null }): MeanChange | null {
+export function meanChange(scans: ScanSummary[], chosen: { id: number; index: string | null; stats: IndexStats | null; captured_at: string | null }): MeanChange | null {
+  // Between scans whose dates are known only: an undated one is placed by its upload, and a 2016
+  // image uploaded today read as this season's change.
+  if (!chosen.captured_at) return null;
   const completed = scans.filter((s) => s.status === 'completed');
-  const previous = completed.slice(completed.findIndex((s) => s.id === chosen.id) + 1).find((s) => s.index === chosen.index && s.stats);
+  const previous = completed.slice(completed.findIndex((s) => s.id === chosen.id) + 1).find((s) => s.index === chosen.index && s.stats && s.captured_at);
   return previous?.stats && chosen.stats ? { since: { captured_at: previous.captured_at, created_at: previous.created_at }, change: chosen.stats.mean - previous.stats.mean } : null;
 }
 
@@ -245,7 +253,13 @@ function chosenScanView(scan: ScanDetail, zones: ZoneCollection, scans: ScanSumm
     trend: indexTrend(scans, scan),
     meanChange: meanChange(scans, scan),
     zones: zoneTable(zones.features, fieldHa, locale),
-    rezone: { zones: zoning?.zones ?? (zones.features.length || 5), method: zoning?.method ?? 'jenks', underWay: rezoning.find((task) => task.scan_id === scan.id)?.task_id ?? null },
+    rezone: {
+      zones: zoning?.zones ?? (zones.features.length || 5),
+      method: zoning?.method ?? 'jenks',
+      minZoneAreaHa: zoning?.min_zone_area_ha ?? DEFAULT_ZONING.minZoneAreaHa,
+      underWay: rezoning.find((task) => task.scan_id === scan.id)?.task_id ?? null,
+    },
+    zoning: zoning ? { method: zoning.method, asked: zoning.zones, made: zoning.zones_made ?? null, minZoneAreaHa: zoning.min_zone_area_ha, short: zoning.zones_short ?? null } : null,
   };
 }
 

@@ -150,6 +150,10 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const rezone = page.getByRole('form', { name: en.field.rezone_title });
   await expect(rezone.getByRole('button', { name: en.field.rezone_submit })).toBeEnabled();
   await expect(rezone.getByLabel(en.uploads.zones)).toHaveValue('4');
+  // The zones say how they were made, and the form starts from it.
+  await expect(page.getByTestId('zones-made-with')).toHaveText(`${en.uploads.methods.jenks} · 4 zones · smallest 0.5 ha`);
+  await expect(rezone.getByLabel(en.uploads.min_zone_area)).toHaveValue('0.5');
+  await rezone.getByLabel(en.uploads.min_zone_area).fill('0.2');
   await rezone.getByLabel(en.uploads.zones).selectOption('3');
   await rezone.getByRole('button', { name: en.field.rezone_submit }).click();
   await expect(rezone.getByRole('status')).toHaveText(en.field.rezone_done, { timeout: 60_000 });
@@ -157,6 +161,7 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   await expect(zones).toHaveCount(3);
   expect(Math.abs((await zonedHa()) / after - 1)).toBeLessThan(0.05);
   await expect(page.getByRole('form', { name: en.field.rezone_title }).getByLabel(en.uploads.zones)).toHaveValue('3');
+  await expect(page.getByTestId('zones-made-with')).toHaveText(`${en.uploads.methods.jenks} · 3 zones · smallest 0.2 ha`);
 
   // A raster is not classified: the agronomist names the crop, which the page then shows as theirs,
   // and can go back to the classification (none here).

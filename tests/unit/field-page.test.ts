@@ -67,14 +67,19 @@ describe('meanChange', () => {
   const at = (mean: number) => ({ mean, std: 0, median: mean });
   const scans = [summary(4, { stats: at(0.6) }), summary(3, { index: 'vari', stats: at(0.1) }), summary(2, { status: 'processing' }), summary(1, { stats: at(0.45), captured_at: '2024-06-01T00:00:00.000Z' })];
   it('is the change since the completed scan of the same index taken before', () => {
-    const change = meanChange(scans, { id: 4, index: 'ndvi', stats: at(0.6) });
+    const change = meanChange(scans, { id: 4, index: 'ndvi', stats: at(0.6), captured_at: '2025-06-01T00:00:00.000Z' });
     expect(change?.since).toEqual({ captured_at: '2024-06-01T00:00:00.000Z', created_at: '2026-11-01T10:00:00.000Z' });
     expect(change?.change).toBeCloseTo(0.15, 12);
   });
   it('is none for the first scan of its index, or without statistics', () => {
-    expect(meanChange(scans, { id: 1, index: 'ndvi', stats: at(0.45) })).toBeNull();
-    expect(meanChange(scans, { id: 3, index: 'vari', stats: at(0.1) })).toBeNull();
-    expect(meanChange(scans, { id: 4, index: 'ndvi', stats: null })).toBeNull();
+    expect(meanChange(scans, { id: 1, index: 'ndvi', stats: at(0.45), captured_at: '2024-06-01T00:00:00.000Z' })).toBeNull();
+    expect(meanChange(scans, { id: 3, index: 'vari', stats: at(0.1), captured_at: '2025-06-01T00:00:00.000Z' })).toBeNull();
+    expect(meanChange(scans, { id: 4, index: 'ndvi', stats: null, captured_at: '2025-06-01T00:00:00.000Z' })).toBeNull();
+  });
+  it('is none when either scan has no known date: an old image uploaded today is not this season', () => {
+    expect(meanChange(scans, { id: 4, index: 'ndvi', stats: at(0.6), captured_at: null })).toBeNull();
+    const undatedBefore = [summary(4, { stats: at(0.6) }), summary(1, { stats: at(0.45), captured_at: null })];
+    expect(meanChange(undatedBefore, { id: 4, index: 'ndvi', stats: at(0.6), captured_at: '2025-06-01T00:00:00.000Z' })).toBeNull();
   });
 });
 
@@ -151,7 +156,7 @@ describe('loadFieldPage', () => {
         capturedAt: new Date('2025-06-01T00:00:00Z'),
         statsJson: JSON.stringify({ mean: 0.5, std: 0.1, median: 0.5 }),
         histogramJson: JSON.stringify({ min: 0, max: 1, counts: [1, 2] }),
-        detailsJson: JSON.stringify({ boundary: boundaryFingerprint(before), zoning: { zones: 4, method: 'quantile', min_zone_area_ha: 0.1 } }),
+        detailsJson: JSON.stringify({ boundary: boundaryFingerprint(before), zoning: { zones: 4, method: 'quantile', min_zone_area_ha: 0.1, zones_made: 1, zones_short: 'small_patches' } }),
       },
     });
     scanId = scan.id;
@@ -171,7 +176,9 @@ describe('loadFieldPage', () => {
     expect(view.splitFrom).toEqual({ id: 999, name: 'Whole' });
     expect(view.attributes).toEqual([['LPIS', 'X-1']]);
     expect(view.mergedFrom).toEqual([]);
-    expect(view.scan).toMatchObject({ id: scanId, madeForEarlierBoundary: true, rezone: { zones: 4, method: 'quantile', underWay: null }, trend: [{ scanId }], meanChange: null });
+    expect(view.scan).toMatchObject({ id: scanId, madeForEarlierBoundary: true, rezone: { zones: 4, method: 'quantile', minZoneAreaHa: 0.1, underWay: null }, trend: [{ scanId }], meanChange: null });
+    // How the zones were made, and why one of four: the page says so beside them.
+    expect(view.scan!.zoning).toEqual({ method: 'quantile', asked: 4, made: 1, minZoneAreaHa: 0.1, short: 'small_patches' });
     const [row] = view.scan!.zones.rows;
     expect(row!.areaHa).toBeGreaterThan(30);
     expect(row!.areaHa).toBeLessThan(40);
