@@ -2,7 +2,7 @@ import { getFormatter, getTranslations } from 'next-intl/server';
 import { Card, inputClass } from '@/components/ui/form';
 import { Table, Th } from '@/components/ui/table';
 import { Form } from '@/components/ui/validation-messages';
-import { isCrop } from '@/lib/drone/crops';
+import { isNamedCrop } from '@/lib/drone/crops';
 import { fieldStats } from '@/lib/fields/stats';
 import { requireUser } from '@/lib/ui/server';
 import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
@@ -44,7 +44,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       return { label: key ? t(`fields.status_values.${key}`) : status || t('fields.no_status'), value: area, area: ha(area), color: status ? statusColor(status) : NO_VALUE_COLOR };
     });
   const byOwner = stats.by_owner.map((o) => ({ label: o.name ?? t('fields.no_owner'), value: o.area, area: ha(o.area), color: ownerColor(o.name) }));
-  const cropName = (c: string | null) => (c === null ? t('stats.crop_unknown') : isCrop(c) ? t(`drone.crops.${c}`) : c);
+  const cropName = (c: string | null) => (c === null ? t('stats.crop_unknown') : isNamedCrop(c) ? t(`drone.crops.${c}`) : c);
   const byCrop = stats.by_crop.map((row) => ({ label: cropName(row.crop), value: row.area, area: ha(row.area), color: cropColor(row.crop) }));
 
   const table = (rows: typeof byStatus, head: string) => (

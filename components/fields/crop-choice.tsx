@@ -1,6 +1,6 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { CROPS, isCrop } from '@/lib/drone/crops';
+import { NAMED_CROPS, isNamedCrop } from '@/lib/drone/crops';
 import { Select } from '../ui/form';
 import { ScanSettingForm } from './scan-setting-form';
 
@@ -15,12 +15,14 @@ export function CropChoice({ scanId, userCrop }: { scanId: number; userCrop: str
       <div className="min-w-40 flex-1">
         <Select label={t('field.crop_correct')} name="crop_type" defaultValue={userCrop ?? 'auto'}>
           <option value="auto">{t('field.crop_use_automatic')}</option>
-          {CROPS.map((c) => (
-            <option key={c} value={c}>
-              {t(`drone.crops.${c}`)}
-            </option>
-          ))}
-          {userCrop && !isCrop(userCrop) && <option value={userCrop}>{userCrop}</option>}
+          {NAMED_CROPS.map((c) => ({ c, name: t(`drone.crops.${c}`) }))
+            .sort((a, b) => a.name.localeCompare(b.name))
+            .map(({ c, name }) => (
+              <option key={c} value={c}>
+                {name}
+              </option>
+            ))}
+          {userCrop && !isNamedCrop(userCrop) && <option value={userCrop}>{userCrop}</option>}
         </Select>
       </div>
     </ScanSettingForm>

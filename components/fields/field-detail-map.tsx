@@ -1,7 +1,7 @@
 'use client';
 import 'leaflet/dist/leaflet.css';
 import L from 'leaflet';
-import { useLocale, useTranslations } from 'next-intl';
+import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { GeoJSON, ImageOverlay, MapContainer, useMap } from 'react-leaflet';
 import { localizeZoneName } from '@/lib/i18n/formats';
@@ -52,6 +52,8 @@ function LayerToggles({ show, setShow, preview, hasZones }: { show: { preview: b
 export default function FieldDetailMap({ geometry, tiles, preview, zones }: FieldDetailMapProps) {
   const [show, setShow] = useState({ preview: true, zones: true });
   const locale = useLocale();
+  const t = useTranslations('field');
+  const format = useFormatter();
   return (
     <div className="relative h-[360px] overflow-hidden rounded-lg border border-stone-200 sm:h-[440px]" data-testid="field-detail-map">
       <MapContainer center={[0, 0]} zoom={2} maxZoom={MAP_MAX_ZOOM} zoomControl={false} className="h-full w-full bg-stone-200">
@@ -64,9 +66,15 @@ export default function FieldDetailMap({ geometry, tiles, preview, zones }: Fiel
             data={zones as GeoJSON.FeatureCollection}
             style={(f) => ({ color: '#1c1917', weight: 1, fillColor: (f?.properties as { color?: string } | undefined)?.color ?? '#999', fillOpacity: preview && show.preview ? 0.25 : 0.6, className: 'fm-zone' })}
             onEachFeature={(f, layer) => {
-              const p = f.properties as { name: string; area_ha: number };
+              const p = f.properties as { name: string; area_ha: number; mean: number | null };
               const name = localizeZoneName(p.name, locale);
-              layer.bindTooltip(textElement(name), { sticky: true });
+              // What an agronomist hovering a zone asks: how big it is and its mean, beside its range.
+              const details = t('zone_tooltip', {
+                name,
+                area: format.number(p.area_ha, { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+                mean: p.mean == null ? '—' : format.number(p.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 }),
+              });
+              layer.bindTooltip(textElement(details), { sticky: true });
               // Each zone is a stop of Tab (its tooltip on hover): named for a screen reader too.
               layer.on('add', () => (layer as L.Path).getElement?.()?.setAttribute('aria-label', name));
             }}

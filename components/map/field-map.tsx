@@ -7,7 +7,7 @@ import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { MapContainer, useMap } from 'react-leaflet';
-import { isCrop } from '@/lib/drone/crops';
+import { isNamedCrop } from '@/lib/drone/crops';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { INDEX_CLASSES, indexClass, zoneColor } from '@/lib/raster/ramp';
 import { type ApiResult, api } from '@/lib/ui/api';
@@ -167,7 +167,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
 
   const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, 'hectares') }), [t, format]);
   const indexValue = useCallback((v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 }), [format]);
-  const cropName = useCallback((c: string) => (isCrop(c) ? t(`drone.crops.${c}`) : c), [t]);
+  const cropName = useCallback((c: string) => (isNamedCrop(c) ? t(`drone.crops.${c}`) : c), [t]);
   // Read by the map's one tooltip, which outlives renders.
   const tooltipRef = useRef((f: FieldFeature) => f.properties.name);
   useEffect(() => {

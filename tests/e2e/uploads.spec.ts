@@ -125,6 +125,12 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   const zones = page.getByTestId('zones-table').locator('tbody tr');
   expect(await zones.count()).toBeGreaterThanOrEqual(2);
   await expect(page.getByTestId('field-detail-map').locator('path.fm-zone').first()).toBeVisible();
+  // A zone's tooltip gives its range, its area and its mean.
+  // (The pointer over a zone, as Leaflet hears it: the path's own centre may lie in another zone or none.)
+  const zonePath = page.getByTestId('field-detail-map').locator('path.fm-zone').first();
+  const box = (await zonePath.boundingBox())!;
+  await zonePath.dispatchEvent('mouseover', { clientX: box.x + box.width / 2, clientY: box.y + box.height / 2 });
+  await expect(page.getByTestId('field-detail-map').locator('.leaflet-tooltip')).toHaveText(/^\d: \S+ · [\d.]+ ha · mean -?\d\.\d{3}$/);
   await expect(page.getByTestId('field-detail-map').getByLabel('Index image')).toBeChecked();
   // The scan's index image is served and drawn over the field.
   const preview = page.getByTestId('scan-list').locator('img');

@@ -75,13 +75,17 @@ describe('classifyCrop', () => {
 });
 
 describe('the crop a user names', () => {
-  it('is an identifier, or one of the classifier’s crops by its name in ru, en or sk', () => {
+  it('is an identifier, or a crop the pages name (the classifier’s and others farms grow) by its name in ru, en or sk', () => {
     expect(userCrop.parse('Пшеница')).toBe('wheat');
     expect(userCrop.parse(' подсолнечник ')).toBe('sunflower');
     expect(userCrop.parse('Slnečnica')).toBe('sunflower');
     expect(userCrop.parse('Oats')).toBe('oats');
     expect(userCrop.parse('auto')).toBeNull();
-    expect(userCrop.safeParse('овёс').success).toBe(false);
+    // Crops the classifier does not know, named in the pages' languages.
+    expect(userCrop.parse('овёс')).toBe('oats');
+    expect(userCrop.parse('Cukrová repa')).toBe('sugar_beet');
+    expect(userCrop.parse('Сахарная свёкла')).toBe('sugar_beet');
+    expect(userCrop.safeParse('подсолнух').success).toBe(false);
     expect(userCrop.safeParse('DROP TABLE').success).toBe(false);
   });
 });
