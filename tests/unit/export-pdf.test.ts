@@ -128,9 +128,12 @@ describe('PDF field report', () => {
     expect(named).toContain(`${t('drone.crops.corn')} · ${t('report.crop_named')}`);
     expect(named).toContain(`${t('report.crop_automatic')}:`);
     expect(named).toMatch(new RegExp(`${t('drone.crops.wheat')} · ${t('report.confidence')} 87\\s%`));
-    // A crop outside the classifier's eight is shown as the user wrote it; with no classification, no 'not classified'.
-    const own = pdftext(save('named-only.pdf', await buildFieldReportPdf(field, { ...scan, crop: undefined, userCrop: 'oats' }, zones, { locale: 'en' })));
-    expect(own).toContain('oats · named by a user');
+    // A crop the pages do not name is shown as the user wrote it; with no classification, no 'not classified'.
+    const own = pdftext(save('named-only.pdf', await buildFieldReportPdf(field, { ...scan, crop: undefined, userCrop: 'hemp' }, zones, { locale: 'en' })));
+    expect(own).toContain('hemp · named by a user');
+    // One the pages name, though the classifier does not tell it apart, in the report's language.
+    const beet = pdftext(save('named-beet.pdf', await buildFieldReportPdf(field, { ...scan, crop: undefined, userCrop: 'sugar_beet' }, zones, { locale: 'sk' })));
+    expect(beet).toContain(`${translate('sk', 'drone.crops.sugar_beet')} · ${translate('sk', 'report.crop_named')}`);
     expect(own).not.toContain(translate('en', 'report.no_crop'));
     expect(own).not.toContain(translate('en', 'report.crop_automatic'));
   });
@@ -153,14 +156,14 @@ describe('PDF field report', () => {
     const history = [
       { id: 3, date: '2026-06-14T09:30:00.000Z', dated: true, source: 'drone', indexName: 'ndvi', mean: 0.61, crop: 'wheat' },
       { id: 2, date: '2026-11-20T10:00:00.000Z', dated: false, source: 'raster', indexName: 'ndvi', mean: 0.4, crop: null },
-      { id: 1, date: '2025-07-02T00:00:00.000Z', dated: true, source: 'raster', indexName: 'gndvi', mean: 0.553, crop: 'oats' },
+      { id: 1, date: '2025-07-02T00:00:00.000Z', dated: true, source: 'raster', indexName: 'gndvi', mean: 0.553, crop: 'hemp' },
     ];
     const en = pdftext(save('history.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'en', history })));
     // Headings are set in capitals.
     expect(en).toContain('SCANS OF THIS FIELD');
     expect(en).toMatch(/June 14, 2026\s+Drone survey\s+NDVI\s+0\.610\s+Wheat/);
     expect(en).toMatch(/uploaded November 20, 2026\s+Index raster\s+NDVI\s+0\.400\s+—/);
-    expect(en).toMatch(/July 2, 2025\s+Index raster\s+GNDVI\s+0\.553\s+oats/);
+    expect(en).toMatch(/July 2, 2025\s+Index raster\s+GNDVI\s+0\.553\s+hemp/);
     const sk = pdftext(save('history-sk.pdf', await buildFieldReportPdf(field, scan, zones, { locale: 'sk', history })));
     expect(sk).toContain(translate('sk', 'report.history').toUpperCase());
     expect(sk).toContain('0,553');
