@@ -12,11 +12,19 @@ import { Form } from '../ui/validation-messages';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
+/** POST /upload's answer for a raster (lib/fields/zoning.ts, submitRasterZoning). */
+interface RasterAccepted {
+  task_id: string;
+  field_id: number;
+  captured_at: string | null;
+  also_covers?: { id: number; name: string }[];
+}
+
 export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; defaultField?: number }) {
   const t = useTranslations('uploads');
   const format = useFormatter();
-  const { progress, error, busy, send, done } = useUpload<{ task_id: string; field_id: number }>();
-  const [accepted, setAccepted] = useState<{ task_id: string; field_id: number } | null>(null);
+  const { progress, error, busy, send, done } = useUpload<RasterAccepted>();
+  const [accepted, setAccepted] = useState<RasterAccepted | null>(null);
   const { task, error: pollError } = useTask(accepted?.task_id ?? null, done);
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {
@@ -90,6 +98,17 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
       </SubmitButton>
       <UploadBar progress={progress} />
       <TaskProgress task={task} />
+      {/* Said while the zones are made: the scan's date, and the other fields the raster could zone. */}
+      {accepted && accepted.captured_at === null && (
+        <p className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="raster-undated">
+          {t('raster_undated')}
+        </p>
+      )}
+      {!!accepted?.also_covers?.length && (
+        <p className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="raster-also-covers">
+          {t('raster_also_covers', { count: accepted.also_covers.length, fields: accepted.also_covers.map((f) => f.name).join(', ') })}
+        </p>
+      )}
       <ErrorMessage>{error ?? pollError}</ErrorMessage>
       {task?.status === 'error' && <ErrorMessage>{task.error ?? t('task_failed')}</ErrorMessage>}
       {result && accepted && (

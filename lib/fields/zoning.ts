@@ -37,21 +37,28 @@ export const rasterUploadParts = z.object({
   bands: bandOrder.optional(),
 });
 
-/** The company's field that overlaps the raster's footprint most; 422 when none does. */
+/** The most of the other fields a raster covers that an upload names (a tile may hold hundreds). */
+const OTHERS_NAMED = 20;
+
+/**
+ * The company's field that overlaps the raster's footprint most (422 when none does), and the others
+ * it overlaps, most first: a tile over several fields zones one, and the person uploading is told
+ * which others it could zone too.
+ */
 export async function fieldUnderRaster(db: TenantDb, footprint: FieldGeometry) {
   const box = boundingBox(footprint);
   const candidates = await db.field.findMany({
     where: fieldsMeetingBox(box),
-    select: { id: true, geometry: true },
+    select: { id: true, name: true, geometry: true },
   });
-  let best: { id: number; geometry: FieldGeometry; overlap: number } | undefined;
-  for (const c of candidates) {
-    const geometry = JSON.parse(c.geometry) as FieldGeometry;
-    const overlap = overlapHa(footprint, geometry);
-    if (overlap > 0 && (!best || overlap > best.overlap)) best = { id: c.id, geometry, overlap };
-  }
+  const overlapping = candidates
+    .map((c) => ({ id: c.id, name: c.name, geometry: JSON.parse(c.geometry) as FieldGeometry }))
+    .map((c) => ({ ...c, overlap: overlapHa(footprint, c.geometry) }))
+    .filter((c) => c.overlap > 0)
+    .sort((a, b) => b.overlap - a.overlap || a.id - b.id);
+  const [best, ...others] = overlapping;
   if (!best) throw unprocessable('raster_no_field');
-  return best;
+  return { id: best.id, geometry: best.geometry, others: others.slice(0, OTHERS_NAMED).map(({ id, name }) => ({ id, name })) };
 }
 
 function overlapHa(footprint: FieldGeometry, geometry: FieldGeometry): number {
@@ -64,7 +71,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   if (!/\.tiff?$/i.test(file.filename)) throw unsupportedMediaType('raster_not_tiff');
   const index = options.index as IndexName;
   const info = await inspectIndexRaster(file.path, index, options.bands);
-  let field: { id: number; geometry: FieldGeometry };
+  let field: { id: number; geometry: FieldGeometry; others?: { id: number; name: string }[] };
   if (options.field_id) {
     const row = await db.field.findUnique({ where: { id: options.field_id }, select: { id: true, geometry: true } });
     if (!row) throw notFound();
@@ -79,13 +86,16 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   await mkdir(dir, { recursive: true });
   const rasterPath = join(dir, `${randomUUID()}${extname(file.filename).toLowerCase()}`);
   await rename(file.path, rasterPath);
+  const capturedAt = options.captured_at?.toISOString() ?? info.capturedAt ?? null;
   const payload: ZoningJobPayload = {
     rasterPath: storeDataPath(rasterPath),
     fileName: file.filename,
-    capturedAt: options.captured_at?.toISOString() ?? info.capturedAt ?? null,
+    capturedAt,
     fieldGeometry: field.geometry,
     options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha, ...(options.bands ? { bandOrder: options.bands } : {}) },
   };
   const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
-  return { task_id: task.id, field_id: field.id };
+  // The date the scan will carry (null: neither the file nor the form gave one, and the scan is placed
+  // by its upload until someone sets it), and the other fields under an automatically placed raster.
+  return { task_id: task.id, field_id: field.id, captured_at: capturedAt, ...(field.others ? { also_covers: field.others } : {}) };
 }

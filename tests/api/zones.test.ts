@@ -34,7 +34,8 @@ describe.skipIf(!!missing)('raster zones', () => {
     const fieldId = (await api.post('/api/fields', { name: 'NAIP field', geometry: FIELD })).body.id;
     const res = await uploadRaster(api, { zones: '4', method: 'quantile' });
     expect(res.status, res.text).toBe(202);
-    expect(res.body).toEqual({ success: true, task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), field_id: fieldId });
+    // NAIP carries no date: the answer says so (the form asks for one), and no other field lies under it.
+    expect(res.body).toEqual({ success: true, task_id: expect.stringMatching(/^[0-9a-f-]{36}$/), field_id: fieldId, captured_at: null, also_covers: [] });
     const task = await waitForTask(api, res.body.task_id);
     expect(task.error).toBeNull();
     expect(task).toMatchObject({ status: 'completed', percent: 100, result: { zones_created: expect.any(Number), area_processed: expect.any(Number), scan_id: expect.any(Number) } });
@@ -91,6 +92,25 @@ describe.skipIf(!!missing)('raster zones', () => {
     }
     expect((await api.get(classify)).body.crop_type).toBe('sugar_beet');
     expect((await api.put(`/api/scans/${task.result.scan_id}`, { crop_type: 'auto' })).body.scan.classification).toMatchObject({ crop_type: null, confidence: null, details: { user_value: null } });
+  });
+
+  it('names the other fields a raster placed by itself covers, the most covered first, and the date the scan will carry', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const big = (await api.post('/api/fields', { name: 'Big', geometry: FIELD })).body.id;
+    const small = { type: 'Polygon', coordinates: [[[-99.135, 47.012], [-99.13, 47.012], [-99.13, 47.016], [-99.135, 47.016], [-99.135, 47.012]]] };
+    const smallId = (await api.post('/api/fields', { name: 'Small', geometry: small })).body.id;
+    // Half of it past the tile's eastern edge (-99.1241 E): covered less than Small.
+    const edge = { type: 'Polygon', coordinates: [[[-99.126, 47.02], [-99.122, 47.02], [-99.122, 47.021], [-99.126, 47.021], [-99.126, 47.02]]] };
+    const edgeId = (await api.post('/api/fields', { name: 'Edge', geometry: edge })).body.id;
+    await api.post('/api/fields', { name: 'Far away', geometry: { type: 'Polygon', coordinates: [[[17, 48], [17.01, 48], [17.01, 48.01], [17, 48.01], [17, 48]]] } });
+    const auto = await uploadRaster(api, { zones: '3', captured_at: '2019-09-04' });
+    expect(auto.status, auto.text).toBe(202);
+    expect(auto.body).toMatchObject({ field_id: big, captured_at: '2019-09-04T00:00:00.000Z', also_covers: [{ id: smallId, name: 'Small' }, { id: edgeId, name: 'Edge' }] });
+    // A field chosen is the one zoned: no others are named.
+    const chosen = await uploadRaster(api, { field_id: String(smallId), zones: '3' });
+    expect(chosen.status, chosen.text).toBe(202);
+    expect(chosen.body).toEqual({ success: true, task_id: expect.any(String), field_id: smallId, captured_at: null });
+    for (const task of [auto.body.task_id, chosen.body.task_id]) expect((await waitForTask(api, task)).status).toBe('completed');
   });
 
   it('exports a 500 ha field’s zones as an ISOXML grid (built in a worker thread) with the rates given; refuses a grid flag it does not know and a rate past 100 t/ha', async () => {

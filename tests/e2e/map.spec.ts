@@ -250,7 +250,7 @@ test('a large company’s map keeps only the fields near the view on it, recolou
   const pixel = { x: centre.x - 2, y: centre.y - 2, width: 4, height: 4 };
   const blue = await page.screenshot({ clip: pixel });
   await page.getByLabel('Colour by').selectOption('owner');
-  await expect(page.getByRole('list', { name: 'Legend' })).toContainText('No owner(1100)');
+  await expect(page.getByRole('list', { name: 'Legend' })).toContainText('No owner(1,100)');
   await expect.poll(async () => (await page.screenshot({ clip: pixel })).equals(blue)).toBe(false);
 
   // Deleted, the field leaves the map; the list is not read again.
