@@ -1,6 +1,7 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { NAMED_CROPS, isNamedCrop } from '@/lib/drone/crops';
+import { isNamedCrop } from '@/lib/drone/crops';
+import { CropOptions } from '../ui/crop-options';
 import { Select } from '../ui/form';
 import { ScanSettingForm } from './scan-setting-form';
 
@@ -15,13 +16,7 @@ export function CropChoice({ scanId, userCrop }: { scanId: number; userCrop: str
       <div className="min-w-40 flex-1">
         <Select label={t('field.crop_correct')} name="crop_type" defaultValue={userCrop ?? 'auto'}>
           <option value="auto">{t('field.crop_use_automatic')}</option>
-          {NAMED_CROPS.map((c) => ({ c, name: t(`drone.crops.${c}`) }))
-            .sort((a, b) => a.name.localeCompare(b.name))
-            .map(({ c, name }) => (
-              <option key={c} value={c}>
-                {name}
-              </option>
-            ))}
+          <CropOptions />
           {userCrop && !isNamedCrop(userCrop) && <option value={userCrop}>{userCrop}</option>}
         </Select>
       </div>

@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { NAMED_CROPS } from '@/lib/drone/crops';
+import { CropOptions } from '../ui/crop-options';
 import type { FieldChoice } from '@/lib/ui/types';
 import { FilePicker } from '../ui/file-picker';
 import { ErrorMessage, Select } from '../ui/form';
@@ -53,13 +53,7 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
         <FieldChooser fields={fields} defaultField={defaultField} whenEmpty={t('uploads.field_auto_gps')} />
         <Select label={t('uploads.crop')} name="crop_type" defaultValue="auto">
           <option value="auto">{t('uploads.crop_auto')}</option>
-          {NAMED_CROPS.map((c) => ({ c, name: t(`drone.crops.${c}`) }))
-            .sort((a, b) => a.name.localeCompare(b.name))
-            .map(({ c, name }) => (
-              <option key={c} value={c}>
-                {name}
-              </option>
-            ))}
+          <CropOptions />
         </Select>
       </div>
       <SubmitButton disabled={busy}>
