@@ -110,10 +110,8 @@ function enveloping405(req, res) {
   res.end = function (chunk, ...rest) {
     const empty = chunk === undefined || chunk === null || typeof chunk === 'function' || chunk.length === 0;
     if (res.statusCode === 405 && empty && !res.headersSent) {
-      res.setHeader('content-type', 'application/json');
-      res.setHeader('allow', allowOf(req));
-      res.setHeader('x-request-id', req.headers['x-request-id']?.slice(0, 64) || randomUUID());
-      return end.call(this, JSON.stringify({ success: false, error: ERRORS[localeOf(req)].method_not_allowed.replace('{method}', req.method) }));
+      setErrorHeaders(req, res, 405);
+      return end.call(this, envelope(localeOf(req), 'method_not_allowed', req.method));
     }
     return end.call(this, chunk, ...rest);
   };
@@ -149,10 +147,17 @@ function refusal(req) {
 }
 function answerError(req, res, { status, key }) {
   res.statusCode = status;
+  setErrorHeaders(req, res, status);
+  res.end(envelope(localeOf(req), key, req.method));
+}
+
+/** The JSON envelope of an error the web process answers itself (the routes' own: lib/http/respond.ts). */
+const envelope = (locale, key, method = '') => JSON.stringify({ success: false, error: ERRORS[locale][key].replace('{method}', method) });
+/** The headers of such an answer: its type, the path's methods for a 405, and the request's id. */
+function setErrorHeaders(req, res, status) {
   res.setHeader('content-type', 'application/json');
   if (status === 405) res.setHeader('allow', allowOf(req));
   res.setHeader('x-request-id', req.headers['x-request-id']?.slice(0, 64) || randomUUID());
-  res.end(JSON.stringify({ success: false, error: ERRORS[localeOf(req)][key].replace('{method}', req.method) }));
 }
 
 // Next.js drops a route's Content-Length; a download's size comes under this name instead
@@ -186,7 +191,7 @@ server.on('clientError', (err, socket) => {
   const head = err.rawPacket?.toString('latin1') ?? '';
   const header = (name) => new RegExp(`\\r\\n${name}:([^\\r]*)`, 'i').exec(head)?.[1]?.trim();
   const locale = localeOf({ headers: { cookie: header('cookie'), 'accept-language': header('accept-language') } });
-  const body = Buffer.from(JSON.stringify({ success: false, error: ERRORS[locale][CLIENT_ERRORS[status]] }));
+  const body = Buffer.from(envelope(locale, CLIENT_ERRORS[status]));
   socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
   socket.end(body);
 });
