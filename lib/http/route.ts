@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextRequest } from 'next/server';
 import { ROUTES, type RouteKey } from '../auth/permissions';
 import { hasRole } from '../auth/roles';
-import { type ActiveSession, findSession, requestToken } from '../auth/session';
+import { type ActiveSession, clearedSessionCookie, findSession, requestToken } from '../auth/session';
 import { clearingSessionsOnWrite } from '../auth/session-cache';
 import { config } from '../config';
 import { type Db, db, dbReady } from '../db/client';
@@ -92,7 +92,13 @@ export function route<K extends RouteKey, P extends Params = Params>(
         const found = requestToken(req);
         if (!found) throw unauthorized();
         const session = await findSession(db(), found.token, config().sessionSecret);
-        if (!session) throw unauthorized('session_invalid');
+        if (!session) {
+          const refused = unauthorized('session_invalid');
+          // A cookie that no longer holds (expired, logged out elsewhere, user deactivated) is cleared,
+          // so the browser stops sending it: logging out with one still ends signed out.
+          if (found.via === 'cookie') refused.headers['Set-Cookie'] = clearedSessionCookie(isSecureRequest(req));
+          throw refused;
+        }
         if (isLocale(session.user.language)) locale = session.user.language;
         // Cookies ride along with cross-site requests; bearer tokens do not.
         if (found.via === 'cookie' && UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');

@@ -176,6 +176,23 @@ describe('login and logout', () => {
     replay.cookie = old;
     expect((await replay.get('/api/auth/profile')).status).toBe(401);
   });
+
+  it('a session cookie that no longer holds is cleared by the 401, so logging out with it still ends signed out', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const old = api.cookie!;
+    expect((await api.post('/api/auth/logout')).status).toBe(200);
+    const stale = new Api(baseUrl());
+    stale.cookie = old;
+    const again = await stale.post('/api/auth/logout');
+    expect(again.status).toBe(401);
+    expect(again.headers.get('set-cookie')).toMatch(/session_token=;.*Max-Age=0/);
+    // A Bearer token is the client's own to drop: no cookie is set for it.
+    const bearer = new Api(baseUrl());
+    bearer.headers.authorization = `Bearer ${old}`;
+    const refused = await bearer.get('/api/auth/profile');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+  });
 });
 
 describe('session tokens', () => {
