@@ -170,6 +170,18 @@ describe('computeZones on a drone clip (float32 B,G,R,RE,NIR reflectance, nodata
       expect(covered(result, lonLat(DRONE_GRID, 1.5, 0.5))).toBe(false); // first pixels are -10000
     });
   }
+
+  it.skipIf(skip)('averages pixels finer than minCellM into cells of about that size: far fewer corners, the same ground', async () => {
+    const path = sharedPath(...DRONE);
+    const opts: Partial<ZoningOptions> = { zones: 4, method: 'quantile', minZoneAreaHa: 0.0005 };
+    const fine = await computeZones(path, field, opts);
+    const coarse = await computeZones(path, field, { ...opts, minCellM: 0.35 });
+    const corners = (r: ZoningResult) => r.zones.reduce((n, z) => n + (z.geometry.type === 'Polygon' ? [z.geometry.coordinates] : z.geometry.coordinates).flat(2).length, 0);
+    expect([fine.cellFactor, coarse.cellFactor]).toEqual([1, 10]); // 3.5 cm pixels
+    expect(corners(coarse)).toBeLessThan(corners(fine) / 3);
+    expect(coarse.validAreaHa).toBeGreaterThan(fine.validAreaHa * 0.95);
+    expect(coarse.validAreaHa).toBeLessThan(fine.validAreaHa * 1.05);
+  });
 });
 
 describe('computeZones on Landsat (EPSG:4326, bands SWIR1,NIR,Red,Green, malformed ExtraSamples)', () => {
