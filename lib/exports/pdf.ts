@@ -69,6 +69,17 @@ export function unzonedGround(fieldHa: number, zones: ExportZone[], rates: Rates
   return { zonedHa, unzonedHa, shareBasis, rate: meanRate, rateIsMean: true };
 }
 
+/**
+ * The product the prescription spreads on the whole field (kg): each zone's area at its rate and the
+ * unzoned ground at the rate it gets; null unless every part has a rate.
+ */
+export function productTotalKg(zones: ExportZone[], rates: Rates | undefined, unzoned: { unzonedHa: number; rate: number | null }): number | null {
+  const kgHa = zones.map((z) => rates?.[z.classIndex]);
+  if (zones.length === 0 || !kgHa.every((r) => r !== undefined && Number.isFinite(r))) return null;
+  if (unzoned.unzonedHa > 0 && unzoned.rate === null) return null;
+  return zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) + (unzoned.unzonedHa > 0 ? unzoned.unzonedHa * unzoned.rate! : 0);
+}
+
 export async function buildFieldReportPdf(field: ExportField, scan: ExportScan | null, zones: ExportZone[], opts: ReportOptions): Promise<Buffer> {
   const { locale } = opts;
   const now = opts.now ?? new Date();
@@ -254,6 +265,12 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     text(t('total'), PAGE.margin + cols[0]!.w + 4, y + 4, { font: 'bold' });
     text(num(totalHa), PAGE.margin + cols[0]!.w + cols[1]!.w + 4, y + 4, { font: 'bold', width: cols[2]!.w - 8, align: 'right' });
     text(shareOf(totalHa), PAGE.margin + cols[0]!.w + cols[1]!.w + cols[2]!.w + 4, y + 4, { font: 'bold', width: cols[3]!.w - 8, align: 'right' });
+    // Under the rates, what they add up to: what the spreader or sprayer must carry for this field.
+    const productKg = productTotalKg(zones, opts.rates, { unzonedHa, rate: unzonedRate });
+    if (productKg !== null) {
+      const x = PAGE.margin + CONTENT_W - cols[5]!.w;
+      text(t('product_total', { amount: num(productKg, 0) }), x + 4, y + 4, { font: 'bold', width: cols[5]!.w - 8, align: 'right' });
+    }
     y += 20;
     // What that ground gets, said in words too: a terminal spreads it though no zone shows it.
     if (unzonedHa > 0) {

@@ -242,13 +242,18 @@ describe('PDF field report', () => {
       expect(txt).toMatch(/1\s+Низкая Ľ\s+150\.20\s+24\.0%\s+0\.300\s+180\.0/);
       // The area-weighted mean rate, as lib/exports/isoxml.ts writes for the default zone and the grid's unzoned cells.
       expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8%\s+—\s+150\.3/);
-      expect(txt).toMatch(/Total\s+625\.45\s+100\.0%/);
+      // The product for the whole field: 150.2 x 180 + 180.1 x 150 + 146.2 x 120 + 148.95 x 150.25.
+      expect(txt).toMatch(/Total\s+625\.45\s+100\.0%\s+93,975 kg/);
       expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the zones’ area-weighted mean rate, 150.3 kg/ha.');
     });
 
     it('shows the rate set for that ground instead of the mean, and says it was set', async () => {
       const txt = pdftext(save('unzoned-set.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'en', rates, unzonedRate: 0 })));
       expect(txt).toMatch(/Not zoned \(no index data\)\s+148\.95\s+23\.8%\s+—\s+0\.0/);
+      expect(txt).toMatch(/Total\s+625\.45\s+100\.0%\s+71,595 kg/);
+      const ru = pdftext(save('unzoned-set-ru.pdf', await buildFieldReportPdf(big, scan, partial, { locale: 'ru', rates, unzonedRate: 0 })));
+      expect(ru).toMatch(/71\s595 кг/);
+      expect(ru).toMatch(/Без зоны \(нет данных\)\s+148,95/); // whole, not cut to fit its column
       expect(flat(txt)).toContain('148.95 ha of the field have no index data (water, clouds, outside the image) and no zone: the ISOXML prescription gives them the rate set for them, 0.0 kg/ha.');
     });
 
@@ -260,6 +265,8 @@ describe('PDF field report', () => {
       const whole = pdftext(save('zoned-whole.pdf', await buildFieldReportPdf({ ...field, area: 63 }, scan, zones, { locale: 'en', rates })));
       expect(whole).not.toContain('Not zoned');
       expect(whole).toMatch(/Total\s+63\.00\s+100\.0%/);
+      // No total product when a rate is missing.
+      expect(txt).toMatch(/Total\s+625\.45\s+100\.0%\s*\n/);
     });
 
     it('says how much of the field the scan covers: a raster by its zones, a drone survey by its photos, in each language', async () => {
