@@ -9,5 +9,12 @@ export const MAX_RECORD_ID = 2 ** 31 - 1;
 /** An id in a JSON body. */
 export const recordId = z.number().positive().max(MAX_RECORD_ID, { abort: true }).int();
 
-/** An id in a query string or a multipart part. */
-export const recordIdText = z.coerce.number().positive().max(MAX_RECORD_ID, { abort: true }).int();
+/**
+ * An id in a query string or a multipart part: decimal digits only, as ids are written. Number()
+ * alone took `0x1`, `1e0`, `1.0` and ` 1` for 1, so a client's mangled id found another record.
+ */
+export const recordIdText = z
+  .string()
+  .refine((s) => /^\d+$/.test(s), { params: { key: 'record_id' }, abort: true })
+  .transform(Number)
+  .pipe(recordId);

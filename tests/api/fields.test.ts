@@ -212,12 +212,19 @@ describe('fields', () => {
       await api.post('/api/fields/merge', { ids: [id, huge] }),
       await api.get(`/api/fields?owner_id=${huge}`),
       await api.get(`/api/tasks?field_id=${huge}`),
-      await api.get('/api/fields?owner_id=1e30'),
+      await api.get(`/api/fields?owner_id=${'9'.repeat(30)}`),
     ]) {
       expect(res.status, res.text).toBe(422);
       expect(res.body.error).toContain('2147483647');
       expect(res.body.error).not.toContain('9007199254740991');
     }
+    // An id in a query is digits: Number() read each of these as 1, another record than the client meant.
+    for (const given of ['0x1', '1e0', '1.0', '+1', ' 1', '1 ']) {
+      const res = await api.get(`/api/fields?owner_id=${encodeURIComponent(given)}`);
+      expect(res.status, given).toBe(422);
+      expect(res.body.error).toBe('Invalid data: owner_id: a whole number from 1, in digits (an id)');
+    }
+    expect((await api.get('/api/tasks?field_id=1e0')).status).toBe(422);
     expect((await api.get(`/api/fields/${id}`)).body).toMatchObject({ name: 'P', owner: null, status: null });
   });
 
