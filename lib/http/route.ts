@@ -64,6 +64,15 @@ export function isCrossSite(req: Request): boolean {
   }
 }
 
+/**
+ * No route reads a compressed request body: a gzipped JSON body was refused as text that is not
+ * UTF-8, and a gzipped upload as a broken archive. RFC 9110 answers 415 naming what is taken.
+ */
+function refuseEncodedBody(req: Request) {
+  const coding = req.headers.get('content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') throw new AppError('unsupported_media_type', 'content_encoding', { coding }, { 'Accept-Encoding': 'identity' });
+}
+
 export const isSecureRequest = (req: Request) =>
   (req.headers.get('x-forwarded-proto') ?? new URL(req.url).protocol.replace(':', '')) === 'https';
 
@@ -83,6 +92,7 @@ export function route<K extends RouteKey, P extends Params = Params>(
         log.error({ err }, 'database unavailable');
         throw new AppError('unavailable', 'unavailable');
       });
+      refuseEncodedBody(req);
       const params = (await routeCtx.params) ?? ({} as P);
       const base = { req, url: new URL(req.url), params, requestId, log, locale };
       if (access === 'public') {

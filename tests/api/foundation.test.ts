@@ -163,6 +163,16 @@ describe('service basics', () => {
     expect(res.headers.get('x-request-id')).toBe('abc-123');
   });
 
+  it('refuses a compressed request body with 415 naming what it takes, and writes nothing', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const body = gzipSync(JSON.stringify({ email: 'gz@example.com', password: 'whatever1', company_name: 'GZ', first_name: 'G', last_name: 'Z', language: 'en' }));
+    const res = await fetch(baseUrl() + '/api/auth/register', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'accept-language': 'en' }, body });
+    expect(res.status).toBe(415);
+    expect(res.headers.get('accept-encoding')).toBe('identity');
+    expect(await res.json()).toEqual({ success: false, error: 'Request bodies are taken uncompressed: Content-Encoding “gzip” is not supported' });
+    expect((await api().post('/api/auth/login', { email: 'gz@example.com', password: 'whatever1' })).status).toBe(401);
+  });
+
   it('answers malformed JSON with 400 and writes nothing', async () => {
     const res = await api().post('/api/auth/register', '{"email": "x@y.z", "password": ', { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
