@@ -52,7 +52,7 @@ for (const height of [100, 40]) {
   const plan = planSurvey(geometry, opts);
   rows.push({ metric: `KMZ ${height} m: waypoints`, value: plan.waypoints.length, unit: '' });
   rows.push({ metric: `KMZ ${height} m: path`, value: round(plan.distance / 1000, 2), unit: 'km' });
-  const kmz = await buildFlightPlanKmz(field, opts);
+  const { kmz } = await buildFlightPlanKmz(field, opts);
   rows.push({ metric: `KMZ ${height} m: size`, value: round(kmz.length / 1024), unit: 'KiB' });
   rows.push({ metric: `KMZ ${height} m: build`, value: await repeat(5, () => buildFlightPlanKmz(field, opts)), unit: 'ms' });
 }

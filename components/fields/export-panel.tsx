@@ -1,5 +1,5 @@
 'use client';
-import { useTranslations } from 'next-intl';
+import { useFormatter, useTranslations } from 'next-intl';
 import { useId, useState } from 'react';
 import { DEFAULT_DRONE, DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
 import { download } from '@/lib/ui/api';
@@ -13,6 +13,18 @@ function ratedClasses(text: string): number[] {
     const m = /^\s*(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(pair);
     return m ? [Number(m[1])] : [];
   });
+}
+
+interface FlightFigures {
+  seconds: number;
+  metres: number;
+  photos: number;
+}
+
+/** The flight plan's summary from its answer's headers (lib/exports/wpml.ts `flightHeaders`); null for other documents. */
+function flightFrom(headers: Headers): FlightFigures | null {
+  const [seconds, metres, photos] = ['x-flight-duration-s', 'x-flight-distance-m', 'x-flight-photos'].map((h) => Number(headers.get(h) ?? NaN));
+  return [seconds, metres, photos].every((v) => Number.isFinite(v)) ? { seconds: seconds!, metres: metres!, photos: photos! } : null;
 }
 
 /** Where this browser keeps the drone last chosen for a flight plan: an operator flies one aircraft. */
@@ -34,6 +46,7 @@ function storedDrone(): DroneKey {
 export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneClasses }: { fieldId: number; scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[] }) {
   const t = useTranslations('exports');
   const tc = useTranslations('common');
+  const format = useFormatter();
   const [open, setOpen] = useState<'kmz' | 'isoxml' | null>(null);
   const [kmz, setKmz] = useState({ height: '100', direction: '90', overlap_h: '70', overlap_w: '65' });
   // Read once in the browser; the server renders the panel closed, so the form (the only user) never
@@ -53,16 +66,22 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
   const [unzonedRate, setUnzonedRate] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** What the flight plan just downloaded takes: an operator counts batteries by it. */
+  const [flight, setFlight] = useState<FlightFigures | null>(null);
   const missingId = useId();
   const droneHintId = useId();
 
   async function get(path: string) {
     setBusy(true);
     setError(null);
+    setFlight(null);
     const res = await download(path);
     setBusy(false);
     if (!res.ok) setError(res.error ?? tc('network_error'));
-    else setOpen(null);
+    else {
+      setOpen(null);
+      setFlight(flightFrom(res.headers));
+    }
   }
 
   const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams({ ...kmz, drone })}`;
@@ -188,6 +207,15 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
             {t('download')}
           </SubmitButton>
         </Form>
+      )}
+      {flight && (
+        <p role="status" className="rounded border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900" data-testid="flight-summary">
+          {t('flight_summary', {
+            minutes: format.number(Math.ceil(flight.seconds / 60)),
+            km: format.number(flight.metres / 1000, { maximumFractionDigits: 1 }),
+            photos: flight.photos,
+          })}
+        </p>
       )}
       <ErrorMessage>{error}</ErrorMessage>
     </div>

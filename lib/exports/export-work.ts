@@ -7,7 +7,7 @@ import { vertexCount } from '../geo/geometry';
 import { IN_REQUEST_UP_TO_VERTICES, runRequestWork } from '../tasks/run-in-thread';
 import { buildIsoxml, type IsoxmlOptions } from './isoxml';
 import type { ExportField, ExportZone } from './types';
-import { buildFlightPlanKmz, type FlightOptions } from './wpml';
+import { buildFlightPlanKmz, type FlightOptions, type FlightSummary } from './wpml';
 
 export type ExportWork =
   | { op: 'isoxml'; field: Pick<ExportField, 'name' | 'geometry'>; zones: ExportZone[]; opts: IsoxmlOptions }
@@ -16,8 +16,16 @@ export type ExportWork =
 /** Grid cells (10 m) of a prescription built in the request (about 0.4 s; a worker thread takes as long to start). */
 const IN_REQUEST_UP_TO_GRID_CELLS = 5_000;
 
-export function exportWork(work: ExportWork): Promise<Buffer> {
-  return work.op === 'isoxml' ? buildIsoxml(work.field, work.zones, work.opts) : buildFlightPlanKmz(work.field, work.opts);
+/** The document, and for a flight plan what the flight takes. */
+export interface ExportFile {
+  file: Buffer;
+  flight?: FlightSummary;
+}
+
+export async function exportWork(work: ExportWork): Promise<ExportFile> {
+  if (work.op === 'isoxml') return { file: await buildIsoxml(work.field, work.zones, work.opts) };
+  const { kmz, summary } = await buildFlightPlanKmz(work.field, work.opts);
+  return { file: kmz, flight: summary };
 }
 
 export function isQuick(work: ExportWork): boolean {
@@ -26,8 +34,9 @@ export function isQuick(work: ExportWork): boolean {
   return !(work.op === 'isoxml' && work.opts.grid && work.zones.length > 0 && geometryAreaM2(work.field.geometry) / 100 > IN_REQUEST_UP_TO_GRID_CELLS);
 }
 
-export async function runExportWork(work: ExportWork): Promise<Buffer> {
+export async function runExportWork(work: ExportWork): Promise<ExportFile> {
   if (isQuick(work)) return exportWork(work);
   // A Buffer crosses from the thread as a plain Uint8Array.
-  return Buffer.from((await runRequestWork('exports', work)) as Uint8Array);
+  const done = (await runRequestWork('exports', work)) as { file: Uint8Array; flight?: FlightSummary };
+  return { ...done, file: Buffer.from(done.file) };
 }

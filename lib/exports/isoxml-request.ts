@@ -26,7 +26,7 @@ export async function isoxmlExport(db: TenantDb, companyId: number, target: { fi
     customer: company.name,
     farm: company.name,
   };
-  const zip = await runExportWork({ op: 'isoxml', field: { name: field.name, geometry: field.geometry }, zones, opts });
+  const { file: zip } = await runExportWork({ op: 'isoxml', field: { name: field.name, geometry: field.geometry }, zones, opts });
   return { zip, fileName: `${field.name || 'field'}_TASKDATA.zip` };
 }
 

@@ -460,8 +460,36 @@ function zipToBuffer(zip: yazl.ZipFile): Promise<Buffer> {
   });
 }
 
-/** The field's mapping mission as a DJI WPML KMZ (wpmz/template.kml + wpmz/waylines.wpml). */
-export async function buildFlightPlanKmz(field: Pick<ExportField, 'geometry'>, opts: FlightOptions): Promise<Buffer> {
+/** What an operator plans a day's flying by: the mission's length, time in the air and photo count. */
+export interface FlightSummary {
+  distance_m: number;
+  /** Seconds along the route at its speed with its stops, as waylines.wpml gives them; take-off and landing not included. */
+  duration_s: number;
+  /** Photos along the runs at the photo interval. */
+  photos: number;
+}
+
+export function flightSummary(plan: SurveyPlan): FlightSummary {
+  const frame = localFrame({ type: 'Polygon', coordinates: [plan.waypoints] });
+  const xy = plan.waypoints.map(frame.toXY);
+  let photos = 0;
+  for (const [a, b] of plan.runs) {
+    let run = 0;
+    for (let i = a; i < b; i++) run += Math.hypot(xy[i + 1]![0] - xy[i]![0], xy[i + 1]![1] - xy[i]![1]);
+    photos += Math.floor(run / plan.photoInterval) + 1;
+  }
+  return { distance_m: Math.round(plan.distance), duration_s: Math.round(plan.duration), photos };
+}
+
+/** The summary as the flight plan's answer carries it, for clients and the export panel. */
+export const flightHeaders = (f: FlightSummary): Record<string, string> => ({
+  'X-Flight-Distance-M': String(f.distance_m),
+  'X-Flight-Duration-S': String(f.duration_s),
+  'X-Flight-Photos': String(f.photos),
+});
+
+/** The field's mapping mission as a DJI WPML KMZ (wpmz/template.kml + wpmz/waylines.wpml), and its summary. */
+export async function buildFlightPlanKmz(field: Pick<ExportField, 'geometry'>, opts: FlightOptions): Promise<{ kmz: Buffer; summary: FlightSummary }> {
   const plan = planSurvey(field.geometry, opts);
   const zip = new yazl.ZipFile();
   const mtime = new Date();
@@ -469,7 +497,7 @@ export async function buildFlightPlanKmz(field: Pick<ExportField, 'geometry'>, o
   zip.addBuffer(Buffer.from(waylinesWpml(opts, plan)), 'wpmz/waylines.wpml', { mtime });
   const done = zipToBuffer(zip);
   zip.end();
-  return done;
+  return { kmz: await done, summary: flightSummary(plan) };
 }
 
 /**
@@ -511,7 +539,7 @@ export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'id' |
         while (!out.destroyed && (zip.outputStream as Readable).readableLength + out.readableLength > MAX_BUFFERED) await new Promise((r) => setTimeout(r, 5));
         if (out.destroyed) return;
         // KMZ files are already deflated: store them as they are.
-        zip.addBuffer(await buildFlightPlanKmz(list[i]!, opts), names[i]!, { compress: false });
+        zip.addBuffer((await buildFlightPlanKmz(list[i]!, opts)).kmz, names[i]!, { compress: false });
         await new Promise((r) => setImmediate(r));
       }
       zip.end();

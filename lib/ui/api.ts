@@ -25,7 +25,7 @@ export async function api<T = Record<string, unknown>>(path: string, init: { met
  * Downloads a file answer (KMZ, ZIP, PDF) through fetch so an error answer is shown as words on the
  * page instead of replacing it with raw JSON. Returns the error message, or null when saved.
  */
-export async function download(path: string): Promise<{ ok: true } | { ok: false; error: string | null }> {
+export async function download(path: string): Promise<{ ok: true; headers: Headers } | { ok: false; error: string | null }> {
   let res: Response;
   try {
     res = await fetch(path, { credentials: 'same-origin' });
@@ -37,7 +37,7 @@ export async function download(path: string): Promise<{ ok: true } | { ok: false
     return { ok: false, error: data?.error ?? null };
   }
   saveBlob(await res.blob(), fileNameFrom(res.headers.get('content-disposition')) ?? 'download');
-  return { ok: true };
+  return { ok: true, headers: res.headers };
 }
 
 /** Has the browser save `blob` as a file named `name`. */

@@ -38,6 +38,10 @@ describe('KMZ flight plans', () => {
     expect(template).toMatch(/39\.70*,47\.20*/);
     const waylines = await zip.file('wpmz/waylines.wpml')!.async('string');
     expect((waylines.match(/<Placemark>/g) ?? []).length).toBeGreaterThan(2);
+    // The flight's figures ride along in headers, as the waylines give them.
+    expect(Number(res.headers.get('x-flight-distance-m'))).toBe(Math.round(Number(/<wpml:distance>([\d.]+)</.exec(waylines)![1])));
+    expect(Number(res.headers.get('x-flight-duration-s'))).toBe(Math.round(Number(/<wpml:duration>([\d.]+)</.exec(waylines)![1])));
+    expect(Number(res.headers.get('x-flight-photos'))).toBeGreaterThan(0);
   });
 
   it('uses the spec defaults and refuses out-of-range parameters with 422', async () => {

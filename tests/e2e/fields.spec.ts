@@ -105,6 +105,8 @@ test('the field page edits properties and downloads KMZ and PDF exports', async 
   expect(kmz.suggestedFilename()).toBe('Exported_field.kmz');
   const kmzBytes = await (await kmz.createReadStream()).toArray();
   expect(Buffer.concat(kmzBytes).subarray(0, 2).toString()).toBe('PK');
+  // What the flight takes, as the answer's headers give it, for the operator to count batteries by.
+  await expect(page.getByTestId('flight-summary')).toHaveText(/^Flight plan saved: about \d+ min in the air, [\d.]+ km, \d+ photos \(take-off, landing and battery changes not included\)\.$/);
 
   const pdfWait = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Report (PDF)' }).click();

@@ -231,7 +231,7 @@ describe('ISOXML task data', () => {
     expect(isQuick({ op: 'kmz', field: { geometry: circle(1000) }, opts: kmzOpts })).toBe(true);
     expect(isQuick({ op: 'kmz', field: { geometry: circle(40_000) }, opts: kmzOpts })).toBe(false);
     // What the thread runs is what the request would have.
-    const { xml } = await taskdata(await exportWork({ op: 'isoxml', field, zones, opts }));
+    const { xml } = await taskdata((await exportWork({ op: 'isoxml', field, zones, opts })).file);
     expect(xml).toContain('<TSK ');
   });
 

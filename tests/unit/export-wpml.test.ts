@@ -72,7 +72,7 @@ function samplePoints(poly: Polygon, step: number): Position[] {
 }
 
 async function checkPlan(poly: Polygon, o: FlightOptions) {
-  const files = await unzip(await buildFlightPlanKmz({ geometry: poly }, o));
+  const files = await unzip((await buildFlightPlanKmz({ geometry: poly }, o)).kmz);
   const w = parseWaylines(files.waylines);
   const spacing = expectedSpacing(o);
 
@@ -104,7 +104,7 @@ async function checkPlan(poly: Polygon, o: FlightOptions) {
 describe('DJI WPML flight plan', () => {
   it('writes template.kml with the requested height, overlaps, direction, drone and polygon', async () => {
     const o: FlightOptions = { height: 120, direction: 30, overlapH: 80, overlapW: 70, drone: 'mavic3m' };
-    const { names, template, waylines } = await unzip(await buildFlightPlanKmz({ geometry: rectangle }, o));
+    const { names, template, waylines } = await unzip((await buildFlightPlanKmz({ geometry: rectangle }, o)).kmz);
     expect(names.sort()).toEqual(['wpmz/template.kml', 'wpmz/waylines.wpml']);
     expect(template).toContain('xmlns:wpml="http://www.dji.com/wpmz/1.0.6"');
     expect(one(template, 'templateType')).toBe('mapping2d');
@@ -132,9 +132,24 @@ describe('DJI WPML flight plan', () => {
     });
   });
 
+  it('sums the flight up as the waylines give it: distance, time and the photos along the runs', async () => {
+    const { kmz, summary } = await buildFlightPlanKmz({ geometry: rectangle }, DEFAULTS);
+    const { waylines } = await unzip(kmz);
+    const w = parseWaylines(waylines);
+    expect(summary.distance_m).toBe(Math.round(Number(one(waylines, 'distance'))));
+    expect(summary.duration_s).toBe(Math.round(Number(one(waylines, 'duration'))));
+    // A photo at each run's start and then every interval along it, measured here in our own frame.
+    const photos = w.runs.reduce((n, [s, e]) => {
+      const [a, b] = [toM(w.points[s]!), toM(w.points[e]!)];
+      return n + Math.floor(Math.hypot(b[0] - a[0], b[1] - a[1]) / expectedInterval(DEFAULTS)) + 1;
+    }, 0);
+    expect(Math.abs(summary.photos - photos)).toBeLessThanOrEqual(w.runs.length);
+    expect(summary.photos).toBeGreaterThan(w.runs.length);
+  });
+
   it('writes waylines: lon,lat order, the height at every point, distance and duration of the path', async () => {
     const o = DEFAULTS;
-    const { waylines } = await unzip(await buildFlightPlanKmz({ geometry: rectangle }, o));
+    const { waylines } = await unzip((await buildFlightPlanKmz({ geometry: rectangle }, o)).kmz);
     const w = parseWaylines(waylines);
     expect(w.points.length).toBeGreaterThanOrEqual(4);
     for (const p of w.points) {
@@ -197,7 +212,7 @@ describe('DJI WPML flight plan', () => {
   it('covers every part of a multipolygon field; the template holds the largest part', async () => {
     const big = ring([[0, 0], [500, 0], [500, 400], [0, 400]]);
     const small = ring([[800, 0], [1000, 0], [1000, 200], [800, 200]]);
-    const { template, waylines } = await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [[small], [big]] } }, DEFAULTS));
+    const { template, waylines } = await unzip((await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [[small], [big]] } }, DEFAULTS)).kmz);
     expect(template.match(/<outerBoundaryIs>/g)).toHaveLength(1);
     expect(coordList(/<outerBoundaryIs>[\s\S]*?<coordinates>([\s\S]*?)<\/coordinates>/.exec(template)![1]!)[0]![0]).toBeCloseTo(big[0]![0]!, 9);
     const w = parseWaylines(waylines);
@@ -229,7 +244,7 @@ describe('DJI WPML flight plan', () => {
       // Listed west, far east, middle, north-west: flown in an order that does not zigzag between them.
       const parts = [rect(0, 0, 800, 600), rect(6000, 0, 6600, 500), rect(3000, 100, 3500, 600), rect(0, 2500, 600, 3000)];
       const o: FlightOptions = { ...DEFAULTS, direction: 0 };
-      const { waylines } = await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: parts } }, o));
+      const { waylines } = await unzip((await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: parts } }, o)).kmz);
       const w = parseWaylines(waylines);
       const owner = partOf(parts, w);
       // Each part is one block of runs: three changes of part for four parts.
@@ -251,7 +266,7 @@ describe('DJI WPML flight plan', () => {
     it('keeps the waylines of a part with a hole around the hole', async () => {
       const o: FlightOptions = { ...DEFAULTS, height: 50, direction: 0, drone: 'mavic3e', overlapW: 60 };
       const far = rect(5000, 0, 5400, 300);
-      const w = parseWaylines((await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [holed.coordinates, far] } }, o))).waylines);
+      const w = parseWaylines((await unzip((await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [holed.coordinates, far] } }, o)).kmz)).waylines);
       const owner = partOf([holed.coordinates, far], w);
       expect(owner.filter((p, i) => i > 0 && p !== owner[i - 1]).length).toBe(1);
       for (let i = 1; i < w.runs.length; i++) {
@@ -266,7 +281,7 @@ describe('DJI WPML flight plan', () => {
       // A long thin diagonal strip (about 3 ha, spanning 2 x 2 km) and a compact block of 40 ha.
       const strip = ring([[0, 0], [2000, 1985], [2000, 2000], [1985, 2000], [0, 15]]);
       const block = rect(4000, 0, 4800, 500)[0]!;
-      const { template } = await unzip(await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [[strip], [block]] } }, DEFAULTS));
+      const { template } = await unzip((await buildFlightPlanKmz({ geometry: { type: 'MultiPolygon', coordinates: [[strip], [block]] } }, DEFAULTS)).kmz);
       expect(template.match(/<Polygon>/g)).toHaveLength(1);
       const coords = coordList(/<outerBoundaryIs>[\s\S]*?<coordinates>([\s\S]*?)<\/coordinates>/.exec(template)![1]!);
       expect(coords).toHaveLength(4);
@@ -278,7 +293,7 @@ describe('DJI WPML flight plan', () => {
   it('writes well-formed XML using only elements found in real DJI exports', async (ctx) => {
     const reason = missingShared('wpml', 'peer_dji_pilot2_export', 'CankovskaHora.kmz');
     if (reason) { console.warn(reason); ctx.skip(); }
-    const ours = await unzip(await buildFlightPlanKmz({ geometry: holed }, DEFAULTS));
+    const ours = await unzip((await buildFlightPlanKmz({ geometry: holed }, DEFAULTS)).kmz);
     const real = await unzip(readFileSync(sharedPath('wpml', 'peer_dji_pilot2_export', 'CankovskaHora.kmz')));
     const flight = readFileSync(sharedPath('wpml', 'liblinc-debug_dji_way_line', 'wpmz', 'template.kml'), 'utf8');
     const tags = (xml: string) => new Set([...xml.matchAll(/<(wpml:\w+)[ >]/g)].map((m) => m[1]!));
