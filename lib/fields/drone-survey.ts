@@ -44,7 +44,8 @@ const isJunk = (name: string) => name.split('/').some((part) => part === '__MACO
 
 const fieldIdSchema = z.union([z.literal('auto'), z.null(), recordIdText]).optional();
 export const droneUploadData = z.object({
-  field_id: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v), fieldIdSchema),
+  // A JSON `data` part carries the id as a number, a part of its own as text: both are read as text.
+  field_id: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : typeof v === 'number' ? String(v) : v), fieldIdSchema),
   crop_type: userCrop.optional(),
 });
 export type DroneUploadData = z.infer<typeof droneUploadData>;
