@@ -6,8 +6,10 @@ import { useEffect, useState } from 'react';
 import { GeoJSON, ImageOverlay, MapContainer, useMap } from 'react-leaflet';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { textElement } from '@/lib/ui/text-element';
+import type { PreviewLegend as Legend } from '@/lib/raster/ramp';
 import type { FieldGeometry, TileSource } from '@/lib/ui/types';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from '../map/base-map';
+import { PreviewLegend } from './preview-legend';
 
 export interface ZoneFeatureCollection {
   type: 'FeatureCollection';
@@ -17,8 +19,8 @@ export interface ZoneFeatureCollection {
 export interface FieldDetailMapProps {
   geometry: FieldGeometry;
   tiles: TileSource;
-  /** The scan's picture laid over the map: a drone survey's orthomosaic or a raster's index in colour. */
-  preview: { url: string; bounds: [[number, number], [number, number]]; shows: 'orthomosaic' | 'index' } | null;
+  /** The scan's picture laid over the map: a drone survey's orthomosaic or a raster's index in colour (with its legend). */
+  preview: { url: string; bounds: [[number, number], [number, number]]; shows: 'orthomosaic' | 'index'; legend: Legend | null } | null;
   zones: ZoneFeatureCollection | null;
 }
 
@@ -84,6 +86,8 @@ export default function FieldDetailMap({ geometry, tiles, preview, zones }: Fiel
         <Fit geometry={geometry} />
       </MapContainer>
       <LayerToggles show={show} setShow={setShow} preview={preview} hasZones={!!zones?.features.length} />
+      {/* Only while the index image is on the map: an orthomosaic's colours are the ground's own. */}
+      {preview?.shows === 'index' && preview.legend && show.preview && <PreviewLegend legend={preview.legend} />}
     </div>
   );
 }

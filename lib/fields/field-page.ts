@@ -9,6 +9,7 @@ import { notFound } from '../http/errors';
 import { localizeZoneName } from '../i18n/formats';
 import type { Locale } from '../i18n/locales';
 import type { ZoningMethod } from '../raster/classify';
+import type { PreviewLegend } from '../raster/ramp';
 import { DEFAULT_ZONING, type ZoningRecord } from '../raster/zones';
 import { listTasks, type TaskListItem } from '../tasks/list';
 import { type Abilities, abilities } from '../ui/roles';
@@ -38,6 +39,8 @@ export interface MapPicture {
   url: string;
   bounds: [[number, number], [number, number]];
   shows: 'orthomosaic' | 'index';
+  /** What the index's colours mean; null for an orthomosaic, whose colours are the ground's own. */
+  legend: PreviewLegend | null;
 }
 
 /** A point of the index trend but its date, which the page words. */
@@ -153,9 +156,11 @@ export function meanChange(scans: ScanSummary[], chosen: { id: number; index: st
  * The scan's picture for the map: a drone scan's preview is its orthomosaic, an uploaded raster's its
  * index in colour. Shown only when its stored bounds are a box.
  */
-export function mapPicture(scan: { source: string; preview: { url: string; bounds: unknown } | null }): MapPicture | null {
+export function mapPicture(scan: { source: string; preview: { url: string; bounds: unknown; legend: PreviewLegend | null } | null }): MapPicture | null {
   const p = scan.preview;
-  return p && Array.isArray(p.bounds) && p.bounds.length === 2 ? { url: p.url, bounds: p.bounds as MapPicture['bounds'], shows: scan.source === 'drone' ? 'orthomosaic' : 'index' } : null;
+  if (!p || !Array.isArray(p.bounds) || p.bounds.length !== 2) return null;
+  const shows = scan.source === 'drone' ? 'orthomosaic' : 'index';
+  return { url: p.url, bounds: p.bounds as MapPicture['bounds'], shows, legend: shows === 'index' ? p.legend : null };
 }
 
 /**

@@ -8,6 +8,7 @@ import { classifyCrop, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
+import { previewLegend, type PreviewLegend, previewStretch, type PreviewStretch } from '../raster/ramp';
 import { taskErrorText } from '../tasks/view';
 import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { FieldGeometry } from '../geo/geometry';
@@ -208,12 +209,29 @@ export async function getScan(db: TenantDb, id: number) {
   return { scan, zones };
 }
 
+/**
+ * What the colours of a scan's preview mean, or null when they mean no index: a drone survey's
+ * preview is its orthomosaic, in true colour. An uploaded raster's index is coloured from the lowest
+ * value in the field (red) to the highest (green), recorded with the scan as `preview_stretch`; the
+ * scans made before that was recorded were coloured over the very values their statistics' min and
+ * max are, so those tell the truth for them.
+ */
+export function scanLegend(scan: { source: string; index: string | null; stats: IndexStats | null; details: { preview_stretch?: PreviewStretch } }): PreviewLegend | null {
+  if (scan.source === 'drone') return null;
+  const { min, max } = scan.stats ?? {};
+  const stretch = scan.details.preview_stretch ?? (min !== undefined && max !== undefined ? previewStretch(min, max) : null);
+  return stretch && previewLegend(scan.index ?? 'index', stretch);
+}
+
 export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>) {
-  const details = parse<{ boundary?: unknown }>(scan.detailsJson, {});
+  const details = parse<{ boundary?: unknown; preview_stretch?: PreviewStretch }>(scan.detailsJson, {});
+  const summary = scanSummary(scan);
   return {
-    ...scanSummary(scan),
+    ...summary,
     histogram: parse(scan.histogramJson, null),
-    preview: scan.dataPath ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null) } : null,
+    preview: scan.dataPath
+      ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null), legend: scanLegend({ source: scan.source, index: summary.index, stats: summary.stats, details }) }
+      : null,
     details,
     // The field redrawn or split since the scan was made: its zones are of the earlier boundary (the
     // field page and the exports clip them to the present one). A scan made before this was recorded says nothing.

@@ -1,7 +1,8 @@
 // The colours of index values, red = low to green = high (ColorBrewer RdYlGn): zones, previews and
 // the map's fields by their latest scan. Pure, so that the browser's map can use it too.
 
-const RAMP: Array<[number, number, number]> = [
+/** The ramp's colours, evenly spaced from its low end (red) to its high end (green). */
+export const RAMP_STOPS: ReadonlyArray<readonly [number, number, number]> = [
   [215, 25, 28],
   [253, 174, 97],
   [255, 255, 191],
@@ -11,17 +12,60 @@ const RAMP: Array<[number, number, number]> = [
 
 /** Colour at t in 0..1 along the red-yellow-green ramp. */
 export function rampColor(t: number): [number, number, number] {
-  const x = Math.min(1, Math.max(0, t)) * (RAMP.length - 1);
-  const i = Math.min(RAMP.length - 2, Math.floor(x));
+  const x = Math.min(1, Math.max(0, t)) * (RAMP_STOPS.length - 1);
+  const i = Math.min(RAMP_STOPS.length - 2, Math.floor(x));
   const f = x - i;
-  const [a, b] = [RAMP[i]!, RAMP[i + 1]!];
+  const [a, b] = [RAMP_STOPS[i]!, RAMP_STOPS[i + 1]!];
   return [0, 1, 2].map((k) => Math.round(a[k]! + (b[k]! - a[k]!) * f)) as [number, number, number];
 }
 
+const hexColor = (rgb: readonly number[]) => '#' + rgb.map((v) => v.toString(16).padStart(2, '0')).join('');
+
 /** Hex colour of class 1..classes. */
 export function zoneColor(classIndex: number, classes: number): string {
-  const rgb = rampColor(classes > 1 ? (classIndex - 1) / (classes - 1) : 1);
-  return '#' + rgb.map((v) => v.toString(16).padStart(2, '0')).join('');
+  return hexColor(rampColor(classes > 1 ? (classIndex - 1) / (classes - 1) : 1));
+}
+
+/** The index values a preview's colours run between: `min` is painted the ramp's red end, `max` its green end. */
+export interface PreviewStretch {
+  min: number;
+  max: number;
+}
+
+/**
+ * The stretch of a preview of values from `min` to `max`, the field's own. Values all alike have no
+ * span to spread over: they are painted red, the low end of a stretch one unit wide.
+ */
+export function previewStretch(min: number, max: number): PreviewStretch {
+  return { min, max: max > min ? max : min + 1 };
+}
+
+/** What a preview's colours mean: index values and the colour each is painted, lowest first. */
+export interface PreviewLegend {
+  /** The scan's index (`ndvi`), as the API names it. */
+  index: string;
+  ticks: { value: number; color: string }[];
+}
+
+/** Ticks of a legend: the stretch's ends and three between, which fall on the ramp's five stops. */
+export const LEGEND_TICKS = 5;
+
+/** The legend of a preview of `index` coloured over `stretch`: ticks evenly spaced from its low end to its high end. */
+export function previewLegend(index: string, stretch: PreviewStretch): PreviewLegend {
+  const span = stretch.max - stretch.min;
+  return {
+    index,
+    ticks: Array.from({ length: LEGEND_TICKS }, (_, i) => {
+      const t = i / (LEGEND_TICKS - 1);
+      return { value: stretch.min + t * span, color: hexColor(rampColor(t)) };
+    }),
+  };
+}
+
+/** Decimals that tell a legend's ticks apart: two, as the zones' names start with, up to four for a field of nearly one value. */
+export function legendDigits(legend: PreviewLegend): number {
+  for (let d = 2; d < 4; d++) if (new Set(legend.ticks.map((t) => t.value.toFixed(d))).size === legend.ticks.length) return d;
+  return 4;
 }
 
 /** The map's classes of a field's mean index: five of 0.2 from 0 to 1, the range vegetation takes. */

@@ -10,6 +10,7 @@ import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { type ScanSummary, chosenScan, fieldPageId, indexTrend, loadFieldPage, mapPicture, meanChange, zoneTable } from '@/lib/fields/field-page';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
+import { previewLegend } from '@/lib/raster/ramp';
 
 const summary = (id: number, over: Partial<ScanSummary> = {}): ScanSummary => ({
   id,
@@ -88,11 +89,15 @@ describe('mapPicture', () => {
     [47, -99],
     [48, -98],
   ];
-  it('is a drone scan’s orthomosaic or a raster’s index, where its bounds are a box', () => {
-    expect(mapPicture({ source: 'drone', preview: { url: '/p.png', bounds } })).toEqual({ url: '/p.png', bounds, shows: 'orthomosaic' });
-    expect(mapPicture({ source: 'raster', preview: { url: '/p.png', bounds } })?.shows).toBe('index');
-    expect(mapPicture({ source: 'raster', preview: { url: '/p.png', bounds: null } })).toBeNull();
+  const legend = previewLegend('ndvi', { min: 0.1, max: 0.9 });
+  it('is a drone scan’s orthomosaic or a raster’s index (with its legend), where its bounds are a box', () => {
+    expect(mapPicture({ source: 'drone', preview: { url: '/p.png', bounds, legend: null } })).toEqual({ url: '/p.png', bounds, shows: 'orthomosaic', legend: null });
+    expect(mapPicture({ source: 'raster', preview: { url: '/p.png', bounds, legend } })).toMatchObject({ shows: 'index', legend });
+    expect(mapPicture({ source: 'raster', preview: { url: '/p.png', bounds: null, legend } })).toBeNull();
     expect(mapPicture({ source: 'raster', preview: null })).toBeNull();
+  });
+  it('gives an orthomosaic no legend, as its colours are the ground’s own', () => {
+    expect(mapPicture({ source: 'drone', preview: { url: '/p.png', bounds, legend } })?.legend).toBeNull();
   });
 });
 

@@ -1,0 +1,65 @@
+// A raster scan's answer says what its preview's colours mean (preview.legend), on a real NAIP tile:
+// the values the preview was stretched over, and the colours it paints them.
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { previewLegend } from '@/lib/raster/ramp';
+import { registerCompany } from '../helpers/company';
+import { baseUrl, directDb, retried } from '../helpers/context';
+import { missingShared, sharedPath } from '../helpers/shared-data';
+import { waitForTask } from '../helpers/tasks';
+
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
+const missing = missingShared(...NAIP);
+if (missing) console.warn(`skipping scan legend API tests: ${missing}`);
+
+// Inside the tile's footprint (-99.1856..-99.1241 E, 47.0041..47.0366 N).
+const FIELD = { type: 'Polygon', coordinates: [[[-99.16, 47.015], [-99.15, 47.015], [-99.15, 47.025], [-99.16, 47.025], [-99.16, 47.015]]] };
+
+describe.skipIf(!!missing)('scan preview legend', () => {
+  it('answers the legend beside the preview’s url and bounds: ticks from the field’s lowest index to its highest, in the colours the PNG paints them', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const fieldId = (await api.post('/api/fields', { name: 'Legend field', geometry: FIELD })).body.id;
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'naip_2019.tif', type: 'image/tiff' }, field_id: String(fieldId), zones: '3' });
+    expect(res.status, res.text).toBe(202);
+    const task = await waitForTask(api, res.body.task_id);
+    expect(task.status, JSON.stringify(task.error)).toBe('completed');
+    const scanId = task.result.scan_id as number;
+    const scan = (await api.get(`/api/scans/${scanId}`)).body.scan;
+
+    // Only added: the url and bounds clients read are as they were.
+    expect(Object.keys(scan.preview)).toEqual(['url', 'bounds', 'legend']);
+    expect(scan.preview.url).toBe(`/api/scans/${scanId}/preview.png`);
+    // Stretched over the field's own values, as recorded with the scan.
+    expect(scan.details.preview_stretch).toEqual({ min: scan.stats.min, max: scan.stats.max });
+    expect(scan.preview.legend).toEqual(previewLegend('ndvi', scan.details.preview_stretch));
+    const ticks = scan.preview.legend.ticks as { value: number; color: string }[];
+    expect(ticks).toHaveLength(5);
+    expect(ticks[0]!.value).toBe(scan.stats.min);
+    expect(ticks.at(-1)!.value).toBeCloseTo(scan.stats.max, 12);
+    for (let i = 1; i < ticks.length; i++) expect(ticks[i]!.value).toBeGreaterThan(ticks[i - 1]!.value);
+    expect(ticks.map((t) => t.color)).toEqual(['#d7191c', '#fdae61', '#ffffbf', '#a6d96a', '#1a9641']);
+
+    // The preview's pixels are the ramp between the legend's ends: its reddest is the low end's colour
+    // at most, its greenest the high end's (the field's lowest and highest cells are in the image).
+    const png = Buffer.from(await (await fetch(`${baseUrl()}${scan.preview.url}`, { headers: { cookie: `session_token=${api.cookie}` } })).arrayBuffer());
+    const { data } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const colours = new Set<string>();
+    for (let p = 0; p < data.length; p += 4) if (data[p + 3] === 255) colours.add('#' + [...data.subarray(p, p + 3)].map((v) => v.toString(16).padStart(2, '0')).join(''));
+    expect(colours.has(ticks[0]!.color)).toBe(true);
+    expect(colours.has(ticks.at(-1)!.color)).toBe(true);
+
+    // A scan made before the stretch was recorded is given the same legend, from its statistics.
+    const db = directDb();
+    try {
+      const row = await db.scan.findUniqueOrThrow({ where: { id: scanId }, select: { detailsJson: true } });
+      const older = JSON.parse(row.detailsJson) as Record<string, unknown>;
+      delete older.preview_stretch;
+      await retried(() => db.scan.update({ where: { id: scanId }, data: { detailsJson: JSON.stringify(older) } }));
+    } finally {
+      await db.$disconnect();
+    }
+    const before = (await api.get(`/api/scans/${scanId}`)).body.scan;
+    expect(before.details.preview_stretch).toBeUndefined();
+    expect(before.preview.legend).toEqual(scan.preview.legend);
+  });
+});
