@@ -9,6 +9,7 @@ import { translate } from '@/lib/i18n/messages';
 import type { Locale } from '@/lib/i18n/locales';
 import { statusKey } from '@/lib/ui/status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
+import { legendDigits, type PreviewLegend } from '@/lib/raster/ramp';
 import { isUncertain } from '@/lib/drone/classify';
 import { PARTIAL_COVERAGE, coverageOf, zonedGround } from '@/lib/fields/coverage';
 
@@ -123,6 +124,28 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     doc.moveTo(x, y + 13).lineTo(x + w, y + 13).lineWidth(0.6).strokeColor(RULE).stroke();
     return y + 20;
   };
+  /**
+   * What the index image's colours mean, drawn up and left of (`right`, `bottom`), the lower right
+   * corner of the map (the scale bar has the left one): the ramp as a bar (a PDF gradient through the
+   * ticks' colours, which are the ramp's stops) and the values under it.
+   */
+  const legend = (l: PreviewLegend, right: number, bottom: number) => {
+    const barW = 120;
+    const [x, y] = [right - barW - 16, bottom - 25];
+    const digits = legendDigits(l);
+    doc.save().rect(x, y, barW + 16, 25).fillOpacity(0.9).fill('#ffffff').restore();
+    const gradient = doc.linearGradient(x + 8, 0, x + 8 + barW, 0);
+    l.ticks.forEach((tick, i) => gradient.stop(i / (l.ticks.length - 1), tick.color));
+    doc.rect(x + 8, y + 4, barW, 6).fill(gradient);
+    doc.rect(x + 8, y + 4, barW, 6).lineWidth(0.4).strokeColor(MUTED).stroke();
+    l.ticks.forEach((tick, i) => {
+      const label = num(tick.value, digits);
+      const w = doc.font('body').fontSize(6.5).widthOfString(label);
+      // The ends' labels stay inside the bar, the others are centred on their tick.
+      const at = x + 8 + (i / (l.ticks.length - 1)) * barW - (i / (l.ticks.length - 1)) * w;
+      text(label, at, y + 13, { size: 6.5 });
+    });
+  };
   /** A table's row writer, and its header, drawn at `yy`; answers where the rows start. */
   const tableOf = (cols: { w: number; align: 'left' | 'right' }[], labels: string[]) => {
     const row = (cells: string[], yy: number, font: string, color = INK, size = 9) => {
@@ -182,6 +205,7 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
   drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones }, locale);
   if (scan?.previewPng && scan.previewBounds) {
     drawMap(doc, field.geometry, { x: right, y: mapTop, w: half, h: mapH }, { image: { png: scan.previewPng, bounds: scan.previewBounds } }, locale);
+    if (scan.legend) legend(scan.legend, right + half - 6, mapTop + mapH - 6);
   } else {
     doc.rect(right, mapTop, half, mapH).fill('#f4f6f8');
     text(scan ? t('no_image') : t('no_scan'), right + 12, mapTop + 12, { color: MUTED, width: half - 24, lineBreak: true });

@@ -1,5 +1,6 @@
 // The plain data the export builders take; the route loads it from the database.
 import type { MultiPolygon, Polygon } from 'geojson';
+import type { PreviewLegend } from '../raster/ramp';
 
 export interface ExportField {
   id: number;
@@ -38,6 +39,8 @@ export interface ExportScan {
   /** The index image (PNG) and its bounds [[south, west], [north, east]]. */
   previewPng?: Buffer;
   previewBounds?: [[number, number], [number, number]];
+  /** What the image's colours mean (none for a drone survey's orthomosaic, in true colour). */
+  legend?: PreviewLegend | null;
   /** The automatic classification. */
   crop?: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
   /** The crop a user named, which the scan reports over the classification. */

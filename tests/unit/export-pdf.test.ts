@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildFieldReportPdf } from '@/lib/exports/pdf';
 import type { ExportField, ExportScan, ExportZone } from '@/lib/exports/types';
 import { LOCALES } from '@/lib/i18n/locales';
+import { previewLegend, previewStretch } from '@/lib/raster/ramp';
 import { translate } from '@/lib/i18n/messages';
 
 const W = 18.72, E = 18.73, S = 48.2, N = 48.205;
@@ -50,9 +51,9 @@ function save(name: string, pdf: Buffer) {
 }
 const pdftext = (path: string) => execFileSync('pdftotext', ['-layout', path, '-'], { encoding: 'utf8' });
 
-/** Page 1 rendered at 50 dpi: pixels whose colour is near `hex`. */
-async function pixelsNear(path: string, hex: string): Promise<number> {
-  execFileSync('pdftoppm', ['-r', '50', '-png', '-f', '1', '-l', '1', path, join(dir, 'page')]);
+/** Page 1 rendered at `dpi` (50 unless told): pixels whose colour is near `hex`. */
+async function pixelsNear(path: string, hex: string, dpi = 50): Promise<number> {
+  execFileSync('pdftoppm', ['-r', String(dpi), '-png', '-f', '1', '-l', '1', path, join(dir, 'page')]);
   const { data, info } = await sharp(readFileSync(join(dir, 'page-1.png'))).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const target = [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
   let n = 0;
@@ -120,6 +121,20 @@ describe('PDF field report', () => {
     let blue = 0;
     for (let i = 0; i < data.length; i += 3) if (data[i]! < 60 && data[i + 1]! < 90 && data[i + 2]! > 200) blue++;
     expect(blue).toBeGreaterThan(1000);
+  });
+
+  it('gives the index image its colour legend: the ramp, and the values its ends and stops stand for', async () => {
+    const previewPng = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2040e0' } }).png().toBuffer();
+    const legend = previewLegend('ndvi', previewStretch(0.12, 0.84));
+    const withLegend = save('legend.pdf', await buildFieldReportPdf(field, { ...scan, previewPng, previewBounds: [[S, W], [N, E]], legend }, [], { locale: 'ru' }));
+    // The values in the report's language, lowest first.
+    expect(pdftext(withLegend)).toMatch(/0,12[\s\S]*0,30[\s\S]*0,48[\s\S]*0,66[\s\S]*0,84/);
+    const without = save('no-legend.pdf', await buildFieldReportPdf(field, { ...scan, previewPng, previewBounds: [[S, W], [N, E]], legend: null }, [], { locale: 'ru' }));
+    expect(pdftext(without)).not.toMatch(/0,48|0,66/);
+    // The bar is painted in the ramp's colours: its ends are on the page only with the legend.
+    for (const { color } of [legend.ticks[0]!, legend.ticks.at(-1)!]) {
+      expect(await pixelsNear(withLegend, color, 150), color).toBeGreaterThan((await pixelsNear(without, color, 150)) + 20);
+    }
   });
 
   it('reports a crop a user named as the crop, and the classifier\'s result beside it', async () => {
