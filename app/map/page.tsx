@@ -23,7 +23,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
   const focusId = Number.isSafeInteger(focus) && focus > 0 ? focus : undefined;
   const [owners, t, focused, latest] = await Promise.all([listOwners(db), getTranslations('nav'), focusId === undefined ? null : fieldsExtent(db, focusId), latestScansByField(db)]);
   // Only the scanned fields' latest index and crop (a few bytes each) ride in the page, for colouring by them.
-  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { index: s.index, mean: s.mean, crop: s.crop }]));
+  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { index: s.index, mean: s.mean, crop: s.crop, cropUnsure: s.cropUnsure }]));
   const extent = focused ?? (await fieldsExtent(db));
   return (
     <section className="space-y-3">

@@ -11,7 +11,7 @@ import { isNamedCrop } from '@/lib/drone/crops';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { INDEX_CLASSES, indexClass, zoneColor } from '@/lib/raster/ramp';
 import { type ApiResult, api } from '@/lib/ui/api';
-import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { NO_VALUE_COLOR, UNSURE_CROP_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 import { textElement } from '@/lib/ui/text-element';
 import type { FieldCollection, FieldFeature, FieldGeometry, OwnerOption, TileSource } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
@@ -29,7 +29,7 @@ export interface FieldMapProps {
   can: { add: boolean; edit: boolean; delete: boolean };
   focusId?: number;
   /** Each scanned field's latest scan (lib/fields/scans.ts): its index, mean and crop, by field id. */
-  latestScan: Record<number, { index: string | null; mean: number | null; crop: string | null }>;
+  latestScan: Record<number, { index: string | null; mean: number | null; crop: string | null; cropUnsure: boolean }>;
 }
 
 type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number } | { kind: 'splitting'; id: number };
@@ -174,15 +174,17 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     tooltipRef.current = (f) => {
       const scan = latestScan[f.id];
       const index = scan?.mean == null ? '' : ` · ${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`;
-      return `${f.properties.name} · ${ha(f.properties.area)}${index}${scan?.crop ? ` · ${cropName(scan.crop)}` : ''}`;
+      const crop = scan?.crop ? ` · ${scan.cropUnsure ? t('map.crop_guess', { crop: cropName(scan.crop) }) : cropName(scan.crop)}` : '';
+      return `${f.properties.name} · ${ha(f.properties.area)}${index}${crop}`;
     };
-  }, [ha, format, latestScan, cropName]);
+  }, [ha, format, latestScan, cropName, t]);
   const colorOf = useCallback(
     (f: FieldFeature) => {
       if (colorBy === 'status') return statusColor(f.properties.status);
       if (colorBy === 'owner') return ownerColor(f.properties.owner);
       const scan = latestScan[f.id];
-      if (colorBy === 'crop') return cropColor(scan?.crop);
+      // A guess too close to call is not coloured as that crop: the map shows crops as facts.
+      if (colorBy === 'crop') return scan?.crop && scan.cropUnsure ? UNSURE_CROP_COLOR : cropColor(scan?.crop);
       return scan?.mean != null ? zoneColor(indexClass(scan.mean), INDEX_CLASSES) : NO_VALUE_COLOR;
     },
     [colorBy, latestScan],
@@ -568,7 +570,10 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       if (colorBy === 'status') return { key: f.properties.status ?? '', label: statusLabel(f.properties.status), order: 0 };
       if (colorBy === 'owner') return { key: f.properties.owner ?? '', label: f.properties.owner || t('fields.no_owner'), order: 0 };
       const scan = latestScan[f.id];
-      if (colorBy === 'crop') return scan?.crop ? { key: scan.crop, label: cropName(scan.crop), order: 0 } : { key: '', label: t('map.no_crop'), order: 0 };
+      if (colorBy === 'crop') {
+        if (scan?.crop && scan.cropUnsure) return { key: '?', label: t('map.crop_unsure'), order: 0 };
+        return scan?.crop ? { key: scan.crop, label: cropName(scan.crop), order: 0 } : { key: '', label: t('map.no_crop'), order: 0 };
+      }
       if (scan?.mean == null) return { key: '', label: t('map.no_scan'), order: 0 };
       const k = indexClass(scan.mean);
       const [lo, hi] = [(k - 1) / INDEX_CLASSES, k / INDEX_CLASSES];

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { dirname } from 'node:path';
 import type { DbTx } from '../db/client';
 import type { TenantDb } from '../db/tenant';
-import { classifyCrop, type RowPattern } from '../drone/classify';
+import { classifyCrop, isUncertain, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
@@ -164,6 +164,8 @@ export interface LatestScan {
   mean: number | null;
   /** The crop on the field then: the one a user named, else the classifier's. */
   crop: string | null;
+  /** That crop is the classifier's guess, too close to call. */
+  cropUnsure: boolean;
 }
 
 /** Of scans of many fields, each field's taken last, by field id. */
@@ -191,6 +193,7 @@ export async function latestScansByField(db: TenantDb): Promise<Map<number, Late
         index: s.indexName,
         mean: parse<IndexStats | null>(s.statsJson, null)?.mean ?? null,
         crop: scanCrop(s),
+        cropUnsure: scanCropUnsure(s),
       },
     ]),
   );
@@ -348,6 +351,16 @@ const CLASSIFIED = { id: true, status: true, cropType: true, cropJson: true, sta
 
 /** The crop a scan reports: the one a user named, else the classifier's, else none. */
 export const scanCrop = (scan: { cropType: string | null; cropJson: string | null }): string | null => scan.cropType ?? parse<{ crop_type: string } | null>(scan.cropJson, null)?.crop_type ?? null;
+
+/**
+ * Whether the crop a scan reports is the classifier's guess too close to call (`isUncertain`), which
+ * the map and the field page must not show as a fact; a crop a user named is sure.
+ */
+export const scanCropUnsure = (scan: { cropType: string | null; cropJson: string | null }): boolean => {
+  if (scan.cropType !== null) return false;
+  const auto = parse<{ top_candidates: { score: number }[] } | null>(scan.cropJson, null);
+  return auto !== null && isUncertain(auto);
+};
 
 function classificationOf(scan: { id: number; status: string; cropType: string | null; cropJson: string | null; statsJson: string | null; indexName: string | null }) {
   const auto = parse<{ crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] } | null>(scan.cropJson, null);

@@ -1,9 +1,8 @@
 // Statistics (spec 2.7): area by status and by owner, summed in the database, and by crop. Areas are
 // stored rounded to what the field list shows, so the sums agree with it to the last decimal.
 import type { TenantDb } from '../db/tenant';
-import { isUncertain } from '../drone/classify';
 import { AREA_UNIT, roundArea } from './fields';
-import { latestPerField } from './scans';
+import { latestPerField, scanCrop, scanCropUnsure } from './scans';
 
 /**
  * A scan's crop as the statistics count it: the one a user named, else the classifier's unless it
@@ -11,9 +10,7 @@ import { latestPerField } from './scans';
  * of guesses, so such a field counts under no crop until someone names it.
  */
 export function plannedCrop(scan: { cropType: string | null; cropJson: string | null }): string | null {
-  if (scan.cropType) return scan.cropType;
-  const auto = scan.cropJson ? (JSON.parse(scan.cropJson) as { crop_type: string; top_candidates: { score: number }[] } | null) : null;
-  return auto && !isUncertain(auto) ? auto.crop_type : null;
+  return scanCropUnsure(scan) ? null : scanCrop(scan);
 }
 
 /**

@@ -12,6 +12,8 @@ export const statusKey = (status: string | null | undefined) => (status ? STATUS
 
 const STATUS_COLOR: Record<string, string> = { owned: '#15803d', leased: '#2563eb', subleased: '#d97706' };
 export const NO_VALUE_COLOR = '#78716c';
+/** A crop guessed but too close to call: lighter than no value, and no crop's colour (the palette's are saturated). */
+export const UNSURE_CROP_COLOR = '#d6d3d1';
 const PALETTE = ['#0f766e', '#9333ea', '#c2410c', '#0369a1', '#be123c', '#4d7c0f', '#a16207', '#4338ca', '#0e7490', '#86198f'];
 
 function hashColor(text: string): string {

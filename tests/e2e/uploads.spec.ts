@@ -6,7 +6,8 @@ import JSZip from 'jszip';
 import sharp from 'sharp';
 import en from '../../messages/en.json' with { type: 'json' };
 import { INDEX_CLASSES, indexClass, zoneColor } from '../../lib/raster/ramp';
-import { NO_VALUE_COLOR, cropColor } from '../../lib/ui/status';
+import { NO_VALUE_COLOR, UNSURE_CROP_COLOR, cropColor } from '../../lib/ui/status';
+import { isUncertain } from '../../lib/drone/classify';
 import { createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
@@ -388,6 +389,19 @@ test('a processed drone survey’s orthomosaic and NDVI download from the field 
     const bytes = readFileSync((await download.path())!);
     expect(bytes.subarray(0, 4).toString('latin1')).toBe('II*\0'); // a little-endian TIFF
   }
+
+  // Coloured by crop, the map shows the classifier's guess as the crop only when it is sure; one too
+  // close to call is "Crop unsure", in a colour no crop has, and its tooltip says so.
+  const classification = await (await page.request.get(`/api/scan/${(await res.json()).scan_id}/classify`)).json();
+  expect(classification.crop_type, 'the survey is classified').toBeTruthy();
+  const unsure = isUncertain(classification.details);
+  const cropLabel = en.drone.crops[classification.crop_type as keyof typeof en.drone.crops];
+  await page.goto(`/map?field=${id}`);
+  await page.getByLabel(en.map.color_by).selectOption({ label: en.map.color_crop });
+  await expect(page.locator(`path.fm-field-${id}`)).toHaveAttribute('fill', unsure ? UNSURE_CROP_COLOR : cropColor(classification.crop_type));
+  await expect(page.getByRole('list', { name: en.map.legend }).locator('li')).toHaveText([`${unsure ? en.map.crop_unsure : cropLabel}(1)`]);
+  await page.locator(`path.fm-field-${id}`).hover();
+  await expect(page.locator('.leaflet-tooltip')).toContainText(unsure ? en.map.crop_guess.replace('{crop}', cropLabel) : `· ${cropLabel}`);
 });
 
 test('a drone ZIP’s files the survey does not use, a photo without GPS among them, are named when it is accepted', async ({ page }) => {

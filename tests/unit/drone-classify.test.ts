@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyCrop, expectedNdvi, isUncertain, rowPatternOfTile, type RowPattern } from '@/lib/drone/classify';
 import { CROPS } from '@/lib/drone/crops';
 import { userCrop } from '@/lib/fields/schemas';
+import { scanCropUnsure } from '@/lib/fields/scans';
 import { labelledCropSet, seededRandom } from '@/lib/drone/crop-set';
 
 const N = 256;
@@ -56,6 +57,16 @@ describe('classifyCrop', () => {
     expect(isUncertain(of(0.17, 0.15, 0.14, 0.14, 0.1, 0.1, 0.1, 0.1))).toBe(true);
     expect(isUncertain(of(0.4, 0.37, 0.1, 0.05, 0.03, 0.02, 0.02, 0.01))).toBe(true);
     expect(isUncertain(of(0.6, 0.2, 0.1, 0.04, 0.03, 0.01, 0.01, 0.01))).toBe(false);
+  });
+
+  it('calls the crop a scan reports unsure only when it is the classifier\'s guess too close to call', () => {
+    const guess = (...scores: number[]) => JSON.stringify({ crop_type: CROPS[0], confidence: scores[0], top_candidates: scores.map((score, k) => ({ crop: CROPS[k]!, score })) });
+    const close = guess(0.4, 0.37, 0.1, 0.05, 0.03, 0.02, 0.02, 0.01);
+    expect(scanCropUnsure({ cropType: null, cropJson: close })).toBe(true);
+    expect(scanCropUnsure({ cropType: null, cropJson: guess(0.6, 0.2, 0.1, 0.04, 0.03, 0.01, 0.01, 0.01) })).toBe(false);
+    // A user named it, over the same guess; or nothing was classified.
+    expect(scanCropUnsure({ cropType: 'barley', cropJson: close })).toBe(false);
+    expect(scanCropUnsure({ cropType: null, cropJson: null })).toBe(false);
   });
 
   it('expects bare soil out of season and the reference peak in the peak month', () => {
