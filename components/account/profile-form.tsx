@@ -52,7 +52,7 @@ export function ProfileForm({ initial }: { initial: { first_name: string; last_n
       </Select>
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <SubmitButton disabled={busy}>
+      <SubmitButton busy={busy}>
         {t('profile.save')}
       </SubmitButton>
     </Form>
@@ -93,7 +93,7 @@ export function PasswordForm() {
       <TextInput label={t('account.repeat_password')} name="repeat_password" type="password" autoComplete="new-password" minLength={8} required />
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <SubmitButton disabled={busy}>
+      <SubmitButton busy={busy}>
         {t('account.change_password')}
       </SubmitButton>
     </Form>

@@ -43,7 +43,7 @@ export function LoginForm({ next }: { next: string }) {
         <input type="checkbox" name="remember" /> {t('auth.remember')}
       </label>
       <ErrorMessage>{error}</ErrorMessage>
-      <SubmitButton disabled={busy} className="w-full">
+      <SubmitButton busy={busy} className="w-full">
         {t('auth.login')}
       </SubmitButton>
       <p className="text-sm text-stone-600">

@@ -72,7 +72,7 @@ export function RegisterForm() {
         ))}
       </Select>
       <ErrorMessage>{error}</ErrorMessage>
-      <SubmitButton disabled={busy} className="w-full">
+      <SubmitButton busy={busy} className="w-full">
         {t('account.create_company')}
       </SubmitButton>
       <p className="text-sm text-stone-600">

@@ -109,7 +109,7 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
                   <span className="flex flex-wrap gap-2">
                     <Button
                       variant="secondary"
-                      disabled={busy}
+                      busy={busy}
                       onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
                     >
                       {u.is_active ? t('company.deactivate') : t('company.activate')}
@@ -180,7 +180,7 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
       </div>
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
-      <SubmitButton disabled={busy}>
+      <SubmitButton busy={busy}>
         {t('company.add_user')}
       </SubmitButton>
     </Form>
@@ -226,7 +226,7 @@ export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, tim
         </Select>
         <ErrorMessage>{error}</ErrorMessage>
         <SuccessMessage>{notice}</SuccessMessage>
-        <SubmitButton disabled={busy}>
+        <SubmitButton busy={busy}>
           {t('common.save')}
         </SubmitButton>
       </Form>

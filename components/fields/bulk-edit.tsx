@@ -91,15 +91,15 @@ export function BulkEdit({
           <StatusOptions statuses={KNOWN_STATUSES} none={t('fields.no_status')} />
         </Select>
       </div>
-      <Button onClick={() => void apply()} disabled={busy || (keepOwner && status === KEEP)}>
+      <Button onClick={() => void apply()} busy={busy} disabled={keepOwner && status === KEEP}>
         {t('fields.bulk_apply')}
       </Button>
       {onMerge && (
-        <Button variant="secondary" onClick={onMerge} disabled={busy}>
+        <Button variant="secondary" onClick={onMerge} busy={busy}>
           {t('fields.merge_open')}
         </Button>
       )}
-      <Button variant="secondary" onClick={onClear} disabled={busy}>
+      <Button variant="secondary" onClick={onClear} busy={busy}>
         {t('fields.clear_selection')}
       </Button>
       {error && (

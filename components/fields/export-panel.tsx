@@ -107,7 +107,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
         <Button variant={open === 'isoxml' ? 'primary' : 'secondary'} onClick={() => setOpen(open === 'isoxml' ? null : 'isoxml')} aria-expanded={open === 'isoxml'}>
           {t('isoxml')}
         </Button>
-        <Button variant="secondary" onClick={() => void get(pdfUrl)} disabled={busy}>
+        <Button variant="secondary" onClick={() => void get(pdfUrl)} busy={busy}>
           {t('pdf')}
         </Button>
       </div>
@@ -163,7 +163,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
           <TextInput label={t('overlap_h')} type="number" min={10} max={95} step="any" value={kmz.overlap_h} onChange={(e) => setKmz({ ...kmz, overlap_h: e.target.value })} required />
           <TextInput label={t('overlap_w')} type="number" min={10} max={95} step="any" value={kmz.overlap_w} onChange={(e) => setKmz({ ...kmz, overlap_w: e.target.value })} required />
           <div className="sm:col-span-2">
-            <SubmitButton disabled={busy}>
+            <SubmitButton busy={busy}>
               {t('download')}
             </SubmitButton>
           </div>
@@ -203,7 +203,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
               {t('rates_missing', { classes: missingRates.join(', ') })}
             </p>
           )}
-          <SubmitButton disabled={busy || missingRates.length > 0} aria-describedby={missingRates.length > 0 ? missingId : undefined}>
+          <SubmitButton busy={busy} disabled={missingRates.length > 0} aria-describedby={missingRates.length > 0 ? missingId : undefined}>
             {t('download')}
           </SubmitButton>
         </Form>

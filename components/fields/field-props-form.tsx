@@ -80,11 +80,11 @@ export function FieldPropsForm({
         maxLength={64}
       />
       <div className="flex flex-wrap gap-2">
-        <SubmitButton disabled={busy || owner.creating}>
+        <SubmitButton busy={busy || owner.creating}>
           {submitLabel}
         </SubmitButton>
         {onCancel && (
-          <Button variant="secondary" onClick={onCancel} disabled={busy || owner.creating}>
+          <Button variant="secondary" onClick={onCancel} busy={busy || owner.creating}>
             {t('common.cancel')}
           </Button>
         )}

@@ -307,10 +307,10 @@ export function FieldsTable({
                   <td className="px-2 py-1 text-right whitespace-nowrap tabular-nums">{indexMean(r)}</td>
                   <td className="px-2 py-1 whitespace-nowrap">
                     <span className="flex gap-1">
-                      <Button onClick={() => void save()} disabled={busy}>
+                      <Button onClick={() => void save()} busy={busy}>
                         {t('common.save')}
                       </Button>
-                      <Button variant="secondary" onClick={() => setEditing(null)} disabled={busy}>
+                      <Button variant="secondary" onClick={() => setEditing(null)} busy={busy}>
                         {t('common.cancel')}
                       </Button>
                     </span>

@@ -69,10 +69,10 @@ export function MergeFields({ rows, onCancel, onMerged }: { rows: MergeCandidate
         <TextInput label={t('fields.merge_name')} value={name} placeholder={keptRow.name} maxLength={255} onChange={(e) => setName(e.target.value)} />
       </div>
       <div className="flex flex-wrap gap-2">
-        <Button variant="danger" onClick={() => void merge()} disabled={busy}>
+        <Button variant="danger" onClick={() => void merge()} busy={busy}>
           {t('fields.merge_apply', { count: rows.length })}
         </Button>
-        <Button variant="secondary" onClick={onCancel} disabled={busy}>
+        <Button variant="secondary" onClick={onCancel} busy={busy}>
           {t('common.cancel')}
         </Button>
       </div>

@@ -58,7 +58,7 @@ export function MergedFromTable({ fieldId, parcels, canTakeOut }: { fieldId: num
             <td className="px-2 py-1 text-right tabular-nums">{format.number(m.area, 'hectares')}</td>
             {canTakeOut && (
               <td className="px-2 py-1 text-right">
-                <Button variant="secondary" disabled={busy} onClick={() => void takeOut(m)} aria-label={t('field.take_out_parcel', { name: m.name })}>
+                <Button variant="secondary" busy={busy} onClick={() => void takeOut(m)} aria-label={t('field.take_out_parcel', { name: m.name })}>
                   {t('field.take_out')}
                 </Button>
               </td>

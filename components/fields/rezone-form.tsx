@@ -69,7 +69,7 @@ export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: {
       <div className="w-40">
         <TextInput label={t('uploads.min_zone_area')} name="min_zone_area_ha" type="number" min={0} max={1000} step="any" inputMode="decimal" defaultValue={String(minZoneAreaHa)} />
       </div>
-      <SubmitButton variant="secondary" disabled={busy || running}>
+      <SubmitButton variant="secondary" busy={busy || running}>
         {t('field.rezone_submit')}
       </SubmitButton>
       <div className="basis-full space-y-2">

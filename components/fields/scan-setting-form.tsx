@@ -41,7 +41,7 @@ export function ScanSettingForm({ scanId, name, label, savedText, className = ''
   return (
     <Form onSubmit={save} className={`flex flex-wrap items-end gap-2 ${className}`} aria-label={label}>
       {children}
-      <SubmitButton variant="secondary" disabled={busy}>
+      <SubmitButton variant="secondary" busy={busy}>
         {t('common.save')}
       </SubmitButton>
       <div className="basis-full">

@@ -59,7 +59,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
             <span className="font-medium text-stone-700">{t('owners.new_owner')}</span>
             <input className={inputClass} value={newName} onChange={(e) => setNewName(e.target.value)} required maxLength={255} />
           </label>
-          <SubmitButton disabled={busy}>
+          <SubmitButton busy={busy}>
             {t('owners.add')}
           </SubmitButton>
         </Form>
@@ -102,7 +102,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
                   {renaming?.id === o.id ? (
                     <>
                       <Button
-                        disabled={busy}
+                        busy={busy}
                         onClick={async () => {
                           const name = renaming.name.trim();
                           if (await run(api(`/api/owners/${o.id}`, { method: 'PUT', body: { name } }), t('owners.renamed', { name }))) setRenaming(null);

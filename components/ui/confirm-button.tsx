@@ -32,7 +32,7 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
       <span className="text-red-900">{question}</span>
       <Button
         variant="danger"
-        disabled={busy}
+        busy={busy}
         autoFocus
         onClick={async () => {
           setBusy(true);
@@ -46,7 +46,7 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
       >
         {t('confirm_yes')}
       </Button>
-      <Button variant="secondary" onClick={cancel} disabled={busy}>
+      <Button variant="secondary" onClick={cancel} busy={busy}>
         {t('cancel')}
       </Button>
     </span>

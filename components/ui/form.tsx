@@ -34,13 +34,29 @@ export function Select({ label, children, ...props }: SelectHTMLAttributes<HTMLS
 }
 
 const variants = {
-  primary: 'bg-emerald-700 text-white hover:bg-emerald-800 disabled:bg-emerald-300',
-  secondary: 'border border-stone-500 bg-white text-stone-800 hover:bg-stone-100 disabled:text-stone-400',
-  danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-300',
+  primary: 'bg-emerald-700 text-white hover:bg-emerald-800 disabled:bg-emerald-300 aria-disabled:bg-emerald-300',
+  secondary: 'border border-stone-500 bg-white text-stone-800 hover:bg-stone-100 disabled:text-stone-400 aria-disabled:text-stone-400',
+  danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-300 aria-disabled:bg-red-300',
 };
 
-export function Button({ variant = 'primary', className = '', ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants; ref?: Ref<HTMLButtonElement> }) {
-  return <button type="button" {...props} className={`rounded px-3 py-1.5 text-sm font-medium ${variants[variant]} ${className}`} />;
+export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants; busy?: boolean; ref?: Ref<HTMLButtonElement> };
+
+/**
+ * `busy` is for a request in flight: the button says so (aria-disabled, aria-busy) and ignores clicks,
+ * but stays focusable. `disabled` would drop a keyboard user's focus to the page's start.
+ */
+export function Button({ variant = 'primary', className = '', busy = false, onClick, ...props }: ButtonProps) {
+  return (
+    <button
+      type="button"
+      {...props}
+      aria-disabled={busy || props['aria-disabled'] || undefined}
+      aria-busy={busy || undefined}
+      // Cancelling the click also stops a submit button (and Enter in its form) from sending the form again.
+      onClick={busy ? (e) => e.preventDefault() : onClick}
+      className={`rounded px-3 py-1.5 text-sm font-medium ${busy ? 'cursor-wait' : ''} ${variants[variant]} ${className}`}
+    />
+  );
 }
 
 /** A link that looks like a button: for downloads the browser should save as they arrive. */
@@ -48,23 +64,8 @@ export function LinkButton({ variant = 'secondary', className = '', ...props }: 
   return <a {...props} className={`inline-block rounded px-3 py-1.5 text-sm font-medium ${variants[variant]} ${className}`} />;
 }
 
-export function ErrorMessage({ children }: { children: ReactNode }) {
-  if (!children) return null;
-  return (
-    <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
-      {children}
-    </p>
-  );
-}
-
-export function SuccessMessage({ children }: { children: ReactNode }) {
-  if (!children) return null;
-  return (
-    <p role="status" className="rounded border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
-      {children}
-    </p>
-  );
-}
+// Client components (the error takes the focus when it would be lost), usable from server pages too.
+export { ErrorMessage, SuccessMessage } from './messages';
 
 export function Card({ title, children, actions }: { title?: string; children: ReactNode; actions?: ReactNode }) {
   return (

@@ -1,6 +1,6 @@
 'use client';
-import { type ButtonHTMLAttributes, useSyncExternalStore } from 'react';
-import { Button } from './form';
+import { useSyncExternalStore } from 'react';
+import { Button, type ButtonProps } from './form';
 
 const noSubscription = () => () => {};
 
@@ -9,7 +9,7 @@ const noSubscription = () => () => {};
  * disabled: otherwise the browser would send the form the plain way, as a GET with every field (a password
  * too) in the address. A disabled default button also stops Enter from submitting the form.
  */
-export function SubmitButton({ disabled, ...props }: Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type'> & { variant?: Parameters<typeof Button>[0]['variant'] }) {
+export function SubmitButton({ disabled, ...props }: Omit<ButtonProps, 'type' | 'ref'>) {
   const hydrated = useSyncExternalStore(
     noSubscription,
     () => true,

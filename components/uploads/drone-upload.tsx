@@ -56,7 +56,7 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
           <CropOptions />
         </Select>
       </div>
-      <SubmitButton disabled={busy}>
+      <SubmitButton busy={busy}>
         {t('uploads.start_drone')}
       </SubmitButton>
       <UploadBar progress={progress} />

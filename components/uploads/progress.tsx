@@ -91,18 +91,31 @@ export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void)
 
 export function TaskProgress({ task }: { task: TaskView | null }) {
   const t = useTranslations('uploads');
+  const format = useFormatter();
   if (!task) return null;
   const running = task.status === 'pending' || task.status === 'running';
+  const status = t(`task_status.${['pending', 'running', 'completed', 'error'].includes(task.status) ? task.status : 'running'}`);
+  // What a screen reader hears, politely: its text changes only with the step, with each quarter of the
+  // way and at the end, not with every percent the bar moves. The failure's reason is the form's alert.
+  const quarter = Math.min(3, Math.floor(task.percent / 25)) / 4;
+  const spoken = running
+    ? `${status}${task.progress ? ` — ${task.progress}` : ''}, ${format.number(quarter, { style: 'percent' })}`
+    : task.status === 'completed'
+      ? t('task_done')
+      : t('task_failed');
   return (
     <div className="space-y-1 text-sm" data-testid="task-progress">
       <div className="flex justify-between text-stone-700">
         <span>
-          {t(`task_status.${['pending', 'running', 'completed', 'error'].includes(task.status) ? task.status : 'running'}`)}
+          {status}
           {running && task.progress ? ` — ${task.progress}` : ''}
         </span>
         {running && <span className="tabular-nums">{Math.round(task.percent)}%</span>}
       </div>
       {running && <progress className="h-2 w-full accent-emerald-700" max={100} value={task.percent} aria-label={t('task_progress')} />}
+      <p role="status" aria-live="polite" className="sr-only" data-testid="task-announcement">
+        {spoken}
+      </p>
     </div>
   );
 }

@@ -93,7 +93,7 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
           <TextInput label={t('captured_at')} hint={t('captured_at_hint')} name="captured_at" type="date" min="1900-01-01" />
         </div>
       </div>
-      <SubmitButton disabled={busy}>
+      <SubmitButton busy={busy}>
         {t('start_zoning')}
       </SubmitButton>
       <UploadBar progress={progress} />

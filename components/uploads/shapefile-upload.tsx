@@ -41,7 +41,7 @@ export function ShapefileUpload() {
     <Form onSubmit={submit} className="space-y-3" aria-label={t('shapefile_title')}>
       <p className="text-sm text-stone-600">{t('shapefile_help')}</p>
       <FilePicker label={t('shapefile_file')} name="shapefile_zip" accept=".zip,application/zip" />
-      <SubmitButton disabled={busy}>
+      <SubmitButton busy={busy}>
         {t('import')}
       </SubmitButton>
       <UploadBar progress={progress} />
