@@ -6,6 +6,7 @@ import { config } from '../config';
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
+import { simplifyGeometryText } from '../geo/simplify';
 import { conflict, notFound, unprocessable } from '../http/errors';
 import { resolveDataPath } from '../uploads/data-path';
 import { noteScansBoundary } from './boundary';
@@ -88,7 +89,8 @@ const withOwnerName = <F extends { ownerId: number | null }>(f: F, names: Map<nu
 });
 
 /**
- * The company's fields matching `query`, in pages ordered by id. The matching ids come first from
+ * The company's fields matching `query`, in pages ordered by id, each boundary simplified within
+ * `query.simplify` metres when asked (the area stays the stored one). The matching ids come first from
  * one query the indexes answer alone (the bounding-box indexes cover a map window); the rows, with
  * kilobytes of geometry each, are then read a page at a time: the same filter within the id range
  * of the page, which the primary key answers. (Naming the page's 500 ids instead cost Prisma a fifth
@@ -99,6 +101,7 @@ const withOwnerName = <F extends { ownerId: number | null }>(f: F, names: Map<nu
 export async function* fieldPages(db: TenantDb, query: FieldListQuery, pageSize = LIST_PAGE) {
   const where = fieldListWhere(query);
   const keep = textSearch(query.q);
+  const metres = query.simplify;
   const [found, names] = await Promise.all([
     db.field.findMany({ where, select: { id: true, ...(keep && { name: true, parcelNumber: true }) }, orderBy: { id: 'asc' } }),
     ownerNames(db),
@@ -114,7 +117,8 @@ export async function* fieldPages(db: TenantDb, query: FieldListQuery, pageSize 
     });
     // A row changed meanwhile is answered as it is now, if it still matches.
     const page = keep ? rows.filter(keep) : rows;
-    if (page.length) yield page.map((f) => withOwnerName(f, names));
+    const drawn = metres === undefined ? page : page.map((f) => ({ ...f, geometry: simplifyGeometryText(f.geometry, metres) }));
+    if (drawn.length) yield drawn.map((f) => withOwnerName(f, names));
   }
 }
 

@@ -5,6 +5,7 @@ import { ZONING_METHODS } from '../raster/classify';
 import { PARCEL_NUMBER } from './parcel-number';
 import { recordId, recordIdText } from '../http/record-id';
 import { MESSAGES } from '../i18n/messages';
+import { SIMPLIFY_MAX_M } from '../geo/simplify';
 
 const parcelNumber = z
   .string()
@@ -97,6 +98,8 @@ const bbox = z
 
 export const fieldListQuery = z.object({
   bbox: bbox.optional(),
+  // Metres within which each boundary is simplified for drawing (lib/geo/simplify.ts).
+  simplify: z.coerce.number().positive().max(SIMPLIFY_MAX_M).optional(),
   owner_id: recordIdText.optional(),
   status: z.string().max(64).optional(),
   q: z.string().trim().max(255).optional(),

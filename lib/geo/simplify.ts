@@ -1,0 +1,58 @@
+// Lighter boundaries for drawing at a distance (GET /api/fields?simplify=): Douglas-Peucker within a
+// tolerance in metres. Only the drawing changes; areas and everything else stay the stored field's.
+import { bbox, booleanValid, lineString, simplify } from '@turf/turf';
+import type { Position } from 'geojson';
+import type { FieldGeometry } from './geometry';
+
+/** The coarsest tolerance taken, in metres: beyond it a field of any size is a dot on the screen. */
+export const SIMPLIFY_MAX_M = 10_000;
+
+/**
+ * Metres per degree of latitude and of longitude at `lat` (WGS84 ellipsoid, the usual series). The
+ * tolerance in degrees is taken against the longer of the two, so that no corner moves by more than
+ * the tolerance in metres along either axis.
+ */
+export function metresPerDegree(lat: number): { lat: number; lon: number } {
+  const φ = (lat * Math.PI) / 180;
+  return {
+    lat: 111_132.954 - 559.822 * Math.cos(2 * φ) + 1.175 * Math.cos(4 * φ),
+    lon: 111_412.84 * Math.cos(φ) - 93.5 * Math.cos(3 * φ) + 0.118 * Math.cos(5 * φ),
+  };
+}
+
+export const metresToDegrees = (metres: number, lat: number) => {
+  const per = metresPerDegree(lat);
+  return metres / Math.max(per.lat, per.lon);
+};
+
+/**
+ * A ring simplified as a line (a closed one keeps its first and last position), without turf's
+ * polygon loop, which shrinks the tolerance until a ring has three corners: a field smaller than the
+ * tolerance would come out a triangle of half its area. null when the ring collapses.
+ */
+function simplifyRing(ring: Position[], tolerance: number): Position[] | null {
+  const simple = simplify(lineString(ring), { tolerance, highQuality: false }).geometry.coordinates;
+  return simple.length >= 4 ? simple : null;
+}
+
+/**
+ * `geometry` with each ring (holes kept) simplified within `metres` at the field's latitude; the
+ * geometry itself when a ring would collapse or the result is not valid, so that small fields keep
+ * their shape rather than vanish or turn into slivers.
+ */
+export function simplifyGeometry(geometry: FieldGeometry, metres: number): FieldGeometry {
+  const [, minLat, , maxLat] = bbox(geometry);
+  const tolerance = metresToDegrees(metres, (minLat + maxLat) / 2);
+  const polygons = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
+  const simplified: Position[][][] = [];
+  for (const rings of polygons) {
+    const simple = rings.map((ring) => simplifyRing(ring, tolerance));
+    if (simple.some((ring) => ring === null)) return geometry;
+    simplified.push(simple as Position[][]);
+  }
+  const result: FieldGeometry = geometry.type === 'Polygon' ? { type: 'Polygon', coordinates: simplified[0]! } : { type: 'MultiPolygon', coordinates: simplified };
+  return booleanValid(result) ? result : geometry;
+}
+
+/** A stored geometry's GeoJSON text, simplified (`simplifyGeometry`). */
+export const simplifyGeometryText = (text: string, metres: number): string => JSON.stringify(simplifyGeometry(JSON.parse(text) as FieldGeometry, metres));
