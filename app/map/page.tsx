@@ -21,7 +21,13 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
   const params = await searchParams;
   const focus = Number(params.field);
   const focusId = Number.isSafeInteger(focus) && focus > 0 ? focus : undefined;
-  const [owners, t, focused, latest] = await Promise.all([listOwners(db), getTranslations('nav'), focusId === undefined ? null : fieldsExtent(db, focusId), latestScansByField(db)]);
+  const [owners, t, focused, latest, fieldCount] = await Promise.all([
+    listOwners(db),
+    getTranslations('nav'),
+    focusId === undefined ? null : fieldsExtent(db, focusId),
+    latestScansByField(db),
+    db.field.count(),
+  ]);
   // Only the scanned fields' latest index and crop (a few bytes each) ride in the page, for colouring by them.
   const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { index: s.index, mean: s.mean, crop: s.crop, cropUnsure: s.cropUnsure }]));
   const extent = focused ?? (await fieldsExtent(db));
@@ -35,6 +41,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
         tiles={tileSource()}
         can={{ add: can(user.role, 'addFields'), edit: can(user.role, 'edit'), delete: can(user.role, 'deleteFields') }}
         focusId={focused ? focusId : undefined}
+        fieldCount={fieldCount}
         latestScan={latestScan}
       />
     </section>

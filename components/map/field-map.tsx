@@ -20,6 +20,7 @@ import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from '../fields/field-props-form';
 import { MergeFields } from '../fields/merge-fields';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from './base-map';
+import { fieldsUrl, isCoarser, usesLevelOfDetail, viewTolerance } from './level-of-detail';
 
 export interface FieldMapProps {
   /** The first view ([[south, west], [north, east]]): the field asked for, or all of them. */
@@ -28,6 +29,8 @@ export interface FieldMapProps {
   tiles: TileSource;
   can: { add: boolean; edit: boolean; delete: boolean };
   focusId?: number;
+  /** How many fields the company has: over 1,000 the map reads them simplified for the view (level-of-detail.ts). */
+  fieldCount: number;
   /** Each scanned field's latest scan (lib/fields/scans.ts): its index, mean and crop, by field id. */
   latestScan: Record<number, { index: string | null; mean: number | null; crop: string | null; cropUnsure: boolean }>;
 }
@@ -37,7 +40,10 @@ type ColorBy = 'status' | 'owner' | 'index' | 'crop';
 
 const DEFAULT_CENTER: L.LatLngExpression = [48.7, 19.5];
 const DEFAULT_ZOOM = 14;
-const readFields = () => api<FieldCollection>('/api/fields');
+const readFields = (tolerance = 0, window?: L.LatLngBounds) =>
+  api<FieldCollection>(fieldsUrl(tolerance, window && [window.getWest(), window.getSouth(), window.getEast(), window.getNorth()]));
+/** The tolerance (metres) to read boundaries at for the map's view now. */
+const mapTolerance = (map: L.Map) => viewTolerance(map.getZoom(), map.getCenter().lat);
 
 /** Up to this many fields each is an SVG path of its own; more are painted on one canvas. */
 const SVG_FIELDS_AT_MOST = 1000;
@@ -106,7 +112,7 @@ function MapBridge({ onReady }: { onReady: (map: L.Map) => void }) {
   return null;
 }
 
-export default function FieldMap({ bounds, owners, tiles, can, focusId, latestScan }: FieldMapProps) {
+export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCount, latestScan }: FieldMapProps) {
   const t = useTranslations();
   const format = useFormatter();
   const [map, setMap] = useState<L.Map | null>(null);
@@ -150,6 +156,10 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   const [busy, setBusy] = useState(false);
   const groupRef = useRef<L.FeatureGroup | null>(null);
   const layersRef = useRef(new Map<number, L.Polygon>());
+  /** A large company's boundaries are read simplified for the view (level-of-detail.ts). */
+  const detail = usesLevelOfDetail(fieldCount);
+  /** The tolerance in metres each field's boundary was read at; none for one read as stored. */
+  const toleranceRef = useRef(new Map<number, number>());
   /** Whether the layers were made for a large company (canvas, kept on the map near the view only). */
   const manyRef = useRef<boolean | null>(null);
   /** The fields drawn as selected, so that a new selection restyles them and no others. */
@@ -198,15 +208,19 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   );
 
   const showList = useCallback(
-    (res: ApiResult<FieldCollection>) => {
+    (res: ApiResult<FieldCollection>, tolerance: number) => {
       if (res.ok) {
+        toleranceRef.current = new Map(tolerance > 0 ? res.data.features.map((f) => [f.id, tolerance]) : []);
         setFeatures(res.data.features);
         setLoaded(true);
       } else setError(res.error ?? t('common.network_error'));
     },
     [t],
   );
-  const reload = useCallback(async () => showList(await readFields()), [showList]);
+  const reload = useCallback(async () => {
+    const tolerance = detail && map ? mapTolerance(map) : 0;
+    showList(await readFields(tolerance), tolerance);
+  }, [showList, detail, map]);
   /**
    * After an edit, reads again only the fields it changed (`ids`) and leaves out those it removed
    * (`gone`): the whole list is 9.5 MB for 10,000 fields, and each of its layers was made again. A
@@ -219,6 +233,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
       const fresh = new Map<number, FieldFeature>();
       const removed = new Set(gone);
       read.forEach((r, i) => (r.ok ? fresh.set(ids[i]!, toFeature(r.data)) : removed.add(ids[i]!)));
+      for (const id of [...fresh.keys(), ...removed]) toleranceRef.current.delete(id);
       setFeatures((all) => {
         const next = all.filter((f) => !removed.has(f.id)).map((f) => fresh.get(f.id) ?? f);
         const known = new Set(all.map((f) => f.id));
@@ -230,16 +245,62 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   );
 
   // The fields come from the API, not inside the page, so that the page opens at once however many
-  // there are; the view is already where they are (`bounds`).
+  // there are; the view is already where they are (`bounds`). A large company's are read simplified
+  // for the first view's zoom, which waits for the map.
+  const firstView = detail ? map : null;
   useEffect(() => {
+    if (detail && !firstView) return;
     let current = true;
-    void readFields().then((res) => {
-      if (current) showList(res);
+    const tolerance = firstView ? mapTolerance(firstView) : 0;
+    void readFields(tolerance).then((res) => {
+      if (current) showList(res, tolerance);
     });
     return () => {
       current = false;
     };
-  }, [showList]);
+  }, [detail, firstView, showList]);
+
+  /**
+   * Puts the boundaries of `fresh`, read at `tolerance` (0: as stored), in place of those read
+   * coarser, in their layers as they are (a layer geoman edits is not made again under it). Fields
+   * the map does not have are left out.
+   */
+  const refine = useCallback((fresh: FieldFeature[], tolerance: number) => {
+    const finer = new Map<number, FieldFeature>();
+    for (const f of fresh) {
+      const layer = layersRef.current.get(f.id);
+      if (!layer || !isCoarser(toleranceRef.current.get(f.id) ?? 0, tolerance)) continue;
+      if (tolerance > 0) toleranceRef.current.set(f.id, tolerance);
+      else toleranceRef.current.delete(f.id);
+      layer.setLatLngs(L.GeoJSON.coordsToLatLngs(f.geometry.coordinates, f.geometry.type === 'Polygon' ? 1 : 2));
+      layer.setStyle(paintRef.current(f));
+      layer.feature = f;
+      finer.set(f.id, f);
+    }
+    if (finer.size) setFeatures((all) => all.map((f) => finer.get(f.id) ?? f));
+  }, []);
+
+  // Zoomed in, the fields near the view are read again at the finer tolerance the view wants and
+  // replace the coarse ones (a later move supersedes a read still under way).
+  useEffect(() => {
+    if (!map || !detail || !loaded) return;
+    let latest = 0;
+    const onMove = () => {
+      const tolerance = mapTolerance(map);
+      const near = map.getBounds().pad(NEAR_VIEW);
+      const coarse = [...layersRef.current].some(([id, layer]) => isCoarser(toleranceRef.current.get(id) ?? 0, tolerance) && near.intersects(layer.getBounds()));
+      if (!coarse) return;
+      const read = ++latest;
+      void readFields(tolerance, near).then((res) => {
+        if (res.ok && read === latest) refine(res.data.features, tolerance);
+      });
+    };
+    map.on('moveend', onMove);
+    return () => {
+      latest = -1;
+      map.off('moveend', onMove);
+    };
+  }, [map, detail, loaded, refine]);
 
   // The colours of a field's layer as the map is coloured now.
   const paint = useCallback(
@@ -327,6 +388,29 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
   }, [map]);
 
   /**
+   * Before an edit, a cut or a drawing, a large company's boundaries it works with are read as stored
+   * where they were read simplified: the field `id`, and the fields in view when they are few enough
+   * to snap to (snapTargets). False when a read failed (its message is shown).
+   */
+  async function exactBoundaries(id?: number): Promise<boolean> {
+    if (!map) return false;
+    const coarse = (fid: number) => toleranceRef.current.has(fid);
+    const view = map.getBounds();
+    const inView = [...layersRef.current].filter(([fid, layer]) => fid !== id && view.intersects(layer.getBounds())).map(([fid]) => fid);
+    const [one, near] = await Promise.all([
+      id !== undefined && coarse(id) ? api<FieldDetail>(`/api/fields/${id}`) : null,
+      inView.length <= SNAP_FIELDS_AT_MOST && inView.some(coarse) ? readFields(0, view) : null,
+    ]);
+    const failed = [one, near].find((r) => r && !r.ok);
+    if (failed && !failed.ok) {
+      setError(failed.error ?? t('common.network_error'));
+      return false;
+    }
+    refine([...(one?.ok ? [toFeature(one.data)] : []), ...(near?.ok ? near.data.features : [])], 0);
+    return true;
+  }
+
+  /**
    * Whether geoman should snap to fields, and which: those in view, unless there are so many that
    * measuring against each at every move would freeze the map (10,000 fields: 1-1.7 s a move).
    */
@@ -408,10 +492,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     };
   }, [map, changeMode]);
 
-  function startDrawing() {
+  async function startDrawing() {
     if (!map) return;
     setError(null);
     setNotice(null);
+    if (detail && !(await exactBoundaries())) return;
     setSelectedId(null);
     setLiveArea(null);
     changeMode({ kind: 'drawing' });
@@ -461,10 +546,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     setSelectedId(res.data.id);
   }
 
-  function startSplitting(id: number) {
+  async function startSplitting(id: number) {
     if (!map) return;
     setError(null);
     setNotice(null);
+    if (detail && !(await exactBoundaries(id))) return;
     discardDrawn();
     changeMode({ kind: 'splitting', id });
     map.pm.enableDraw('Line', {
@@ -496,11 +582,12 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     splitRef.current = splitAlong;
   });
 
-  function startEditing(id: number) {
-    const layer = layersRef.current.get(id);
-    if (!layer) return;
+  async function startEditing(id: number) {
     setError(null);
     setNotice(null);
+    if (detail && !(await exactBoundaries(id))) return;
+    const layer = layersRef.current.get(id);
+    if (!layer) return;
     changeMode({ kind: 'editing', id });
     setLiveArea(layerArea(layer));
     layer.pm.enable({ allowSelfIntersection: false, snappable: snapTargets(id) });
@@ -594,7 +681,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
     <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_340px]">
       <div className="space-y-2">
         <div className="flex flex-wrap items-center gap-2">
-          {can.add && mode.kind === 'idle' && <Button onClick={startDrawing}>{t('map.draw_field')}</Button>}
+          {can.add && mode.kind === 'idle' && <Button onClick={() => void startDrawing()}>{t('map.draw_field')}</Button>}
           {mode.kind === 'drawing' && (
             <>
               {/* For touch: closing on the first corner needs a precise tap, and a tablet has no Escape key. */}
@@ -753,12 +840,12 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, latestSc
                   </Button>
                 )}
                 {can.edit && (
-                  <Button variant="secondary" onClick={() => startEditing(selected.id)}>
+                  <Button variant="secondary" onClick={() => void startEditing(selected.id)}>
                     {t('map.edit_boundary')}
                   </Button>
                 )}
                 {can.edit && (
-                  <Button variant="secondary" onClick={() => startSplitting(selected.id)}>
+                  <Button variant="secondary" onClick={() => void startSplitting(selected.id)}>
                     {t('map.split_field')}
                   </Button>
                 )}

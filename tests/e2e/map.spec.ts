@@ -220,8 +220,12 @@ test('a large company’s map keeps only the fields near the view on it, recolou
       (window as unknown as { fieldMap: { eachLayer(f: (l: { feature?: unknown }) => void): void } }).fieldMap.eachLayer((l) => void (l.feature && n++));
       return n;
     });
+  // Reads of the whole list (a zoom in reads the window near the view again, finer: `bbox=`).
   let listReads = 0;
-  page.on('request', (r) => void (r.method() === 'GET' && new URL(r.url()).pathname === '/api/fields' && listReads++));
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (r.method() === 'GET' && url.pathname === '/api/fields' && !url.searchParams.has('bbox')) listReads++;
+  });
 
   await page.goto('/map');
   await expect(page.getByTestId('map-summary')).toHaveText(/^1,100 fields/);
@@ -268,6 +272,60 @@ test('a large company’s map keeps only the fields near the view on it, recolou
   await page.mouse.move(centre.x + 1, centre.y + 1);
   await expect(page.locator('.leaflet-tooltip')).toContainText('Plot 49:21');
   expect(listReads).toBe(1);
+});
+
+test('over a thousand fields, the map reads them simplified for its view, finer zoomed in, and an edit starts from the stored boundary', async ({ page }) => {
+  test.slow();
+  await registerCompany(page.request);
+  // 1,001 round fields of 200 corners, 800 m across, 40 by 26 on a grid (0.015° by 0.01°).
+  const round = (lon: number, lat: number) => {
+    const ring = Array.from({ length: 200 }, (_, i) => {
+      const a = (2 * Math.PI * i) / 200;
+      const r = 400 * (1 + 0.01 * Math.sin(7 * a));
+      return [lon + (r * Math.cos(a)) / 74_500, lat + (r * Math.sin(a)) / 111_200];
+    });
+    return { type: 'Polygon', coordinates: [[...ring, ring[0]]] };
+  };
+  const cells = Array.from({ length: 1001 }, (_, i) => [i % 40, Math.floor(i / 40)] as const);
+  for (let i = 0; i < cells.length; i += 50) {
+    await Promise.all(cells.slice(i, i + 50).map(([col, row]) => createField(page.request, { name: `Plot ${col}:${row}`, geometry: round(17 + col * 0.015, 48.1 + row * 0.01) })));
+  }
+  const reads: URL[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (r.method() === 'GET' && url.pathname.startsWith('/api/fields')) reads.push(url);
+  });
+
+  await page.goto('/map');
+  await expect(page.getByTestId('map-summary')).toHaveText(/^1,001 fields/);
+  const map = page.getByTestId('field-map');
+  await expect(map.locator('.leaflet-overlay-pane canvas')).toHaveCount(1);
+  // The first read is the whole list, simplified to about half a pixel of the first view (tens of metres).
+  const first = reads[0]!;
+  expect(first.pathname).toBe('/api/fields');
+  expect(first.searchParams.has('bbox')).toBe(false);
+  expect(Number(first.searchParams.get('simplify'))).toBeGreaterThan(5);
+
+  // Close to one field, the window near the view is read again, finer, and the field answers hover.
+  const search = page.getByLabel('Find a field');
+  const panel = page.getByTestId('field-panel');
+  await search.fill('Plot 0:0');
+  await search.press('Enter');
+  await expect(panel.getByRole('heading')).toHaveText('Plot 0:0');
+  await expect.poll(() => reads.filter((u) => u.searchParams.has('bbox')).length).toBeGreaterThan(0);
+  const window = reads.find((u) => u.searchParams.has('bbox'))!;
+  expect(Number(window.searchParams.get('simplify') ?? 0)).toBeLessThan(Number(first.searchParams.get('simplify')) / 1.5);
+  const view = (await map.boundingBox())!;
+  await page.mouse.move(view.x + view.width / 2, view.y + view.height / 2);
+  await expect(page.locator('.leaflet-tooltip')).toContainText('Plot 0:0');
+
+  // Editing reads the field as stored: all 200 corners are there to drag.
+  const detail = page.waitForRequest((r) => /\/api\/fields\/\d+$/.test(new URL(r.url()).pathname));
+  await panel.getByRole('button', { name: 'Edit boundary' }).click();
+  await detail;
+  await expect(map.locator('.leaflet-marker-icon.marker-icon:not(.marker-icon-middle)')).toHaveCount(200);
+  await panel.getByRole('button', { name: 'Cancel' }).click();
+  await expect(map.locator('.leaflet-marker-icon.marker-icon')).toHaveCount(0);
 });
 
 test('finds a field by name or parcel number, accents aside, and takes the map to it', async ({ page }) => {
