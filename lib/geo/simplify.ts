@@ -54,5 +54,9 @@ export function simplifyGeometry(geometry: FieldGeometry, metres: number): Field
   return booleanValid(result) ? result : geometry;
 }
 
-/** A stored geometry's GeoJSON text, simplified (`simplifyGeometry`). */
-export const simplifyGeometryText = (text: string, metres: number): string => JSON.stringify(simplifyGeometry(JSON.parse(text) as FieldGeometry, metres));
+/** A stored geometry's GeoJSON text, simplified (`simplifyGeometry`); the text itself when kept as stored. */
+export function simplifyGeometryText(text: string, metres: number): string {
+  const stored = JSON.parse(text) as FieldGeometry;
+  const simple = simplifyGeometry(stored, metres);
+  return simple === stored ? text : JSON.stringify(simple);
+}

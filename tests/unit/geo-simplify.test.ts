@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
-import { metresPerDegree, metresToDegrees, simplifyGeometry } from '@/lib/geo/simplify';
+import { metresPerDegree, metresToDegrees, simplifyGeometry, simplifyGeometryText } from '@/lib/geo/simplify';
 import type { Polygon, Position } from 'geojson';
 
 /** A ring of `n` corners around (lon, lat), `radius` metres across, its radius wobbling by 1 %. */
@@ -69,5 +69,14 @@ describe('simplifyGeometry', () => {
     const hole = wobblyRing(39, 47, 499, 37).reverse();
     const field2: Polygon = { type: 'Polygon', coordinates: [outer, hole] };
     expect(simplifyGeometry(field2, 20)).toBe(field2);
+  });
+});
+
+describe('simplifyGeometryText', () => {
+  it('answers a field kept as stored with its stored text', () => {
+    const text = JSON.stringify({ type: 'Polygon', coordinates: [wobblyRing(39, 47, 3, 60)] });
+    expect(simplifyGeometryText(text, 50)).toBe(text);
+    const big = JSON.stringify({ type: 'Polygon', coordinates: [wobblyRing(39, 47, 500, 200)] });
+    expect(JSON.parse(simplifyGeometryText(big, 5)).coordinates[0].length).toBeLessThan(100);
   });
 });
