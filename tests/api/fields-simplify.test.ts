@@ -18,7 +18,7 @@ interface Listed {
 }
 
 describe('GET /api/fields?simplify=', () => {
-  it('answers fewer corners, the stored area and properties, and a tiny field as stored', async () => {
+  it('answers fewer corners, the stored area and properties, and a tiny field drawn with four corners or more', async () => {
     const { api } = await registerCompany(baseUrl());
     const big = wobbly(39, 47, 500, 200);
     const tiny = wobbly(39.02, 47, 3, 60);
@@ -35,8 +35,12 @@ describe('GET /api/fields?simplify=', () => {
     // Everything but the drawing is the stored field's, the area not recomputed from the simpler ring.
     expect(b!.properties).toEqual(exact.features[0]!.properties);
     expect(t!.properties).toEqual(exact.features[1]!.properties);
-    // The tiny field (6 m across) would collapse at 5 m: it keeps its stored boundary.
-    expect(t!.geometry).toEqual(tiny);
+    // The tiny field (6 m across) would collapse at 5 m: it is drawn within a finer tolerance, still a
+    // polygon of four corners or more; at 5 km, where even 1/64 of that collapses it, it is sent as stored.
+    expect(t!.geometry.coordinates[0]!.length).toBeGreaterThanOrEqual(5);
+    expect(t!.geometry.coordinates[0]!.length).toBeLessThan(tiny.coordinates[0]!.length);
+    const coarse = JSON.parse((await api.get('/api/fields?simplify=5000')).text) as Listed;
+    expect(coarse.features[1]!.geometry).toEqual(tiny);
     // Without the parameter the boundary is the stored one.
     expect(exact.features[0]!.geometry).toEqual(big);
   });

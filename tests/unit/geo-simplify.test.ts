@@ -52,15 +52,24 @@ describe('simplifyGeometry', () => {
     expect(simple.coordinates.map((p) => (p as Position[][])[0]!.length < 100)).toEqual([true, true]);
   });
 
-  it('answers a field that would collapse as it is', () => {
+  it('draws a field smaller than the tolerance with four corners or more, within a finer one', () => {
     const tiny: Polygon = { type: 'Polygon', coordinates: [wobblyRing(39, 47, 3, 60)] };
-    expect(simplifyGeometry(tiny, 50)).toBe(tiny);
+    const simple = simplifyGeometry(tiny, 50) as Polygon;
+    expect(simple.coordinates[0]!.length).toBeGreaterThanOrEqual(5);
+    expect(simple.coordinates[0]!.length).toBeLessThan(60);
+    // Not the triangle of half its area turf's polygon simplification makes of it.
+    expect(geometryAreaHa(simple) / geometryAreaHa(tiny)).toBeGreaterThan(0.6);
+  });
+
+  it('answers a field that collapses even at 1/64 of the tolerance as it is', () => {
+    const tiny: Polygon = { type: 'Polygon', coordinates: [wobblyRing(39, 47, 3, 60)] };
+    expect(simplifyGeometry(tiny, 5000)).toBe(tiny);
     // One part collapsing keeps the whole field as stored (its area is the stored one's).
     const multi = { type: 'MultiPolygon' as const, coordinates: [[wobblyRing(39, 47, 500, 200)], [wobblyRing(39.1, 47, 3, 40)]] };
-    expect(simplifyGeometry(multi, 50)).toBe(multi);
+    expect(simplifyGeometry(multi, 5000)).toBe(multi);
     // A hole collapsing, too.
     const holed: Polygon = { type: 'Polygon', coordinates: [wobblyRing(39, 47, 500, 200), wobblyRing(39, 47, 3, 40).reverse()] };
-    expect(simplifyGeometry(holed, 50)).toBe(holed);
+    expect(simplifyGeometry(holed, 5000)).toBe(holed);
   });
 
   it('answers a field whose simplified rings would be invalid as it is', () => {
@@ -75,7 +84,7 @@ describe('simplifyGeometry', () => {
 describe('simplifyGeometryText', () => {
   it('answers a field kept as stored with its stored text', () => {
     const text = JSON.stringify({ type: 'Polygon', coordinates: [wobblyRing(39, 47, 3, 60)] });
-    expect(simplifyGeometryText(text, 50)).toBe(text);
+    expect(simplifyGeometryText(text, 5000)).toBe(text);
     const big = JSON.stringify({ type: 'Polygon', coordinates: [wobblyRing(39, 47, 500, 200)] });
     expect(JSON.parse(simplifyGeometryText(big, 5)).coordinates[0].length).toBeLessThan(100);
   });
