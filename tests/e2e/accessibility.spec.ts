@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Page, expect, test } from '@playwright/test';
 import en from '../../messages/en.json' with { type: 'json' };
-import { createField, registerCompany } from './helpers';
+import { UNDER_NAIP, createField, registerCompany } from './helpers';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -14,10 +14,7 @@ test('a raster upload keeps the focus on its busy button, and the live region sa
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(120_000);
   await registerCompany(page.request);
-  const id = await createField(page.request, {
-    name: 'NAIP field',
-    geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] },
-  });
+  const id = await createField(page.request, { name: 'NAIP field', geometry: UNDER_NAIP });
   await page.goto(`/uploads?field=${id}`);
   const form = page.getByRole('form', { name: en.uploads.raster_title });
   const submit = form.getByRole('button', { name: en.uploads.start_zoning });

@@ -33,6 +33,9 @@ export const square = (lon: number, lat: number, d = 0.004) => ({
   coordinates: [[[lon, lat], [lon + d, lat], [lon + d, lat + d], [lon, lat + d], [lon, lat]]],
 });
 
+/** A field under the NAIP tile the raster tests upload (m_4709963_se_14_1_20190904, North Dakota). */
+export const UNDER_NAIP = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] };
+
 export async function createField(request: APIRequestContext, body: Record<string, unknown>): Promise<number> {
   const res = await request.post('/api/fields', { data: { geometry: square(17.1, 48.15), ...body } });
   expect(res.status(), await res.text()).toBe(201);

@@ -8,7 +8,7 @@ import en from '../../messages/en.json' with { type: 'json' };
 import { INDEX_CLASSES, indexClass, zoneColor } from '../../lib/raster/ramp';
 import { NO_VALUE_COLOR, UNSURE_CROP_COLOR, cropColor } from '../../lib/ui/status';
 import { isUncertain } from '../../lib/drone/classify';
-import { createField, registerCompany } from './helpers';
+import { UNDER_NAIP, createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
 import { allNodataIndexTiff } from '../helpers/tiff';
@@ -75,10 +75,7 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(120_000);
   await registerCompany(page.request);
-  const id = await createField(page.request, {
-    name: 'NAIP field',
-    geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] },
-  });
+  const id = await createField(page.request, { name: 'NAIP field', geometry: UNDER_NAIP });
   await page.goto(`/uploads?field=${id}`);
   const recent = page.getByTestId('recent-tasks');
   await expect(page.getByText(en.uploads.recent.empty)).toBeVisible();
@@ -200,7 +197,7 @@ test('a field’s scans over the years: dated, drawn as a trend, and a scan’s 
   await registerCompany(page.request);
   const id = await createField(page.request, {
     name: 'Ten years',
-    geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] },
+    geometry: UNDER_NAIP,
   });
   // Three NAIP years through the API; the 2016 one is given a wrong date, to be corrected on the page.
   const scanIds: number[] = [];
@@ -292,7 +289,7 @@ test('a raster being zoned shows on its field’s page, and one that fails says 
   test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
   test.setTimeout(120_000);
   await registerCompany(page.request);
-  const under = await createField(page.request, { name: 'Under it', geometry: { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] } });
+  const under = await createField(page.request, { name: 'Under it', geometry: UNDER_NAIP });
   // A raster that passes the upload's checks but has no valid pixel: its task fails once it runs.
   const blank = allNodataIndexTiff();
   const apart = await createField(page.request, { name: 'Apart', geometry: blank.field });
