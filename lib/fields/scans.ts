@@ -8,7 +8,7 @@ import { classifyCrop, isUncertain, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
-import { previewLegend, type PreviewLegend, previewStretch, type PreviewStretch } from '../raster/ramp';
+import { previewLegend, type PreviewLegend, previewStretch } from '../raster/ramp';
 import { taskErrorText } from '../tasks/view';
 import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { FieldGeometry } from '../geo/geometry';
@@ -215,25 +215,23 @@ export async function getScan(db: TenantDb, id: number) {
 /**
  * What the colours of a scan's preview mean, or null when they mean no index: a drone survey's
  * preview is its orthomosaic, in true colour. An uploaded raster's index is coloured from the lowest
- * value in the field (red) to the highest (green), recorded with the scan as `preview_stretch`; the
- * scans made before that was recorded were coloured over the very values their statistics' min and
- * max are, so those tell the truth for them.
+ * value in the field (red) to the highest (green), the very min and max its statistics keep (remaking
+ * the zones changes neither the preview nor them).
  */
-export function scanLegend(scan: { source: string; index: string | null; stats: IndexStats | null; details: { preview_stretch?: PreviewStretch } }): PreviewLegend | null {
-  if (scan.source === 'drone') return null;
+export function scanLegend(scan: { source: string; index: string | null; stats: IndexStats | null }): PreviewLegend | null {
   const { min, max } = scan.stats ?? {};
-  const stretch = scan.details.preview_stretch ?? (min !== undefined && max !== undefined ? previewStretch(min, max) : null);
-  return stretch && previewLegend(scan.index ?? 'index', stretch);
+  if (scan.source === 'drone' || min === undefined || max === undefined) return null;
+  return previewLegend(scan.index ?? 'index', previewStretch(min, max));
 }
 
 export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>) {
-  const details = parse<{ boundary?: unknown; preview_stretch?: PreviewStretch }>(scan.detailsJson, {});
+  const details = parse<{ boundary?: unknown }>(scan.detailsJson, {});
   const summary = scanSummary(scan);
   return {
     ...summary,
     histogram: parse(scan.histogramJson, null),
     preview: scan.dataPath
-      ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null), legend: scanLegend({ source: scan.source, index: summary.index, stats: summary.stats, details }) }
+      ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null), legend: scanLegend({ source: scan.source, index: summary.index, stats: summary.stats }) }
       : null,
     details,
     // The field redrawn or split since the scan was made: its zones are of the earlier boundary (the

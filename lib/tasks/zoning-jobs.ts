@@ -36,15 +36,8 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
       previewPath,
       previewBounds: r.preview.boundsWgs84,
       // How the index was read (bands and whether their order was given, read from the file or
-      // assumed; a single band's encoding), how many zones were asked for and made, and the values the
-      // preview's colours run between (its legend; remaking the zones keeps the preview, and this).
-      details: {
-        cell_factor: r.cellFactor,
-        boundary: boundaryFingerprint(payload.fieldGeometry),
-        zoning: zoningRecord(payload.options, r),
-        preview_stretch: r.preview.stretch,
-        ...r.input,
-      },
+      // assumed; a single band's encoding) and how many zones were asked for and made.
+      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options, r), ...r.input },
     },
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,

@@ -319,7 +319,9 @@ describe.skipIf(!!missing)('raster zones', () => {
     // Quantiles: classes of about equal area.
     for (const z of zones) expect(Math.abs(z.properties.area_ha / sum - 1 / 3)).toBeLessThan(0.08);
     // Recorded: how, and for which boundary (so nothing is clipped any more); the rest is the scan's own.
-    expect(after.details).toMatchObject({ zoning: { zones: 3, method: 'quantile', min_zone_area_ha: 0.1, zones_made: 3 }, cell_factor: 1, bands: before.details.bands, preview_stretch: before.details.preview_stretch });
+    expect(after.details).toMatchObject({ zoning: { zones: 3, method: 'quantile', min_zone_area_ha: 0.1, zones_made: 3 }, cell_factor: 1, bands: before.details.bands });
+    // The preview is kept, and so is its legend.
+    expect(after.preview.legend).toEqual(before.preview.legend);
     expect(after.details.boundary).not.toBe(before.details.boundary);
     expect(after.made_for_earlier_boundary).toBe(false);
     expect(after).toMatchObject({ id: scanId, status: 'completed', index: before.index, stats: before.stats, histogram: before.histogram, preview: before.preview, file_name: 'naip_2019.tif' });

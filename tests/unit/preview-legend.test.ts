@@ -53,11 +53,11 @@ describe('previewLegend', () => {
     writeFileSync(path, tiffBytes({ width, height, pixels: grid, georef: { epsg: 4326, origin: [west, north], pixel } }));
     const [w, e, s, n] = [west - pixel, west + (width + 1) * pixel, north - (height + 1) * pixel, north + pixel];
     const result = await computeZones(path, { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] }, { zones: 3, method: 'equal', minZoneAreaHa: 0.01 });
-    // Per scan: the lowest and highest value in the field, which its statistics keep too.
-    expect(result.preview.stretch).toEqual({ min: result.stats.min, max: result.stats.max });
-    expect(result.preview.stretch.min).toBeCloseTo(0.1, 6);
-    expect(result.preview.stretch.max).toBeCloseTo(0.9, 6);
-    const legend = previewLegend(result.indexName, result.preview.stretch);
+    // Per scan: the lowest and highest value in the field, which its statistics keep, and the legend
+    // the scan answers is read from them.
+    expect(result.stats.min).toBeCloseTo(0.1, 6);
+    expect(result.stats.max).toBeCloseTo(0.9, 6);
+    const legend = scanLegend({ source: 'raster', index: result.indexName, stats: result.stats })!;
     const png = await pixels(result.preview.png);
     const row = Math.floor(png.height / 2) * png.width;
     const opaque = Array.from({ length: png.width }, (_, c) => row + c).filter((p) => png.data[p * 4 + 3] === 255);
@@ -70,21 +70,18 @@ describe('previewLegend', () => {
 
 describe('scanLegend', () => {
   const stats = { min: 0.2, max: 0.8, mean: 0.5, std: 0.1, median: 0.5 };
-  it('is what the scan recorded its preview was painted with', () => {
-    const legend = scanLegend({ source: 'raster', index: 'ndvi', stats, details: { preview_stretch: { min: 0.25, max: 0.75 } } });
-    expect(legend).toEqual(previewLegend('ndvi', { min: 0.25, max: 0.75 }));
-  });
-
-  it('falls back to the statistics’ min and max for a scan made before the stretch was recorded, as its preview was painted over those', () => {
-    expect(scanLegend({ source: 'raster', index: 'ndvi', stats, details: {} })).toEqual(previewLegend('ndvi', { min: 0.2, max: 0.8 }));
+  it('is the statistics’ min and max, which the preview was painted over', () => {
+    expect(scanLegend({ source: 'raster', index: 'ndvi', stats })).toEqual(previewLegend('ndvi', { min: 0.2, max: 0.8 }));
     // One value all over: painted red at the low end of a stretch one wide, as previewPng does.
-    expect(scanLegend({ source: 'raster', index: 'ndvi', stats: { ...stats, min: 0.4, max: 0.4 }, details: {} })?.ticks.at(-1)?.value).toBeCloseTo(1.4, 12);
+    expect(scanLegend({ source: 'raster', index: 'ndvi', stats: { ...stats, min: 0.4, max: 0.4 } })?.ticks.at(-1)?.value).toBeCloseTo(1.4, 12);
     expect(previewStretch(0.4, 0.4)).toEqual({ min: 0.4, max: 1.4 });
-    expect(scanLegend({ source: 'raster', index: 'ndvi', stats: null, details: {} })).toBeNull();
+    expect(scanLegend({ source: 'raster', index: 'ndvi', stats: null })).toBeNull();
+    // Statistics written without a range (older drone rows): no legend rather than a wrong one.
+    expect(scanLegend({ source: 'raster', index: 'ndvi', stats: { mean: 0.5, std: 0.1, median: 0.5 } })).toBeNull();
   });
 
   it('is none for a drone scan, whose preview is the orthomosaic in true colour', () => {
-    expect(scanLegend({ source: 'drone', index: 'ndvi', stats, details: {} })).toBeNull();
+    expect(scanLegend({ source: 'drone', index: 'ndvi', stats })).toBeNull();
   });
 });
 
