@@ -9,6 +9,22 @@ import { registerCompany } from '../helpers/company';
 import { startServer } from '../helpers/server';
 import { scratchSqlite } from '@/lib/db/scratch';
 
+/**
+ * Sends `text` over a socket as it is, for requests fetch will not write. A whole request answers all the
+ * server sent until it closed; an unfinished one (`whole: false`) answers once a JSON body has come.
+ */
+function sendRawHttp(text: string, { whole = true } = {}): Promise<string> {
+  const { hostname, port } = new URL(baseUrl());
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => (whole ? socket.end(text) : socket.write(text)));
+    let answer = '';
+    socket.setEncoding('utf8').on('error', reject).on('close', () => resolve(answer)).on('data', (d) => {
+      answer += d;
+      if (!whole && /\r\n\r\n[\s\S]*\}/.test(answer)) socket.destroy();
+    });
+  });
+}
+
 describe('service basics', () => {
   it('reports health with the database and queue in use', async () => {
     const res = await api().get('/api/health');
@@ -48,29 +64,17 @@ describe('service basics', () => {
     expect(propfind.status).toBe(405);
     expect(propfind.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
     expect(await propfind.json()).toEqual({ success: false, error: 'Method PROPFIND is not supported on this path' });
-    const { hostname, port } = new URL(baseUrl());
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => socket.end('GET /api/fields/%ZZ HTTP/1.1\r\nHost: x\r\nAccept-Language: en\r\nConnection: close\r\n\r\n'));
-      let text = '';
-      socket.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve(text)).on('error', reject);
-    });
+    const answer = await sendRawHttp('GET /api/fields/%ZZ HTTP/1.1\r\nHost: x\r\nAccept-Language: en\r\nConnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: 'The request is not valid HTTP' });
   });
 
   it('answers a request that is not valid HTTP, or whose headers are too large, in the JSON envelope', async () => {
-    const { hostname, port } = new URL(baseUrl());
-    const raw = (text: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), hostname, () => socket.end(text));
-        let answer = '';
-        socket.setEncoding('utf8').on('data', (d) => (answer += d)).on('end', () => resolve(answer)).on('error', reject);
-      });
     // Node.js's own answer to these is a bare status line with an empty body.
-    const malformed = await raw('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nAccept-Language: en\r\nContent-Length: nine\r\n\r\n{}');
+    const malformed = await sendRawHttp('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nAccept-Language: en\r\nContent-Length: nine\r\n\r\n{}');
     expect(malformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(malformed.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: 'The request is not valid HTTP' });
-    const huge = await raw(`GET /api/health HTTP/1.1\r\nHost: x\r\nAccept-Language: sk\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const huge = await sendRawHttp(`GET /api/health HTTP/1.1\r\nHost: x\r\nAccept-Language: sk\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(huge.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: 'Hlavičky požiadavky sú príliš veľké' });
     // And the server goes on answering.
@@ -89,17 +93,10 @@ describe('service basics', () => {
     // A length over the limit is refused on its header alone: only the body's first bytes are sent.
     // (Through fetch, the client may still be writing 17 MB when the server answers and closes, and
     // fail with EPIPE before it reads the answer.)
-    const { hostname, port } = new URL(baseUrl());
-    const declared = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () =>
-        socket.write(`POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Language: en\r\nContent-Length: ${17 * 1024 * 1024}\r\n\r\n{"email":"a@b.c","password":"xxxx`),
-      );
-      let answer = '';
-      socket.setEncoding('utf8').on('error', reject).on('close', () => resolve(answer)).on('data', (d) => {
-        answer += d;
-        if (/\r\n\r\n[\s\S]*\}/.test(answer)) socket.destroy();
-      });
-    });
+    const declared = await sendRawHttp(
+      `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Language: en\r\nContent-Length: ${17 * 1024 * 1024}\r\n\r\n{"email":"a@b.c","password":"xxxx`,
+      { whole: false },
+    );
     expect(declared).toMatch(/^HTTP\/1\.1 413 /);
     expect(JSON.parse(declared.match(/\{.*\}/)![0])).toEqual({ success: false, error: 'The request is larger than the 16 MB allowed' });
     // Sent in chunks with no length given: refused once 16 MB have come.
