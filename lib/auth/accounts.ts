@@ -131,17 +131,20 @@ export async function registerCompany(db: Db, input: z.infer<typeof registerBody
 
 const WINDOW_MS = 15 * 60_000;
 /**
- * Failed sign-ins allowed in 15 minutes. Five for an e-mail from one address: a guesser there is
- * stopped, while the account's owner, elsewhere, can still sign in (five from anywhere let anyone
- * lock anyone out with five requests a quarter hour). Twenty for an e-mail from all addresses
- * together bounds guessing spread over many, and fifty for an address, spraying over many accounts.
+ * Failed sign-ins (and current passwords entered again, checkCurrentPassword) allowed in 15 minutes.
+ * Five for an e-mail from one address: a guesser there is stopped, while the account's owner,
+ * elsewhere, can still sign in (five from anywhere let anyone lock anyone out with five requests a
+ * quarter hour). Twenty for an e-mail from all addresses together bounds guessing spread over
+ * many, and fifty for an address, spraying over many accounts.
  */
 const MAX_PER_EMAIL_AND_IP = 5;
 const MAX_PER_EMAIL = 20;
 const MAX_PER_IP = 50;
 
+type AttemptsDb = Pick<Db, 'loginAttempt'>;
+
 /** 429 when this e-mail or address has failed too often in the last 15 minutes. */
-async function checkThrottle(db: Db, email: string, ip: string): Promise<void> {
+async function checkThrottle(db: AttemptsDb, email: string, ip: string): Promise<void> {
   const since = new Date(Date.now() - WINDOW_MS);
   for (const [where, max] of [
     [{ email, ip }, MAX_PER_EMAIL_AND_IP],
@@ -161,22 +164,52 @@ async function checkThrottle(db: Db, email: string, ip: string): Promise<void> {
   }
 }
 
+/** The first keys of PostgreSQL's advisory locks held while a password check is let in: by e-mail, then by address. */
+const PASSWORD_CHECK_EMAIL_LOCK = 0x46_4d_45; // "FME"
+const PASSWORD_CHECK_ADDRESS_LOCK = 0x46_4d_41; // "FMA"
+
+/**
+ * Lets one password check of `email` from `ip` (an address group) in: 429 past the limits, else its
+ * failure recorded ahead of the check, to be taken back (`passwordRight`) when the password is right.
+ * Failures had been written after the check, so a burst sent at once all counted none and all ran.
+ * Counted and recorded in one transaction that no other for the e-mail or the address runs beside
+ * (SQLite's run one at a time; PostgreSQL's take the two locks, always in that order), so a burst
+ * across the cluster's web processes is held to the limit as if sent one after another.
+ */
+async function admitPasswordCheck(db: Db, email: string, ip: string): Promise<number> {
+  return db.$transaction(
+    async (tx) => {
+      if (dbTarget(config()).kind === 'postgresql') {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PASSWORD_CHECK_EMAIL_LOCK}, hashtext(${email}))`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PASSWORD_CHECK_ADDRESS_LOCK}, hashtext(${ip}))`;
+      }
+      await checkThrottle(tx, email, ip);
+      return (await tx.loginAttempt.create({ data: { email, ip }, select: { id: true } })).id;
+    },
+    { timeout: SQLITE_LOCK_WAIT_MS + 5000 },
+  );
+}
+
+/** A right password: its attempt, recorded as a failure ahead of the check, is taken back. */
+const passwordRight = (db: Db, attempt: number) => db.loginAttempt.deleteMany({ where: { id: attempt } });
+
+/** A wrong password: its failure stays. Failures past the window count for nothing: they go, or an e-mail nobody has ever used stays for good. */
+const passwordWrong = (db: Db) => db.loginAttempt.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - WINDOW_MS) } } });
+
 /**
  * Checks e-mail and password. Wrong e-mail and wrong password answer the same 401 after the same
  * work; a legacy SHA-256 hash is replaced by scrypt on success.
  */
 export async function authenticate(db: Db, email: string, password: string, address: string) {
   // Counted by the address's group (an IPv6 host's /64): lib/http/address-group.ts.
-  const ip = addressGroup(address);
-  await checkThrottle(db, email, ip);
+  const attempt = await admitPasswordCheck(db, email, addressGroup(address));
   const user = await db.user.findUnique({ where: { email }, include: { company: true } });
   const good = user ? await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }) : await burnPasswordCheck(password);
   if (!user || !good) {
-    // Failures past the window count for nothing: they go, or an e-mail nobody has ever used stays for good.
-    await db.loginAttempt.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - WINDOW_MS) } } });
-    await db.loginAttempt.create({ data: { email, ip } });
+    await passwordWrong(db);
     throw unauthorized('bad_credentials');
   }
+  await passwordRight(db, attempt);
   if (!user.isActive || !user.company.isActive) throw forbidden('account_inactive');
   const upgrade = isLegacyHash(user.passwordHash) ? await hashPassword(password) : undefined;
   const updated = await db.user.update({
@@ -188,16 +221,32 @@ export async function authenticate(db: Db, email: string, password: string, addr
   return updated;
 }
 
+type PasswordOwner = { email: string; passwordHash: string; passwordSalt: string };
+
+/**
+ * The signed-in user's password, entered again to change it or to delete the company: 403 when
+ * wrong. Counted with the sign-in failures of the user's e-mail from the caller's address, so that
+ * whoever holds a stolen session guesses it no faster than at the sign-in form (429 past the limits).
+ */
+async function checkCurrentPassword(db: Db, user: PasswordOwner, password: string, address: string): Promise<void> {
+  const attempt = await admitPasswordCheck(db, user.email, addressGroup(address));
+  if (!(await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }))) {
+    await passwordWrong(db);
+    throw forbidden('wrong_password');
+  }
+  await passwordRight(db, attempt);
+}
+
 export async function updateProfile(
   db: Db,
   user: UserRow & { passwordHash: string; passwordSalt: string },
   currentSessionId: number,
   input: z.infer<typeof profileBody>,
+  address: string,
 ) {
   let password: { passwordHash: string; passwordSalt: string } | undefined;
   if (input.new_password) {
-    const good = await verifyPassword(input.password ?? '', { hash: user.passwordHash, salt: user.passwordSalt });
-    if (!good) throw forbidden('wrong_password');
+    await checkCurrentPassword(db, user, input.password ?? '', address);
     const { hash, salt } = await hashPassword(input.new_password);
     password = { passwordHash: hash, passwordSalt: salt };
   }
@@ -244,8 +293,14 @@ export async function updateCompany(db: TenantDb, companyId: number, input: z.in
 }
 
 /** Removes the company, every row of it (foreign keys cascade) and its files. */
-export async function deleteCompany(db: TenantDb, user: { id: number; companyId: number; passwordHash: string; passwordSalt: string }, password: string) {
-  if (!(await verifyPassword(password, { hash: user.passwordHash, salt: user.passwordSalt }))) throw forbidden('wrong_password');
+export async function deleteCompany(
+  db: TenantDb,
+  baseDb: Db,
+  user: PasswordOwner & { id: number; companyId: number },
+  password: string,
+  address: string,
+) {
+  await checkCurrentPassword(baseDb, user, password, address);
   await db.company.delete({ where: { id: user.companyId } });
   await rm(companyDataDir(user.companyId), { recursive: true, force: true });
 }

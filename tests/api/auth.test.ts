@@ -116,6 +116,19 @@ describe('login and logout', () => {
     expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, from('192.0.2.11'))).status).toBe(200);
   });
 
+  it('holds wrong passwords sent all at once to the same five: the rest answer 429', async () => {
+    // Each had counted the failures before any was written, so all of a burst were checked.
+    const { email } = await registerCompany(baseUrl());
+    const from = { 'x-forwarded-for': `192.0.2.${Math.floor(Math.random() * 200) + 20}` };
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => new Api(baseUrl()).post('/api/auth/login', { email, password: `wrong-${i}-xx` }, from)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(5).fill(429)]);
+    expect(Number(answers.find((r) => r.status === 429)!.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, from)).status).toBe(429);
+    // The refused ones were not counted: from elsewhere the owner still signs in.
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, { 'x-forwarded-for': '192.0.2.250' })).status).toBe(200);
+  });
+
   it('answers 429 after twenty failures for one e-mail spread over many addresses', async () => {
     const { email } = await registerCompany(baseUrl());
     for (let i = 0; i < 20; i++) {
@@ -290,6 +303,24 @@ describe('profile', () => {
     expect(res.status).toBe(403);
     expect((await api.get('/api/auth/profile')).body.user.first_name).toBe('Olga');
     expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('counts wrong current passwords with the sign-in failures: five from an address, then 429 there, for a new password and for deleting the company', async () => {
+    // With a stolen session the current password could be guessed without end.
+    const c = await createCompany(baseUrl());
+    const owner = c.as.owner;
+    const here = { 'x-forwarded-for': `203.0.113.${Math.floor(Math.random() * 200) + 20}` };
+    for (let i = 0; i < 3; i++) expect((await owner.put('/api/auth/profile', { password: `wrong-${i}-xx`, new_password: 'brand new pass' }, here)).status).toBe(403);
+    for (let i = 3; i < 5; i++) expect((await owner.del('/api/auth/company', { password: `wrong-${i}-xx` }, here)).status).toBe(403);
+    const change = await owner.put('/api/auth/profile', { password: PASSWORD, new_password: 'brand new pass' }, here);
+    expect(change.status).toBe(429);
+    expect(Number(change.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect((await owner.del('/api/auth/company', { password: PASSWORD }, here)).status).toBe(429);
+    // The same counter as the sign-in form's, for the user's e-mail from that address.
+    expect((await new Api(baseUrl()).post('/api/auth/login', { email: c.users.owner.email, password: PASSWORD }, here)).status).toBe(429);
+    expect((await owner.get('/api/auth/company')).status).toBe(200);
+    // Another address still has its own count (the user at work, their session stolen at home).
+    expect((await owner.put('/api/auth/profile', { password: PASSWORD, new_password: 'brand new pass' }, { 'x-forwarded-for': '203.0.113.250' })).status).toBe(200);
   });
 
   it('a password change ends every other session of the user but keeps this one', async () => {

@@ -2,7 +2,7 @@ import { companyView, deleteCompany, updateCompany } from '@/lib/auth/accounts';
 import { companyBody, deleteCompanyBody } from '@/lib/auth/schemas';
 import { clearedSessionCookie } from '@/lib/auth/session';
 import { ok } from '@/lib/http/respond';
-import { isSecureRequest, route } from '@/lib/http/route';
+import { clientIp, isSecureRequest, route } from '@/lib/http/route';
 import { readJson } from '@/lib/http/validate';
 import { translate } from '@/lib/i18n/messages';
 
@@ -19,8 +19,8 @@ export const PUT = route('PUT /api/auth/company', async ({ req, db, user, locale
   return ok({ message: translate(locale, 'auth.company_updated'), company: companyView(company, users) });
 });
 
-export const DELETE = route('DELETE /api/auth/company', async ({ req, db, user, locale }) => {
+export const DELETE = route('DELETE /api/auth/company', async ({ req, db, sessionDb, user, locale }) => {
   const body = await readJson(req, deleteCompanyBody);
-  await deleteCompany(db, user, body.password);
+  await deleteCompany(db, sessionDb, user, body.password, clientIp(req));
   return ok({ message: translate(locale, 'auth.company_deleted') }, { headers: { 'Set-Cookie': clearedSessionCookie(isSecureRequest(req)) } });
 });
