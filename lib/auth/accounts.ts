@@ -91,41 +91,50 @@ async function freeSlug(db: Db, name: string): Promise<string> {
   for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
 }
 
+/** Writes tried with a freshly read free slug before a clash on it is given up (each clash means another registration got one). */
+const SLUG_TRIES = 10;
+
 export async function registerCompany(db: Db, input: z.infer<typeof registerBody>) {
   if (await db.user.findUnique({ where: { email: input.email } })) throw conflict('email_taken');
   if (await db.company.findUnique({ where: { name: input.company_name } })) throw conflict('company_taken');
   const { hash, salt } = await hashPassword(input.password);
-  try {
-    // One nested write: the company and its first user exist together or not at all.
-    const company = await db.company.create({
-      data: {
-        name: input.company_name,
-        slug: await freeSlug(db, input.company_name),
-        ...(input.time_zone ? { settingsJson: JSON.stringify({ time_zone: input.time_zone }) } : {}),
-        users: {
-          create: {
-            email: input.email,
-            passwordHash: hash,
-            passwordSalt: salt,
-            firstName: input.first_name ?? null,
-            lastName: input.last_name ?? null,
-            language: input.language ?? DEFAULT_LOCALE,
-            role: 'owner',
-            // Registering signs the new owner in: that is their first login.
-            lastLogin: new Date(),
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // One nested write: the company and its first user exist together or not at all.
+      const company = await db.company.create({
+        data: {
+          name: input.company_name,
+          slug: await freeSlug(db, input.company_name),
+          ...(input.time_zone ? { settingsJson: JSON.stringify({ time_zone: input.time_zone }) } : {}),
+          users: {
+            create: {
+              email: input.email,
+              passwordHash: hash,
+              passwordSalt: salt,
+              firstName: input.first_name ?? null,
+              lastName: input.last_name ?? null,
+              language: input.language ?? DEFAULT_LOCALE,
+              role: 'owner',
+              // Registering signs the new owner in: that is their first login.
+              lastLogin: new Date(),
+            },
           },
         },
-      },
-      include: { users: true },
-    });
-    return { company, user: company.users[0]! };
-  } catch (err) {
-    // Two registrations racing for the same name or e-mail: the unique index decides.
-    if ((err as { code?: string }).code === 'P2002') {
+        include: { users: true },
+      });
+      return { company, user: company.users[0]! };
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'P2002') throw err;
       const target = JSON.stringify((err as { meta?: unknown }).meta ?? '');
+      // Another registration took the free slug between its reading and this write ("Agro" and
+      // "Agro!" at once): the next one is read again. Only a name or an e-mail is the caller's clash.
+      if (target.includes('slug')) {
+        if (attempt < SLUG_TRIES) continue;
+        throw err;
+      }
+      // Two registrations racing for the same name or e-mail: the unique index decides.
       throw conflict(target.includes('email') ? 'email_taken' : 'company_taken');
     }
-    throw err;
   }
 }
 

@@ -39,6 +39,19 @@ describe('register', () => {
     expect(b.body.user.company.slug).toMatch(/^[a-z0-9-]+$/);
   });
 
+  it('gives companies registered at the same moment under names that slug alike each a slug of its own', async () => {
+    // Each read the same free slug before either wrote it: the later write clashed and was answered 409 "company taken".
+    for (let round = 0; round < 4; round++) {
+      const base = unique('Agro');
+      const names = [base, `${base}!`, `${base}?`, `${base}.`, `${base} +`, `${base} *`];
+      const answers = await Promise.all(names.map((company_name) => new Api(baseUrl()).post('/api/auth/register', { email: newEmail(), password: PASSWORD, company_name })));
+      expect(answers.map((r) => r.status)).toEqual(names.map(() => 201));
+      const slugs = answers.map((r) => r.body.user.company.slug as string);
+      expect(new Set(slugs).size).toBe(names.length);
+      for (const slug of slugs) expect(slug.startsWith(base.toLowerCase())).toBe(true);
+    }
+  });
+
   it('refuses a duplicate e-mail or company name with 409', async () => {
     const { email, name } = await registerCompany(baseUrl());
     const dupEmail = await new Api(baseUrl()).post('/api/auth/register', { email, password: PASSWORD, company_name: unique('Other') }, { 'accept-language': 'en' });
