@@ -73,9 +73,12 @@ export async function findSession(db: Db, token: string, secret: string): Promis
   return session;
 }
 
-export async function destroySession(db: Db, token: string, secret: string): Promise<void> {
-  const raw = verifyToken(token, secret);
-  if (raw) await db.session.deleteMany({ where: { tokenHash: tokenHash(raw) } });
+/**
+ * Ends a session (logout). A logout beside this one may have ended it since the request was
+ * authenticated: both end signed out, so a session already gone is no error.
+ */
+export async function endSession(db: Db, sessionId: number): Promise<void> {
+  await db.session.deleteMany({ where: { id: sessionId } });
 }
 
 export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {

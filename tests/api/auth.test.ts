@@ -203,6 +203,25 @@ describe('login and logout', () => {
     expect((await replay.get('/api/auth/profile')).status).toBe(401);
   });
 
+  it('two logouts of one session at once both end signed out, neither 404 nor 500', async () => {
+    // The later delete found no session (Prisma P2025) and answered 404 without clearing the cookie.
+    const { email } = await registerCompany(baseUrl());
+    for (let round = 0; round < 8; round++) {
+      const api = new Api(baseUrl());
+      expect((await api.post('/api/auth/login', { email, password: PASSWORD })).status).toBe(200);
+      // Kept by a web process, as a session in use is.
+      expect((await api.get('/api/auth/profile')).status).toBe(200);
+      const answers = await Promise.all([api.clone(), api.clone(), api.clone()].map((a) => a.post('/api/auth/logout')));
+      for (const res of answers) {
+        // Authenticated before the other's delete: 200; after it: 401, a session no longer valid (README).
+        expect([200, 401], res.text).toContain(res.status);
+        expect(res.headers.get('set-cookie')).toMatch(/session_token=;.*Max-Age=0/);
+      }
+      expect(answers.some((r) => r.status === 200)).toBe(true);
+      expect((await api.get('/api/auth/profile')).status).toBe(401);
+    }
+  });
+
   it('a session cookie that no longer holds is cleared by the 401, so logging out with it still ends signed out', async () => {
     const { api } = await registerCompany(baseUrl());
     const old = api.cookie!;
