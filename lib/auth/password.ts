@@ -29,6 +29,9 @@ export async function verifyPassword(password: string, stored: PasswordHash): Pr
   if (isLegacyHash(stored.hash)) {
     expected = Buffer.from(stored.hash.toLowerCase(), 'hex');
     actual = createHash('sha256').update(password + stored.salt).digest();
+    // SHA-256 takes microseconds, an unknown e-mail's check a scrypt: without the same work here,
+    // timing would tell the e-mails of users not signed in since v2026.2.
+    await burnPasswordCheck(password);
   } else {
     const [scheme, n, r, p, b64] = stored.hash.split('$');
     if (scheme !== 'scrypt' || !b64) return false;
