@@ -73,8 +73,13 @@ function refuseEncodedBody(req: Request) {
   if (coding && coding !== 'identity') throw new AppError('unsupported_media_type', 'content_encoding', { coding }, { 'Accept-Encoding': 'identity' });
 }
 
-export const isSecureRequest = (req: Request) =>
-  (req.headers.get('x-forwarded-proto') ?? new URL(req.url).protocol.replace(':', '')) === 'https';
+/**
+ * Whether the caller came over HTTPS, so the session cookie is marked Secure. Only a proxy of ours
+ * (TRUSTED_PROXIES, as for the caller's address) is believed about it: without one, X-Forwarded-Proto
+ * is the client's own word, and Next.js builds the request's URL from it too. The web process itself
+ * speaks plain HTTP (lib/server/web.mjs), so its callers came over HTTP.
+ */
+export const isSecureRequest = (req: Request) => config().TRUSTED_PROXIES > 0 && req.headers.get('x-forwarded-proto')?.trim().toLowerCase() === 'https';
 
 export function route<K extends RouteKey, P extends Params = Params>(
   key: K,

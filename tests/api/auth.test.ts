@@ -222,6 +222,17 @@ describe('login and logout', () => {
     }
   });
 
+  it('marks the session cookie Secure when the proxy in front says the caller came over HTTPS, and only then', async () => {
+    // This server trusts one proxy (TRUSTED_PROXIES=1); tests/api/foundation.test.ts has one that trusts none.
+    const { email } = await registerCompany(baseUrl());
+    const https = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, { 'x-forwarded-proto': 'https' });
+    expect(https.headers.get('set-cookie')).toMatch(/; Secure/);
+    const http = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD }, { 'x-forwarded-proto': 'http' });
+    expect(http.headers.get('set-cookie')).not.toMatch(/Secure/);
+    const plain = await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD });
+    expect(plain.headers.get('set-cookie')).not.toMatch(/Secure/);
+  });
+
   it('a session cookie that no longer holds is cleared by the 401, so logging out with it still ends signed out', async () => {
     const { api } = await registerCompany(baseUrl());
     const old = api.cookie!;

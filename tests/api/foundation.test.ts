@@ -195,7 +195,7 @@ describe('service basics', () => {
 });
 
 describe('client addresses', () => {
-  it('without a proxy in front, an address a client names in X-Forwarded-For is not taken: its failed sign-ins count as its own', async () => {
+  it('without a proxy in front, what a client writes in X-Forwarded-For or X-Forwarded-Proto is not taken: its failed sign-ins count as its own, its cookie is not Secure', async () => {
     // A server of its own, with no TRUSTED_PROXIES, as `make run` starts it.
     const scratch = scratchSqlite();
     const server = await startServer({ env: scratch.env });
@@ -212,6 +212,16 @@ describe('client addresses', () => {
       // Each request named another address; all came from one socket, whose fifty failures are the limit.
       expect(statuses.slice(0, 50).every((s) => s === 401)).toBe(true);
       expect(statuses[50]).toBe(429);
+      // Nor is its word that it came over HTTPS: the cookie of a plain-HTTP answer is not marked
+      // Secure, or the browser would not send it back over plain HTTP.
+      const registered = await fetch(`${server.url}/api/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+        body: JSON.stringify({ email: `proto-${Date.now()}@example.test`, password: 'correct horse 42', company_name: `Proto ${Date.now()}` }),
+      });
+      expect(registered.status).toBe(201);
+      expect(registered.headers.get('set-cookie')).toMatch(/^session_token=[\w-]+\.[\w-]+;/);
+      expect(registered.headers.get('set-cookie')).not.toMatch(/Secure/);
     } finally {
       await server.stop();
       await scratch.drop();
