@@ -1,6 +1,7 @@
 import { getTranslations } from 'next-intl/server';
 import { CompanySettings, CompanyUsers, DeleteCompany } from '@/components/company/company-admin';
 import { companyUser } from '@/lib/auth/accounts';
+import { parseSettings } from '@/lib/auth/company-settings';
 import { isRole } from '@/lib/auth/roles';
 import { zoneRatesText } from '@/lib/exports/load';
 import { SERVER_TIME_ZONE, isTimeZone, timeZones } from '@/lib/i18n/time-zone';
@@ -19,7 +20,7 @@ export default async function CompanyPage() {
     db.company.findUniqueOrThrow({ where: { id: user.companyId } }),
     getTranslations(),
   ]);
-  const settings = JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number>; time_zone?: unknown };
+  const settings = parseSettings(company.settingsJson) as { zone_rates?: Record<string, number>; time_zone?: unknown };
   return (
     <section className="space-y-4">
       <h1 className="text-2xl font-semibold">

@@ -11,6 +11,7 @@ import type { TenantDb } from '../db/tenant';
 import { addressGroup } from '../http/address-group';
 import { conflict, forbidden, notFound, rateLimited, unauthorized, unprocessable } from '../http/errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
+import { parseSettings } from './company-settings';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';
 import { ACTION_ROLE } from './permissions';
 import { ROLE_LEVEL, type Role, hasRole, isRole } from './roles';
@@ -30,15 +31,6 @@ type UserRow = {
   companyId: number;
 };
 type CompanyRow = { id: number; name: string; slug: string; createdAt: Date; settingsJson: string; isActive: boolean };
-
-const parseSettings = (json: string): Record<string, unknown> => {
-  try {
-    const v = JSON.parse(json);
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-};
 
 /** The user as login and register answer it (spec 4.1). */
 export const userSummary = (u: UserRow, c: Pick<CompanyRow, 'id' | 'name' | 'slug'>) => ({

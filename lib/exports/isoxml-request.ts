@@ -1,4 +1,5 @@
 // The ISOXML export of a field (its latest scan's zones) or of one scan.
+import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
 import { notFound, unprocessable } from '../http/errors';
 import { runExportWork } from './export-work';
@@ -14,7 +15,7 @@ export async function isoxmlExport(db: TenantDb, companyId: number, target: { fi
   const field = await loadExportField(db, fieldId!);
   const { zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId, boundary: field.geometry });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
-  const settings = JSON.parse(company.settingsJson) as Record<string, unknown>;
+  const settings = parseSettings(company.settingsJson);
   const rates = resolveRates(url.searchParams.get('rates'), settings, zones);
   const opts = {
     rates,

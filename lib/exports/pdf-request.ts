@@ -1,6 +1,7 @@
 // The PDF report of a field (with its latest scan) or of one scan, and the field's other scans, in
 // the user's language or `lang`, with the rates of `rates` (as the ISOXML export reads them) over the
 // company's.
+import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
@@ -17,7 +18,7 @@ export async function pdfReport(db: TenantDb, companyId: number, target: { field
   }
   const field = await loadExportField(db, fieldId!);
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
-  const settings = JSON.parse(company.settingsJson) as Record<string, unknown> & { time_zone?: unknown };
+  const settings = parseSettings(company.settingsJson);
   // The ISOXML export's parsing, 422s and cap; a class without a rate is shown without one, not refused.
   const rates = parseRates(url.searchParams.get('rates'), settings);
   const unzonedRate = parseUnzonedRate(url.searchParams.get('unzoned_rate'));

@@ -1,6 +1,7 @@
 // What the field's page (app/fields/[id]/page.tsx) shows, as one plain view model: the field, its
 // scans and the one chosen, that scan's zones within the present boundary and what they cover. The
 // rules are the ones the API and the exports use; words and numbers are left to the page's components.
+import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
 import { isUncertain } from '../drone/classify';
 import { zoneRatesText } from '../exports/load';
@@ -227,7 +228,7 @@ export async function loadFieldPage(db: TenantDb, user: { companyId: number; rol
     exports: {
       scanId: shown?.scan.id ?? null,
       droneIndex: shown?.scan.source === 'drone' ? (shown.scan.index ?? 'index').toUpperCase() : null,
-      defaultRates: zoneRatesText(JSON.parse(company.settingsJson || '{}') as { zone_rates?: Record<string, number> }),
+      defaultRates: zoneRatesText(parseSettings(company.settingsJson) as { zone_rates?: Record<string, number> }),
       zoneClasses: shown?.zones.features.map((z) => z.properties.class) ?? [],
     },
     restored,

@@ -3,6 +3,7 @@
 // company's time zone (lib/i18n/time-zone.ts).
 import { headers } from 'next/headers';
 import { getRequestConfig } from 'next-intl/server';
+import { parseSettings } from '../auth/company-settings';
 import { frameUser } from '../auth/current-user';
 import { FORMATS } from './formats';
 import { MESSAGES } from './messages';
@@ -12,6 +13,6 @@ import { SERVER_TIME_ZONE, companyTimeZone } from './time-zone';
 export default getRequestConfig(async () => {
   const user = await frameUser();
   const locale = (isLocale(user?.language) && user.language) || anonymousLocale(await headers());
-  const timeZone = user ? companyTimeZone(JSON.parse(user.company.settingsJson) as { time_zone?: unknown }) : SERVER_TIME_ZONE;
+  const timeZone = user ? companyTimeZone(parseSettings(user.company.settingsJson)) : SERVER_TIME_ZONE;
   return { locale, messages: MESSAGES[locale], formats: FORMATS, timeZone };
 });

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Api, unique } from '../helpers/api';
 import { PASSWORD, createCompany, registerCompany } from '../helpers/company';
-import { baseUrl, directDb } from '../helpers/context';
+import { baseUrl, directDb, retried } from '../helpers/context';
 import { startServer } from '../helpers/server';
 import { scratchSqlite } from '@/lib/db/scratch';
 
@@ -437,6 +437,30 @@ describe('company and its users', () => {
     }
     // null goes back to the server's zone.
     expect((await c.as.admin.put('/api/auth/company', { settings: { time_zone: null } })).body.company.settings).not.toHaveProperty('time_zone');
+  });
+
+  it('shows its pages when the stored settings are not a JSON object', async () => {
+    // Settings written into the database by hand or by another tool: every page reads them (the
+    // company's time zone), and each failed.
+    const { email, name, user } = await registerCompany(baseUrl());
+    const db = directDb();
+    try {
+      for (const stored of ['null', '[1, 2]', '"Europe/Moscow"', 'not json']) {
+        await retried(() => db.company.update({ where: { id: user.company.id }, data: { settingsJson: stored } }));
+        // A session of its own each time: a web process keeps a session, with its company, for up to a minute.
+        const api = new Api(baseUrl());
+        expect((await api.post('/api/auth/login', { email, password: PASSWORD })).status).toBe(200);
+        for (const path of ['/company', '/fields']) {
+          const res = await fetch(baseUrl() + path, { headers: { cookie: `session_token=${api.cookie}`, 'accept-language': 'en' }, redirect: 'manual' });
+          const html = await res.text();
+          expect(res.status, `${stored} ${path}`).toBe(200);
+          if (path === '/company') expect(html).toContain(name);
+        }
+        expect((await api.get('/api/auth/company')).body.company.settings).toEqual({});
+      }
+    } finally {
+      await db.$disconnect();
+    }
   });
 
   it('lets nobody raise a user above their own role', async () => {
