@@ -50,7 +50,9 @@ export const profileBody = z
   })
   // An e-mail or anything else this form does not change is refused, not dropped with a "saved".
   .strict()
-  .refine((b) => !b.new_password || !!b.password, { path: ['password'], params: { key: 'current_password_required' } });
+  .refine((b) => !b.new_password || !!b.password, { path: ['password'], params: { key: 'current_password_required' } })
+  // The current password alone changes nothing: it was answered "saved" as if the password had changed.
+  .refine((b) => b.password === undefined || !!b.new_password, { path: ['new_password'], params: { key: 'new_password_required' } });
 
 /** Application rates by zone class (1 to 7) in kg/ha; they reach spreaders through the ISOXML export. */
 const zoneRates = z.record(z.string().regex(/^[1-7]$/), z.number().min(0).max(MAX_RATE_KG_HA));

@@ -348,6 +348,18 @@ describe('profile', () => {
     expect((await new Api(baseUrl()).post('/api/auth/login', { email, password: PASSWORD })).status).toBe(200);
   });
 
+  it('refuses the current password without a new one (422): it changes nothing and was answered "saved"', async () => {
+    const { api } = await registerCompany(baseUrl());
+    const alone = await api.put('/api/auth/profile', { password: PASSWORD });
+    expect(alone.status).toBe(422);
+    expect(alone.body.error).toContain('new_password: enter the new password');
+    const withName = await api.put('/api/auth/profile', { password: 'whatever-1', first_name: 'Changed' }, { 'accept-language': 'ru' });
+    expect(withName.status).toBe(422);
+    expect((await api.get('/api/auth/profile')).body.user.first_name).toBe('Olga');
+    expect((await api.put('/api/auth/profile', { language: 'sk' })).status).toBe(200);
+    expect((await api.put('/api/auth/profile', { password: PASSWORD })).body.error).toContain('new_password: zadajte nové heslo');
+  });
+
   it('counts wrong current passwords with the sign-in failures: five from an address, then 429 there, for a new password and for deleting the company', async () => {
     // With a stolen session the current password could be guessed without end.
     const c = await createCompany(baseUrl());
