@@ -343,8 +343,8 @@ describe('archives that cannot be unpacked', () => {
         { success: false, error: `The archive entry fields.dbf is compressed with a method that cannot be read (${label}); save the archive with ordinary ZIP (Deflate) compression` },
       ]);
     }
-    const inRussian = await uploadZip(ru.as.operator, rawZip([{ name: 'поля.shp', data: randomBytes(200), method: 12 }]));
-    expect([inRussian.status, inRussian.body.error]).toEqual([422, 'Файл поля.shp в архиве сжат неподдерживаемым методом (BZip2 (12)); сохраните архив с обычным сжатием ZIP (Deflate)']);
+    const inRussian = await uploadZip(ru.as.operator, rawZip([{ name: 'fields.shp', data: randomBytes(200), method: 12 }]));
+    expect([inRussian.status, inRussian.body.error]).toEqual([422, 'Файл fields.shp в архиве сжат неподдерживаемым методом (BZip2 (12)); сохраните архив с обычным сжатием ZIP (Deflate)']);
     expect(await fieldCount(c.as.operator)).toBe(0);
     expect((await fetch(`${baseUrl()}/api/health`)).status).toBe(200);
   });
