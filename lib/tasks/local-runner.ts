@@ -6,7 +6,7 @@ import { db } from '../db/client';
 import { log } from '../log';
 import { onTaskFromPrimary } from '../server/ipc';
 import { claimTask, requeueInterrupted, runClaimedTask } from './lifecycle';
-import { runInThread } from './run-in-thread';
+import { runTaskInThread } from './run-in-thread';
 import type { TaskKind } from './types';
 
 const CONCURRENCY: Record<TaskKind, number> = { raster_zones: 1, drone: 1, rezone: 1 };
@@ -44,7 +44,7 @@ function pump(): void {
 async function runOne(id: string): Promise<void> {
   const client = db();
   if (!(await claimTask(client, id, runner().id))) return;
-  await runClaimedTask(client, id, runner().id, runInThread);
+  await runClaimedTask(client, id, runner().id, runTaskInThread);
   // A crash puts the task back to pending: take it again.
   const after = await client.task.findUnique({ where: { id }, select: { status: true, kind: true } });
   if (after?.status === 'pending') enqueueLocal(id, after.kind as TaskKind);
