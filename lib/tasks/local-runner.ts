@@ -67,12 +67,19 @@ async function runOne(id: string): Promise<void> {
   if (after?.status === 'pending') enqueueLocal(id, after.kind as TaskKind);
 }
 
-/** Tasks of this runner's left "running" by a write that failed: back in the queue (or ended after their last attempt). */
+/**
+ * Tasks of this runner's left "running" by a write that failed: back in the queue (or ended after
+ * their last attempt). So is a pending task this runner does not hold, whose claim failed as the
+ * database stayed busy: it had left the queue. This is the server's only runner, and a claim is
+ * taken once, so queueing a task twice runs it once.
+ */
 async function sweepOrphans(): Promise<void> {
   const r = runner();
   const again = await releaseOrphanedTasks(db(), r.id, r.running);
   if (again.length) log.warn({ count: again.length }, 'requeued tasks whose end could not be written');
   for (const t of again) enqueueLocal(t.id, t.kind);
+  const pending = await db().task.findMany({ where: { status: 'pending' }, orderBy: { createdAt: 'asc' }, select: { id: true, kind: true } });
+  for (const t of pending) if (!r.running.has(t.id)) enqueueLocal(t.id, t.kind as TaskKind);
 }
 
 export async function startLocalRunner(): Promise<void> {

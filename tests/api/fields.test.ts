@@ -285,7 +285,8 @@ describe('fields', () => {
     const isWritten = new Promise<void>((resolve) => (written = resolve));
     const writing = db.$transaction(
       async (tx) => {
-        await tx.task.create({ data: { id: taskId, companyId: user.company.id, kind: 'raster_zones', status: 'pending', fieldId: id } });
+        // Running (under no runner's lock) rather than pending, which the server's runner would take up.
+        await tx.task.create({ data: { id: taskId, companyId: user.company.id, kind: 'raster_zones', status: 'running', fieldId: id } });
         written();
         await released;
       },
