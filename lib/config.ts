@@ -37,6 +37,14 @@ const schema = z.object({
     .refine((v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 64, { error: (iss) => `must be a whole number from 1 to 64, got "${String(iss.input)}"` })
     .transform(Number)
     .optional(),
+  /**
+   * Longest a background task may run before its thread is ended and the task fails (`task_too_long`):
+   * one that never ends would hold its kind's only turn, every company's uploads behind it. A survey
+   * of over 200 photos takes 10-20 minutes, a 1 GB raster is zoned in about 11 s.
+   */
+  DRONE_TASK_LIMIT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(2 * 3600),
+  /** The same for zoning a raster and remaking a scan's zones. */
+  ZONING_TASK_LIMIT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(30 * 60),
   /** Re-match features along the seams of every drone mosaic and keep the result with the scan (seconds more per survey). */
   DRONE_SEAM_CHECK: z.enum(['0', '1']).default('0'),
 });

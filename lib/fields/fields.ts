@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 import { config } from '../config';
+import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
@@ -340,13 +341,32 @@ export async function fieldsWithTasksInProgress(db: Pick<TenantDb, 'task'>, ids:
 }
 
 /**
+ * Within a transaction that is to delete the fields: their rows locked to its end. SQLite's
+ * transactions are one at a time already (BEGIN IMMEDIATE). On PostgreSQL a task being written for
+ * one of them holds its row (the foreign key's check) until it commits: it is waited for, and then
+ * seen; one written after the lock waits for the delete and fails on the missing field.
+ */
+export async function lockFieldRows(tx: Pick<TenantDb, '$executeRaw'>, ids: number[]) {
+  if (ids.length && config().databaseKind === 'postgresql') await tx.$executeRaw`SELECT 1 FROM "field" WHERE "id" = ANY(${ids}) FOR UPDATE`;
+}
+
+/**
  * Removes the field with its scans, zones and files. Not while a task of it runs (409, as for a scan
  * being processed): the task's row would go with the field, and the user's record of the upload with it.
  */
 export async function deleteField(db: TenantDb, companyId: number, id: number) {
-  if ((await fieldsWithTasksInProgress(db, [id])).size) throw conflict('field_task_running');
-  const scans = await db.scan.findMany({ where: { fieldId: id }, select: { dataPath: true } });
-  await db.field.delete({ where: { id } });
+  // The check and the delete in one transaction: an upload writing its task between them would have
+  // lost the task's row with the field (tasks cascade).
+  const scans = await db.$transaction(
+    async (tx) => {
+      await lockFieldRows(tx, [id]);
+      if ((await fieldsWithTasksInProgress(tx, [id])).size) throw conflict('field_task_running');
+      const found = await tx.scan.findMany({ where: { fieldId: id }, select: { dataPath: true } });
+      await tx.field.delete({ where: { id } });
+      return found;
+    },
+    { timeout: SQLITE_LOCK_WAIT_MS + 5000 },
+  );
   await removeFieldFiles(companyId, id);
   await Promise.all(scans.filter((s) => s.dataPath).map((s) => rm(dirname(resolveDataPath(s.dataPath!)), { recursive: true, force: true })));
 }

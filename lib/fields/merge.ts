@@ -6,7 +6,7 @@ import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../http/errors';
 import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
-import { assertFieldsUnchanged, fieldsWithTasksInProgress, geometryColumns, roundArea } from './fields';
+import { assertFieldsUnchanged, fieldsWithTasksInProgress, geometryColumns, lockFieldRows, roundArea } from './fields';
 import { removeFieldFiles } from './files';
 import type { mergeFieldsBody } from './schemas';
 
@@ -70,6 +70,7 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
   ];
 
   const merged = await db.$transaction(async (tx) => {
+    await lockFieldRows(tx, otherIds);
     await assertFieldsUnchanged(tx, rows);
     // Again: a scan may have been uploaded for one of them meanwhile.
     await assertNoScans(tx, others);

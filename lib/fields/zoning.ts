@@ -2,20 +2,19 @@
 // file never becomes a task), matched to a field, kept with the field's files, and handed to a
 // background task that makes the zones.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { intersect, featureCollection, feature } from '@turf/turf';
 import { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
-import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
 import { boundingBox } from '../geo/geometry';
+import { intersectionAreaM2 } from '../geo/overlap';
 import { notFound, unprocessable, unsupportedMediaType } from '../http/errors';
 import { validate } from '../http/validate';
 import { type IndexName, bandOrder } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';
 import { inspectIndexRaster } from '../raster/zones';
-import { submitTask } from '../tasks/queue';
+import { createTask, dispatchTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/zoning-jobs';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
@@ -61,10 +60,7 @@ export async function fieldUnderRaster(db: TenantDb, footprint: FieldGeometry) {
   return { id: best.id, geometry: best.geometry, others: others.slice(0, OTHERS_NAMED).map(({ id, name }) => ({ id, name })) };
 }
 
-function overlapHa(footprint: FieldGeometry, geometry: FieldGeometry): number {
-  const common = intersect(featureCollection([feature(footprint), feature(geometry)]));
-  return common ? geometryAreaHa(common.geometry) : 0;
-}
+const overlapHa = (footprint: FieldGeometry, geometry: FieldGeometry) => intersectionAreaM2(footprint, geometry) / 10_000;
 
 export async function submitRasterZoning(db: TenantDb, companyId: number, userId: number, file: ReceivedFile, parts: Record<string, string>) {
   const options = validate(rasterUploadParts, parts);
@@ -94,7 +90,16 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
     fieldGeometry: field.geometry,
     options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha, ...(options.bands ? { bandOrder: options.bands } : {}) },
   };
-  const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
+  let task;
+  try {
+    task = await createTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
+  } catch (err) {
+    // No task row names the raster (the database was busy, the field deleted meanwhile): nothing else
+    // would ever remove it. Once the row exists the raster is the task's, even when dispatching fails.
+    await rm(rasterPath, { force: true });
+    throw err;
+  }
+  await dispatchTask(task.id, 'raster_zones');
   // The date the scan will carry (null: neither the file nor the form gave one, and the scan is placed
   // by its upload until someone sets it), and the other fields under an automatically placed raster.
   return { task_id: task.id, field_id: field.id, captured_at: capturedAt, ...(field.others ? { also_covers: field.others } : {}) };

@@ -31,18 +31,27 @@ export function sampledIntersectionOverUnion(a: FieldGeometry, b: FieldGeometry)
   return either ? both / either : 0;
 }
 
-/** Intersection area over union area, 0..1. */
-export function intersectionOverUnion(a: FieldGeometry, b: FieldGeometry, areaA = geometryAreaM2(a), areaB = geometryAreaM2(b)): number {
-  if (areaA <= 0 || areaB <= 0) return 0;
+/**
+ * Area the two boundaries have in common, m². The clipper throws on some pairs (typically the same
+ * parcel twice, edges a millimetre apart): their common area is then worked out from the sampled
+ * intersection over union (I = IoU (A + B) / (1 + IoU)). The areas are measured only when needed.
+ */
+export function intersectionAreaM2(a: FieldGeometry, b: FieldGeometry, areaA?: number, areaB?: number): number {
   let common;
   try {
     common = intersect(featureCollection([feature(a), feature(b)]));
   } catch {
-    return sampledIntersectionOverUnion(a, b);
+    const iou = sampledIntersectionOverUnion(a, b);
+    return (iou * ((areaA ?? geometryAreaM2(a)) + (areaB ?? geometryAreaM2(b)))) / (1 + iou);
   }
-  if (!common) return 0;
-  const inter = geometryAreaM2(common.geometry as FieldGeometry);
-  return inter / (areaA + areaB - inter);
+  return common ? geometryAreaM2(common.geometry as FieldGeometry) : 0;
+}
+
+/** Intersection area over union area, 0..1. */
+export function intersectionOverUnion(a: FieldGeometry, b: FieldGeometry, areaA = geometryAreaM2(a), areaB = geometryAreaM2(b)): number {
+  if (areaA <= 0 || areaB <= 0) return 0;
+  const inter = intersectionAreaM2(a, b, areaA, areaB);
+  return inter > 0 ? inter / (areaA + areaB - inter) : 0;
 }
 
 interface Indexed {

@@ -1,9 +1,11 @@
 // One task's life, the same whoever runs it (a worker thread of the server or a BullMQ worker
 // process): claim the row, run the job with progress written back, then let the kind's finisher write
 // its results in the transaction that marks the task completed, or record the error. Deterministic
-// errors end the task at once; crashes are retried up to MAX_ATTEMPTS.
+// errors end the task at once; crashes are retried up to MAX_ATTEMPTS. The writes that end a task are
+// tried again while the database is busy: one given up would leave the task "running" for good.
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
+import { fromPrismaError } from '../http/errors';
 import { log } from '../log';
 import { resolveDataPath } from '../uploads/data-path';
 import { FINISHERS } from './finishers';
@@ -20,6 +22,30 @@ export async function claimTask(db: Db, id: string, runner: string): Promise<boo
     data: { status: 'running', lockedBy: runner, startedAt: new Date(), attempts: { increment: 1 } },
   });
   return count === 1;
+}
+
+/** Tries of a write that ends a task, and the pause after the first failed one (doubled each time). */
+const END_WRITE_TRIES = 5;
+const END_WRITE_PAUSE_MS = 500;
+
+/** The database could not take a write now and may in a moment: SQLite locked past its wait, a transaction that could not start, PostgreSQL's write conflict or deadlock. */
+const isBusy = (err: unknown) => fromPrismaError(err)?.key === 'database_busy' || (err as { code?: unknown })?.code === 'P2034';
+
+/**
+ * A write that ends a task, tried again while the database is busy (for SQLite, each try already
+ * waits 15 s for the lock): given up, it would leave the task "running" under a runner that no longer
+ * runs it. Every such write holds only while its runner still has the task, so a second try after a
+ * first that did land writes nothing.
+ */
+export async function endWrite<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (attempt >= END_WRITE_TRIES || !isBusy(err)) throw err;
+      await new Promise((r) => setTimeout(r, END_WRITE_PAUSE_MS * 2 ** (attempt - 1)));
+    }
+  }
 }
 
 /** Raised inside the finishing transaction when another runner took the task over meanwhile. */
@@ -49,24 +75,26 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     const result = await execute(kind, JSON.parse(task.payloadJson), workDir, onProgress);
     // The results and the task's completion in one transaction: a crash between them would have
     // run the job again at restart and made a second scan.
-    await db.$transaction(async (tx) => {
-      const publicResult = await FINISHERS[kind](tx, task, result);
-      const { count } = await tx.task.updateMany({
-        where: held,
-        // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
-        data: {
-          status: 'completed',
-          percent: 100,
-          progress: 'done',
-          resultJson: JSON.stringify(publicResult),
-          scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId,
-          finishedAt: new Date(),
-          lockedBy: null,
-          payloadJson: keptPayload(task.payloadJson),
-        },
-      });
-      if (count !== 1) throw new TaskTakenOver();
-    });
+    await endWrite(() =>
+      db.$transaction(async (tx) => {
+        const publicResult = await FINISHERS[kind](tx, task, result);
+        const { count } = await tx.task.updateMany({
+          where: held,
+          // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
+          data: {
+            status: 'completed',
+            percent: 100,
+            progress: 'done',
+            resultJson: JSON.stringify(publicResult),
+            scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId,
+            finishedAt: new Date(),
+            lockedBy: null,
+            payloadJson: keptPayload(task.payloadJson),
+          },
+        });
+        if (count !== 1) throw new TaskTakenOver();
+      }),
+    );
   } catch (err) {
     if (err instanceof TaskTakenOver) {
       log.warn({ taskId: id, kind, runner }, 'task was taken over by another runner; its results are theirs to write');
@@ -83,7 +111,7 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
     // The folder is the task's, whoever runs it: one that lost the task leaves it to the one that has it.
     if (await db.task.count({ where: held })) await rm(workDir, { recursive: true, force: true });
-    if (retry) await db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } });
+    if (retry) await endWrite(() => db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } }));
     else await failTask(db, { ...task, runner }, { key: info.key, params: publicParams(info.params ?? {}) });
   }
 }
@@ -124,19 +152,21 @@ interface FailingTask {
  * and which no scan names. A survey's photos stay with its failed scan and go with it.
  */
 async function failTask(db: Db, task: FailingTask, error: { key: string; params: Record<string, string | number> }) {
-  await db.$transaction(async (tx) => {
-    const { count } = await tx.task.updateMany({
-      where: { id: task.id, ...(task.runner ? { status: 'running', lockedBy: task.runner } : { status: { in: ['running', 'pending'] } }) },
-      data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
-    });
-    if (count !== 1) return; // another runner has it, and the raster
-    // A drone task's scan was announced at its upload; a task remaking a scan's zones leaves the scan as it was.
-    if (task.scanId && task.kind === 'drone') await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
-    // Before the error is seen, so that no one finds the task failed and its raster still there.
-    const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
-    if (rasterPath) await rm(resolveDataPath(rasterPath), { force: true });
-    await rm(taskWorkDir(task.companyId, task.id), { recursive: true, force: true });
-  });
+  await endWrite(() =>
+    db.$transaction(async (tx) => {
+      const { count } = await tx.task.updateMany({
+        where: { id: task.id, ...(task.runner ? { status: 'running', lockedBy: task.runner } : { status: { in: ['running', 'pending'] } }) },
+        data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
+      });
+      if (count !== 1) return; // another runner has it, and the raster
+      // A drone task's scan was announced at its upload; a task remaking a scan's zones leaves the scan as it was.
+      if (task.scanId && task.kind === 'drone') await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
+      // Before the error is seen, so that no one finds the task failed and its raster still there.
+      const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
+      if (rasterPath) await rm(resolveDataPath(rasterPath), { force: true });
+      await rm(taskWorkDir(task.companyId, task.id), { recursive: true, force: true });
+    }),
+  );
 }
 
 /**
@@ -171,8 +201,21 @@ export async function releaseInterruptedTask(db: Db, t: FailingTask & { attempts
     await failTask(db, t, { key: 'task_interrupted', params: { attempts: t.attempts } });
     return false;
   }
-  await db.task.updateMany({ where: { id: t.id, status: 'running' }, data: { status: 'pending', lockedBy: null } });
+  await endWrite(() => db.task.updateMany({ where: { id: t.id, status: 'running', ...(t.runner ? { lockedBy: t.runner } : {}) }, data: { status: 'pending', lockedBy: null } }));
   return true;
+}
+
+/**
+ * Tasks `runner` left "running" though no thread of its runs them any more: the write that was to end
+ * one failed after every try (the database stayed locked, the connection dropped). Each goes back to
+ * pending (or ends in error after its last attempt), as at a restart; returns those to run again. Only
+ * the runner's own rows, by its id, are touched: another process's are its own to end.
+ */
+export async function releaseOrphanedTasks(db: Db, runner: string, running: ReadonlySet<string>): Promise<{ id: string; kind: TaskKind }[]> {
+  const rows = await db.task.findMany({ where: { status: 'running', lockedBy: runner }, select: { id: true, companyId: true, kind: true, payloadJson: true, attempts: true, scanId: true } });
+  const again: { id: string; kind: TaskKind }[] = [];
+  for (const t of rows.filter((r) => !running.has(r.id))) if (await releaseInterruptedTask(db, { ...t, runner })) again.push({ id: t.id, kind: t.kind as TaskKind });
+  return again;
 }
 
 /** At start-up: tasks left running by a process that died go back to the queue (or fail after MAX_ATTEMPTS). */

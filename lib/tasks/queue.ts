@@ -21,8 +21,19 @@ export interface NewTask {
   createdBy?: number;
 }
 
+/** Writes the task row and hands it to whoever runs tasks. */
 export async function submitTask(db: TenantDb, input: NewTask) {
-  const task = await db.task.create({
+  const task = await createTask(db, input);
+  await dispatchTask(task.id, input.kind);
+  return task;
+}
+
+/**
+ * Writes the task row only, for a caller that must know whether it was written (files the task is
+ * to own are removed when it was not); `dispatchTask` then hands it on.
+ */
+export async function createTask(db: TenantDb, input: NewTask) {
+  return db.task.create({
     data: {
       id: randomUUID(),
       kind: input.kind,
@@ -33,8 +44,6 @@ export async function submitTask(db: TenantDb, input: NewTask) {
       createdBy: input.createdBy ?? null,
     } as Parameters<TenantDb['task']['create']>[0]['data'],
   });
-  await dispatchTask(task.id, input.kind);
-  return task;
 }
 
 /** Hands a task to whoever runs tasks. With Redis not answering, the task ends in error and the request answers 503. */

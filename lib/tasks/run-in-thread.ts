@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { AppError } from '../http/errors';
-import type { JobKind, TaskErrorInfo } from './types';
+import { config } from '../config';
+import type { JobKind, TaskErrorInfo, TaskKind } from './types';
 
 const WORKER_ENTRY = (process.env.FIELDMAP_WORKER_ENTRY ?? 'lib/tasks/worker-entry.mjs').split('/');
 
@@ -64,6 +65,27 @@ export function runInThread(
       if (!settled) reject(new JobError({ key: 'task_failed', params: { reason: `worker exited with code ${code}` }, final: false }));
     });
   });
+}
+
+/** Longest a task of each kind may run in its thread (configuration: DRONE_TASK_LIMIT_S, ZONING_TASK_LIMIT_S). */
+export function taskDeadlineMs(kind: TaskKind): number {
+  const c = config();
+  return (kind === 'drone' ? c.DRONE_TASK_LIMIT_S : c.ZONING_TASK_LIMIT_S) * 1000;
+}
+
+/**
+ * A background task's job in a worker thread, ended at its kind's deadline with the final error
+ * `task_too_long` (in minutes: a task's limit is counted in them), by the same means as a request's
+ * work. Whoever runs tasks (the server's runner, a BullMQ worker) runs them so.
+ */
+export async function runTaskInThread(kind: TaskKind, payload: unknown, workDir: string, onProgress: (percent: number, step: string) => void): Promise<unknown> {
+  const deadlineMs = taskDeadlineMs(kind);
+  try {
+    return await runInThread(kind, payload, workDir, onProgress, deadlineMs);
+  } catch (err) {
+    if (err instanceof JobError && err.info.key === 'work_too_long') throw new JobError({ key: 'task_too_long', params: { minutes: Math.round(deadlineMs / 600) / 100 }, final: true });
+    throw err;
+  }
 }
 
 /**

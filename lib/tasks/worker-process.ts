@@ -1,16 +1,17 @@
 // `npm run worker`: a worker process for the scale-out setup (DATABASE_URL and REDIS_URL). It runs the
-// same jobs as the embedded worker threads, in this process. A worker killed mid-job leaves its BullMQ
-// job stalled; BullMQ hands it to another worker, which resumes from the task row. SIGTERM lets the
-// current jobs finish before exiting.
+// same jobs as the embedded runner, each in a worker thread of this process, ended when it passes its
+// kind's time limit (a job run in this process itself could not be stopped). A worker killed mid-job
+// leaves its BullMQ job stalled; BullMQ hands it to another worker, which resumes from the task row.
+// SIGTERM lets the current jobs finish before exiting.
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { config } from '../config';
 import { db, dbReady } from '../db/client';
 import { log } from '../log';
-import { runJob } from './jobs';
 import { claimTask, failAbandonedTask, releaseInterruptedTask, runClaimedTask } from './lifecycle';
 import { redisConnection } from '../redis';
 import { enqueueRedis, queueName } from './redis-queue';
+import { runTaskInThread } from './run-in-thread';
 import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 
 const CONCURRENCY: Record<TaskKind, number> = {
@@ -34,7 +35,7 @@ async function handleTask(taskId: string): Promise<void> {
   // was its last attempt.
   if (row.status === 'running' && !(await releaseInterruptedTask(client, row))) return;
   if (!(await claimTask(client, taskId, workerId))) return;
-  await runClaimedTask(client, taskId, workerId, (kind, payload, workDir, onProgress) => runJob(kind, payload, { workDir, progress: onProgress }));
+  await runClaimedTask(client, taskId, workerId, runTaskInThread);
   const after = await client.task.findUnique({ where: { id: taskId }, select: { status: true } });
   // A retryable failure: let BullMQ try again (possibly on another worker).
   if (after?.status === 'pending') throw new Error('task failed; retrying');

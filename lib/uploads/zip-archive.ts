@@ -2,7 +2,8 @@
 // byte is extracted: no absolute paths or `..`, no links, no encryption, at most 2,000 entries, at
 // most 1 GB in total, and (zip bombs) no entry of more than 64 kB inflating more than 200 times, nor
 // the archive as a whole once it unpacks to more than 16 MB. While extracting, an entry that produces
-// more bytes than it declared is stopped (yauzl's size validation).
+// more bytes than it declared is stopped (yauzl's size validation). Only stored and deflated entries
+// are read: yauzl has no Deflate64 (Windows Explorer's choice over 2 GB), BZip2 or LZMA.
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, normalize, sep } from 'node:path';
@@ -31,6 +32,12 @@ const RATIO_CHECKED_ABOVE_BYTES = 64 * 1024;
  * the ratio: LPIS attribute tables inflate 30 to 55 times, shapes 1.5 to 3, photos not at all.
  */
 const TOTAL_RATIO_CHECKED_ABOVE_BYTES = 16 * 1024 ** 2;
+
+/** Compression methods yauzl can read: 0 stored, 8 deflated. */
+const READABLE_METHODS = new Set([0, 8]);
+/** The others an archiver may choose, named so that the user knows which setting to change. */
+const METHOD_NAMES: Record<number, string> = { 9: 'Deflate64', 12: 'BZip2', 14: 'LZMA', 93: 'Zstandard', 95: 'XZ', 98: 'PPMd' };
+const methodName = (m: number) => (METHOD_NAMES[m] ? `${METHOD_NAMES[m]} (${m})` : String(m));
 
 const ratioOf = (uncompressed: number, compressed: number) => uncompressed / Math.max(1, compressed);
 
@@ -90,6 +97,7 @@ export function checkEntry(e: yauzl.Entry, limits: ZipLimits): void {
   const unixType = (e.externalFileAttributes >>> 16) & 0o170000;
   if (unixType === 0o120000) throw unprocessable('zip_link', { name });
   if (e.generalPurposeBitFlag & 1) throw unprocessable('zip_encrypted', { name });
+  if (!READABLE_METHODS.has(e.compressionMethod)) throw unprocessable('zip_unsupported_method', { name, method: methodName(e.compressionMethod) });
   const ratio = ratioOf(e.uncompressedSize, e.compressedSize);
   if (e.uncompressedSize > RATIO_CHECKED_ABOVE_BYTES && ratio > limits.maxRatio) throw unprocessable('zip_bomb', { name, ratio: Math.round(ratio) });
 }
@@ -142,11 +150,17 @@ export async function extractZipSafely(
       if (e.fileName.endsWith('/') || (wanted && !wanted(e.fileName))) continue;
       const target = normalize(join(destDir, e.fileName));
       if (!target.startsWith(normalize(destDir) + sep)) throw unprocessable('zip_unsafe_path', { name: e.fileName });
-      await mkdir(dirname(target), { recursive: true });
-      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(err) : resolve(s!))));
+      // Whatever fails from here is the entry's: a damaged local header (yauzl's openReadStream), a
+      // name that is both a file and a folder (`a.shp`, then `a.shp/b.dbf`: mkdir's EEXIST/ENOTDIR),
+      // data that does not inflate; a full disk is the server's.
+      const damaged = (err: unknown) => (isDiskFull(err) ? insufficientStorage() : unprocessable('zip_corrupt', { name: e.fileName }));
+      await mkdir(dirname(target), { recursive: true }).catch((err: unknown) => {
+        throw damaged(err);
+      });
+      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(damaged(err)) : resolve(s!))));
       written.push(target);
       await pipeline(stream, createWriteStream(target)).catch((err: unknown) => {
-        throw isDiskFull(err) ? insufficientStorage() : unprocessable('zip_corrupt', { name: e.fileName });
+        throw damaged(err);
       });
     }
     return written;

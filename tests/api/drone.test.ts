@@ -6,7 +6,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateRawSync } from 'node:zlib';
 import { fromArrayBuffer } from 'geotiff';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { baseUrl, directDb, serverEnv } from '../helpers/context';
 import { agreementWithCloud, lasTopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
+import { rawZip } from '../helpers/raw-zip';
 import { waitForTask } from '../helpers/tasks';
 
 const BRIGHTON = ['drone', 'brighton_beach', 'images'] as const;
@@ -52,50 +52,6 @@ function zipOf(files: string[], extra: Record<string, Buffer | string> = {}, fol
   return new Promise((resolve, reject) => {
     zip.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
   });
-}
-
-/**
- * A ZIP written byte by byte, for what friendly writers refuse to make: `../` names and entries that
- * inflate hundreds of times.
- */
-function rawZip(entries: { name: string; data: Buffer; deflate?: boolean }[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const body = e.deflate ? deflateRawSync(e.data, { level: 9 }) : e.data;
-    const crc = crc32(e.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(e.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    centrals.push(central, name);
-    offset += 30 + name.length + body.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
 }
 
 const upload = (api: Api, zip: Buffer | string, data?: Record<string, unknown> | string, name = 'flight.zip') =>
@@ -229,6 +185,24 @@ describe('drone upload: refusals answered at once', () => {
     expect(bomb.body.error).toMatch(/^The archive entry b\.jpg expands [\d,]+ times; this looks like a zip bomb$/);
     expect(existsSync(join(serverEnv().DATA_DIR!, '..', 'evil.jpg'))).toBe(false);
     await expectNothingKept(c);
+  });
+
+  it('an entry yauzl cannot read (BZip2, a damaged header, a file that is also a folder) answers 422 naming it; nothing is kept', async () => {
+    const [a, b] = await plainJpegs();
+    const bzip2 = await upload(c.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: 'b.jpg', data: b!, method: 12 }]), { field_id: 'auto' });
+    expect([bzip2.status, bzip2.body]).toEqual([
+      422,
+      { success: false, error: 'The archive entry b.jpg is compressed with a method that cannot be read (BZip2 (12)); save the archive with ordinary ZIP (Deflate) compression' },
+    ]);
+    const deflate64 = await upload(ru.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: 'b.jpg', data: b!, method: 9 }]), { field_id: 'auto' });
+    expect([deflate64.status, deflate64.body.error]).toEqual([422, 'Файл b.jpg в архиве сжат неподдерживаемым методом (Deflate64 (9)); сохраните архив с обычным сжатием ZIP (Deflate)']);
+    const damaged = await upload(c.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: 'b.jpg', data: b!, damagedLocalHeader: true }]), { field_id: 'auto' });
+    expect([damaged.status, damaged.body]).toEqual([422, { success: false, error: 'The archive entry b.jpg is damaged' }]);
+    const fileAndFolder = await upload(c.as.operator, rawZip([{ name: 'a.jpg', data: a! }, { name: 'a.jpg/b.jpg', data: b! }]), { field_id: 'auto' });
+    expect([fileAndFolder.status, fileAndFolder.body]).toEqual([422, { success: false, error: 'The archive entry a.jpg/b.jpg is damaged' }]);
+    await expectNothingKept(c);
+    await expectNothingKept(ru);
+    expect((await fetch(`${baseUrl()}/api/health`)).status).toBe(200);
   });
 
   it.skipIf(!!missingBrighton)('finds no field under the photos (422), a foreign or unknown field id is 404, a field far away 422', async () => {

@@ -271,6 +271,39 @@ describe('fields', () => {
     expect((await api.del(`/api/fields/${busyId}`)).status).toBe(200);
     await db.$disconnect();
   });
+
+  it('a task written while the field is being deleted is waited for and kept: the delete is refused (409)', async () => {
+    const { api, user } = await registerCompany(baseUrl(), { language: 'en' });
+    const id = (await api.post('/api/fields', { name: 'Racing', geometry: rect(9, 9) })).body.id as number;
+    const db = directDb();
+    const taskId = randomUUID();
+    // An upload's task row, written and not yet committed when the delete comes: the delete had
+    // checked for tasks before it, found none, then removed the field and the task with it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const isWritten = new Promise<void>((resolve) => (written = resolve));
+    const writing = db.$transaction(
+      async (tx) => {
+        // Running (under no runner's lock) rather than pending, which the server's runner would take up.
+        await tx.task.create({ data: { id: taskId, companyId: user.company.id, kind: 'raster_zones', status: 'running', fieldId: id } });
+        written();
+        await released;
+      },
+      { maxWait: 20_000, timeout: 30_000 },
+    );
+    await isWritten;
+    const deleting = api.del(`/api/fields/${id}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    release();
+    await writing;
+    const refused = await deleting;
+    expect([refused.status, refused.body.error]).toEqual([409, en.errors.field_task_running]);
+    expect((await db.task.findUnique({ where: { id: taskId } }))?.fieldId).toBe(id);
+    await retried(() => db.task.update({ where: { id: taskId }, data: { status: 'error' } }));
+    expect((await api.del(`/api/fields/${id}`)).status).toBe(200);
+    await db.$disconnect();
+  });
 });
 
 describe('many fields at once', () => {

@@ -226,6 +226,21 @@ describe.skipIf(!!reason)('no worker process yet', () => {
     expect(await waitForTask(api, res.body.task_id)).toMatchObject({ status: 'completed' });
     expect((await new Api(web.url).get('/api/health')).body).toMatchObject({ workers: 1 });
   });
+
+  it('a worker ends a job past its kind’s time limit (its thread), fails the task with the reason and takes the next', async () => {
+    // A job run in the worker's own process could not be stopped; in its thread it is ended.
+    await worker?.stop();
+    worker = await startWorker({ ...env, ZONING_TASK_LIMIT_S: '1' });
+    const { api } = await registerCompany(web.url, { language: 'en' });
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    const started = Date.now();
+    for (let i = 0; i < 2; i++) {
+      const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 't.tif' }, zones: '3' });
+      expect(res.status, res.text).toBe(202);
+      expect(await waitForTask(api, res.body.task_id, 60_000)).toMatchObject({ status: 'error', error: en.errors.task_too_long.replace('{minutes}', '0.02') });
+    }
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
 });
 
 // Needs no Redis at all: the server is pointed at a port where none listens.

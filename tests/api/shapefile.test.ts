@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Api } from '../helpers/api';
 import { createCompany, registerCompany } from '../helpers/company';
 import { baseUrl } from '../helpers/context';
+import { rawZip } from '../helpers/raw-zip';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
 
@@ -325,5 +326,40 @@ describe.skipIf(noGdal)('shapefile import of generated archives', () => {
     const zip = await shapefileZip({ features: [{ geometry: A }] });
     expect((await uploadZip(c.as.viewer, zip)).status).toBe(403);
     expect((await uploadZip(c.as.operator, zip)).body.fields_created).toBe(1);
+  });
+});
+
+// yauzl reads only stored and deflated entries; what else an archiver writes, a damaged entry header
+// and a name that is both a file and a folder had answered 500.
+describe('archives that cannot be unpacked', () => {
+  it('an entry compressed with Deflate64, BZip2 or LZMA answers 422 naming it and its method; nothing is created', async () => {
+    const c = await createCompany(baseUrl(), { language: 'en' });
+    const ru = await createCompany(baseUrl(), { language: 'ru' });
+    for (const [method, label] of [[9, 'Deflate64 (9)'], [12, 'BZip2 (12)'], [14, 'LZMA (14)'], [97, '97']] as const) {
+      const zip = rawZip([{ name: 'fields.shp', data: randomBytes(200) }, { name: 'fields.dbf', data: randomBytes(100), method }]);
+      const res = await uploadZip(c.as.operator, zip);
+      expect([res.status, res.body]).toEqual([
+        422,
+        { success: false, error: `The archive entry fields.dbf is compressed with a method that cannot be read (${label}); save the archive with ordinary ZIP (Deflate) compression` },
+      ]);
+    }
+    const inRussian = await uploadZip(ru.as.operator, rawZip([{ name: 'fields.shp', data: randomBytes(200), method: 12 }]));
+    expect([inRussian.status, inRussian.body.error]).toEqual([422, 'Файл fields.shp в архиве сжат неподдерживаемым методом (BZip2 (12)); сохраните архив с обычным сжатием ZIP (Deflate)']);
+    expect(await fieldCount(c.as.operator)).toBe(0);
+    expect((await fetch(`${baseUrl()}/api/health`)).status).toBe(200);
+  });
+
+  it('a damaged entry header, or a name that is both a file and a folder, answers 422 naming the entry', async () => {
+    const c = await createCompany(baseUrl(), { language: 'en' });
+    const cases: [string, Buffer, string][] = [
+      ['damaged local header', rawZip([{ name: 'fields.shp', data: randomBytes(200) }, { name: 'fields.dbf', data: randomBytes(100), damagedLocalHeader: true }]), 'fields.dbf'],
+      ['file, then folder', rawZip([{ name: 'a.shp', data: randomBytes(200) }, { name: 'a.shp/b.dbf', data: randomBytes(100) }]), 'a.shp/b.dbf'],
+    ];
+    for (const [label, zip, entry] of cases) {
+      const res = await uploadZip(c.as.operator, zip);
+      expect([label, res.status, res.body]).toEqual([label, 422, { success: false, error: `The archive entry ${entry} is damaged` }]);
+    }
+    expect(await fieldCount(c.as.operator)).toBe(0);
+    expect((await fetch(`${baseUrl()}/api/health`)).status).toBe(200);
   });
 });

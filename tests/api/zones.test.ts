@@ -541,4 +541,31 @@ describe.skipIf(!!missing)('raster zones', () => {
       await scratch?.drop();
     }
   });
+
+  it('a zoning task past its time limit is stopped and fails with the reason; the next one is not held up', async () => {
+    // A limit of 1 s (ZONING_TASK_LIMIT_S) against a NAIP tile that takes seconds: a task that never
+    // ended had held its kind's only turn, every company's rasters behind it, until a restart.
+    const scratch = serverEnv().DATABASE_URL ? await scratchPostgres() : undefined;
+    const server = await startServer({ env: { ...(scratch?.env ?? {}), ZONING_TASK_LIMIT_S: '1' } });
+    try {
+      const { api, user } = await registerCompany(server.url, { language: 'en' });
+      const fieldId = (await api.post('/api/fields', { name: 'F', geometry: FIELD })).body.id as number;
+      const started = Date.now();
+      const [first, second] = [await uploadRaster(api, { zones: '5' }), await uploadRaster(api, { zones: '4' })];
+      expect([first.status, second.status]).toEqual([202, 202]);
+      for (const res of [first, second]) {
+        const task = await waitForTask(api, res.body.task_id, 60_000);
+        expect([task.status, task.error]).toEqual(['error', en.errors.task_too_long.replace('{minutes}', '0.02')]);
+      }
+      // Each was stopped at its limit, not run to its end (several seconds each here).
+      expect(Date.now() - started).toBeLessThan(20_000);
+      // A task that fails for good takes its raster with it.
+      const rasters = join(server.dataDir, 'companies', String(user.company.id), 'fields', String(fieldId), 'rasters');
+      expect(existsSync(rasters) ? readdirSync(rasters) : []).toEqual([]);
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    } finally {
+      await server.stop();
+      await scratch?.drop();
+    }
+  });
 });

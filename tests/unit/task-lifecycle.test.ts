@@ -9,7 +9,7 @@ import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
-import { claimTask, failAbandonedTask, publicParams, releaseInterruptedTask, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
+import { claimTask, failAbandonedTask, publicParams, releaseInterruptedTask, releaseOrphanedTasks, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
 import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
 import { taskWorkDir } from '@/lib/tasks/work-dir';
@@ -218,5 +218,59 @@ describe('a task that crashed on its last attempt', () => {
       expect(publicParams({ reason })).toEqual({ reason });
     }
     expect(publicParams({ attempts: 3 })).toEqual({ attempts: 3 });
+  });
+});
+
+/**
+ * The database as a runner sees it while another writer keeps SQLite locked past its wait: the first
+ * `times` transactions fail as Prisma reports that (P1008), the rest go through.
+ */
+function busyFor(times: number): Db {
+  let left = times;
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop !== '$transaction') return Reflect.get(target, prop);
+      return async (...args: Parameters<Db['$transaction']>) => {
+        if (left-- > 0) throw Object.assign(new Error('Operations timed out'), { code: 'P1008' });
+        return (target.$transaction as (...a: unknown[]) => Promise<unknown>)(...args);
+      };
+    },
+  });
+}
+
+describe('a task whose ending write meets a busy database', () => {
+  it('is completed once the database takes the write, not run again', async () => {
+    await rasterTask('busy-completed', { payload: { rasterPath: '/data/r.tif', options: { zones: 5 } } });
+    expect(await claimTask(db, 'busy-completed', 'one')).toBe(true);
+    let runs = 0;
+    await runClaimedTask(busyFor(2), 'busy-completed', 'one', async () => {
+      runs++;
+      return zoningResult();
+    });
+    expect(await db.task.findUniqueOrThrow({ where: { id: 'busy-completed' } })).toMatchObject({ status: 'completed', lockedBy: null });
+    expect(runs).toBe(1);
+  });
+
+  it('is failed once the database takes the write, not left running', async () => {
+    const raster = uploadedRaster('busy-refused.tif');
+    await rasterTask('busy-refused', { payload: { rasterPath: raster } });
+    expect(await claimTask(db, 'busy-refused', 'one')).toBe(true);
+    await runClaimedTask(busyFor(2), 'busy-refused', 'one', async () => {
+      throw new AppError('unprocessable', 'raster_no_overlap');
+    });
+    expect(await db.task.findUniqueOrThrow({ where: { id: 'busy-refused' } })).toMatchObject({ status: 'error', lockedBy: null });
+    expect(existsSync(raster)).toBe(false);
+  });
+
+  it('left running by its runner after every try is put back by that runner, and only by it', async () => {
+    await rasterTask('orphan', { status: 'running', attempts: 1 });
+    await rasterTask('orphan-last', { status: 'running', attempts: MAX_ATTEMPTS });
+    await rasterTask('in-flight', { status: 'running', attempts: 1 });
+    await rasterTask('theirs', { status: 'running', attempts: 1 });
+    await db.task.updateMany({ where: { id: { in: ['orphan', 'orphan-last', 'in-flight'] } }, data: { lockedBy: 'runner-a' } });
+    await db.task.update({ where: { id: 'theirs' }, data: { lockedBy: 'runner-b' } });
+    expect(await releaseOrphanedTasks(db, 'runner-a', new Set(['in-flight']))).toEqual([{ id: 'orphan', kind: 'raster_zones' }]);
+    const status = async (id: string) => (await db.task.findUniqueOrThrow({ where: { id } })).status;
+    expect([await status('orphan'), await status('orphan-last'), await status('in-flight'), await status('theirs')]).toEqual(['pending', 'error', 'running', 'running']);
   });
 });

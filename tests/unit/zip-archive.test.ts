@@ -8,6 +8,7 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { isShapefilePart } from '@/lib/uploads/shapefile-layers';
 import { extractZipSafely, listZip } from '@/lib/uploads/zip-archive';
+import { rawZip } from '../helpers/raw-zip';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'zip-unit-'));
@@ -68,5 +69,32 @@ describe('extracting only the wanted entries', () => {
     const written = await extractZipSafely(path, dest, {}, isShapefilePart);
     expect(written.map((p) => relative(dest, p)).sort()).toEqual(['a/Parcels.Cpg', 'a/Parcels.DBF', 'a/Parcels.SHP', 'a/Parcels.prj', 'a/Parcels.shx']);
     expect(filesUnder(dest).sort()).toEqual(['a/Parcels.Cpg', 'a/Parcels.DBF', 'a/Parcels.SHP', 'a/Parcels.prj', 'a/Parcels.shx']);
+  });
+});
+
+describe('entries yauzl cannot read are refused with their name, never thrown as they come', () => {
+  const write = (zip: Buffer) => {
+    const path = join(tmp(), 'raw.zip');
+    writeFileSync(path, zip);
+    return path;
+  };
+
+  it('a method other than stored or deflated is refused before a byte is extracted', async () => {
+    const zip = write(rawZip([{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.dbf', data: Buffer.from('table'), method: 12 }]));
+    await expect(listZip(zip)).rejects.toMatchObject({ key: 'zip_unsupported_method', params: { name: 'a.dbf', method: 'BZip2 (12)' } });
+    const dest = tmp();
+    await expect(extractZipSafely(zip, dest)).rejects.toMatchObject({ key: 'zip_unsupported_method' });
+    expect(filesUnder(dest)).toEqual([]);
+  });
+
+  it('a damaged local header, and a name that is both a file and a folder, are the damaged entry; what was written goes', async () => {
+    for (const [entries, name] of [
+      [[{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.dbf', data: Buffer.from('table'), damagedLocalHeader: true }], 'a.dbf'],
+      [[{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.shp/b.dbf', data: Buffer.from('table') }], 'a.shp/b.dbf'],
+    ] as const) {
+      const dest = tmp();
+      await expect(extractZipSafely(write(rawZip([...entries])), dest)).rejects.toMatchObject({ name: 'AppError', key: 'zip_corrupt', params: { name } });
+      expect(filesUnder(dest)).toEqual([]);
+    }
   });
 });
