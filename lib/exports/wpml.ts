@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import { z } from 'zod';
 import { asciiStem } from '@/lib/http/respond';
-import { validate } from '@/lib/http/validate';
+import { ValidationError, validate } from '@/lib/http/validate';
 import { geometryAreaM2 } from '../geo/area';
 import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';
 import type { ExportField } from './types';
@@ -35,7 +35,10 @@ const num = (min: number, max: number, dflt: number, int = false) => {
   return z.preprocess(decimal, (int ? n.int() : n).default(dflt));
 };
 
-/** Query parameters of the KMZ export (spec 4.2); strings are coerced, out-of-range values fail (422). */
+/**
+ * Query parameters of the KMZ export (spec 4.2); strings are coerced, out-of-range values fail (422).
+ * Strict: a key not taken (`heigth=50`) is named in the 422, not ignored for the default.
+ */
 export const flightParamsSchema = z
   .object({
     height: num(20, 500, 100),
@@ -43,6 +46,11 @@ export const flightParamsSchema = z
     overlap_h: num(10, 95, 70),
     overlap_w: num(10, 95, 65),
     drone: z.enum(DRONE_KEYS).default(DEFAULT_DRONE),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    const limit = photoSpacingLimit(q.drone, q.height, q.overlap_h);
+    if (limit) ctx.addIssue({ code: 'custom', path: ['overlap_h'], message: 'photos closer than the camera can take them', params: { key: 'kmz_photos_too_close', ...limit } });
   })
   .transform((q): FlightOptions => ({ height: q.height, direction: q.direction, overlapH: q.overlap_h, overlapW: q.overlap_w, drone: q.drone }));
 
@@ -62,6 +70,33 @@ export function kmzFileName(fieldName: string): string {
 
 const EARTH_RADIUS_M = 6_371_008.8;
 const MAX_SPEED_MS = 15;
+/**
+ * The slowest a DJI route flies: WPML's autoFlightSpeed and waypointSpeed are 1-15 m/s (DJI Cloud
+ * API, WPML elements). Photos closer together than the camera takes them at this speed cannot be had.
+ */
+export const MIN_SPEED_MS = 1;
+
+/** Metres between photos along a line: the footprint less the forward overlap. */
+const photoIntervalM = (drone: DroneSpec, height: number, overlapH: number) => footprintM(drone, height).along * (1 - overlapH / 100);
+
+/**
+ * When the camera cannot take photos as close together as `height` and `overlapH` ask (even at
+ * MIN_SPEED_MS a photo every minShootIntervalS is farther apart), what it can do: the photos' spacing
+ * asked, the camera's interval, the lowest height at this overlap and the highest overlap at this
+ * height that it can fly (over 80 % for every drone at the lowest height taken, 20 m). Null when the
+ * camera keeps up.
+ */
+export function photoSpacingLimit(droneKey: DroneKey, height: number, overlapH: number): { height: number; overlap_h: number; spacing: number; seconds: number; min_height: number; max_overlap: number } | null {
+  const drone = DRONES[droneKey];
+  const spacing = photoIntervalM(drone, height, overlapH);
+  const needed = drone.minShootIntervalS * MIN_SPEED_MS;
+  if (spacing >= needed) return null;
+  const alongPerMetre = footprintM(drone, 1).along;
+  const minHeight = Math.ceil(needed / (alongPerMetre * (1 - overlapH / 100)));
+  const maxOverlap = Math.floor(100 * (1 - needed / (alongPerMetre * height)));
+  return { height, overlap_h: overlapH, spacing: Math.round(spacing * 10) / 10, seconds: drone.minShootIntervalS, min_height: minHeight, max_overlap: maxOverlap };
+}
+
 /** Acceleration assumed when the drone stops at a waypoint; each stop costs speed/accel seconds. */
 const ACCEL_MS2 = 2;
 
@@ -220,7 +255,11 @@ export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions
   const foot = footprintM(drone, opts.height);
   const lineSpacing = foot.across * (1 - opts.overlapW / 100);
   const photoInterval = foot.along * (1 - opts.overlapH / 100);
-  const speed = Math.max(1, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
+  // The query's check (flightParamsSchema) already refused these; a caller in code gets the same 422.
+  const tooClose = photoSpacingLimit(opts.drone, opts.height, opts.overlapH);
+  if (tooClose) throw new ValidationError([{ code: 'custom', path: ['overlap_h'], message: 'photos closer than the camera can take them', params: { key: 'kmz_photos_too_close', ...tooClose }, input: opts.overlapH }]);
+  // At least MIN_SPEED_MS, which the check above makes slow enough for the camera.
+  const speed = Math.max(MIN_SPEED_MS, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
   const margin = opts.margin ?? Math.round(photoInterval);
 
   // Along/across axes: `along` points in the flight direction, `across` to its right.

@@ -59,6 +59,38 @@ describe('KMZ flight plans', () => {
     }
   });
 
+  it('refuses photos closer than the camera can take them, with what height or overlap would do, in the user’s language', async () => {
+    for (const [language, words] of [['en', 'raise height to at least 45 m or lower overlap_h to at most 88 %'], ['ru', 'поднимите высоту хотя бы до 45 м или уменьшите overlap_h не более чем до 88 %'], ['sk', 'zvýšte výšku aspoň na 45 m alebo znížte overlap_h najviac na 88 %']] as const) {
+      const { api } = await registerCompany(baseUrl(), { language });
+      const id = (await api.post('/api/fields', { name: 'F', geometry: rect(21, 48) })).body.id;
+      // DJI Mavic 3M: one photo every 2 s, and at 20 m with 95 % forward overlap the photos would be 0.9 m apart.
+      for (const path of [`/api/field/export/kmz/${id}`, '/api/field/export/kmz/all']) {
+        const res = await api.get(`${path}?height=20&overlap_h=95`);
+        expect(res.status, path).toBe(422);
+        expect(res.body.success).toBe(false);
+        expect(res.body.error, path).toContain(words);
+        expect(res.body.details).toHaveLength(1);
+      }
+      // What it suggests flies, at the camera's pace.
+      const { res, body } = await download(api, `/api/field/export/kmz/${id}?height=45&overlap_h=95`);
+      expect(res.status).toBe(200);
+      const waylines = await (await JSZip.loadAsync(body)).file('wpmz/waylines.wpml')!.async('string');
+      const speed = Number(/<wpml:autoFlightSpeed>([\d.]+)</.exec(waylines)![1]);
+      expect(Number(/<wpml:actionTriggerParam>([\d.]+)</.exec(waylines)![1]) / speed).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('names a query key it does not take (a typo), on both exports, rather than plan with the default', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const id = (await api.post('/api/fields', { name: 'F', geometry: rect(22, 48) })).body.id;
+    for (const path of [`/api/field/export/kmz/${id}`, '/api/field/export/kmz/all']) {
+      const res = await api.get(`${path}?heigth=50&drone=mavic3e`);
+      expect(res.status, path).toBe(422);
+      expect(res.body).toEqual({ success: false, error: 'Invalid data: unknown fields: heigth', details: ['unknown fields: heigth'] });
+    }
+    expect((await download(api, `/api/field/export/kmz/${id}?height=50&drone=mavic3e`)).res.status).toBe(200);
+  });
+
   it('zips one KMZ per field with unique names', async () => {
     const { api } = await registerCompany(baseUrl());
     for (const [i, name] of ['Same', 'Same', 'Другое'].entries()) await api.post('/api/fields', { name, geometry: rect(30 + i * 0.01, 50) });

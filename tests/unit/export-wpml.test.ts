@@ -8,7 +8,10 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { DRONES } from '@/lib/exports/drones';
 import { asciiFileName } from '@/lib/http/respond';
-import { buildAllFlightPlansZip, buildFlightPlanKmz, kmzFileName, uniqueKmzNames, validateFlightParams, type FlightOptions } from '@/lib/exports/wpml';
+import type { AppError } from '@/lib/http/errors';
+import { errorBody } from '@/lib/http/respond';
+import { ValidationError } from '@/lib/http/validate';
+import { buildAllFlightPlansZip, buildFlightPlanKmz, kmzFileName, planSurvey, uniqueKmzNames, validateFlightParams, type FlightOptions } from '@/lib/exports/wpml';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 // Fields near Levice (SK), built in metres east/north of a corner and turned into lon/lat here.
@@ -373,5 +376,47 @@ describe('file names and the all-fields ZIP', () => {
       const inner = await unzip(await zip.file(name)!.async('nodebuffer'));
       expect(one(inner.template, 'templateType')).toBe('mapping2d');
     }
+  });
+});
+
+describe('what the camera and the aircraft can fly', () => {
+  const refusal = (q: Record<string, string>) => {
+    try {
+      validateFlightParams(q);
+    } catch (err) {
+      return err as AppError;
+    }
+    return null;
+  };
+
+  it('refuses photos closer than the camera takes them at the slowest DJI speed, saying what height or overlap would do', () => {
+    // Mavic 3M at 20 m and 95 %: a photo every 0.9 m, which at 1 m/s (WPML's slowest) is 0.9 s, and the camera needs 2 s.
+    const err = refusal({ height: '20', overlap_h: '95' });
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ kind: 'unprocessable', key: 'validation' });
+    const body = errorBody(err!, 'en');
+    expect(body.details).toEqual([
+      'overlap_h: at 20 m and 95 % forward overlap the photos would be 0.9 m apart, closer than this drone\'s camera can take them (one photo every 2 s at the slowest flight speed DJI allows, 1 m/s): raise height to at least 45 m or lower overlap_h to at most 88 %',
+    ]);
+    expect(errorBody(err!, 'ru').error).toContain('поднимите высоту хотя бы до 45 м или уменьшите overlap_h не более чем до 88 %');
+    expect(errorBody(err!, 'sk').error).toContain('zvýšte výšku aspoň na 45 m alebo znížte overlap_h najviac na 88 %');
+    // The suggestions are themselves flyable, and the plan then keeps the camera's pace.
+    for (const q of [{ height: '45', overlap_h: '95' }, { height: '20', overlap_h: '88' }]) {
+      const o = validateFlightParams(q);
+      const plan = planSurvey(rectangle, o);
+      expect(plan.speed).toBeGreaterThanOrEqual(1);
+      expect(plan.photoInterval / plan.speed, JSON.stringify(q)).toBeGreaterThanOrEqual(DRONES.mavic3m.minShootIntervalS - 1e-9);
+    }
+    // A faster camera flies the same at 20 m and 95 %.
+    expect(refusal({ height: '20', overlap_h: '95', drone: 'mavic3e' })).toBeNull();
+    // Called from code, the planner refuses it the same way rather than fly too fast for the camera.
+    expect(() => planSurvey(rectangle, { ...DEFAULTS, height: 20, overlapH: 95 })).toThrow(ValidationError);
+  });
+
+  it('names query keys it does not take, rather than run the defaults', () => {
+    const err = refusal({ heigth: '50', drone: 'mavic3e' });
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(errorBody(err!, 'en').details).toEqual(['unknown fields: heigth']);
+    expect(refusal({ height: '50', direction: '0', overlap_h: '80', overlap_w: '70', drone: 'mavic3e' })).toBeNull();
   });
 });
