@@ -91,6 +91,34 @@ describe('KMZ flight plans', () => {
     expect((await download(api, `/api/field/export/kmz/${id}?height=50&drone=mavic3e`)).res.status).toBe(200);
   });
 
+  it('refuses a plan over the 65,535 waypoints DJI aircraft take; the all-fields ZIP names such a field in errors.txt', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const small = (await api.post('/api/fields', { name: 'Small', geometry: rect(23, 48) })).body.id;
+    // 11 km across: some 18,000 waypoints, under the cap, and built in a worker thread as any plan over 10,000.
+    const big = (await api.post('/api/fields', { name: 'Big', geometry: rect(22.8, 48, 0.1) })).body.id;
+    // Half a degree square (37 x 56 km): at 20 m and 95 % side overlap, lines 1.2 m apart, some 90,000 waypoints.
+    const huge = (await api.post('/api/fields', { name: 'Huge', geometry: rect(23.1, 48, 0.5) })).body.id;
+    const query = 'height=20&overlap_w=95';
+    const refused = await api.get(`/api/field/export/kmz/${huge}?${query}`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatch(/^The flight plan would have about \d\d,\d{3} waypoints, more than the 65,535 a DJI aircraft takes in one mission/);
+    expect((await download(api, `/api/field/export/kmz/${small}?${query}`)).res.status).toBe(200);
+
+    const { res, body } = await download(api, `/api/field/export/kmz/all?${query}`);
+    expect(res.status).toBe(200);
+    const zip = await JSZip.loadAsync(body);
+    expect(Object.keys(zip.files).sort()).toEqual(['Big.kmz', 'Small.kmz', 'errors.txt']);
+    const bigKmz = await JSZip.loadAsync(await zip.file('Big.kmz')!.async('nodebuffer'));
+    expect(((await bigKmz.file('wpmz/waylines.wpml')!.async('string')).match(/<Placemark>/g) ?? []).length).toBeGreaterThan(10_000);
+    expect(await zip.file('errors.txt')!.async('string')).toBe(`${en.errors.kmz_all_left_out}\n\nHuge.kmz (Huge, id ${huge}): ${refused.body.error}\n`);
+
+    // When no field's plan can be made, that is the answer, before any ZIP is started.
+    for (const id of [small, big]) expect((await api.del(`/api/fields/${id}`)).status).toBe(200);
+    const none = await api.get(`/api/field/export/kmz/all?${query}`);
+    expect(none.status).toBe(422);
+    expect(none.body.error).toBe(refused.body.error);
+  });
+
   it('zips one KMZ per field with unique names', async () => {
     const { api } = await registerCompany(baseUrl());
     for (const [i, name] of ['Same', 'Same', 'Другое'].entries()) await api.post('/api/fields', { name, geometry: rect(30 + i * 0.01, 50) });
