@@ -1,8 +1,9 @@
 'use client';
 import { useFormatter, useTranslations } from 'next-intl';
 import { useId, useState } from 'react';
-import { DEFAULT_DRONE, DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
+import { DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
 import { download } from '@/lib/ui/api';
+import { rememberDrone, storedDrone } from '@/lib/ui/drone-choice';
 import { Button, ErrorMessage, LinkButton, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Form } from '../ui/validation-messages';
@@ -25,18 +26,6 @@ interface FlightFigures {
 function flightFrom(headers: Headers): FlightFigures | null {
   const [seconds, metres, photos] = ['x-flight-duration-s', 'x-flight-distance-m', 'x-flight-photos'].map((h) => Number(headers.get(h) ?? NaN));
   return [seconds, metres, photos].every((v) => Number.isFinite(v)) ? { seconds: seconds!, metres: metres!, photos: photos! } : null;
-}
-
-/** Where this browser keeps the drone last chosen for a flight plan: an operator flies one aircraft. */
-const DRONE_STORAGE_KEY = 'fieldmap.kmz.drone';
-
-function storedDrone(): DroneKey {
-  try {
-    const v = typeof window === 'undefined' ? null : window.localStorage.getItem(DRONE_STORAGE_KEY);
-    return (DRONE_KEYS as readonly string[]).includes(v ?? '') ? (v as DroneKey) : DEFAULT_DRONE;
-  } catch {
-    return DEFAULT_DRONE; // storage refused (private window, policy)
-  }
 }
 
 /**
@@ -141,11 +130,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
               onChange={(e) => {
                 const v = e.target.value as DroneKey;
                 setDrone(v);
-                try {
-                  window.localStorage.setItem(DRONE_STORAGE_KEY, v);
-                } catch {
-                  // not remembered: the choice still holds on this page
-                }
+                rememberDrone(v);
               }}
             >
               {DRONE_KEYS.map((k) => (

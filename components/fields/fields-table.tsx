@@ -2,10 +2,11 @@
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { PARCEL_NUMBER } from '@/lib/fields/parcel-number';
 import type { LatestScan } from '@/lib/fields/scans';
 import { api, download, saveBlob } from '@/lib/ui/api';
+import { kmzExportPath } from '@/lib/ui/drone-choice';
 import { toCsv } from '@/lib/ui/csv';
 import { scanDay } from '@/lib/ui/scan-day';
 import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
@@ -77,6 +78,10 @@ export function FieldsTable({
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [merging, setMerging] = useState(false);
+  // The flight plans being downloaded ('all' or a field's id): their buttons are busy, and a click
+  // more does not build the plan again. The ref answers at once, before React renders the state.
+  const exportsInFlight = useRef(new Set<string>());
+  const [exporting, setExporting] = useState<ReadonlySet<string>>(new Set());
 
   const ha = (v: number) => format.number(v, 'hectares');
   const scanDayOf = ({ scan }: FieldRow) =>
@@ -170,10 +175,20 @@ export function FieldsTable({
     setNotice(t('fields.saved', { name: f.name }));
   }
 
-  async function exportFile(path: string) {
+  /** A flight plan for the drone chosen on a field page (as its export panel remembers it). */
+  async function exportKmz(target: number | 'all') {
+    const key = String(target);
+    if (exportsInFlight.current.has(key)) return;
+    exportsInFlight.current.add(key);
+    setExporting(new Set(exportsInFlight.current));
     setError(null);
-    const res = await download(path);
-    if (!res.ok) setError(res.error ?? t('common.network_error'));
+    try {
+      const res = await download(kmzExportPath(target));
+      if (!res.ok) setError(res.error ?? t('common.network_error'));
+    } finally {
+      exportsInFlight.current.delete(key);
+      setExporting(new Set(exportsInFlight.current));
+    }
   }
 
   const statuses: string[] = [...KNOWN_STATUSES];
@@ -240,7 +255,7 @@ export function FieldsTable({
             {t('fields.export_geojson')}
           </LinkButton>
           {canExport && (
-            <Button variant="secondary" onClick={() => void exportFile('/api/field/export/kmz/all')}>
+            <Button variant="secondary" onClick={() => void exportKmz('all')} busy={exporting.has('all')}>
               {t('fields.export_all_kmz')}
             </Button>
           )}
@@ -337,16 +352,29 @@ export function FieldsTable({
                   <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums">{indexMean(r)}</td>
                   <td className="px-2 py-1.5 whitespace-nowrap">
                     <span className="flex gap-2">
-                      <Link href={`/map?field=${r.id}`} prefetch={false} className="text-emerald-800 hover:underline">
+                      {/* Each row's controls say whose they are: a list of "Edit", "Edit", … tells a screen reader nothing. */}
+                      <Link href={`/map?field=${r.id}`} prefetch={false} className="text-emerald-800 hover:underline" aria-label={t('fields.show_on_map_of', { name: r.name })}>
                         {t('fields.show_on_map')}
                       </Link>
                       {canEdit && (
-                        <button type="button" className="text-emerald-800 hover:underline" onClick={() => { setNotice(null); setEditing(r); rowOwner.start(r.owner_id ? String(r.owner_id) : ''); }}>
+                        <button
+                          type="button"
+                          className="text-emerald-800 hover:underline"
+                          aria-label={t('fields.edit_of', { name: r.name })}
+                          onClick={() => { setNotice(null); setEditing(r); rowOwner.start(r.owner_id ? String(r.owner_id) : ''); }}
+                        >
                           {t('common.edit')}
                         </button>
                       )}
                       {canExport && (
-                        <button type="button" className="text-emerald-800 hover:underline" onClick={() => void exportFile(`/api/field/export/kmz/${r.id}`)}>
+                        <button
+                          type="button"
+                          className={`text-emerald-800 hover:underline ${exporting.has(String(r.id)) ? 'cursor-wait' : ''}`}
+                          aria-label={t('fields.kmz_of', { name: r.name })}
+                          aria-disabled={exporting.has(String(r.id)) || undefined}
+                          aria-busy={exporting.has(String(r.id)) || undefined}
+                          onClick={() => void exportKmz(r.id)}
+                        >
                           KMZ
                         </button>
                       )}

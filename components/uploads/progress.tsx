@@ -2,6 +2,7 @@
 import { useFormatter, useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { api, type UploadProgress, uploadForm } from '@/lib/ui/api';
+import { POLL_MS, afterFailedPoll } from '@/lib/ui/task-poll';
 import type { TaskView } from '@/lib/ui/types';
 
 export function UploadBar({ progress }: { progress: UploadProgress | null }) {
@@ -15,7 +16,7 @@ export function UploadBar({ progress }: { progress: UploadProgress | null }) {
       <div className="flex justify-between text-stone-600">
         <span>{done ? t('upload_processing') : t('uploading')}</span>
         <span className="tabular-nums">
-          {format.number(progress.loaded / 1048576, { maximumFractionDigits: 1 })} / {format.number(progress.total / 1048576, { maximumFractionDigits: 1 })} MB
+          {t('megabytes', { loaded: format.number(progress.loaded / 1048576, { maximumFractionDigits: 1 }), total: format.number(progress.total / 1048576, { maximumFractionDigits: 1 }) })}
         </span>
       </div>
       <progress className="h-2 w-full accent-emerald-700" max={1} value={share} aria-label={t('uploading')} />
@@ -72,11 +73,14 @@ export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void)
           onEnd?.(res.data);
           return;
         }
-      } else if (res.status !== 0 || ++failures > 30) {
-        setError(res.error);
-        if (res.status !== 0) return;
+      } else {
+        const next = afterFailedPoll(res.status, ++failures);
+        if (next.showError) setError(res.error);
+        if (next.stop) return;
+        timer = setTimeout(poll, next.delayMs);
+        return;
       }
-      timer = setTimeout(poll, 1000);
+      timer = setTimeout(poll, POLL_MS);
     };
     void poll();
     return () => {

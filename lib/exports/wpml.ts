@@ -6,7 +6,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import { z } from 'zod';
 import { asciiStem } from '@/lib/http/respond';
-import { validate } from '@/lib/http/validate';
+import { type AppError, unprocessable } from '@/lib/http/errors';
+import { ValidationError, validate } from '@/lib/http/validate';
 import { geometryAreaM2 } from '../geo/area';
 import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';
 import type { ExportField } from './types';
@@ -35,7 +36,10 @@ const num = (min: number, max: number, dflt: number, int = false) => {
   return z.preprocess(decimal, (int ? n.int() : n).default(dflt));
 };
 
-/** Query parameters of the KMZ export (spec 4.2); strings are coerced, out-of-range values fail (422). */
+/**
+ * Query parameters of the KMZ export (spec 4.2); strings are coerced, out-of-range values fail (422).
+ * Strict: a key not taken (`heigth=50`) is named in the 422, not ignored for the default.
+ */
 export const flightParamsSchema = z
   .object({
     height: num(20, 500, 100),
@@ -43,6 +47,11 @@ export const flightParamsSchema = z
     overlap_h: num(10, 95, 70),
     overlap_w: num(10, 95, 65),
     drone: z.enum(DRONE_KEYS).default(DEFAULT_DRONE),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    const limit = photoSpacingLimit(q.drone, q.height, q.overlap_h);
+    if (limit) ctx.addIssue({ code: 'custom', path: ['overlap_h'], message: 'photos closer than the camera can take them', params: { key: 'kmz_photos_too_close', ...limit } });
   })
   .transform((q): FlightOptions => ({ height: q.height, direction: q.direction, overlapH: q.overlap_h, overlapW: q.overlap_w, drone: q.drone }));
 
@@ -62,6 +71,39 @@ export function kmzFileName(fieldName: string): string {
 
 const EARTH_RADIUS_M = 6_371_008.8;
 const MAX_SPEED_MS = 15;
+/**
+ * The slowest a DJI route flies: WPML's autoFlightSpeed and waypointSpeed are 1-15 m/s (DJI Cloud
+ * API, WPML elements). Photos closer together than the camera takes them at this speed cannot be had.
+ */
+export const MIN_SPEED_MS = 1;
+/**
+ * Waypoints DJI aircraft take in one route: their firmware refuses a mission outside 2-65,535 ("Waypoint
+ * number should be within 2 to 65535", dji-sdk/Mobile-SDK-Android-V5#435; MSDK Waypoint V2's
+ * MISSION_COUNT_OVER_RANGE). About 2 kB of XML each: the cap also bounds a plan at about 130 MB of XML.
+ */
+export const MAX_WAYPOINTS = 65_535;
+
+/** Metres between photos along a line: the footprint less the forward overlap. */
+const photoIntervalM = (drone: DroneSpec, height: number, overlapH: number) => footprintM(drone, height).along * (1 - overlapH / 100);
+
+/**
+ * When the camera cannot take photos as close together as `height` and `overlapH` ask (even at
+ * MIN_SPEED_MS a photo every minShootIntervalS is farther apart), what it can do: the photos' spacing
+ * asked, the camera's interval, the lowest height at this overlap and the highest overlap at this
+ * height that it can fly (over 80 % for every drone at the lowest height taken, 20 m). Null when the
+ * camera keeps up.
+ */
+export function photoSpacingLimit(droneKey: DroneKey, height: number, overlapH: number): { height: number; overlap_h: number; spacing: number; seconds: number; min_height: number; max_overlap: number } | null {
+  const drone = DRONES[droneKey];
+  const spacing = photoIntervalM(drone, height, overlapH);
+  const needed = drone.minShootIntervalS * MIN_SPEED_MS;
+  if (spacing >= needed) return null;
+  const alongPerMetre = footprintM(drone, 1).along;
+  const minHeight = Math.ceil(needed / (alongPerMetre * (1 - overlapH / 100)));
+  const maxOverlap = Math.floor(100 * (1 - needed / (alongPerMetre * height)));
+  return { height, overlap_h: overlapH, spacing: Math.round(spacing * 10) / 10, seconds: drone.minShootIntervalS, min_height: minHeight, max_overlap: maxOverlap };
+}
+
 /** Acceleration assumed when the drone stops at a waypoint; each stop costs speed/accel seconds. */
 const ACCEL_MS2 = 2;
 
@@ -215,20 +257,59 @@ function orderSweeps(ways: Sweep[][]): Sweep[] {
  * part, each covered completely before the drone goes on to the nearest start of the next, so that it
  * crosses the ground between parts once per part, not on every line.
  */
-export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions): SurveyPlan {
-  const drone: DroneSpec = DRONES[opts.drone];
-  const foot = footprintM(drone, opts.height);
-  const lineSpacing = foot.across * (1 - opts.overlapW / 100);
-  const photoInterval = foot.along * (1 - opts.overlapH / 100);
-  const speed = Math.max(1, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
-  const margin = opts.margin ?? Math.round(photoInterval);
-
-  // Along/across axes: `along` points in the flight direction, `across` to its right.
-  const th = (opts.direction * Math.PI) / 180;
+/** Along/across axes of a flight: `along` points in the flight direction, `across` to its right. */
+function flightAxes(geometry: Polygon | MultiPolygon, direction: number) {
+  const th = (direction * Math.PI) / 180;
   const d: [number, number] = [Math.sin(th), Math.cos(th)];
   const n: [number, number] = [Math.cos(th), -Math.sin(th)];
   const frame = localFrame(geometry);
   const toAC = (p: Position) => { const [x, y] = frame.toXY(p); return [x * d[0] + y * d[1], x * n[0] + y * n[1]] as const; };
+  return { d, n, frame, toAC };
+}
+
+const lineSpacingM = (opts: FlightOptions) => footprintM(DRONES[opts.drone], opts.height).across * (1 - opts.overlapW / 100);
+
+/**
+ * The plan's waypoints as counted from the field's vertices alone, before planning it (which costs
+ * lines x edges): two for each line across each part's width, and two more where a line crosses a
+ * hole. A concave edge may split a line more, so a plan may have a few more than this.
+ */
+export function estimateWaypoints(geometry: Polygon | MultiPolygon, opts: FlightOptions): number {
+  const spacing = lineSpacingM(opts);
+  const { toAC } = flightAxes(geometry, opts.direction);
+  const lines = (ring: Position[]) => {
+    let lo = Infinity, hi = -Infinity;
+    for (const p of ring) { const c = toAC(p)[1]; lo = Math.min(lo, c); hi = Math.max(hi, c); }
+    return Math.max(1, Math.ceil((hi - lo) / spacing - 1e-9));
+  };
+  const parts = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
+  return parts.reduce((n, rings) => n + rings.reduce((m, ring) => m + 2 * lines(ring), 0), 0);
+}
+
+/** A plan of more waypoints than DJI aircraft take (MAX_WAYPOINTS), refused (422) rather than written. */
+export function planSizeError(waypoints: number): AppError | null {
+  return waypoints > MAX_WAYPOINTS ? unprocessable('kmz_too_many_waypoints', { count: waypoints, max: MAX_WAYPOINTS }) : null;
+}
+
+/** Refuses, before planning, a field whose plan would be over MAX_WAYPOINTS at these parameters. */
+export function checkPlanSize(geometry: Polygon | MultiPolygon, opts: FlightOptions): void {
+  const err = planSizeError(estimateWaypoints(geometry, opts));
+  if (err) throw err;
+}
+
+export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions): SurveyPlan {
+  const drone: DroneSpec = DRONES[opts.drone];
+  const lineSpacing = lineSpacingM(opts);
+  const photoInterval = photoIntervalM(drone, opts.height, opts.overlapH);
+  // The query's check (flightParamsSchema) already refused these; a caller in code gets the same 422.
+  const tooClose = photoSpacingLimit(opts.drone, opts.height, opts.overlapH);
+  if (tooClose) throw new ValidationError([{ code: 'custom', path: ['overlap_h'], message: 'photos closer than the camera can take them', params: { key: 'kmz_photos_too_close', ...tooClose }, input: opts.overlapH }]);
+  checkPlanSize(geometry, opts);
+  // At least MIN_SPEED_MS, which the check above makes slow enough for the camera.
+  const speed = Math.max(MIN_SPEED_MS, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
+  const margin = opts.margin ?? Math.round(photoInterval);
+
+  const { d, n, frame, toAC } = flightAxes(geometry, opts.direction);
   const parts = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
   const ways = parts
     .map((rings) => partLines(rings.map((ring) => ring.map(toAC)), lineSpacing, margin))
@@ -242,6 +323,9 @@ export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions
     pathAC.push(...s.points);
   }
 
+  // Concave edges split lines beyond the estimate: the plan as made is held to the cap too.
+  const oversized = planSizeError(pathAC.length);
+  if (oversized) throw oversized;
   const xy = pathAC.map(([a, c]): [number, number] => [a * d[0] + c * n[0], a * d[1] + c * n[1]]);
   const distance = xy.slice(1).reduce((s, p, i) => s + Math.hypot(p[0] - xy[i]![0], p[1] - xy[i]![1]), 0);
   const duration = distance / speed + (xy.length * speed) / ACCEL_MS2;
@@ -523,11 +607,25 @@ export function uniqueKmzNames(fields: readonly { id: number; name: string }[]):
 /** Unread bytes the all-fields ZIP lets pile up before it waits for the reader. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 
+/** The archive's list of the fields whose plan could not be made, and why. */
+export const ALL_PLANS_ERRORS_FILE = 'errors.txt';
+
+export interface AllPlansBuild {
+  /** One field's KMZ (lib/exports/export-work.ts builds a large one in a worker thread). */
+  plan: (field: Pick<ExportField, 'id' | 'name' | 'geometry'>) => Promise<Buffer>;
+  /** Why a plan failed, in the caller's language, for errors.txt. */
+  describe: (err: unknown) => string;
+  /** The first line of errors.txt, in the caller's language. */
+  heading: string;
+}
+
 /**
  * A ZIP with one KMZ per field, streamed as the plans are made: it waits while the reader lags and stops
- * when the stream is destroyed (client gone). An error while building a plan destroys the stream with it.
+ * when the stream is destroyed (client gone). A plan that fails (too many waypoints, a worker that
+ * died) is left out and named, with its reason, in errors.txt at the archive's end: the answer has
+ * long been 200 by then, and cutting the stream would leave a broken ZIP with no word of why.
  */
-export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'id' | 'name' | 'geometry'>>, opts: FlightOptions): Readable {
+export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'id' | 'name' | 'geometry'>>, build: AllPlansBuild): Readable {
   const list = [...fields];
   const names = uniqueKmzNames(list);
   const zip = new yazl.ZipFile();
@@ -535,13 +633,24 @@ export function buildAllFlightPlansZip(fields: Iterable<Pick<ExportField, 'id' |
   zip.outputStream.pipe(out);
   void (async () => {
     try {
+      const failed: string[] = [];
       for (let i = 0; i < list.length; i++) {
         while (!out.destroyed && (zip.outputStream as Readable).readableLength + out.readableLength > MAX_BUFFERED) await new Promise((r) => setTimeout(r, 5));
         if (out.destroyed) return;
+        const field = list[i]!;
+        let kmz: Buffer;
+        try {
+          kmz = await build.plan(field);
+        } catch (err) {
+          failed.push(`${names[i]} (${field.name}, id ${field.id}): ${build.describe(err)}`);
+          continue;
+        }
+        if (out.destroyed) return;
         // KMZ files are already deflated: store them as they are.
-        zip.addBuffer((await buildFlightPlanKmz(list[i]!, opts)).kmz, names[i]!, { compress: false });
+        zip.addBuffer(kmz, names[i]!, { compress: false });
         await new Promise((r) => setImmediate(r));
       }
+      if (failed.length) zip.addBuffer(Buffer.from(`${build.heading}\n\n${failed.join('\n')}\n`), ALL_PLANS_ERRORS_FILE);
       zip.end();
     } catch (err) {
       out.destroy(err as Error);

@@ -36,7 +36,14 @@ export async function download(path: string): Promise<{ ok: true; headers: Heade
     const data = (await res.json().catch(() => null)) as { error?: string } | null;
     return { ok: false, error: data?.error ?? null };
   }
-  saveBlob(await res.blob(), fileNameFrom(res.headers.get('content-disposition')) ?? 'download');
+  let blob: Blob;
+  try {
+    blob = await res.blob();
+  } catch {
+    // The body was cut off (connection lost, server restarted mid-file): a network failure, not a file.
+    return { ok: false, error: null };
+  }
+  saveBlob(blob, fileNameFrom(res.headers.get('content-disposition')) ?? 'download');
   return { ok: true, headers: res.headers };
 }
 

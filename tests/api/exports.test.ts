@@ -59,6 +59,66 @@ describe('KMZ flight plans', () => {
     }
   });
 
+  it('refuses photos closer than the camera can take them, with what height or overlap would do, in the user’s language', async () => {
+    for (const [language, words] of [['en', 'raise height to at least 45 m or lower overlap_h to at most 88 %'], ['ru', 'поднимите высоту хотя бы до 45 м или уменьшите overlap_h не более чем до 88 %'], ['sk', 'zvýšte výšku aspoň na 45 m alebo znížte overlap_h najviac na 88 %']] as const) {
+      const { api } = await registerCompany(baseUrl(), { language });
+      const id = (await api.post('/api/fields', { name: 'F', geometry: rect(21, 48) })).body.id;
+      // DJI Mavic 3M: one photo every 2 s, and at 20 m with 95 % forward overlap the photos would be 0.9 m apart.
+      for (const path of [`/api/field/export/kmz/${id}`, '/api/field/export/kmz/all']) {
+        const res = await api.get(`${path}?height=20&overlap_h=95`);
+        expect(res.status, path).toBe(422);
+        expect(res.body.success).toBe(false);
+        expect(res.body.error, path).toContain(words);
+        expect(res.body.details).toHaveLength(1);
+      }
+      // What it suggests flies, at the camera's pace.
+      const { res, body } = await download(api, `/api/field/export/kmz/${id}?height=45&overlap_h=95`);
+      expect(res.status).toBe(200);
+      const waylines = await (await JSZip.loadAsync(body)).file('wpmz/waylines.wpml')!.async('string');
+      const speed = Number(/<wpml:autoFlightSpeed>([\d.]+)</.exec(waylines)![1]);
+      expect(Number(/<wpml:actionTriggerParam>([\d.]+)</.exec(waylines)![1]) / speed).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('names a query key it does not take (a typo), on both exports, rather than plan with the default', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const id = (await api.post('/api/fields', { name: 'F', geometry: rect(22, 48) })).body.id;
+    for (const path of [`/api/field/export/kmz/${id}`, '/api/field/export/kmz/all']) {
+      const res = await api.get(`${path}?heigth=50&drone=mavic3e`);
+      expect(res.status, path).toBe(422);
+      expect(res.body).toEqual({ success: false, error: 'Invalid data: unknown fields: heigth', details: ['unknown fields: heigth'] });
+    }
+    expect((await download(api, `/api/field/export/kmz/${id}?height=50&drone=mavic3e`)).res.status).toBe(200);
+  });
+
+  it('refuses a plan over the 65,535 waypoints DJI aircraft take; the all-fields ZIP names such a field in errors.txt', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const small = (await api.post('/api/fields', { name: 'Small', geometry: rect(23, 48) })).body.id;
+    // 11 km across: some 18,000 waypoints, under the cap, and built in a worker thread as any plan over 10,000.
+    const big = (await api.post('/api/fields', { name: 'Big', geometry: rect(22.8, 48, 0.1) })).body.id;
+    // Half a degree square (37 x 56 km): at 20 m and 95 % side overlap, lines 1.2 m apart, some 90,000 waypoints.
+    const huge = (await api.post('/api/fields', { name: 'Huge', geometry: rect(23.1, 48, 0.5) })).body.id;
+    const query = 'height=20&overlap_w=95';
+    const refused = await api.get(`/api/field/export/kmz/${huge}?${query}`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatch(/^The flight plan would have about \d\d,\d{3} waypoints, more than the 65,535 a DJI aircraft takes in one mission/);
+    expect((await download(api, `/api/field/export/kmz/${small}?${query}`)).res.status).toBe(200);
+
+    const { res, body } = await download(api, `/api/field/export/kmz/all?${query}`);
+    expect(res.status).toBe(200);
+    const zip = await JSZip.loadAsync(body);
+    expect(Object.keys(zip.files).sort()).toEqual(['Big.kmz', 'Small.kmz', 'errors.txt']);
+    const bigKmz = await JSZip.loadAsync(await zip.file('Big.kmz')!.async('nodebuffer'));
+    expect(((await bigKmz.file('wpmz/waylines.wpml')!.async('string')).match(/<Placemark>/g) ?? []).length).toBeGreaterThan(10_000);
+    expect(await zip.file('errors.txt')!.async('string')).toBe(`${en.errors.kmz_all_left_out}\n\nHuge.kmz (Huge, id ${huge}): ${refused.body.error}\n`);
+
+    // When no field's plan can be made, that is the answer, before any ZIP is started.
+    for (const id of [small, big]) expect((await api.del(`/api/fields/${id}`)).status).toBe(200);
+    const none = await api.get(`/api/field/export/kmz/all?${query}`);
+    expect(none.status).toBe(422);
+    expect(none.body.error).toBe(refused.body.error);
+  });
+
   it('zips one KMZ per field with unique names', async () => {
     const { api } = await registerCompany(baseUrl());
     for (const [i, name] of ['Same', 'Same', 'Другое'].entries()) await api.post('/api/fields', { name, geometry: rect(30 + i * 0.01, 50) });

@@ -154,6 +154,52 @@ test('the flight plan is written for the drone chosen, and the browser remembers
   await expect(page.getByRole('form', { name: en.exports.kmz }).getByLabel(en.exports.drone)).toHaveValue('m350_p1');
 });
 
+test('the fields table names each row’s controls, and its KMZ buttons use the remembered drone and are busy while the plan downloads', async ({ page }) => {
+  await registerCompany(page.request);
+  const alpha = await createField(page.request, { name: 'Alpha', geometry: square(17.3, 48.15) });
+  await createField(page.request, { name: 'Beta', geometry: square(17.31, 48.15) });
+  // The drone the field page's export panel remembered.
+  await page.addInitScript(() => window.localStorage.setItem('fieldmap.kmz.drone', 'm350_p1'));
+  await page.goto('/fields');
+  const row = page.getByTestId(`field-row-${alpha}`);
+  const name = (template: string) => template.replace('{name}', 'Alpha');
+  await expect(row.getByRole('link', { name: name(en.fields.show_on_map_of), exact: true })).toHaveAttribute('href', `/map?field=${alpha}`);
+  await expect(row.getByRole('button', { name: name(en.fields.edit_of), exact: true })).toBeVisible();
+  const kmz = row.getByRole('button', { name: name(en.fields.kmz_of), exact: true });
+  await expect(page.getByRole('button', { name: 'Edit “Beta”', exact: true })).toBeVisible();
+
+  // Each plan is held back a moment, so that the button is seen busy and clicked again meanwhile.
+  const asked: string[] = [];
+  await page.route('**/api/field/export/kmz/**', async (route) => {
+    asked.push(route.request().url());
+    await new Promise((r) => setTimeout(r, 800));
+    await route.continue();
+  });
+  const saved = page.waitForEvent('download');
+  await kmz.click();
+  await expect(kmz).toHaveAttribute('aria-busy', 'true');
+  await expect(kmz).toHaveAttribute('aria-disabled', 'true');
+  // Forced: Playwright waits for an aria-disabled button to be enabled, a person clicks it at once.
+  await kmz.click({ force: true });
+  const file = await saved;
+  expect(file.suggestedFilename()).toBe('Alpha.kmz');
+  await expect(kmz).not.toHaveAttribute('aria-busy', 'true');
+  expect(asked).toHaveLength(1);
+  expect(new URL(asked[0]!).searchParams.get('drone')).toBe('m350_p1');
+  const waylines = await (await JSZip.loadAsync(Buffer.concat(await (await file.createReadStream()).toArray()))).file('wpmz/waylines.wpml')!.async('string');
+  expect(waylines).toContain('<wpml:droneEnumValue>89</wpml:droneEnumValue>');
+
+  const all = page.getByRole('button', { name: en.fields.export_all_kmz });
+  const zipSaved = page.waitForEvent('download');
+  await all.click();
+  await expect(all).toHaveAttribute('aria-busy', 'true');
+  await all.click({ force: true });
+  expect((await zipSaved).suggestedFilename()).toBe('fields_kmz.zip');
+  expect(asked).toHaveLength(2);
+  expect(new URL(asked[1]!).pathname).toBe('/api/field/export/kmz/all');
+  expect(new URL(asked[1]!).searchParams.get('drone')).toBe('m350_p1');
+});
+
 test('a long fields table shows a hundred rows a page, totals all of them, and sorts across pages', async ({ page }) => {
   await registerCompany(page.request);
   // 105 fields: Field 001 (the smallest) to Field 105 (the largest).
@@ -189,7 +235,7 @@ test('a long fields table shows a hundred rows a page, totals all of them, and s
   await expect(page).toHaveURL(/\/fields\?sort=area&dir=desc$/);
   await pager.getByRole('button', { name: 'Next' }).click();
   await expect(page).toHaveURL(/\/fields\?sort=area&dir=desc&page=2$/);
-  await table.getByRole('link', { name: 'Field 001' }).click();
+  await table.getByRole('link', { name: 'Field 001', exact: true }).click();
   await expect(page).toHaveURL(/\/fields\/\d+$/);
   await page.goBack();
   await expect(page.getByTestId('fields-range')).toHaveText('Fields 101–105 of 105');

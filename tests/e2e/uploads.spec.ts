@@ -189,6 +189,29 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   expect((await (await page.request.get(`/api/fields/${id}/scans`)).json()).scans).toEqual([]);
 });
 
+test('a task being watched outlives a server restart: its polls answered 503 are tried again, and its result still shows', async ({ page }) => {
+  test.skip(!existsSync(NAIP), `shared data not found at ${NAIP} (set FIELDMAP_SHARED)`);
+  test.setTimeout(120_000);
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Restart field', geometry: UNDER_NAIP });
+  // The first three polls of the task meet a restarting server.
+  let refused = 0;
+  await page.route(/\/api\/tasks\/[^/?]+$/, async (route) => {
+    if (refused < 3) {
+      refused++;
+      await route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'The service is temporarily unavailable' }) });
+    } else await route.continue();
+  });
+  await page.goto(`/uploads?field=${id}`);
+  const form = page.getByRole('form', { name: 'Zones from an index GeoTIFF' });
+  await expect(form.getByTestId('chosen-field')).toContainText('Restart field');
+  await form.getByLabel(en.uploads.captured_at).fill('2019-09-04');
+  await form.getByLabel('GeoTIFF file').setInputFiles({ name: 'naip.tif', mimeType: 'image/tiff', buffer: readFileSync(NAIP) });
+  await form.getByRole('button', { name: 'Upload and build zones' }).click();
+  await expect(page.getByTestId('raster-result')).toContainText(/\d+ zones? created/, { timeout: 90_000 });
+  expect(refused).toBe(3);
+});
+
 test('a field’s scans over the years: dated, drawn as a trend, and a scan’s date corrected on its page', async ({ page }) => {
   const years = [2009, 2016].map((y) => join(SHARED, 'data', 'raster', 'naip', `m_4709963_se_14_1_${y === 2009 ? '20090818' : '20160816'}.tif`));
   const absent = [NAIP, ...years].find((f) => !existsSync(f));

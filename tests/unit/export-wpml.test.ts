@@ -8,7 +8,14 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { DRONES } from '@/lib/exports/drones';
 import { asciiFileName } from '@/lib/http/respond';
-import { buildAllFlightPlansZip, buildFlightPlanKmz, kmzFileName, uniqueKmzNames, validateFlightParams, type FlightOptions } from '@/lib/exports/wpml';
+import { isQuick } from '@/lib/exports/export-work';
+import type { ExportField } from '@/lib/exports/types';
+import { AppError } from '@/lib/http/errors';
+import { errorBody } from '@/lib/http/respond';
+import { ValidationError } from '@/lib/http/validate';
+import {
+  ALL_PLANS_ERRORS_FILE, MAX_WAYPOINTS, buildAllFlightPlansZip, buildFlightPlanKmz, estimateWaypoints, kmzFileName, planSurvey, uniqueKmzNames, validateFlightParams, type FlightOptions,
+} from '@/lib/exports/wpml';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 // Fields near Levice (SK), built in metres east/north of a corner and turned into lon/lat here.
@@ -339,6 +346,13 @@ describe('flight parameters', () => {
   });
 });
 
+/** The all-fields ZIP's plans built here, as the route's runExportWork does for small ones. */
+const inProcess = (o: FlightOptions) => ({
+  plan: async (f: Pick<ExportField, 'geometry'>) => (await buildFlightPlanKmz(f, o)).kmz,
+  describe: (err: unknown) => errorBody(err as AppError, 'en').error,
+  heading: 'Left out:',
+});
+
 describe('file names and the all-fields ZIP', () => {
   it('gives every download a transliterated ASCII name beside the UTF-8 one', () => {
     expect(asciiFileName('Поле у реки_TASKDATA.zip')).toBe('Pole_u_reki_TASKDATA.zip');
@@ -366,12 +380,88 @@ describe('file names and the all-fields ZIP', () => {
   it('streams one KMZ per field with unique names', async () => {
     const fields = [{ id: 4, name: 'Поле', geometry: rectangle }, { id: 9, name: 'Поле', geometry: concave }, { id: 12, name: 'Dolné', geometry: holed }];
     const chunks: Buffer[] = [];
-    for await (const c of buildAllFlightPlansZip(fields, DEFAULTS)) chunks.push(c as Buffer);
+    for await (const c of buildAllFlightPlansZip(fields, inProcess(DEFAULTS))) chunks.push(c as Buffer);
     const zip = await JSZip.loadAsync(Buffer.concat(chunks));
     expect(Object.keys(zip.files)).toEqual(['Pole_4.kmz', 'Pole_9.kmz', 'Dolne.kmz']);
     for (const name of Object.keys(zip.files)) {
       const inner = await unzip(await zip.file(name)!.async('nodebuffer'));
       expect(one(inner.template, 'templateType')).toBe('mapping2d');
     }
+  });
+});
+
+describe('what the camera and the aircraft can fly', () => {
+  const refusal = (q: Record<string, string>) => {
+    try {
+      validateFlightParams(q);
+    } catch (err) {
+      return err as AppError;
+    }
+    return null;
+  };
+
+  it('refuses photos closer than the camera takes them at the slowest DJI speed, saying what height or overlap would do', () => {
+    // Mavic 3M at 20 m and 95 %: a photo every 0.9 m, which at 1 m/s (WPML's slowest) is 0.9 s, and the camera needs 2 s.
+    const err = refusal({ height: '20', overlap_h: '95' });
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ kind: 'unprocessable', key: 'validation' });
+    const body = errorBody(err!, 'en');
+    expect(body.details).toEqual([
+      'overlap_h: at 20 m and 95 % forward overlap the photos would be 0.9 m apart, closer than this drone\'s camera can take them (one photo every 2 s at the slowest flight speed DJI allows, 1 m/s): raise height to at least 45 m or lower overlap_h to at most 88 %',
+    ]);
+    expect(errorBody(err!, 'ru').error).toContain('поднимите высоту хотя бы до 45 м или уменьшите overlap_h не более чем до 88 %');
+    expect(errorBody(err!, 'sk').error).toContain('zvýšte výšku aspoň na 45 m alebo znížte overlap_h najviac na 88 %');
+    // The suggestions are themselves flyable, and the plan then keeps the camera's pace.
+    for (const q of [{ height: '45', overlap_h: '95' }, { height: '20', overlap_h: '88' }]) {
+      const o = validateFlightParams(q);
+      const plan = planSurvey(rectangle, o);
+      expect(plan.speed).toBeGreaterThanOrEqual(1);
+      expect(plan.photoInterval / plan.speed, JSON.stringify(q)).toBeGreaterThanOrEqual(DRONES.mavic3m.minShootIntervalS - 1e-9);
+    }
+    // A faster camera flies the same at 20 m and 95 %.
+    expect(refusal({ height: '20', overlap_h: '95', drone: 'mavic3e' })).toBeNull();
+    // Called from code, the planner refuses it the same way rather than fly too fast for the camera.
+    expect(() => planSurvey(rectangle, { ...DEFAULTS, height: 20, overlapH: 95 })).toThrow(ValidationError);
+  });
+
+  it('names query keys it does not take, rather than run the defaults', () => {
+    const err = refusal({ heigth: '50', drone: 'mavic3e' });
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(errorBody(err!, 'en').details).toEqual(['unknown fields: heigth']);
+    expect(refusal({ height: '50', direction: '0', overlap_h: '80', overlap_w: '70', drone: 'mavic3e' })).toBeNull();
+  });
+
+  // A square 30 km on a side: at 20 m and 95 % side overlap the lines are 1.2 m apart, some 25,000 of them.
+  const side = 30_000;
+  const huge: Polygon = { type: 'Polygon', coordinates: [ring([[0, 0], [side, 0], [side, side], [0, side]])] };
+
+  it('estimates the waypoints from the vertices, and refuses a plan over what DJI aircraft take in one mission', async () => {
+    const o: FlightOptions = { ...DEFAULTS, height: 20, overlapW: 95 };
+    const estimate = estimateWaypoints(huge, o);
+    expect(estimate).toBe(2 * Math.ceil(side / expectedSpacing(o)));
+    expect(estimate).toBeLessThanOrEqual(MAX_WAYPOINTS);
+    // The estimate is what the planner makes of a convex field, and a plan that big is built in a worker thread.
+    expect(estimateWaypoints(rectangle, DEFAULTS)).toBe(planSurvey(rectangle, DEFAULTS).waypoints.length);
+    expect(isQuick({ op: 'kmz', field: { geometry: huge }, opts: o })).toBe(false);
+    expect(isQuick({ op: 'kmz', field: { geometry: rectangle }, opts: DEFAULTS })).toBe(true);
+    // Twice as wide: some 100,000 waypoints, refused before any is planned.
+    const wider: Polygon = { type: 'Polygon', coordinates: [ring([[0, 0], [side, 0], [side, 2 * side], [0, 2 * side]])] };
+    const started = performance.now();
+    const err = await buildFlightPlanKmz({ geometry: wider }, o).then(() => null, (e: unknown) => e as AppError);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(err).toMatchObject({ kind: 'unprocessable', key: 'kmz_too_many_waypoints', params: { max: MAX_WAYPOINTS } });
+    expect(errorBody(err!, 'en').error).toMatch(/^The flight plan would have about \d\d,\d{3} waypoints, more than the 65,535 a DJI aircraft takes in one mission/);
+  });
+
+  it('leaves a field whose plan fails out of the all-fields ZIP and names it in errors.txt, rather than cut the archive', async () => {
+    const wider: Polygon = { type: 'Polygon', coordinates: [ring([[0, 0], [side, 0], [side, 2 * side], [0, 2 * side]])] };
+    const o: FlightOptions = { ...DEFAULTS, height: 20, overlapW: 95 };
+    const fields = [{ id: 1, name: 'Small', geometry: rectangle }, { id: 2, name: 'Huge', geometry: wider }, { id: 3, name: 'Holed', geometry: holed }];
+    const chunks: Buffer[] = [];
+    for await (const c of buildAllFlightPlansZip(fields, { ...inProcess(o), heading: 'These fields have no flight plan in this archive:' })) chunks.push(c as Buffer);
+    const zip = await JSZip.loadAsync(Buffer.concat(chunks));
+    expect(Object.keys(zip.files)).toEqual(['Small.kmz', 'Holed.kmz', ALL_PLANS_ERRORS_FILE]);
+    const errors = await zip.file(ALL_PLANS_ERRORS_FILE)!.async('string');
+    expect(errors).toMatch(/^These fields have no flight plan in this archive:\n\nHuge\.kmz \(Huge, id 2\): The flight plan would have about [\d,]+ waypoints, more than the 65,535/);
   });
 });

@@ -1,6 +1,4 @@
-import { runExportWork } from '@/lib/exports/export-work';
-import { loadExportField } from '@/lib/exports/load';
-import { flightHeaders, kmzFileName, validateFlightParams } from '@/lib/exports/wpml';
+import { kmzExport } from '@/lib/exports/kmz-request';
 import { checkLimits, kmzLimits, rateLimitHeaders } from '@/lib/http/rate-limit';
 import { fileResponse } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
@@ -8,8 +6,6 @@ import { pathId } from '@/lib/http/validate';
 
 export const GET = route('GET /api/field/export/kmz/{id}', async ({ db, user, params, url }) => {
   const limit = await checkLimits(kmzLimits(user.id, user.companyId));
-  const opts = validateFlightParams(Object.fromEntries(url.searchParams));
-  const field = await loadExportField(db, pathId(params.id));
-  const { file, flight } = await runExportWork({ op: 'kmz', field: { geometry: field.geometry }, opts });
-  return fileResponse(new Uint8Array(file), { name: kmzFileName(field.name), type: 'application/vnd.google-earth.kmz' }, { ...rateLimitHeaders(limit), ...flightHeaders(flight!) });
+  const { kmz, fileName, headers } = await kmzExport(db, pathId(params.id), url);
+  return fileResponse(new Uint8Array(kmz), { name: fileName, type: 'application/vnd.google-earth.kmz' }, { ...rateLimitHeaders(limit), ...headers });
 });
