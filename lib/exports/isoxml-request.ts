@@ -3,9 +3,10 @@ import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
 import { notFound, unprocessable } from '../http/errors';
 import { runExportWork } from './export-work';
-import { loadExportField, loadScanWithZones, parseUnzonedRate, resolveRates } from './load';
+import { assertExportQueryKeys, loadExportField, loadScanWithZones, parseUnzonedRate, resolveRates } from './load';
 
 export async function isoxmlExport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL) {
+  assertExportQueryKeys(url, ['rates', 'product', 'grid', 'unzoned_rate']);
   let fieldId = target.fieldId;
   if (target.scanId) {
     const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });

@@ -1,4 +1,5 @@
 // Loads what the export builders take, from the company's database.
+import { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
 import { boundaryFingerprint } from '../fields/boundary';
 import { photoShare } from '../fields/coverage';
@@ -6,9 +7,18 @@ import { latestScanId, listScans, scanLegend } from '../fields/scans';
 import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../http/errors';
+import { validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { resolveDataPath } from '../uploads/data-path';
 import { type ExportField, type ExportScan, type ExportScanEntry, type ExportZone, MAX_RATE_KG_HA, type Rates } from './types';
+
+/**
+ * 422 naming any query key an export does not take (`gird=1`): a typo is told, not run as if the
+ * key were absent (the KMZ export's parameters are checked the same way, by their schema).
+ */
+export function assertExportQueryKeys(url: URL, keys: readonly string[]): void {
+  validate(z.object(Object.fromEntries(keys.map((k) => [k, z.string()]))).partial().strict(), Object.fromEntries(url.searchParams));
+}
 
 export async function loadExportField(db: TenantDb, id: number): Promise<ExportField> {
   const f = await db.field.findUnique({ where: { id }, include: { owner: { select: { name: true } }, company: { select: { name: true } } } });

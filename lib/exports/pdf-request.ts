@@ -6,10 +6,11 @@ import type { TenantDb } from '../db/tenant';
 import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
 import { companyTimeZone } from '../i18n/time-zone';
-import { loadExportField, loadScanHistory, loadScanWithZones, parseRates, parseUnzonedRate } from './load';
+import { assertExportQueryKeys, loadExportField, loadScanHistory, loadScanWithZones, parseRates, parseUnzonedRate } from './load';
 import { buildFieldReportPdf } from './pdf';
 
 export async function pdfReport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL, locale: Locale) {
+  assertExportQueryKeys(url, ['rates', 'unzoned_rate', 'lang']);
   let fieldId = target.fieldId;
   if (target.scanId) {
     const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });

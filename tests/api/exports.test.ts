@@ -91,6 +91,19 @@ describe('KMZ flight plans', () => {
     expect((await download(api, `/api/field/export/kmz/${id}?height=50&drone=mavic3e`)).res.status).toBe(200);
   });
 
+  it('names a query key the ISOXML and PDF exports do not take (grid misspelt), field and scan paths alike', async () => {
+    const { api } = await registerCompany(baseUrl(), { language: 'en' });
+    const id = (await api.post('/api/fields', { name: 'F', geometry: rect(22.4, 48) })).body.id;
+    for (const path of [`/api/field/export/isoxml/${id}`, `/api/field/export/pdf/${id}`, '/api/scan/1/export/isoxml', '/api/scan/1/export/pdf']) {
+      const res = await api.get(`${path}?gird=1&unzoned_rate=0`);
+      expect(res.status, path).toBe(422);
+      expect(res.body, path).toEqual({ success: false, error: 'Invalid data: unknown fields: gird', details: ['unknown fields: gird'] });
+    }
+    // Every key each export takes still passes.
+    expect((await download(api, `/api/field/export/isoxml/${id}?rates=&product=Urea&grid=0&unzoned_rate=0`)).res.status).toBe(200);
+    expect((await download(api, `/api/field/export/pdf/${id}?rates=&unzoned_rate=0&lang=sk`)).res.status).toBe(200);
+  });
+
   it('refuses a plan over the 65,535 waypoints DJI aircraft take; the all-fields ZIP names such a field in errors.txt', async () => {
     const { api } = await registerCompany(baseUrl(), { language: 'en' });
     const small = (await api.post('/api/fields', { name: 'Small', geometry: rect(23, 48) })).body.id;
