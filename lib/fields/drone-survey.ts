@@ -10,7 +10,7 @@ import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
 import { config } from '../config';
 import type { TenantDb } from '../db/tenant';
-import { type DronePhoto, readDroneExif } from '../drone/exif';
+import { type DronePhoto, readDroneExifAll } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
 import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
 import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../http/errors';
@@ -73,18 +73,6 @@ export interface DroneSurveyAccepted {
   photos: number;
   /** Entries of the archive that are not JPEG or TIFF photos: left out. */
   ignored_files: string[];
-}
-
-/** Reads metadata of many photos, a few at a time (each read decodes a JPEG/TIFF header). */
-async function readAll(paths: string[], concurrency = 8): Promise<DronePhoto[]> {
-  const out: DronePhoto[] = new Array(paths.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, paths.length) }, async () => {
-      for (let i = next++; i < paths.length; i = next++) out[i] = await readDroneExif(paths[i]!);
-    }),
-  );
-  return out;
 }
 
 const listNames = (names: string[]) => (names.length > 5 ? `${names.slice(0, 5).join(', ')} … (+${names.length - 5})` : names.join(', '));
@@ -179,7 +167,7 @@ export async function submitDroneSurvey(
     const photoPaths = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
     photoPaths.sort();
 
-    const { located: photos, withoutGps } = checkSurvey(await readAll(photoPaths));
+    const { located: photos, withoutGps } = checkSurvey(await readDroneExifAll(photoPaths));
     ignored.push(...withoutGps.map((p) => p.path.slice(staging.length + 1)));
     // Not kept with the survey, as no other file it leaves out is.
     await Promise.all(withoutGps.map((p) => rm(p.path, { force: true })));

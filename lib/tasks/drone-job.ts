@@ -3,7 +3,7 @@
 import { rm } from 'node:fs/promises';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { classifyCrop, measureRowPattern } from '../drone/classify';
-import { readDroneExif } from '../drone/exif';
+import { readDroneExifAll } from '../drone/exif';
 import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
 import { config } from '../config';
 import { buildOrthomosaic } from '../drone/ortho';
@@ -22,7 +22,7 @@ export interface DroneJobPayload {
 }
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
-  const photos = await Promise.all(payload.photoPaths.map((p) => readDroneExif(resolveDataPath(p))));
+  const photos = await readDroneExifAll(payload.photoPaths.map((p) => resolveDataPath(p)));
   const mosaic = await buildOrthomosaic(photos, {
     workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching'), rematchSeams: config().DRONE_SEAM_CHECK === '1',
   });

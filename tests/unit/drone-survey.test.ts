@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { parseExifDate, readDroneExif, type DronePhoto } from '@/lib/drone/exif';
+import { EXIF_READS_AT_ONCE, mapBounded, parseExifDate, readDroneExif, readDroneExifAll, type DronePhoto } from '@/lib/drone/exif';
 import { detectFeatures } from '@/lib/drone/features';
 import { checkSurvey, estimateProcessingSeconds, fieldUnderPhotos, groupCaptures, otherFlights, surveyCentroids } from '@/lib/drone/survey';
 import { AppError } from '@/lib/http/errors';
@@ -91,6 +91,36 @@ describe('readDroneExif', () => {
     const text = join(tmp, 'notes.jpg');
     writeFileSync(text, 'not an image at all');
     await expect(readDroneExif(text)).rejects.toMatchObject({ key: 'drone_corrupt_image' });
+  });
+});
+
+describe('readDroneExifAll', () => {
+  it('never has more than its bound of reads in flight, keeps the order, and starts no read after a failure', async () => {
+    let inFlight = 0, most = 0, started = 0;
+    const read = async (k: number) => {
+      started++;
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, k % 3));
+      inFlight--;
+      if (k === -1) throw new Error('damaged');
+      return k * 2;
+    };
+    const items = Array.from({ length: 200 }, (_, k) => k);
+    expect(await mapBounded(items, EXIF_READS_AT_ONCE, read)).toEqual(items.map((k) => k * 2));
+    expect(most).toBe(EXIF_READS_AT_ONCE);
+    started = 0;
+    await expect(mapBounded([1, 2, -1, ...items], EXIF_READS_AT_ONCE, read)).rejects.toThrow('damaged');
+    expect(started).toBeLessThan(10);
+    expect(await mapBounded([], 4, read)).toEqual([]);
+  });
+
+  it('reads every photo in order', async () => {
+    const files = await Promise.all([0, 1, 2, 3, 4, 5].map(async (k) => {
+      const f = join(tmp, `all-${k}.jpg`);
+      await sharp({ create: { width: 40 + k, height: 30, channels: 3, background: '#3a6' } }).jpeg().toFile(f);
+      return f;
+    }));
+    expect((await readDroneExifAll(files)).map((p) => p.widthPx)).toEqual([40, 41, 42, 43, 44, 45]);
   });
 });
 
