@@ -40,6 +40,8 @@ export interface DronePhoto {
   captureUuid: string | null;
   /** Radiometric calibration of a multispectral band photo (black level, vignetting, sunlight sensor), when recorded. */
   radiometry: Radiometry | null;
+  /** 16 bits a sample (band photos, survey cameras' TIFFs): decoded in 16 bits, with the survey's common scale (radiometry.ts). */
+  sixteenBit: boolean;
 }
 
 /** Sensor widths (mm) of common survey cameras; the 4:3 sensor height is derived from the image shape. */
@@ -82,11 +84,11 @@ function attitude(x: Record<string, unknown>, prefix: 'Gimbal' | 'Flight'): Atti
   return yaw === null && pitch === null ? null : { yaw: yaw ?? 0, pitch: pitch ?? 0, roll: roll ?? 0 };
 }
 
-/** The photo's size from the JPEG/TIFF itself when EXIF leaves it out. */
-async function imageSize(path: string): Promise<{ width: number; height: number }> {
+/** The photo's size from the JPEG/TIFF itself (EXIF may leave it out), and its sample depth. */
+async function imageSize(path: string): Promise<{ width: number; height: number; sixteenBit: boolean }> {
   const sharp = (await import('sharp')).default;
   const meta = await sharp(path).metadata();
-  return { width: meta.width ?? 0, height: meta.height ?? 0 };
+  return { width: meta.width ?? 0, height: meta.height ?? 0, sixteenBit: meta.depth === 'ushort' };
 }
 
 /** JPEG and TIFF files start with known signatures; anything else is not a photo. */
@@ -125,7 +127,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   const file = basename(path);
   if (!(await looksLikeImage(path))) throw corruptImage(file);
   let x: Record<string, unknown>;
-  let size: { width: number; height: number };
+  let size: { width: number; height: number; sixteenBit: boolean };
   try {
     // exifr is given the bytes, not the path: its own file reader loads `fs` in a way bundlers break
     // (inside the Next.js server every photo came out "damaged"). A JPEG keeps EXIF and XMP in its
@@ -184,6 +186,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
     bandName: str(x.BandName),
     captureUuid: str(x.CaptureUUID) ?? str(x.CaptureId),
     radiometry: str(x.BandName) ? readRadiometry(x) : null,
+    sixteenBit: size.sixteenBit,
   };
 }
 

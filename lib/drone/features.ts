@@ -30,7 +30,10 @@ export interface Features {
  */
 export const featureScale = (width: number, height: number) => Math.min(1, FEATURE_SIDE / Math.max(width, height));
 
-/** ORB keypoints and descriptors of one photo, on a copy reduced to FEATURE_SIDE. */
+/**
+ * ORB keypoints and descriptors of one 8-bit photo, on a copy reduced to FEATURE_SIDE. Calibrated and
+ * 16-bit photos are written to 8 bits with the survey's common factor first (radiometry.ts, ortho.ts).
+ */
 export async function detectFeatures(path: string, width: number, height: number): Promise<Features> {
   const scale = featureScale(width, height);
   const { data, info } = await decodingPhoto(basename(path), () => sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true }));

@@ -17,8 +17,8 @@ import type { Placement, UtmFrame } from './frame';
 import { footprint, gpsPlacement, groundSampleM, headingDeg, heightM, recordsHeading, recordsHeight, toGround, TYPICAL_FOV_H, utmFrame } from './frame';
 import type { ReliefGrid, TiePoints } from './relief';
 import { heightsAlongRow, onRelief, reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
-import type { Radiometry } from './radiometry';
-import { calibratedBandBytes, surveyScale } from './radiometry';
+import type { LevelledPhoto } from './radiometry';
+import { levelled, levelledBytes, surveyScale } from './radiometry';
 import { orthomosaicPath } from './files';
 import { decodingPhoto } from './photo-decode';
 import type { GridWindow, SeamCheck } from './seams';
@@ -198,7 +198,7 @@ class PhotoCache {
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
     /** Decoding scale (1, 1/2, 1/4 or 1/8, see decodeScale): a coarser output grid does not need every source pixel. */
     private readonly scale: number,
-    /** Common 8-bit factor of radiometrically calibrated bands (radiometry.ts), for band photos that record their calibration. */
+    /** Common 8-bit factor of calibrated bands and 16-bit photos (radiometry.ts). */
     private readonly radiometricScale: number,
   ) {}
 
@@ -234,6 +234,8 @@ class PhotoCache {
     const { capture } = p;
     const width = Math.round(p.width * this.scale), height = Math.round(p.height * this.scale);
     if (!capture.main.bandName) {
+      const main = levelled(capture.main);
+      if (main) return levelledBytes(main, width, height, this.radiometricScale);
       const img = sharp(capture.main.path).removeAlpha().toColourspace('srgb');
       const { data, info } = await decodingPhoto(capture.main.file, () => (this.scale < 1 ? img.resize(width, height, { fit: 'fill' }) : img).raw().toBuffer({ resolveWithObject: true }));
       if (info.width !== width || info.height !== height) throw new StitchError('no_matches', `size of ${capture.main.file}`);
@@ -243,8 +245,9 @@ class PhotoCache {
     for (const photo of capture.photos) {
       const b = this.bands.indexOf((photo.bandName ?? '').toLowerCase().replace(/[^a-z]/g, ''));
       if (b < 0) continue;
-      const data = photo.radiometry
-        ? await calibratedBandBytes({ ...photo, radiometry: photo.radiometry }, width, height, this.radiometricScale)
+      const band = levelled(photo);
+      const data = band
+        ? await levelledBytes(band, width, height, this.radiometricScale)
         : (await decodingPhoto(photo.file, () => sharp(photo.path).extractChannel(0).resize(width, height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true }))).data;
       for (let k = 0, o = b; k < data.length; k++, o += nb) out[o] = data[k]!;
     }
@@ -270,6 +273,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   // 1. Features on reduced copies, two photos at a time (sharp decodes on its own threads). A band photo
   // that records its calibration is calibrated first: raw counts sit in a narrow range above the black
   // level and darken towards the edges, which starves the detector and skews the exposure comparison.
+  // Other 16-bit photos are written to 8 bits from the survey's range, as the compositing sees them.
   const radiometricScale = await radiometricScaleOf(captures);
   const features: Features[] = new Array(mains.length);
   let done = 0;
@@ -277,7 +281,8 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   await Promise.all([0, 1].map(async () => {
     for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
       const main = mains[i]!;
-      features[i] = main.radiometry ? await calibratedFeatures({ ...main, radiometry: main.radiometry }, radiometricScale) : await detectFeatures(main.path, main.widthPx, main.heightPx);
+      const lv = levelled(main);
+      features[i] = lv ? await levelledFeatures(lv, radiometricScale) : await detectFeatures(main.path, main.widthPx, main.heightPx);
       progress((35 * ++done) / mains.length);
     }
   }));
@@ -592,21 +597,21 @@ async function composite(src: Sources, grid: GridWindow, only: number[] | null, 
 }
 
 /**
- * The one 8-bit factor for every calibrated band of the survey, from the capture nearest the middle
- * of the flight (1 when no band photo records its calibration).
+ * The one 8-bit factor for every calibrated band and 16-bit photo of the survey, from the capture
+ * nearest the middle of the flight (1 when all are 8-bit). One for all, not one per photo: a factor of
+ * its own would brighten each photo differently (seams) and each band (NDVI).
  */
 async function radiometricScaleOf(captures: Capture[]): Promise<number> {
-  const calibrated = captures.map((c) => c.photos.filter((p) => p.radiometry));
-  const withCalibration = calibrated.filter((c) => c.length);
-  const middle = withCalibration[withCalibration.length >> 1];
-  return middle ? surveyScale(middle.map((p) => ({ ...p, radiometry: p.radiometry! }))) : 1;
+  const withLevels = captures.map((c) => c.photos.map(levelled).filter((p): p is LevelledPhoto => p !== null)).filter((c) => c.length);
+  const middle = withLevels[withLevels.length >> 1];
+  return middle ? surveyScale(middle) : 1;
 }
 
-/** ORB features of a calibrated band photo on a copy reduced to FEATURE_SIDE. */
-async function calibratedFeatures(photo: DronePhoto & { radiometry: Radiometry }, radiometricScale: number): Promise<Features> {
+/** ORB features of a calibrated or 16-bit photo on a copy reduced to FEATURE_SIDE, written to 8 bits with the survey's factor. */
+async function levelledFeatures(photo: LevelledPhoto, radiometricScale: number): Promise<Features> {
   const s = featureScale(photo.widthPx, photo.heightPx);
   const w = Math.round(photo.widthPx * s), h = Math.round(photo.heightPx * s);
-  return orbFeatures(await calibratedBandBytes(photo, w, h, radiometricScale), w, h, 1, w / photo.widthPx);
+  return orbFeatures(await levelledBytes(photo, w, h, radiometricScale), w, h, photo.channels, w / photo.widthPx);
 }
 
 /** Height of each photo above the reference plane: its GPS/optics height, rescaled with its adjusted scale. */

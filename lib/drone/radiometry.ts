@@ -3,9 +3,13 @@
 //   (p - black level) / 65535 · vignetting(r) / (sensor gain · exposure time) · pCam / irradiance
 // with vignetting(r) = 1 + k0·r + k1·r² + ... + k5·r⁶ (r: pixels from the vignetting centre), pCam the
 // band's gain adjustment and the irradiance from the sunlight sensor. Every band of a survey is then
-// written to 8 bits with one common factor, so that ratios between bands (NDVI) are kept.
+// written to 8 bits with one common factor, so that ratios between bands (NDVI) are kept. A 16-bit
+// photo that records no calibration (MicaSense, Sequoia, any 16-bit TIFF) takes the same path with
+// its counts as they are: 8-bit decoding would divide them by 256, which leaves a 12-bit camera's
+// counts 16 levels.
 import { basename } from 'node:path';
 import sharp from 'sharp';
+import type { DronePhoto } from './exif';
 import { decodingPhoto } from './photo-decode';
 
 export interface Radiometry {
@@ -50,6 +54,29 @@ export function readRadiometry(x: Record<string, unknown>): Radiometry | null {
   };
 }
 
+/** A 16-bit photo's counts as they are, for one that records no calibration. */
+export const UNCALIBRATED: Radiometry = {
+  blackLevel: 0, vignetting: [], vignettingCentre: null, sensorGain: 1, exposureS: 1, irradiance: 1, gainAdjustment: 1,
+};
+
+/** A photo decoded in 16 bits and written to 8 with the survey's common factor; `channels` 1 for a band photo, 3 for RGB. */
+export interface LevelledPhoto {
+  path: string;
+  widthPx: number;
+  heightPx: number;
+  radiometry: Radiometry;
+  channels: 1 | 3;
+}
+
+/**
+ * How a photo is decoded: with its calibration, or its counts alone when it has 16 bits and no
+ * calibration (so that its whole range counts); null: an 8-bit photo, decoded as it is.
+ */
+export function levelled(p: Pick<DronePhoto, 'path' | 'widthPx' | 'heightPx' | 'radiometry' | 'sixteenBit' | 'bandName'>): LevelledPhoto | null {
+  const radiometry = p.radiometry ?? (p.sixteenBit ? UNCALIBRATED : null);
+  return radiometry ? { path: p.path, widthPx: p.widthPx, heightPx: p.heightPx, radiometry, channels: p.bandName ? 1 : 3 } : null;
+}
+
 /** The vignetting correction at r pixels from its centre: 1 + k0·r + ... + k5·r⁶. */
 export function vignettingFactor(k: number[], r: number): number {
   let f = 0;
@@ -58,32 +85,33 @@ export function vignettingFactor(k: number[], r: number): number {
 }
 
 /**
- * Calibrated values of one band whose raw counts `samples` were decoded at `width` x `height` from a
- * photo `fullWidth` x `fullHeight` pixels large.
+ * Calibrated values of one band (or of `channels` interleaved ones) whose raw counts `samples` were
+ * decoded at `width` x `height` from a photo `fullWidth` x `fullHeight` pixels large.
  */
-export function calibrateBand(samples: Uint16Array, width: number, height: number, fullWidth: number, fullHeight: number, cal: Radiometry): Float32Array {
+export function calibrateBand(
+  samples: Uint16Array, width: number, height: number, fullWidth: number, fullHeight: number, cal: Radiometry, channels = 1,
+): Float32Array {
   const k = cal.gainAdjustment / (65535 * cal.sensorGain * cal.exposureS * cal.irradiance);
   const [cx, cy] = cal.vignettingCentre ?? [fullWidth / 2, fullHeight / 2];
   const fx = fullWidth / width, fy = fullHeight / height;
-  const out = new Float32Array(width * height);
+  const out = new Float32Array(width * height * channels);
   for (let y = 0; y < height; y++) {
     const dy = (y + 0.5) * fy - 0.5 - cy;
     for (let x = 0; x < width; x++) {
       const dx = (x + 0.5) * fx - 0.5 - cx;
-      out[y * width + x] = (samples[y * width + x]! - cal.blackLevel) * vignettingFactor(cal.vignetting, Math.sqrt(dx * dx + dy * dy)) * k;
+      const f = cal.vignetting.length ? vignettingFactor(cal.vignetting, Math.sqrt(dx * dx + dy * dy)) * k : k;
+      for (let c = 0, o = (y * width + x) * channels; c < channels; c++, o++) out[o] = (samples[o]! - cal.blackLevel) * f;
     }
   }
   return out;
 }
 
 /**
- * A band photo calibrated and written to 8 bits with the survey's common factor `scale`, decoded at
- * `width` x `height`.
+ * A photo calibrated and written to 8 bits with the survey's common factor `scale`, decoded at
+ * `width` x `height` (`photo.channels` interleaved).
  */
-export async function calibratedBandBytes(
-  photo: { path: string; widthPx: number; heightPx: number; radiometry: Radiometry }, width: number, height: number, scale: number,
-): Promise<Uint8Array> {
-  const values = calibrateBand(await readBandCounts(photo.path, width, height), width, height, photo.widthPx, photo.heightPx, photo.radiometry);
+export async function levelledBytes(photo: LevelledPhoto, width: number, height: number, scale: number): Promise<Uint8Array> {
+  const values = calibrateBand(await readCounts(photo, width, height), width, height, photo.widthPx, photo.heightPx, photo.radiometry, photo.channels);
   const out = new Uint8Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i]! * scale;
@@ -92,9 +120,13 @@ export async function calibratedBandBytes(
   return out;
 }
 
-/** Raw counts of a band photo, decoded at the given size (16 bits kept). */
-async function readBandCounts(path: string, width: number, height: number): Promise<Uint16Array> {
-  const { data } = await decodingPhoto(basename(path), () => sharp(path).extractChannel(0).resize(width, height, { fit: 'fill' }).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true }));
+/** Raw counts of a photo, decoded at the given size (16 bits kept): its first band, or RGB. */
+async function readCounts(photo: LevelledPhoto, width: number, height: number): Promise<Uint16Array> {
+  const { path, channels } = photo;
+  const { data } = await decodingPhoto(basename(path), () => {
+    const img = channels === 1 ? sharp(path).extractChannel(0) : sharp(path).removeAlpha();
+    return img.resize(width, height, { fit: 'fill' }).toColourspace(channels === 1 ? 'grey16' : 'rgb16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+  });
   const bytes = data.byteOffset % 2 ? Uint8Array.from(data) : data;
   return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
 }
@@ -104,15 +136,15 @@ const SCALE_QUANTILE = 0.995;
 const SCALE_TARGET = 240;
 
 /**
- * The common factor for a survey's bands, from one capture's band photos (reduced): its 99.5th
- * percentile of calibrated values becomes 240 of 255, so that bright soil and canopy keep their
- * differences and little is clipped.
+ * The common factor for a survey's bands, from one capture's photos (reduced): its 99.5th percentile
+ * of calibrated values, over all its bands, becomes 240 of 255, so that bright soil and canopy keep
+ * their differences and little is clipped.
  */
-export async function surveyScale(photos: { path: string; widthPx: number; heightPx: number; radiometry: Radiometry }[]): Promise<number> {
+export async function surveyScale(photos: LevelledPhoto[]): Promise<number> {
   const values: number[] = [];
   for (const p of photos) {
     const w = Math.max(1, Math.round(p.widthPx / 8)), h = Math.max(1, Math.round(p.heightPx / 8));
-    for (const v of calibrateBand(await readBandCounts(p.path, w, h), w, h, p.widthPx, p.heightPx, p.radiometry)) values.push(v);
+    for (const v of calibrateBand(await readCounts(p, w, h), w, h, p.widthPx, p.heightPx, p.radiometry, p.channels)) values.push(v);
   }
   values.sort((a, b) => a - b);
   const top = values[Math.min(values.length - 1, Math.floor(SCALE_QUANTILE * values.length))] ?? 0;

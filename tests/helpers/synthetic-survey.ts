@@ -3,6 +3,7 @@
 // like a DJI P4 Multispectral), each frame rotated a little off its logged heading, with a slight
 // perspective tilt, its own exposure and GPS noise, and the EXIF/XMP a drone writes (exiftool); the
 // bands are 16-bit counts with the black level, vignetting and sunlight reading of a real camera.
+// Variants: the same bands without calibration tags, or one 16-bit RGB TIFF a capture (SurveyOptions.camera).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,13 @@ export interface SurveyOptions {
   only?: number[];
   /** Capture date per capture index (default all on 2024-06-15). */
   dateOf?: (k: number) => string;
+  /**
+   * What the camera writes: `p4m` (default) the calibrated P4 Multispectral bands; `uncalibrated` the
+   * same band TIFFs with no calibration tags and 12-bit counts proportional to reflectance in 16-bit
+   * files (as MicaSense or Sequoia bands read without their calibration); `rgb16` one 16-bit RGB TIFF
+   * a capture (red, green, blue), 12-bit counts too.
+   */
+  camera?: 'p4m' | 'uncalibrated' | 'rgb16';
 }
 
 const W = 800, H = 600, HEIGHT_M = 100, GSD = 0.25;
@@ -62,13 +70,17 @@ function recordedCounts(band: number, ref: number, u: number, v: number): number
   return Math.min(65535, Math.round(counts));
 }
 
-/** A 16-bit TIFF through GDAL (sharp writes 16 bits from raw input only scaled). */
-function writeUint16Tiff(file: string, px: Uint16Array): void {
+/** Counts per unit of reflectance of the uncalibrated cameras: 0.2 (a world value of 255) is 3400 of a 12-bit 4095. */
+const COUNTS_PER_REFLECTANCE = 17_000;
+
+/** A 16-bit TIFF of `bands` pixel-interleaved bands through GDAL (sharp writes 16 bits from raw input only scaled). */
+function writeUint16Tiff(file: string, px: Uint16Array, bands = 1): void {
   writeFileSync(`${file}.raw`, Buffer.from(px.buffer, px.byteOffset, px.byteLength));
-  writeFileSync(`${file}.vrt`, `<VRTDataset rasterXSize="${W}" rasterYSize="${H}"><VRTRasterBand dataType="UInt16" band="1" subClass="VRTRawRasterBand">
-<SourceFilename relativeToVRT="0">${file}.raw</SourceFilename><ImageOffset>0</ImageOffset><PixelOffset>2</PixelOffset><LineOffset>${2 * W}</LineOffset><ByteOrder>LSB</ByteOrder>
-</VRTRasterBand></VRTDataset>`);
-  execFileSync('gdal_translate', ['-q', '-co', 'COMPRESS=DEFLATE', `${file}.vrt`, file]);
+  const bandXml = Array.from({ length: bands }, (_, b) => `<VRTRasterBand dataType="UInt16" band="${b + 1}" subClass="VRTRawRasterBand">
+<SourceFilename relativeToVRT="0">${file}.raw</SourceFilename><ImageOffset>${2 * b}</ImageOffset><PixelOffset>${2 * bands}</PixelOffset><LineOffset>${2 * bands * W}</LineOffset><ByteOrder>LSB</ByteOrder>
+</VRTRasterBand>`).join('');
+  writeFileSync(`${file}.vrt`, `<VRTDataset rasterXSize="${W}" rasterYSize="${H}">${bandXml}</VRTDataset>`);
+  execFileSync('gdal_translate', ['-q', '-co', 'COMPRESS=DEFLATE', ...(bands === 3 ? ['-co', 'PHOTOMETRIC=RGB'] : []), `${file}.vrt`, file]);
   rmSync(`${file}.raw`);
   rmSync(`${file}.vrt`);
 }
@@ -80,6 +92,9 @@ function rng(seed: number) {
 
 export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTruth> {
   const P = opts.pixelM ?? 0.5;
+  const camera = opts.camera ?? 'p4m';
+  const counts = (b: number, ref: number, u: number, v: number) =>
+    camera === 'p4m' ? recordedCounts(b, ref, u, v) : Math.min(65535, Math.round(ref * COUNTS_PER_REFLECTANCE));
   const noise = opts.gpsNoiseM ?? 3;
   const rand = rng(opts.seed ?? 7);
   const gauss = () => Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
@@ -130,7 +145,7 @@ export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTr
         const x = u + 0.5 - W / 2;
         const ge = e + s * (ca * x - sa * y), gn = n + s * (sa * x + ca * y);
         const wx = (ge - E0) / P - 0.5, wy = (N0 - gn) / P - 0.5;
-        for (let b = 0; b < 4; b++) out[b]![v * W + u] = recordedCounts(b, sample(bands[b]!, wx, wy) * gain * REFLECTANCE_PER_DN, u, v);
+        for (let b = 0; b < 4; b++) out[b]![v * W + u] = counts(b, sample(bands[b]!, wx, wy) * gain * REFLECTANCE_PER_DN, u, v);
       }
     }
     const [lonT, latT] = frame.toWgs84(e, n);
@@ -138,25 +153,41 @@ export async function makeSyntheticSurvey(opts: SurveyOptions): Promise<SurveyTr
     const r = noise / Math.SQRT2;
     const [lon, lat] = frame.toWgs84(e + r * gauss(), n + r * gauss());
     const date = opts.dateOf?.(k) ?? '2024:06:15';
+    const sec = String(k % 60).padStart(2, '0'), min = String(10 + Math.floor(k / 60)).padStart(2, '0');
+    const tags = (file: string, xmp: string) => args.push(`-XMP<=${xmp}`, ...(camera === 'p4m' ? ['-Make=DJI', '-Model=P4 Multispectral'] : ['-Make=Generic', '-Model=Survey16']),
+      `-DateTimeOriginal=${date} 10:${min}:${sec}`, '-OffsetTimeOriginal=+02:00',
+      `-GPSLatitude=${Math.abs(lat)}`, `-GPSLatitudeRef=${lat < 0 ? 'S' : 'N'}`, `-GPSLongitude=${Math.abs(lon)}`, `-GPSLongitudeRef=${lon < 0 ? 'W' : 'E'}`,
+      `-GPSAltitude=${(200 + HEIGHT_M).toFixed(1)}`, '-GPSAltitudeRef=0', '-FocalLength=4.0', '-FocalPlaneXResolution=100', '-FocalPlaneYResolution=100',
+      '-FocalPlaneResolutionUnit#=4', '-overwrite_original', file, '-execute');
+    const attitude = `drone-dji:RelativeAltitude="+${HEIGHT_M.toFixed(2)}" drone-dji:GimbalYawDegree="${heading.toFixed(1)}" drone-dji:GimbalPitchDegree="-90.0"
+ drone-dji:GimbalRollDegree="0.0" drone-dji:FlightYawDegree="${heading.toFixed(1)}"`;
+    const xmpPacket = (attrs: string) => `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" xmlns:Camera="http://pix4d.com/camera/1.0/"
+ ${attrs}/>
+</rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+    if (camera === 'rgb16') {
+      const file = join(opts.dir, `IMG_${String(k).padStart(4, '0')}.tif`);
+      const rgb = new Uint16Array(W * H * 3);
+      for (let i = 0; i < W * H; i++) for (let b = 0; b < 3; b++) rgb[3 * i + b] = out[b]![i]!;
+      writeUint16Tiff(file, rgb, 3);
+      const xmp = join(opts.dir, `x${k}.xmp`);
+      writeFileSync(xmp, xmpPacket(attitude));
+      tags(file, xmp);
+      files.push(file);
+      continue;
+    }
     for (const [b, name] of BANDS.entries()) {
       const file = join(opts.dir, `IMG_${String(k).padStart(4, '0')}_${b + 1}.tif`);
       writeUint16Tiff(file, out[b]!);
       const c = CAMERA[b]!;
       const xmp = join(opts.dir, `x${k}_${b}.xmp`);
-      writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
-<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-<rdf:Description rdf:about="" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" xmlns:Camera="http://pix4d.com/camera/1.0/"
- drone-dji:RelativeAltitude="+${HEIGHT_M.toFixed(2)}" drone-dji:GimbalYawDegree="${heading.toFixed(1)}" drone-dji:GimbalPitchDegree="-90.0"
- drone-dji:GimbalRollDegree="0.0" drone-dji:FlightYawDegree="${heading.toFixed(1)}" drone-dji:CaptureUUID="${uuid}" Camera:BandName="${name}"
+      const calibration = camera === 'p4m' ? `
  drone-dji:BlackLevel="${BLACK_LEVEL}" drone-dji:VignettingData="${VIGNETTING.join(', ')}" drone-dji:CalibratedOpticalCenterX="${VIGNETTING_CENTRE[0]}"
  drone-dji:CalibratedOpticalCenterY="${VIGNETTING_CENTRE[1]}" drone-dji:SensorGain="${c.gain}" drone-dji:ExposureTime="${c.exposureUs}"
- drone-dji:Irradiance="${c.irradiance}" drone-dji:SensorGainAdjustment="${c.pCam}"/>
-</rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
-      const sec = String(k % 60).padStart(2, '0'), min = String(10 + Math.floor(k / 60)).padStart(2, '0');
-      args.push(`-XMP<=${xmp}`, '-Make=DJI', '-Model=P4 Multispectral', `-DateTimeOriginal=${date} 10:${min}:${sec}`, '-OffsetTimeOriginal=+02:00',
-        `-GPSLatitude=${Math.abs(lat)}`, `-GPSLatitudeRef=${lat < 0 ? 'S' : 'N'}`, `-GPSLongitude=${Math.abs(lon)}`, `-GPSLongitudeRef=${lon < 0 ? 'W' : 'E'}`,
-        `-GPSAltitude=${(200 + HEIGHT_M).toFixed(1)}`, '-GPSAltitudeRef=0', '-FocalLength=4.0', '-FocalPlaneXResolution=100', '-FocalPlaneYResolution=100',
-        '-FocalPlaneResolutionUnit#=4', '-overwrite_original', file, '-execute');
+ drone-dji:Irradiance="${c.irradiance}" drone-dji:SensorGainAdjustment="${c.pCam}"` : '';
+      writeFileSync(xmp, xmpPacket(`${attitude} drone-dji:CaptureUUID="${uuid}" Camera:BandName="${name}"${calibration}`));
+      tags(file, xmp);
       files.push(file);
     }
   }

@@ -1,6 +1,6 @@
 // Radiometric calibration of multispectral band photos (DJI P4 Multispectral / Mavic 3M guides).
 import { describe, expect, it } from 'vitest';
-import { calibrateBand, readRadiometry, vignettingFactor } from '@/lib/drone/radiometry';
+import { calibrateBand, levelled, readRadiometry, UNCALIBRATED, vignettingFactor } from '@/lib/drone/radiometry';
 
 /** The P4 Multispectral image processing guide's example values, as exifr hands XMP over (strings). */
 const P4M = {
@@ -58,5 +58,23 @@ describe('calibrateBand', () => {
       return calibrateBand(counts, W, H, 2 * W, 2 * H, cal);
     });
     for (const values of results) for (const v of values) expect(v).toBeCloseTo(reflectance, 3);
+  });
+});
+
+describe('levelled', () => {
+  const base = { path: '/p.tif', widthPx: 40, heightPx: 30, radiometry: null, sixteenBit: false, bandName: null };
+  const cal = readRadiometry(P4M)!;
+
+  it('decodes 8-bit photos as they are, calibrated bands with their calibration, other 16-bit photos by their counts', () => {
+    expect(levelled(base)).toBeNull();
+    expect(levelled({ ...base, sixteenBit: true, bandName: 'NIR', radiometry: cal })).toMatchObject({ radiometry: cal, channels: 1 });
+    expect(levelled({ ...base, sixteenBit: true, bandName: 'NIR' })).toMatchObject({ radiometry: UNCALIBRATED, channels: 1 });
+    expect(levelled({ ...base, sixteenBit: true })).toMatchObject({ radiometry: UNCALIBRATED, channels: 3 });
+  });
+
+  it('keeps the ratios of uncalibrated counts, interleaved channels alike', () => {
+    const counts = Uint16Array.from([100, 2000, 4095, 0, 65535, 300]);
+    const values = calibrateBand(counts, 2, 1, 2, 1, UNCALIBRATED, 3);
+    expect(Array.from(values, (v) => Math.round(v * 65535))).toEqual([100, 2000, 4095, 0, 65535, 300]);
   });
 });

@@ -20,7 +20,7 @@ const photo = (over: Partial<DronePhoto>): DronePhoto => ({
   path: '/x.jpg', file: 'x.jpg', make: 'DJI', model: 'FC300S', gps: { lat: 46.84, lon: -91.99, altM: 200 }, relativeAltitudeM: 40,
   gimbal: { yaw: 0, pitch: -90, roll: 0 }, flight: null, focalLengthMm: 3.61, focalLength35mm: 20, widthPx: 4000, heightPx: 2250,
   sensorWidthMm: 6.8, sensorHeightMm: 3.8, capturedAt: '2016-06-23T16:31:59', capturedAtMs: Date.UTC(2016, 5, 23, 16, 31, 59),
-  bandName: null, captureUuid: null, radiometry: null, ...over,
+  bandName: null, captureUuid: null, radiometry: null, sixteenBit: false, ...over,
 });
 
 function keyOf(fn: () => unknown): string | undefined {

@@ -1,7 +1,7 @@
 // A generated multispectral survey with known truth (tests/helpers/synthetic-survey.ts): placement
 // accuracy under 3 m GPS noise, NDVI against the source image, and the broken inputs the route reports.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -104,6 +104,53 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     const far = truth.fieldWgs84(-3000, -3000, -2000, -2000);
     await expect(analyseIndex(mosaic, far)).rejects.toMatchObject({ key: 'drone_field_not_covered' });
   });
+});
+
+describe.skipIf(skip)('16-bit photos without calibration tags', () => {
+  // 12-bit counts in 16-bit files: decoded to 8 bits as sharp does by default (÷256) they had kept
+  // 0-16, so that NDVI came out in coarse steps and an RGB survey hardly stitched.
+  const field = [200, 150, 700, 550] as const;
+
+  it('band TIFFs (as MicaSense or Sequoia record them): stitched, NDVI within 0.02 of the source image', async () => {
+    const t = await makeSyntheticSurvey({ naipPath: sharedPath(...naip), dir: join(root, 'uncal'), gpsNoiseM: 3, seed: 7, camera: 'uncalibrated' });
+    const photos = await Promise.all(t.files.map(readDroneExif));
+    expect(photos.every((p) => p.sixteenBit && p.bandName && !p.radiometry)).toBe(true);
+    const m = await buildOrthomosaic(photos, { workDir: join(root, 'uncal-out') });
+    expect(m.bands).toEqual(['blue', 'green', 'red', 'nir']);
+    expect(m.photoCount).toBe(t.centres.length);
+    const result = await analyseIndex(m, t.fieldWgs84(...field));
+    const expected = t.ndviInside(...field);
+    expect(result.indexName).toBe('NDVI');
+    expect(Math.abs(result.stats.mean - expected.mean)).toBeLessThan(0.02);
+    expect(Math.abs(result.stats.std - expected.std)).toBeLessThan(0.02);
+    expect(Math.abs(result.stats.median - expected.median)).toBeLessThan(0.02);
+    expect(m.medianMisalignmentPx).toBeLessThan(3);
+  }, 600_000);
+
+  it('RGB TIFFs: stitched where GPS and the pictures say, in the 8-bit range as a whole', async () => {
+    const t = await makeSyntheticSurvey({ naipPath: sharedPath(...naip), dir: join(root, 'rgb16'), gpsNoiseM: 3, seed: 7, camera: 'rgb16' });
+    const photos = await Promise.all(t.files.map(readDroneExif));
+    expect(photos.every((p) => p.sixteenBit && !p.bandName)).toBe(true);
+    const m = await buildOrthomosaic(photos, { workDir: join(root, 'rgb16-out') });
+    expect(m.bands).toEqual(['red', 'green', 'blue']);
+    expect(m.photoCount).toBe(t.centres.length);
+    const frame = utmFrame(17.1, 48.1);
+    const errors = m.photoCentresWgs84.map((c, i) => {
+      const [e1, n1] = frame.toUtm(...c);
+      const [e2, n2] = frame.toUtm(...t.centres[i]!);
+      return Math.hypot(e1 - e2, n1 - n2);
+    });
+    expect(Math.sqrt(errors.reduce((s, e) => s + e * e, 0) / errors.length)).toBeLessThan(1.5);
+    expect(m.medianMisalignmentPx).toBeLessThan(3);
+    // One factor for the survey: its brightest pixels near 240, not 16 (÷256) nor each photo its own.
+    const px = readFileSync(m.rawPath);
+    let top = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i + 3]) top = Math.max(top, px[i]!, px[i + 1]!, px[i + 2]!);
+    expect(top).toBeGreaterThan(200);
+    const result = await analyseIndex(m, t.fieldWgs84(...field));
+    expect(result.indexName).toBe('VARI');
+    expect(result.fieldCoverage).toBeGreaterThan(0.99);
+  }, 600_000);
 });
 
 describe.skipIf(skip)('broken surveys', () => {
