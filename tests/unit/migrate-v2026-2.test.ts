@@ -2,7 +2,7 @@
 // changes nothing, and a failure leaves the original file exactly as it was.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { BlockingRowsError, migrateV2026_2 } from '@/lib/db/legacy/v2026-2';
 import { diffLiveSqlite } from '@/lib/db/schema-engine';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { readModels } from '@/prisma/generate';
+import { rectWkt, writeLegacyDb } from '../helpers/legacy-db';
 import { SHARED_DIR } from '../helpers/shared-data';
 
 const FIXTURES = join(SHARED_DIR, 'fixtures', 'v2026_2');
@@ -376,5 +377,38 @@ c.execute("UPDATE fieldzone SET geometry_wkt = 'POLYGON ((1 2, 3' WHERE id = 1")
     const run = spawnSync(process.execPath, [tsx, 'prisma/migrate.ts'], { env: { ...process.env, SERVICE_DB: file, DATABASE_URL: '' }, encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toBe(`${file} is a v2026.2 database. Upgrade it first: npm run migrate:v2026.2 -- --db ${file} (README, "Upgrading from v2026.2"). It was left untouched.`);
+  });
+});
+
+// Generated v2026.2 files (tests/helpers/legacy-db.ts): no fixture needed.
+describe('upgrade from v2026.2: generated files', () => {
+  const oneField = { owner: [[1, 'Иванов И.И.']], field: [[1, 'Поле', rectWkt(39.7, 47.2), null, 1]] } satisfies Parameters<typeof writeLegacyDb>[1];
+
+  it('upgrades the real file behind a symlink, the link kept, with the mode and owner the original had', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'upgrade-link-'));
+    mkdirSync(join(dir, 'data'));
+    const real = join(dir, 'data', 'fields.db');
+    writeLegacyDb(real, oneField);
+    chmodSync(real, 0o640);
+    // As `sudo npm run migrate:v2026.2` finds it: the service user's file (root only can give one away).
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) chownSync(real, 4321, 4322);
+    const link = join(dir, 'fields.db');
+    symlinkSync(join('data', 'fields.db'), link);
+
+    const report = await migrateV2026_2(link);
+    expect(report).toMatchObject({ status: 'migrated', fields: 1 });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(join('data', 'fields.db'));
+    const st = statSync(real);
+    expect(st.mode & 0o777).toBe(0o640);
+    if (asRoot) expect([st.uid, st.gid]).toEqual([4321, 4322]);
+    expect(report.backup!.startsWith(join(dir, 'data', 'fields.db.backup-'))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['data', 'fields.db']);
+    expect(readdirSync(join(dir, 'data')).filter((f) => !f.includes('backup'))).toEqual(['fields.db']);
+    const db = createDb({ kind: 'sqlite', file: link });
+    expect((await db.field.findFirstOrThrow()).name).toBe('Поле');
+    await db.$disconnect();
+    expect(await migrateV2026_2(real)).toMatchObject({ status: 'already-current' });
   });
 });

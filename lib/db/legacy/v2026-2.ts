@@ -2,7 +2,7 @@
 // to the current schema. The original's content is never changed: the work happens on a copy, which
 // replaces the original only once everything succeeded (a timestamped backup is kept beside it).
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type Client, type InStatement, type Transaction, createClient } from '@libsql/client';
 import { wktToGeoJSON } from '@terraformer/wkt';
 import iconv from 'iconv-lite';
@@ -293,8 +293,11 @@ async function withClient<T>(file: string, fn: (db: Client) => Promise<T>): Prom
   }
 }
 
-export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
-  if (!existsSync(file)) throw new Error(`No database at ${file}`);
+export async function migrateV2026_2(given: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
+  if (!existsSync(given)) throw new Error(`No database at ${given}`);
+  // A symlinked database is upgraded where it really is (the copy renamed over the link would have
+  // replaced the link, the real file left v2026.2), and SQLite keeps its journals beside the real file.
+  const file = realpathSync(given);
   const release = takeLock(file);
   try {
     return await migrateLocked(file, opts.now ?? new Date());
@@ -327,6 +330,9 @@ async function migrateLocked(file: string, now: Date): Promise<MigrationReport> 
   removeWithSidecars(work);
   copyFileSync(file, backup);
   copyFileSync(file, work);
+  // The copies are the upgrader's (root, under sudo): the file that takes the original's place must
+  // stay the service user's, or the service finds its database read-only.
+  const ownerNote = [keepOwnership(file, backup), keepOwnership(file, work)].find(Boolean);
   const db = createClient({ url: sqliteUrl(work) });
   let report: Awaited<ReturnType<typeof convert>>;
   try {
@@ -360,7 +366,28 @@ async function migrateLocked(file: string, now: Date): Promise<MigrationReport> 
     removeWithSidecars(work);
     throw new Error(`the upgraded copy did not take the place of ${file} (it shows ${seen.found}, ${seen.fields} fields): the original was put back from ${backup}`);
   }
+  if (ownerNote) report.notes.push(ownerNote);
   return { status: 'migrated', backup, ...report };
+}
+
+/**
+ * Gives `copy` the mode and owner of `original`. Only root may give a file away: another user's
+ * upgrade of a file not its own says so (a note) rather than fail.
+ */
+function keepOwnership(original: string, copy: string): string | undefined {
+  const st = statSync(original);
+  chmodSync(copy, st.mode & 0o7777);
+  const now = statSync(copy);
+  if (now.uid === st.uid && now.gid === st.gid) return undefined;
+  try {
+    chownSync(copy, st.uid, st.gid);
+    // chown clears set-id bits.
+    chmodSync(copy, st.mode & 0o7777);
+    return undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    return `${original} was owned by ${st.uid}:${st.gid}; the upgraded file is ${now.uid}:${now.gid} (only root can keep the owner): give it back to the service's user (chown) before starting the service`;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
