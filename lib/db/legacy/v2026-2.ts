@@ -203,13 +203,19 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
  */
 function legacyText(bytes: ArrayBuffer, what: string, column: string, notes: string[]): string {
   const view = new Uint8Array(bytes);
+  let text: string;
   try {
-    return utf8.decode(view);
+    text = utf8.decode(view);
   } catch {
-    const text = iconv.decode(Buffer.from(view), 'win1251');
+    text = iconv.decode(Buffer.from(view), 'win1251');
     notes.push(`${what}: ${column} was not UTF-8 (bytes ${hex(view)}); read as Windows-1251: ${JSON.stringify(text)}`);
-    return text;
   }
+  // SQLite keeps a NUL in text, PostgreSQL refuses it: the file could never be copied there (db:copy).
+  if (text.includes('\0')) {
+    text = text.replaceAll('\0', '');
+    notes.push(`${what}: ${column} held NUL characters, which PostgreSQL cannot store; removed: ${JSON.stringify(text)}`);
+  }
+  return text;
 }
 
 type LegacyRow = Record<string, unknown>;
@@ -548,12 +554,14 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
     });
     const scanNewId = renumbered(scanRows.map((s) => s.id));
     const scanIdOf = new Map<number, number>();
+    const fieldOfScan = new Map<number, number>(); // new scan id -> new field id
     const firstScanOf = new Map<number, Date>(); // field (new id) -> its earliest scan
     for (const s of scanRows) {
       const what = `scan ${String(s.id)} (${String(s.filename)})`;
       const id = scanNewId.get(s.id)!;
       scanIdOf.set(Number(s.id), id);
       const fieldId = fieldOf(s.field_id)!;
+      fieldOfScan.set(id, fieldId);
       if (id !== s.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now scan ${id}`);
       const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
       let uploaded = parseLegacyTime(s.uploaded_at);
@@ -605,6 +613,13 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
       const geometry = legacyGeometry(z.geometry_wkt, what, notes, blocking);
       const legacyScan = legacyId(z.scan_id);
       let scanId = legacyScan === null ? undefined : scanIdOf.get(legacyScan);
+      // A zone lies on its own field (its boundary was cut from it, and pages find it by its field);
+      // under another field's scan it would show on that field's map. It goes with its field's
+      // zones without a scan instead.
+      if (scanId !== undefined && fieldOfScan.get(scanId) !== fieldId) {
+        notes.push(`${what} of field ${fieldId}: its scan ${String(z.scan_id)} is of field ${fieldOfScan.get(scanId)}; taken as a zone without a scan`);
+        scanId = undefined;
+      }
       if (scanId === undefined) {
         let orphans = orphanScanOf.get(fieldId);
         if (!orphans) {
