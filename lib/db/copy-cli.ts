@@ -12,7 +12,9 @@ const target = (s: string): DbTarget => (/^postgres(ql)?:\/\//.test(s) ? { kind:
 const [from, to] = [target(values.from), target(values.to)];
 const started = performance.now();
 try {
-  const copied = await copyDatabase(from, to, (table, rows) => console.log(`  ${table}: ${rows} rows`));
+  const copied = await copyDatabase(from, to, (table, rows, withoutNul) =>
+    console.log(`  ${table}: ${rows} rows${withoutNul ? ` (${withoutNul} had NUL characters in their text, which PostgreSQL cannot store: removed)` : ''}`),
+  );
   const total = Object.values(copied).reduce((s, n) => s + n, 0);
   console.log(`Copied ${total} rows from ${describeTarget(from)} to ${describeTarget(to)} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
   console.log('Files (scans, rasters, mosaics) stay in the data folder: give every process that folder as its DATA_DIR, at whatever path it is mounted there.');

@@ -1,7 +1,9 @@
 // Copies a whole database into an empty one of either kind: the embedded SQLite file into PostgreSQL
 // to scale out (an upgraded v2026.2 file too), or back. Every table in the order its references
 // need, ids kept, in one transaction on the target (a failed copy leaves it empty), the target's id
-// sequences then moved past the copied ids.
+// sequences then moved past the copied ids. NUL characters are taken out of text: SQLite keeps them
+// (a v2026.2 file could hold them), PostgreSQL refuses them, and the SQLite driver reads text only up
+// to the first, which would have cut the value there without a word.
 import { type Db, createDb } from './client';
 import { migrate } from './migrate';
 import type { DbTarget } from './target';
@@ -40,7 +42,11 @@ export class TargetNotEmptyError extends Error {
 export const describeTarget = (t: DbTarget) => (t.kind === 'sqlite' ? t.file : new URL(t.url).pathname.slice(1) || 'PostgreSQL');
 
 /** Rows copied per table. The source is brought to the current schema first (a v2026.2 file is refused, naming its upgrade). */
-export async function copyDatabase(from: DbTarget, to: DbTarget, onTable: (table: string, rows: number) => void = () => undefined): Promise<Record<string, number>> {
+export async function copyDatabase(
+  from: DbTarget,
+  to: DbTarget,
+  onTable: (table: string, rows: number, withoutNul: number) => void = () => undefined,
+): Promise<Record<string, number>> {
   await migrate(from);
   await migrate(to);
   const source = createDb(from);
@@ -51,8 +57,9 @@ export async function copyDatabase(from: DbTarget, to: DbTarget, onTable: (table
     await target.$transaction(
       async (tx) => {
         for (const [model, table] of TABLES) {
-          copied[table] = await copyTable(source, tx, model);
-          onTable(table, copied[table]);
+          const { rows, withoutNul } = await copyTable(source, tx, model, from.kind === 'sqlite' ? await nulTexts(source, table) : new Map());
+          copied[table] = rows;
+          onTable(table, rows, withoutNul);
         }
         if (to.kind === 'postgresql') {
           for (const [, table] of TABLES) {
@@ -70,16 +77,44 @@ export async function copyDatabase(from: DbTarget, to: DbTarget, onTable: (table
   }
 }
 
-async function copyTable(source: Db, tx: unknown, model: string): Promise<number> {
+/** Rows copied, and those of them that had NUL characters taken out of their text. */
+async function copyTable(source: Db, tx: unknown, model: string, nulFree: Map<string, Record<string, string>>): Promise<{ rows: number; withoutNul: number }> {
   const from = delegate(source, model);
   const to = delegate(tx, model);
   let copied = 0;
+  let withoutNul = 0;
   let after: Row['id'] | undefined;
   for (;;) {
     const rows = await from.findMany({ orderBy: { id: 'asc' }, take: PAGE, ...(after === undefined ? {} : { where: { id: { gt: after } } }) });
-    if (!rows.length) return copied;
+    if (!rows.length) return { rows: copied, withoutNul };
+    for (const row of rows) {
+      const whole = nulFree.get(String(row.id));
+      if (!whole) continue;
+      Object.assign(row, whole);
+      withoutNul++;
+    }
     await to.createMany({ data: rows });
     copied += rows.length;
     after = rows.at(-1)!.id;
   }
+}
+
+/**
+ * A SQLite table's text values that hold NUL characters, read whole as bytes and without them, by row
+ * id and by field (columns are the fields' names in snake case).
+ */
+async function nulTexts(source: Db, table: string): Promise<Map<string, Record<string, string>>> {
+  const found = new Map<string, Record<string, string>>();
+  const columns = await source.$queryRawUnsafe<{ name: string }[]>(`PRAGMA table_info("${table}")`);
+  for (const { name } of columns) {
+    const rows = await source.$queryRawUnsafe<{ id: unknown; text: Uint8Array }[]>(
+      `SELECT "id" AS id, CAST("${name}" AS BLOB) AS text FROM "${table}" WHERE typeof("${name}") = 'text' AND instr(CAST("${name}" AS BLOB), x'00') > 0`,
+    );
+    const field = name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    for (const r of rows) {
+      const id = String(r.id);
+      found.set(id, { ...found.get(id), [field]: Buffer.from(r.text).toString('utf8').replaceAll('\0', '') });
+    }
+  }
+  return found;
 }

@@ -35,6 +35,24 @@ export async function enqueueRedis(taskId: string, kind: TaskKind): Promise<bool
 }
 
 /**
+ * Makes sure a pending task has a job that will run it: none (Redis restarted empty, or the web
+ * process died before adding it) is added; one already completed or failed (kept by removeOnComplete
+ * and removeOnFail, it would make an add with its id do nothing) is removed and added again. Returns
+ * whether a job was added. A task runs once whatever the jobs: its claim is taken once.
+ */
+export async function ensureQueued(taskId: string, kind: TaskKind): Promise<boolean> {
+  const job = await queueOf(kind).getJob(taskId);
+  if (job) {
+    const state = await job.getState();
+    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
+    // A job taken meanwhile is locked and stays; its add below then does nothing.
+    await job.remove().catch(() => undefined);
+  }
+  if (!(await enqueueRedis(taskId, kind))) throw new Error('Redis did not take the job');
+  return true;
+}
+
+/**
  * Worker processes taking tasks now (each takes every kind; counted on one queue), or null when
  * Redis does not say within 1 s. Redis lists the clients of all its databases: only this one's count.
  */

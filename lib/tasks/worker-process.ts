@@ -2,7 +2,8 @@
 // same jobs as the embedded runner, each in a worker thread of this process, ended when it passes its
 // kind's time limit (a job run in this process itself could not be stopped). A worker killed mid-job
 // leaves its BullMQ job stalled; BullMQ hands it to another worker, which resumes from the task row.
-// SIGTERM lets the current jobs finish before exiting.
+// SIGTERM lets the current jobs finish before exiting. Tasks whose job was lost are found by a sweep
+// (lib/tasks/redis-sweep.ts) at start and every WORKER_SWEEP_S.
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { config } from '../config';
@@ -10,7 +11,8 @@ import { db, dbReady } from '../db/client';
 import { log } from '../log';
 import { claimTask, failAbandonedTask, releaseInterruptedTask, runClaimedTask } from './lifecycle';
 import { redisConnection } from '../redis';
-import { enqueueRedis, queueName } from './redis-queue';
+import { queueName } from './redis-queue';
+import { forgetHeartbeat, heartbeat, type SweepState, sweepLostTasks } from './redis-sweep';
 import { runTaskInThread } from './run-in-thread';
 import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 
@@ -27,6 +29,10 @@ if (!config().REDIS_URL) {
 await dbReady();
 const workerId = `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
 const client = db();
+/** Seconds between sweeps for lost tasks (a test sets 1). */
+const SWEEP_MS = Math.max(1, Number(process.env.WORKER_SWEEP_S ?? 60) || 60) * 1000;
+const running = new Set<string>();
+const sweep: SweepState = { workerId, intervalMs: SWEEP_MS, running, suspects: new Set() };
 
 async function handleTask(taskId: string): Promise<void> {
   const row = await client.task.findUnique({ where: { id: taskId } });
@@ -34,8 +40,14 @@ async function handleTask(taskId: string): Promise<void> {
   // Running but handed to us: its worker died (BullMQ saw the job stall). Take it over, unless that
   // was its last attempt.
   if (row.status === 'running' && !(await releaseInterruptedTask(client, row))) return;
-  if (!(await claimTask(client, taskId, workerId))) return;
-  await runClaimedTask(client, taskId, workerId, runTaskInThread);
+  // Counted before the claim, so that this worker's sweep never releases a task it is claiming.
+  running.add(taskId);
+  try {
+    if (!(await claimTask(client, taskId, workerId))) return;
+    await runClaimedTask(client, taskId, workerId, runTaskInThread);
+  } finally {
+    running.delete(taskId);
+  }
   const after = await client.task.findUnique({ where: { id: taskId }, select: { status: true } });
   // A retryable failure: let BullMQ try again (possibly on another worker).
   if (after?.status === 'pending') throw new Error('task failed; retrying');
@@ -62,11 +74,20 @@ for (const w of workers) {
 }
 log.info({ workerId, concurrency: CONCURRENCY }, 'worker started');
 
-// A task whose web process died between writing it and queueing it would wait for ever: queue every
-// pending task (its id is its job's, so one already queued is not queued twice).
-for (const t of await client.task.findMany({ where: { status: 'pending' }, select: { id: true, kind: true } })) {
-  if (!(await enqueueRedis(t.id, t.kind as TaskKind))) log.warn({ taskId: t.id }, 'could not queue a pending task: Redis did not answer');
-}
+// Beaten twice a sweep: a sweep releases a runner's tasks only after missing its beat at two sweeps.
+const beat = () => void heartbeat(workerId, 2 * SWEEP_MS).catch(() => undefined);
+let sweeping = false;
+const sweepNow = () => {
+  // A sweep slower than the interval (Redis slow to answer) is not doubled.
+  if (sweeping) return;
+  sweeping = true;
+  void sweepLostTasks(client, sweep)
+    .catch((err: unknown) => log.warn({ err }, 'could not look for lost tasks'))
+    .finally(() => (sweeping = false));
+};
+beat();
+sweepNow();
+const timers = [setInterval(beat, SWEEP_MS / 2), setInterval(sweepNow, SWEEP_MS)];
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -74,7 +95,9 @@ async function shutdown(signal: string) {
   if (stopping) process.exit(1);
   stopping = true;
   log.info({ signal }, 'finishing current jobs, then exiting (a second signal exits at once)');
+  for (const t of timers) clearInterval(t);
   await Promise.all(workers.map((w) => w.close()));
+  await forgetHeartbeat(workerId);
   await client.$disconnect();
   process.exit(0);
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import JSZip from 'jszip';
+import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@/lib/db/client';
@@ -240,6 +241,83 @@ describe.skipIf(!!reason)('no worker process yet', () => {
       expect(await waitForTask(api, res.body.task_id, 60_000)).toMatchObject({ status: 'error', error: en.errors.task_too_long.replace('{minutes}', '0.02') });
     }
     expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
+
+// The workers' sweep for lost tasks (lib/tasks/redis-sweep.ts), every second here (WORKER_SWEEP_S).
+// The queue is paused while each case is set up, so that no worker takes its job meanwhile.
+describe.skipIf(!!reason)('tasks whose job was lost', () => {
+  let scratch: ScratchDb;
+  let web: TestServer;
+  const workers: TestWorker[] = [];
+  let queue: Queue;
+  let db: ReturnType<typeof createDb>;
+
+  beforeAll(async () => {
+    scratch = await scratchPostgres();
+    const redisUrl = await emptyRedisDb();
+    const dataDir = mkdtempSync(join(tmpdir(), 'lost-'));
+    const env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir };
+    web = await startServer({ env, dataDir });
+    // Two, both sweeping: each task must still run once.
+    workers.push(await startWorker({ ...env, WORKER_SWEEP_S: '1' }), await startWorker({ ...env, WORKER_SWEEP_S: '1' }));
+    queue = new Queue('fieldmap-raster_zones', { connection: new IORedis(redisUrl, { maxRetriesPerRequest: null }) });
+    db = createDb(scratch.target);
+  });
+
+  afterAll(async () => {
+    await Promise.all([web?.stop(), ...workers.map((w) => w.stop())]);
+    await queue?.close();
+    await db?.$disconnect();
+    await scratch?.drop();
+  });
+
+  /** An upload whose job waits on the paused queue. */
+  async function pausedUpload() {
+    const { api } = await registerCompany(web.url);
+    await api.post('/api/fields', { name: 'F', geometry: FIELD });
+    await queue.pause();
+    const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'l.tif' }, zones: '3' });
+    expect(res.status, res.text).toBe(202);
+    expect(await queue.getJob(res.body.task_id)).toBeDefined();
+    return { api, id: res.body.task_id as string };
+  }
+
+  async function expectDoneOnce(api: Api, id: string, attempts: number) {
+    expect(await waitForTask(api, id, 120_000)).toMatchObject({ status: 'completed' });
+    const row = await db.task.findUniqueOrThrow({ where: { id } });
+    expect(row.attempts).toBe(attempts);
+    expect(await db.scan.count({ where: { companyId: row.companyId } })).toBe(1);
+  }
+
+  it('a pending task with no job (Redis restarted empty, or its web process died before queueing it) is queued again and done', async () => {
+    const { api, id } = await pausedUpload();
+    await queue.remove(id);
+    await queue.resume();
+    await expectDoneOnce(api, id, 1);
+  });
+
+  it('a pending task whose job is kept as finished (an add with its id would do nothing) gets a new job and is done', async () => {
+    const { api, id } = await pausedUpload();
+    // The job ends doing nothing while the task reads as ended, then the task is pending again.
+    await db.task.update({ where: { id }, data: { status: 'error' } });
+    await queue.resume();
+    let state = '';
+    for (let i = 0; i < 200 && state !== 'completed'; i++) {
+      state = (await (await queue.getJob(id))?.getState()) ?? 'none';
+      if (state !== 'completed') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(state).toBe('completed');
+    await db.task.update({ where: { id }, data: { status: 'pending' } });
+    await expectDoneOnce(api, id, 1);
+  });
+
+  it('a task left running by a worker that is gone, its job lost, is released and done', async () => {
+    const { api, id } = await pausedUpload();
+    await queue.remove(id);
+    await db.task.update({ where: { id }, data: { status: 'running', lockedBy: 'worker-1-deadbeef', attempts: 1, startedAt: new Date() } });
+    await queue.resume();
+    await expectDoneOnce(api, id, 2);
   });
 });
 

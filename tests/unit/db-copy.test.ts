@@ -50,6 +50,28 @@ describe.skipIf(!!reason)('copying a database', () => {
     }
   });
 
+  it('takes NUL characters out of text, which PostgreSQL refuses (a SQLite file keeps them), counting the rows', async () => {
+    const from = scratchSqlite();
+    scratches.push(from);
+    await migrate(from.target);
+    const db = createDb(from.target);
+    const company = await db.company.create({ data: { name: 'Agro\0', slug: 'agro' } });
+    await db.field.create({ data: { companyId: company.id, name: 'Поле\0 1', area: 80, geometry: square(30), minLon: 30, minLat: 48, maxLon: 30.01, maxLat: 48.01 } });
+    await db.field.create({ data: { companyId: company.id, name: 'Clean', area: 80, geometry: square(31), minLon: 31, minLat: 48, maxLon: 31.01, maxLat: 48.01 } });
+    // The driver reads such text only up to the NUL: the copy must not take that for the value.
+    expect((await db.field.findFirstOrThrow()).name).toBe('Поле');
+    await db.$disconnect();
+    const pg = await scratchPostgres();
+    scratches.push(pg);
+    const cleaned: Record<string, number> = {};
+    expect(await copyDatabase(from.target, pg.target, (table, _rows, withoutNul) => (cleaned[table] = withoutNul))).toMatchObject({ company: 1, field: 2 });
+    expect(cleaned).toMatchObject({ company: 1, field: 1, owner: 0 });
+    const to = createDb(pg.target);
+    expect((await to.field.findMany({ orderBy: { id: 'asc' } })).map((f) => f.name)).toEqual(['Поле 1', 'Clean']);
+    expect((await to.company.findFirstOrThrow()).name).toBe('Agro');
+    await to.$disconnect();
+  });
+
   it('goes into an empty database only, and back from PostgreSQL to a SQLite file', async () => {
     const pg = await scratchPostgres();
     scratches.push(pg);

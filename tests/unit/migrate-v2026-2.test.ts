@@ -2,7 +2,7 @@
 // changes nothing, and a failure leaves the original file exactly as it was.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { BlockingRowsError, migrateV2026_2 } from '@/lib/db/legacy/v2026-2';
 import { diffLiveSqlite } from '@/lib/db/schema-engine';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { readModels } from '@/prisma/generate';
+import { rectWkt, writeLegacyDb } from '../helpers/legacy-db';
 import { SHARED_DIR } from '../helpers/shared-data';
 
 const FIXTURES = join(SHARED_DIR, 'fixtures', 'v2026_2');
@@ -376,5 +377,91 @@ c.execute("UPDATE fieldzone SET geometry_wkt = 'POLYGON ((1 2, 3' WHERE id = 1")
     const run = spawnSync(process.execPath, [tsx, 'prisma/migrate.ts'], { env: { ...process.env, SERVICE_DB: file, DATABASE_URL: '' }, encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toBe(`${file} is a v2026.2 database. Upgrade it first: npm run migrate:v2026.2 -- --db ${file} (README, "Upgrading from v2026.2"). It was left untouched.`);
+  });
+});
+
+// Generated v2026.2 files (tests/helpers/legacy-db.ts): no fixture needed.
+describe('upgrade from v2026.2: generated files', () => {
+  const generated = (rows: Parameters<typeof writeLegacyDb>[1]) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'upgrade-gen-')), 'fields.db');
+    writeLegacyDb(file, rows);
+    return file;
+  };
+  const oneField = { owner: [[1, 'Иванов И.И.']], field: [[1, 'Поле', rectWkt(39.7, 47.2), null, 1]] } satisfies Parameters<typeof writeLegacyDb>[1];
+
+  it('upgrades the real file behind a symlink, the link kept, with the mode and owner the original had', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'upgrade-link-'));
+    mkdirSync(join(dir, 'data'));
+    const real = join(dir, 'data', 'fields.db');
+    writeLegacyDb(real, oneField);
+    chmodSync(real, 0o640);
+    // As `sudo npm run migrate:v2026.2` finds it: the service user's file (root only can give one away).
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) chownSync(real, 4321, 4322);
+    const link = join(dir, 'fields.db');
+    symlinkSync(join('data', 'fields.db'), link);
+
+    const report = await migrateV2026_2(link);
+    expect(report).toMatchObject({ status: 'migrated', fields: 1 });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(join('data', 'fields.db'));
+    const st = statSync(real);
+    expect(st.mode & 0o777).toBe(0o640);
+    if (asRoot) expect([st.uid, st.gid]).toEqual([4321, 4322]);
+    expect(report.backup!.startsWith(join(dir, 'data', 'fields.db.backup-'))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['data', 'fields.db']);
+    expect(readdirSync(join(dir, 'data')).filter((f) => !f.includes('backup'))).toEqual(['fields.db']);
+    const db = createDb({ kind: 'sqlite', file: link });
+    expect((await db.field.findFirstOrThrow()).name).toBe('Поле');
+    await db.$disconnect();
+    expect(await migrateV2026_2(real)).toMatchObject({ status: 'already-current' });
+  });
+
+  it("puts a zone whose scan is another field's with its own field's zones without a scan, not under that scan", async () => {
+    const file = generated({
+      ...oneField,
+      field: [...oneField.field, [2, 'Второе', rectWkt(39.8, 47.2), null, null]],
+      fieldscan: [[1, 1, 'a.tif', '2026-03-20 10:15:00'], [2, 2, 'b.tif', '2026-03-21 10:15:00']],
+      fieldzone: [
+        [1, 1, 1, 'Зона 1', rectWkt(39.7, 47.2, 0.002), '#d7191c'],
+        // Field 2's zone, linked to field 1's scan.
+        [2, 2, 1, 'Зона 2', rectWkt(39.8, 47.2, 0.002), '#1a9641'],
+        [3, 2, 2, 'Зона 3', rectWkt(39.802, 47.2, 0.002), '#1a9641'],
+      ],
+    });
+    const report = await migrateV2026_2(file);
+    expect(report.notes).toEqual([
+      'zone 2 of field 2: its scan 1 is of field 1; taken as a zone without a scan',
+      'zone 2 of field 2: no scan; put in scan 3, made for them ("zones kept from v2026.2", without a raster), so that they can be seen',
+    ]);
+    const db = createDb({ kind: 'sqlite', file });
+    expect((await db.zone.findMany({ orderBy: { id: 'asc' } })).map((z) => [z.id, z.fieldId, z.scanId])).toEqual([[1, 1, 1], [2, 2, 3], [3, 2, 2]]);
+    expect(await db.scan.findUniqueOrThrow({ where: { id: 3 } })).toMatchObject({ fieldId: 2, status: 'completed', fileName: null });
+    // Field 1's scan holds its own zone only.
+    expect(await db.zone.count({ where: { scanId: 1 } })).toBe(1);
+    await db.$disconnect();
+  });
+
+  it('takes NUL characters out of text (PostgreSQL refuses them), naming each value', async () => {
+    const file = generated({
+      owner: [[1, 'Иванов\0 И.И.']],
+      field: [[1, 'Поле\0', rectWkt(39.7, 47.2), '{"NAME": "a\\u0000b"}', 1]],
+      fieldscan: [[1, 1, 'ndvi\0.tif', '2026-03-20 10:15:00']],
+      fieldzone: [[1, 1, 1, 'Зона\0 1', rectWkt(39.7, 47.2, 0.002), '#d7191c\0']],
+    });
+    const report = await migrateV2026_2(file);
+    expect(report.notes).toEqual(expect.arrayContaining([
+      'owner 1: name held NUL characters, which PostgreSQL cannot store; removed: "Иванов И.И."',
+      'field 1: name held NUL characters, which PostgreSQL cannot store; removed: "Поле"',
+      'scan 1: filename held NUL characters, which PostgreSQL cannot store; removed: "ndvi.tif"',
+      'zone 1: name held NUL characters, which PostgreSQL cannot store; removed: "Зона 1"',
+      'zone 1: color held NUL characters, which PostgreSQL cannot store; removed: "#d7191c"',
+    ]));
+    const db = createDb({ kind: 'sqlite', file });
+    expect((await db.owner.findFirstOrThrow()).name).toBe('Иванов И.И.');
+    expect(await db.field.findFirstOrThrow()).toMatchObject({ name: 'Поле' });
+    expect(await db.scan.findFirstOrThrow()).toMatchObject({ fileName: 'ndvi.tif' });
+    expect(await db.zone.findFirstOrThrow()).toMatchObject({ name: 'Зона 1', color: '#d7191c' });
+    await db.$disconnect();
   });
 });

@@ -2,7 +2,7 @@
 // to the current schema. The original's content is never changed: the work happens on a copy, which
 // replaces the original only once everything succeeded (a timestamped backup is kept beside it).
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type Client, type InStatement, type Transaction, createClient } from '@libsql/client';
 import { wktToGeoJSON } from '@terraformer/wkt';
 import iconv from 'iconv-lite';
@@ -203,13 +203,19 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
  */
 function legacyText(bytes: ArrayBuffer, what: string, column: string, notes: string[]): string {
   const view = new Uint8Array(bytes);
+  let text: string;
   try {
-    return utf8.decode(view);
+    text = utf8.decode(view);
   } catch {
-    const text = iconv.decode(Buffer.from(view), 'win1251');
+    text = iconv.decode(Buffer.from(view), 'win1251');
     notes.push(`${what}: ${column} was not UTF-8 (bytes ${hex(view)}); read as Windows-1251: ${JSON.stringify(text)}`);
-    return text;
   }
+  // SQLite keeps a NUL in text, PostgreSQL refuses it: the file could never be copied there (db:copy).
+  if (text.includes('\0')) {
+    text = text.replaceAll('\0', '');
+    notes.push(`${what}: ${column} held NUL characters, which PostgreSQL cannot store; removed: ${JSON.stringify(text)}`);
+  }
+  return text;
 }
 
 type LegacyRow = Record<string, unknown>;
@@ -293,8 +299,11 @@ async function withClient<T>(file: string, fn: (db: Client) => Promise<T>): Prom
   }
 }
 
-export async function migrateV2026_2(file: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
-  if (!existsSync(file)) throw new Error(`No database at ${file}`);
+export async function migrateV2026_2(given: string, opts: { now?: Date } = {}): Promise<MigrationReport> {
+  if (!existsSync(given)) throw new Error(`No database at ${given}`);
+  // A symlinked database is upgraded where it really is (the copy renamed over the link would have
+  // replaced the link, the real file left v2026.2), and SQLite keeps its journals beside the real file.
+  const file = realpathSync(given);
   const release = takeLock(file);
   try {
     return await migrateLocked(file, opts.now ?? new Date());
@@ -327,6 +336,9 @@ async function migrateLocked(file: string, now: Date): Promise<MigrationReport> 
   removeWithSidecars(work);
   copyFileSync(file, backup);
   copyFileSync(file, work);
+  // The copies are the upgrader's (root, under sudo): the file that takes the original's place must
+  // stay the service user's, or the service finds its database read-only.
+  const ownerNote = [keepOwnership(file, backup), keepOwnership(file, work)].find(Boolean);
   const db = createClient({ url: sqliteUrl(work) });
   let report: Awaited<ReturnType<typeof convert>>;
   try {
@@ -360,7 +372,28 @@ async function migrateLocked(file: string, now: Date): Promise<MigrationReport> 
     removeWithSidecars(work);
     throw new Error(`the upgraded copy did not take the place of ${file} (it shows ${seen.found}, ${seen.fields} fields): the original was put back from ${backup}`);
   }
+  if (ownerNote) report.notes.push(ownerNote);
   return { status: 'migrated', backup, ...report };
+}
+
+/**
+ * Gives `copy` the mode and owner of `original`. Only root may give a file away: another user's
+ * upgrade of a file not its own says so (a note) rather than fail.
+ */
+function keepOwnership(original: string, copy: string): string | undefined {
+  const st = statSync(original);
+  chmodSync(copy, st.mode & 0o7777);
+  const now = statSync(copy);
+  if (now.uid === st.uid && now.gid === st.gid) return undefined;
+  try {
+    chownSync(copy, st.uid, st.gid);
+    // chown clears set-id bits.
+    chmodSync(copy, st.mode & 0o7777);
+    return undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    return `${original} was owned by ${st.uid}:${st.gid}; the upgraded file is ${now.uid}:${now.gid} (only root can keep the owner): give it back to the service's user (chown) before starting the service`;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -521,12 +554,14 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
     });
     const scanNewId = renumbered(scanRows.map((s) => s.id));
     const scanIdOf = new Map<number, number>();
+    const fieldOfScan = new Map<number, number>(); // new scan id -> new field id
     const firstScanOf = new Map<number, Date>(); // field (new id) -> its earliest scan
     for (const s of scanRows) {
       const what = `scan ${String(s.id)} (${String(s.filename)})`;
       const id = scanNewId.get(s.id)!;
       scanIdOf.set(Number(s.id), id);
       const fieldId = fieldOf(s.field_id)!;
+      fieldOfScan.set(id, fieldId);
       if (id !== s.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now scan ${id}`);
       const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
       let uploaded = parseLegacyTime(s.uploaded_at);
@@ -578,6 +613,13 @@ async function convert(db: Client, shape: LegacyShape, now: Date) {
       const geometry = legacyGeometry(z.geometry_wkt, what, notes, blocking);
       const legacyScan = legacyId(z.scan_id);
       let scanId = legacyScan === null ? undefined : scanIdOf.get(legacyScan);
+      // A zone lies on its own field (its boundary was cut from it, and pages find it by its field);
+      // under another field's scan it would show on that field's map. It goes with its field's
+      // zones without a scan instead.
+      if (scanId !== undefined && fieldOfScan.get(scanId) !== fieldId) {
+        notes.push(`${what} of field ${fieldId}: its scan ${String(z.scan_id)} is of field ${fieldOfScan.get(scanId)}; taken as a zone without a scan`);
+        scanId = undefined;
+      }
       if (scanId === undefined) {
         let orphans = orphanScanOf.get(fieldId);
         if (!orphans) {
