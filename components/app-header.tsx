@@ -5,6 +5,7 @@ import { can } from '@/lib/ui/roles';
 import { LanguageSwitcher } from './language-switcher';
 import { LogoutButton } from './logout-button';
 import { NavLink } from './nav-link';
+import { SessionEnded } from './session-ended';
 
 export async function AppHeader() {
   const t = await getTranslations();
@@ -48,6 +49,8 @@ export async function AppHeader() {
           )}
         </span>
       </nav>
+      {/* Signed in when the page was made: a call answered 401 since then offers signing in again. */}
+      {user && <SessionEnded />}
     </header>
   );
 }

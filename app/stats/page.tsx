@@ -12,7 +12,8 @@ export async function generateMetadata() {
   return { title: t('stats') };
 }
 
-function Bars({ rows, total, label }: { rows: { label: string; area: string; value: number; color: string }[]; total: number; label: string }) {
+/** Bars of area by `label`; beside each its area with the unit (the tables' heading names it, these stand alone). */
+function Bars({ rows, total, label, withUnit }: { rows: { label: string; area: string; value: number; color: string }[]; total: number; label: string; withUnit: (area: string) => string }) {
   return (
     <ul className="space-y-1.5" aria-label={label}>
       {rows.map((r) => (
@@ -23,7 +24,7 @@ function Bars({ rows, total, label }: { rows: { label: string; area: string; val
           <span className="h-4 rounded bg-stone-100">
             <span className="block h-4 rounded" style={{ width: `${total ? Math.max(1, (r.value / total) * 100) : 0}%`, background: r.color }} />
           </span>
-          <span className="tabular-nums text-stone-700">{r.area}</span>
+          <span className="tabular-nums text-stone-700">{withUnit(r.area)}</span>
         </li>
       ))}
     </ul>
@@ -36,6 +37,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
   const year = Number.isInteger(asked) && asked >= 1900 && asked <= 2100 ? asked : new Date().getUTCFullYear();
   const [stats, t, format] = await Promise.all([fieldStats(db, year), getTranslations(), getFormatter()]);
   const ha = (v: number) => format.number(v, 'hectares');
+  const withUnit = (area: string) => t('common.ha', { value: area });
   const pct = (v: number) => format.number(stats.total_area ? v / stats.total_area : 0, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const byStatus = Object.entries(stats.by_status)
     .sort((a, b) => b[1] - a[1])
@@ -85,11 +87,11 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
       ) : (
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
           <Card title={t('stats.by_status')}>
-            <Bars rows={byStatus} total={stats.total_area} label={t('stats.by_status')} />
+            <Bars rows={byStatus} total={stats.total_area} label={t('stats.by_status')} withUnit={withUnit} />
             {table(byStatus, t('fields.status'))}
           </Card>
           <Card title={t('stats.by_owner')}>
-            <Bars rows={byOwner} total={stats.total_area} label={t('stats.by_owner')} />
+            <Bars rows={byOwner} total={stats.total_area} label={t('stats.by_owner')} withUnit={withUnit} />
             {table(byOwner, t('fields.owner'))}
           </Card>
           <div className="lg:col-span-2">
@@ -105,7 +107,7 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
                 <p className="basis-full text-xs text-stone-600">{t('stats.crop_hint')}</p>
               </Form>
               <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-                <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} />
+                <Bars rows={byCrop} total={stats.total_area} label={t('stats.by_crop', { year: String(stats.crop_year) })} withUnit={withUnit} />
                 {table(byCrop, t('report.crop_type'))}
               </div>
             </Card>

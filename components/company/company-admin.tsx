@@ -107,15 +107,18 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
               <td className="px-2 py-1">
                 {editable && (
                   <span className="flex flex-wrap gap-2">
+                    {/* Each row's buttons name their user: a list of "Deactivate", "Delete" tells a screen reader nothing. */}
                     <Button
                       variant="secondary"
                       busy={busy}
+                      aria-label={t(u.is_active ? 'company.deactivate_of' : 'company.activate_of', { user: u.email })}
                       onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
                     >
                       {u.is_active ? t('company.deactivate') : t('company.activate')}
                     </Button>
                     <ConfirmButton
                       label={t('common.delete')}
+                      name={t('company.delete_of', { user: u.email })}
                       question={t('company.remove_confirm', { user: u.email })}
                       onConfirm={async () => {
                         await run(() => api(`/api/auth/company/users/${u.id}`, { method: 'DELETE' }), t('auth.user_deleted'));

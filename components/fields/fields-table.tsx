@@ -82,6 +82,20 @@ export function FieldsTable({
   // more does not build the plan again. The ref answers at once, before React renders the state.
   const exportsInFlight = useRef(new Set<string>());
   const [exporting, setExporting] = useState<ReadonlySet<string>>(new Set());
+  // Keyboard users keep their place, as on a field's page (FieldEditPanel): the row's name takes the
+  // focus when its edit opens, and its Edit button gets it back when the edit closes (Save and Cancel
+  // are gone with the inputs, and the focus had fallen to the page's start).
+  const tableRef = useRef<HTMLTableElement>(null);
+  const refocusRow = useRef<number | null>(null);
+  useEffect(() => {
+    if (editing || refocusRow.current === null) return;
+    tableRef.current?.querySelector<HTMLButtonElement>(`[data-edit-row="${refocusRow.current}"]`)?.focus();
+    refocusRow.current = null;
+  }, [editing]);
+  function stopEditing() {
+    if (editing) refocusRow.current = editing.id;
+    setEditing(null);
+  }
 
   const ha = (v: number) => format.number(v, 'hectares');
   const scanDayOf = ({ scan }: FieldRow) =>
@@ -171,7 +185,7 @@ export function FieldsTable({
     setRows((all) =>
       all.map((r) => (r.id === f.id ? { ...r, name: f.name, area: f.area, owner: f.owner?.name ?? null, owner_id: f.owner?.id ?? null, status: f.status, parcel_number: f.parcel_number } : r)),
     );
-    setEditing(null);
+    stopEditing();
     setNotice(t('fields.saved', { name: f.name }));
   }
 
@@ -262,7 +276,7 @@ export function FieldsTable({
         </div>
       )}
       <div className="overflow-x-auto rounded-lg border border-stone-200 bg-white">
-        <table className="min-w-full text-sm" data-testid="fields-table">
+        <table ref={tableRef} className="min-w-full text-sm" data-testid="fields-table">
           <thead className="bg-stone-100 text-stone-700">
             <tr>
               {canEdit && (
@@ -295,7 +309,7 @@ export function FieldsTable({
                 <tr key={r.id} className="border-t border-stone-200 bg-amber-50" data-testid={`field-row-${r.id}`}>
                   <td className="px-2 py-1" />
                   <td className="px-2 py-1">
-                    <input aria-label={t('fields.name')} className={`${inputClass} min-w-[10rem]`} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} required />
+                    <input aria-label={t('fields.name')} className={`${inputClass} min-w-[10rem]`} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} required autoFocus />
                   </td>
                   <td className="px-2 py-1 text-right tabular-nums">{ha(r.area)}</td>
                   <td className="px-2 py-1">
@@ -325,7 +339,7 @@ export function FieldsTable({
                       <Button onClick={() => void save()} busy={busy}>
                         {t('common.save')}
                       </Button>
-                      <Button variant="secondary" onClick={() => setEditing(null)} busy={busy}>
+                      <Button variant="secondary" onClick={stopEditing} busy={busy}>
                         {t('common.cancel')}
                       </Button>
                     </span>
@@ -361,6 +375,7 @@ export function FieldsTable({
                           type="button"
                           className="text-emerald-800 hover:underline"
                           aria-label={t('fields.edit_of', { name: r.name })}
+                          data-edit-row={r.id}
                           onClick={() => { setNotice(null); setEditing(r); rowOwner.start(r.owner_id ? String(r.owner_id) : ''); }}
                         >
                           {t('common.edit')}

@@ -20,10 +20,11 @@ export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: {
   const [taskId, setTaskId] = useState(underWay);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const { task } = useTask(taskId, (end) => {
+  const { task, error: pollError, stopped } = useTask(taskId, (end) => {
     if (end.status === 'completed') router.refresh();
   });
-  const running = taskId !== null && task?.status !== 'completed' && task?.status !== 'error';
+  // A poll refused (the session ended, the task gone) follows the task no more: the button is free again.
+  const running = taskId !== null && !stopped && task?.status !== 'completed' && task?.status !== 'error';
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -74,7 +75,7 @@ export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: {
       </SubmitButton>
       <div className="basis-full space-y-2">
         {running && <TaskProgress task={task} />}
-        <ErrorMessage>{error ?? (task?.status === 'error' ? task.error : null)}</ErrorMessage>
+        <ErrorMessage>{error ?? pollError ?? (task?.status === 'error' ? task.error : null)}</ErrorMessage>
         {task?.status === 'completed' && <SuccessMessage>{t('field.rezone_done')}</SuccessMessage>}
       </div>
     </Form>

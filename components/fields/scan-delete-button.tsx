@@ -24,7 +24,7 @@ export function ScanDeleteButton({ scanId, fieldId, date }: { scanId: number; fi
 
   return (
     <div className="space-y-1">
-      <ConfirmButton label={t('field.delete_scan')} question={t('field.delete_scan_confirm', { date })} onConfirm={remove} />
+      <ConfirmButton label={t('field.delete_scan')} name={t('field.delete_scan_of', { date })} question={t('field.delete_scan_confirm', { date })} onConfirm={remove} />
       <ErrorMessage>{error}</ErrorMessage>
     </div>
   );

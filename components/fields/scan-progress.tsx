@@ -11,12 +11,14 @@ import { TaskProgress, useTask } from '../uploads/progress';
  */
 export function ScanProgress({ taskId, scanless = false }: { taskId: string; scanless?: boolean }) {
   const router = useRouter();
-  const { task } = useTask(taskId, (end) => {
+  const { task, error, stopped } = useTask(taskId, (end) => {
     if (!(scanless && end.status === 'error')) router.refresh();
   });
   return (
     <>
-      <TaskProgress task={task} />
+      {/* Once a refusal stopped the polling, the last percent would stand still as if under way. */}
+      {!stopped && <TaskProgress task={task} />}
+      <ErrorMessage>{error}</ErrorMessage>
       {scanless && task?.status === 'error' && <ErrorMessage>{task.error}</ErrorMessage>}
     </>
   );

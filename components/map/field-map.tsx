@@ -118,6 +118,8 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
   const [map, setMap] = useState<L.Map | null>(null);
   const [features, setFeatures] = useState<FieldFeature[]>([]);
   const [loaded, setLoaded] = useState(false);
+  /** The list could not be read (no server, a session ended): "Loading fields…" gives way to the error and a retry. */
+  const [loadFailed, setLoadFailed] = useState(false);
   // The fields selected, the first shown in the panel; Shift-click adds more (to total or merge them),
   // and so does a plain click or tap once "Select several" is on (a tablet has no Shift key).
   const [selection, setSelection] = useState<number[]>(focusId ? [focusId] : []);
@@ -213,7 +215,11 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
         toleranceRef.current = new Map(tolerance > 0 ? res.data.features.map((f) => [f.id, tolerance]) : []);
         setFeatures(res.data.features);
         setLoaded(true);
-      } else setError(res.error ?? t('common.network_error'));
+        setLoadFailed(false);
+      } else {
+        setError(res.error ?? t('common.network_error'));
+        setLoadFailed(true);
+      }
     },
     [t],
   );
@@ -582,6 +588,21 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
     splitRef.current = splitAlong;
   });
 
+  // Keyboard users keep their place: "Edit boundary" gives way to Save, and comes back when the edit
+  // ends (the buttons pressed are gone, and the focus fell to the page's start), as FieldEditPanel does.
+  const editBoundaryRef = useRef<HTMLButtonElement>(null);
+  const saveBoundaryRef = useRef<HTMLButtonElement>(null);
+  const refocusEditRef = useRef(false);
+  useEffect(() => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (mode.kind === 'editing') {
+      if (lost) saveBoundaryRef.current?.focus();
+    } else if (mode.kind === 'idle' && refocusEditRef.current) {
+      refocusEditRef.current = false;
+      if (lost) editBoundaryRef.current?.focus();
+    }
+  }, [mode.kind]);
+
   async function startEditing(id: number) {
     setError(null);
     setNotice(null);
@@ -612,25 +633,44 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
     return () => document.removeEventListener('keydown', onKey);
   });
 
+  /** Ends editing a boundary: saved, or put back as stored. A save that fails stays in the edit. */
   async function finishEditing(save: boolean) {
-    if (mode.kind !== 'editing') return;
-    const layer = layersRef.current.get(mode.id);
+    // While a save is under way its answer decides (Escape or × meanwhile would race it).
+    if (mode.kind !== 'editing' || busy) return;
+    const id = mode.id;
+    const layer = layersRef.current.get(id);
     layer?.pm.disable();
-    layer?.off('pm:markerdrag pm:edit pm:vertexremoved');
     // Only a boundary that was changed is sent, unrounded (Leaflet rounds to 6 decimals unless told
     // not to): the same boundary sent back would be no change, and a cadastral area stays.
     if (save && layer && editedRef.current) {
       setBusy(true);
-      const res = await api(`/api/fields/${mode.id}`, { method: 'PUT', body: { geometry: layer.toGeoJSON(false).geometry } });
+      setError(null);
+      const res = await api(`/api/fields/${id}`, { method: 'PUT', body: { geometry: layer.toGeoJSON(false).geometry } });
       setBusy(false);
-      if (!res.ok) setError(res.error ?? t('common.network_error'));
-      else setNotice(t('map.boundary_saved'));
+      if (!res.ok) {
+        // The corners moved are the user's work: a refusal (a self-intersection), a lost connection or
+        // an ended session leaves them on the map, still editable, for a fix or another Save.
+        setError(res.error ?? t('common.network_error'));
+        layer.pm.enable({ allowSelfIntersection: false, snappable: snapTargets(id) });
+        return;
+      }
+      setNotice(t('map.boundary_saved'));
     }
+    layer?.off('pm:markerdrag pm:edit pm:vertexremoved');
+    refocusEditRef.current = true;
     changeMode({ kind: 'idle' });
     setLiveArea(null);
     // Reading the field again puts back the stored boundary after a cancel, and the new area after a
     // save (its layer is made again from it).
-    await refresh([mode.id]);
+    await refresh([id]);
+  }
+
+  /** The panel's ×: steps out of an edit or a cut first, which would otherwise go on with no panel to end it. */
+  async function closePanel() {
+    if (busy) return;
+    if (mode.kind === 'editing') await finishEditing(false);
+    else if (mode.kind === 'splitting') cancelDrawing();
+    setSelectedId(null);
   }
 
   async function remove(id: number) {
@@ -643,6 +683,13 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
     setSelectedId(null);
     setNotice(t('map.field_deleted'));
     await refresh([], [id]);
+  }
+
+  /** Reads the list again after the first read failed (the error it left is cleared first). */
+  async function retryLoad() {
+    setError(null);
+    setLoadFailed(false);
+    await reload();
   }
 
   const selected = features.find((f) => f.id === selectedId) ?? null;
@@ -724,7 +771,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
             <ZoomButtons />
             <MapBridge onReady={setMap} />
           </MapContainer>
-          {!loaded && (
+          {!loaded && !loadFailed && (
             <p role="status" className="absolute top-2 left-1/2 z-[1000] -translate-x-1/2 rounded bg-white/90 px-3 py-1 text-sm shadow" data-testid="map-loading">
               {t('map.loading_fields')}
             </p>
@@ -798,7 +845,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
           <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4" data-testid="field-panel">
             <div className="flex items-start justify-between gap-2">
               <h2 className="text-lg font-semibold break-words">{selected.properties.name}</h2>
-              <button type="button" onClick={() => setSelectedId(null)} className="text-stone-600 hover:text-stone-900" aria-label={t('common.close')}>
+              <button type="button" onClick={() => void closePanel()} aria-disabled={busy || undefined} className="text-stone-600 hover:text-stone-900" aria-label={t('common.close')}>
                 ×
               </button>
             </div>
@@ -812,23 +859,25 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
               <dt className="text-stone-600">{t('fields.parcel_number')}</dt>
               <dd>{selected.properties.parcel_number || '—'}</dd>
             </dl>
+            {/* Keyed: React would otherwise reuse a button of one row for another (Cancel becoming "Select
+                several"), the focus on it, and the focus would not go back to Edit boundary. */}
             {mode.kind === 'splitting' ? (
-              <div className="flex flex-wrap gap-2">
+              <div key="splitting" className="flex flex-wrap gap-2">
                 <Button variant="secondary" onClick={cancelDrawing} disabled={busy}>
                   {t('common.cancel')}
                 </Button>
               </div>
             ) : mode.kind === 'editing' ? (
-              <div className="flex flex-wrap gap-2">
-                <Button onClick={() => void finishEditing(true)} disabled={busy}>
+              <div key="editing" className="flex flex-wrap gap-2">
+                <Button ref={saveBoundaryRef} onClick={() => void finishEditing(true)} busy={busy}>
                   {t('map.save_boundary')}
                 </Button>
-                <Button variant="secondary" onClick={() => void finishEditing(false)} disabled={busy}>
+                <Button variant="secondary" onClick={() => void finishEditing(false)} busy={busy}>
                   {t('common.cancel')}
                 </Button>
               </div>
             ) : (
-              <div className="flex flex-wrap gap-2">
+              <div key="idle" className="flex flex-wrap gap-2">
                 <Link href={`/fields/${selected.id}`} className="rounded border border-stone-300 px-3 py-1.5 text-sm font-medium hover:bg-stone-100">
                   {t('map.open_field')}
                 </Link>
@@ -840,7 +889,7 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
                   </Button>
                 )}
                 {can.edit && (
-                  <Button variant="secondary" onClick={() => void startEditing(selected.id)}>
+                  <Button ref={editBoundaryRef} variant="secondary" onClick={() => void startEditing(selected.id)}>
                     {t('map.edit_boundary')}
                   </Button>
                 )}
@@ -855,7 +904,13 @@ export default function FieldMap({ bounds, owners, tiles, can, focusId, fieldCou
           </section>
         ) : (
           <section className="space-y-2 rounded-lg border border-stone-200 bg-white p-4 text-sm">
-            <p data-testid="map-summary">{loaded ? t('map.summary', { count: features.length, area: ha(totalArea) }) : t('map.loading_fields')}</p>
+            {loadFailed && !loaded ? (
+              <Button variant="secondary" onClick={() => void retryLoad()}>
+                {t('common.try_again')}
+              </Button>
+            ) : (
+              <p data-testid="map-summary">{loaded ? t('map.summary', { count: features.length, area: ha(totalArea) }) : t('map.loading_fields')}</p>
+            )}
             {loaded && <p className="text-stone-600">{features.length ? t('map.click_hint') : can.add ? t('map.empty_hint_draw') : t('map.empty_hint')}</p>}
           </section>
         )}

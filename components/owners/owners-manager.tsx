@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useFormatter, useTranslations } from 'next-intl';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
@@ -26,6 +26,19 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Keyboard users keep their place, as on a field's page (FieldEditPanel): the name takes the focus
+  // when renaming opens, and the row's Rename gets it back when it closes (Save and Cancel are gone).
+  const root = useRef<HTMLDivElement>(null);
+  const refocusRow = useRef<number | null>(null);
+  useEffect(() => {
+    if (renaming || refocusRow.current === null) return;
+    root.current?.querySelector<HTMLButtonElement>(`[data-rename="${refocusRow.current}"]`)?.focus();
+    refocusRow.current = null;
+  }, [renaming]);
+  function stopRenaming(id: number) {
+    refocusRow.current = id;
+    setRenaming(null);
+  }
 
   async function run(call: Promise<{ ok: boolean; error?: string | null }>, success: string) {
     setBusy(true);
@@ -43,7 +56,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
   }
 
   return (
-    <div className="space-y-3">
+    <div ref={root} className="space-y-3">
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
       {canEdit && (
@@ -87,7 +100,7 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
           <tr key={o.id} className="border-t border-stone-200">
             <td className="px-2 py-1.5">
               {renaming?.id === o.id ? (
-                <input aria-label={t('owners.name')} className={inputClass} value={renaming.name} onChange={(e) => setRenaming({ id: o.id, name: e.target.value })} />
+                <input aria-label={t('owners.name')} className={inputClass} value={renaming.name} onChange={(e) => setRenaming({ id: o.id, name: e.target.value })} autoFocus />
               ) : (
                 <Link href={`/fields?owner_id=${o.id}`} className="text-emerald-800 hover:underline">
                   {o.name}
@@ -105,25 +118,26 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
                         busy={busy}
                         onClick={async () => {
                           const name = renaming.name.trim();
-                          if (await run(api(`/api/owners/${o.id}`, { method: 'PUT', body: { name } }), t('owners.renamed', { name }))) setRenaming(null);
+                          if (await run(api(`/api/owners/${o.id}`, { method: 'PUT', body: { name } }), t('owners.renamed', { name }))) stopRenaming(o.id);
                         }}
                       >
                         {t('common.save')}
                       </Button>
-                      <Button variant="secondary" onClick={() => setRenaming(null)}>
+                      <Button variant="secondary" onClick={() => stopRenaming(o.id)}>
                         {t('common.cancel')}
                       </Button>
                     </>
                   ) : (
                     <>
                       {canEdit && (
-                        <Button variant="secondary" onClick={() => setRenaming({ id: o.id, name: o.name })}>
+                        <Button variant="secondary" data-rename={o.id} aria-label={t('owners.rename_of', { name: o.name })} onClick={() => setRenaming({ id: o.id, name: o.name })}>
                           {t('owners.rename')}
                         </Button>
                       )}
                       {canDelete && (
                         <ConfirmButton
                           label={t('common.delete')}
+                          name={t('owners.delete_of', { name: o.name })}
                           question={t('owners.delete_confirm', { name: o.name, count: o.fields_count })}
                           onConfirm={async () => {
                             await run(api(`/api/owners/${o.id}`, { method: 'DELETE' }), t('owners.deleted', { name: o.name }));

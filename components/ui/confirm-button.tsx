@@ -4,7 +4,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Button } from './form';
 
 /** A destructive action behind an explicit second step (no browser confirm() dialogs). */
-export function ConfirmButton({ label, question, onConfirm, disabled }: { label: string; question: string; onConfirm: () => Promise<void> | void; disabled?: boolean }) {
+/** `name`: the trigger's accessible name when `label` alone does not say what it acts on (a row's "Delete"). */
+export function ConfirmButton({ label, name, question, onConfirm, disabled }: { label: string; name?: string; question: string; onConfirm: () => Promise<void> | void; disabled?: boolean }) {
   const t = useTranslations('common');
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -22,7 +23,7 @@ export function ConfirmButton({ label, question, onConfirm, disabled }: { label:
   };
   if (!asking) {
     return (
-      <Button ref={trigger} variant="danger" onClick={() => setAsking(true)} disabled={disabled}>
+      <Button ref={trigger} variant="danger" onClick={() => setAsking(true)} disabled={disabled} aria-label={name}>
         {label}
       </Button>
     );

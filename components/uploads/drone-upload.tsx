@@ -26,7 +26,7 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
   const t = useTranslations();
   const { progress, error, busy, send, done } = useUpload<DroneAccepted>();
   const [accepted, setAccepted] = useState<DroneAccepted | null>(null);
-  const { task, error: pollError } = useTask(accepted?.task_id ?? null, done);
+  const { task, error: pollError, stopped } = useTask(accepted?.task_id ?? null, done);
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -56,7 +56,8 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
           <CropOptions />
         </Select>
       </div>
-      <SubmitButton busy={busy}>
+      {/* Busy until the task ends, or until a refusal stops following it. */}
+      <SubmitButton busy={busy && !stopped}>
         {t('uploads.start_drone')}
       </SubmitButton>
       <UploadBar progress={progress} />
@@ -67,7 +68,7 @@ export function DroneUpload({ fields, defaultField }: { fields: FieldChoice[]; d
           {t('uploads.drone_ignored', { count: accepted.ignored_files.length, files: accepted.ignored_files.join(', ') })}
         </p>
       )}
-      <TaskProgress task={task} />
+      {!stopped && <TaskProgress task={task} />}
       <ErrorMessage>{error ?? pollError}</ErrorMessage>
       {task?.status === 'error' && <ErrorMessage>{task.error ?? t('uploads.task_failed')}</ErrorMessage>}
       {task?.status === 'completed' && (

@@ -53,10 +53,18 @@ export function useUpload<T>() {
   return { progress, error, busy, send, done: () => setBusy(false) };
 }
 
-/** Polls GET /api/tasks/{id} until the task completes or fails, then hands over the final state once. */
+/**
+ * Polls GET /api/tasks/{id} until the task completes or fails, then hands over the final state once.
+ * `error` is a failed poll in words (a proxy's HTML 502 or no answer has none of its own: the network
+ * error); `stopped` is true once a refusal (401, 404) ended the polling, after which the task is no
+ * longer followed and nothing should wait for it.
+ */
 export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void) {
+  const tc = useTranslations('common');
   const [task, setTask] = useState<TaskView | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The task whose polling a refusal stopped: a task started after it is followed afresh.
+  const [stoppedFor, setStoppedFor] = useState<string | null>(null);
   useEffect(() => {
     if (!taskId) return;
     let stopped = false;
@@ -75,8 +83,11 @@ export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void)
         }
       } else {
         const next = afterFailedPoll(res.status, ++failures);
-        if (next.showError) setError(res.error);
-        if (next.stop) return;
+        if (next.showError) setError(res.error ?? tc('network_error'));
+        if (next.stop) {
+          setStoppedFor(taskId);
+          return;
+        }
         timer = setTimeout(poll, next.delayMs);
         return;
       }
@@ -90,7 +101,7 @@ export function useTask(taskId: string | null, onEnd?: (task: TaskView) => void)
     // onEnd is read once per task; re-polling when its identity changes would restart the task view.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [taskId]);
-  return { task, error };
+  return { task, error, stopped: taskId !== null && stoppedFor === taskId };
 }
 
 export function TaskProgress({ task }: { task: TaskView | null }) {

@@ -25,7 +25,7 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
   const format = useFormatter();
   const { progress, error, busy, send, done } = useUpload<RasterAccepted>();
   const [accepted, setAccepted] = useState<RasterAccepted | null>(null);
-  const { task, error: pollError } = useTask(accepted?.task_id ?? null, done);
+  const { task, error: pollError, stopped } = useTask(accepted?.task_id ?? null, done);
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -93,11 +93,12 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
           <TextInput label={t('captured_at')} hint={t('captured_at_hint')} name="captured_at" type="date" min="1900-01-01" />
         </div>
       </div>
-      <SubmitButton busy={busy}>
+      {/* Busy until the task ends, or until a refusal stops following it. */}
+      <SubmitButton busy={busy && !stopped}>
         {t('start_zoning')}
       </SubmitButton>
       <UploadBar progress={progress} />
-      <TaskProgress task={task} />
+      {!stopped && <TaskProgress task={task} />}
       {/* Said while the zones are made: the scan's date, and the other fields the raster could zone. */}
       {accepted && accepted.captured_at === null && (
         <p className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="raster-undated">

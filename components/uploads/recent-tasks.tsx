@@ -1,38 +1,50 @@
 'use client';
 import Link from 'next/link';
 import { useFormatter, useTranslations } from 'next-intl';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TaskListItem } from '@/lib/tasks/list';
 import { api } from '@/lib/ui/api';
+import { afterFailedPoll } from '@/lib/ui/task-poll';
 import { ErrorMessage } from '../ui/form';
 import { Table, Th } from '../ui/table';
 import { TASKS_CHANGED } from './progress';
 
 const unfinished = (t: TaskListItem) => t.status === 'pending' || t.status === 'running';
+/** Between questions while the server answers. */
+const LIST_POLL_MS = 2000;
 
 /**
  * The company's recent tasks, so that an upload can be followed after leaving the page and a failed
  * one says why. It asks again every two seconds while a task is under way, and at once when this page
- * has sent an upload.
+ * has sent an upload. A failed question is handled as a task's poll is (lib/ui/task-poll.ts): no
+ * answer or a 5xx is asked again, ever later, and said after about half a minute; a refusal (401)
+ * stops it and is said at once.
  */
 export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
   const t = useTranslations('uploads');
+  const tc = useTranslations('common');
   const format = useFormatter();
   const [tasks, setTasks] = useState(initial);
   const [error, setError] = useState<string | null>(null);
-  const [failures, setFailures] = useState(0);
+  const failures = useRef(0);
+  // The wait before the next question (a new object each answer, to ask again); null: stopped.
+  const [wait, setWait] = useState<{ ms: number | null }>({ ms: LIST_POLL_MS });
   const active = tasks.some(unfinished);
 
   const refresh = useCallback(async () => {
     const res = await api<{ tasks: TaskListItem[] }>('/api/tasks');
     if (res.ok) {
+      failures.current = 0;
       setTasks(res.data.tasks);
       setError(null);
-    } else {
-      setError(res.error);
-      setFailures((n) => n + 1);
+      setWait({ ms: LIST_POLL_MS });
+      return;
     }
-  }, []);
+    const next = afterFailedPoll(res.status, ++failures.current);
+    // A proxy's HTML 502 or no answer at all carries no message of its own.
+    if (next.showError) setError(res.error ?? tc('network_error'));
+    setWait({ ms: next.stop ? null : Math.max(LIST_POLL_MS, next.delayMs) });
+  }, [tc]);
 
   useEffect(() => {
     const onChange = () => void refresh();
@@ -42,10 +54,10 @@ export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
 
   // Each answer (or failure) schedules the next question while something is under way.
   useEffect(() => {
-    if (!active) return;
-    const timer = setTimeout(() => void refresh(), 2000);
+    if (!active || wait.ms === null) return;
+    const timer = setTimeout(() => void refresh(), wait.ms);
     return () => clearTimeout(timer);
-  }, [active, tasks, failures, refresh]);
+  }, [active, wait, refresh]);
 
   if (!tasks.length) return <p className="text-sm text-stone-600">{t('recent.empty')}</p>;
   return (

@@ -1,6 +1,7 @@
 // Browser-side calls to the service's own JSON API. Failures come back as the server's message
 // (already in the user's language); a network failure has no message and the caller words it.
 import { parse as parseContentDisposition } from 'content-disposition';
+import { noteAnswer } from './session-state';
 
 export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: string | null };
 
@@ -16,6 +17,7 @@ export async function api<T = Record<string, unknown>>(path: string, init: { met
   } catch {
     return { ok: false, status: 0, error: null };
   }
+  noteAnswer(path, res.status);
   const data = (await res.json().catch(() => null)) as (T & { success?: boolean; error?: string }) | null;
   if (!res.ok || data?.success === false) return { ok: false, status: res.status, error: data?.error ?? null };
   return { ok: true, status: res.status, data: data as T };
@@ -32,6 +34,7 @@ export async function download(path: string): Promise<{ ok: true; headers: Heade
   } catch {
     return { ok: false, error: null };
   }
+  noteAnswer(path, res.status);
   if (!res.ok) {
     const data = (await res.json().catch(() => null)) as { error?: string } | null;
     return { ok: false, error: data?.error ?? null };
@@ -82,6 +85,7 @@ export function uploadForm<T>(path: string, form: FormData, onProgress: (p: Uplo
     xhr.responseType = 'json';
     xhr.upload.onprogress = (e) => onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
     xhr.onload = () => {
+      noteAnswer(path, xhr.status);
       const data = xhr.response as (T & { success?: boolean; error?: string }) | null;
       if (xhr.status >= 200 && xhr.status < 300 && data?.success !== false) resolve({ ok: true, status: xhr.status, data: data as T });
       else resolve({ ok: false, status: xhr.status, error: data?.error ?? null });

@@ -19,6 +19,10 @@ export function returnPath(path: string | null | undefined): string | undefined 
   }
   // A dot segment can leave `//host` once resolved (`/.//evil.example`): a path of another site.
   if (url.origin !== ANY_HOST || url.pathname.startsWith('//')) return undefined;
+  // Next.js asks for a page's payload in a client-side navigation with `?_rsc=<key>` (a cache key,
+  // not the page's): the page itself is the address to return to. Only then is the query written
+  // anew (URLSearchParams writes a space as `+`).
+  if (url.searchParams.has('_rsc')) url.searchParams.delete('_rsc');
   const back = `${url.pathname}${url.search}${url.hash}`;
   if (/^\/(login|register)(?:[/?#]|$)/.test(back) || back.startsWith('/_next/')) return undefined;
   return back;

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Page, expect, test } from '@playwright/test';
 import en from '../../messages/en.json' with { type: 'json' };
-import { UNDER_NAIP, createField, registerCompany } from './helpers';
+import { gradientIndexTiff } from '../helpers/tiff';
+import { UNDER_NAIP, addUser, createField, registerCompany } from './helpers';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -85,6 +86,59 @@ test('an error takes the focus when the control that failed has left the page', 
   const alert = page.getByRole('main').getByRole('alert');
   await expect(alert).not.toBeEmpty();
   await expect(alert).toBeFocused();
+});
+
+test('the owners, users and scans lists name whom each row’s buttons act on', async ({ page }) => {
+  await registerCompany(page.request);
+  await page.request.post('/api/owners', { data: { name: 'Agro North' } });
+  const colleague = await addUser(page.request, 'operator');
+  const raster = gradientIndexTiff();
+  const id = await createField(page.request, { name: 'Scanned', geometry: raster.field });
+  const upload = await page.request.post('/upload', { multipart: { field_id: String(id), captured_at: '2024-06-01', raster_file: { name: 'gradient.tif', mimeType: 'image/tiff', buffer: raster.bytes } } });
+  expect(upload.status(), await upload.text()).toBe(202);
+  const taskId = (await upload.json()).task_id as string;
+
+  await page.goto('/owners');
+  const owners = page.getByTestId('owners-table');
+  await expect(owners.getByRole('button', { name: 'Rename “Agro North”', exact: true })).toBeVisible();
+  await expect(owners.getByRole('button', { name: 'Delete “Agro North”', exact: true })).toBeVisible();
+
+  await page.goto('/company');
+  const users = page.getByTestId('users-table');
+  await expect(users.getByRole('combobox', { name: `Role of ${colleague.email}`, exact: true })).toBeVisible();
+  await expect(users.getByRole('button', { name: `Deactivate ${colleague.email}`, exact: true })).toBeVisible();
+  await expect(users.getByRole('button', { name: `Delete ${colleague.email}`, exact: true })).toBeVisible();
+
+  await expect.poll(async () => (await (await page.request.get(`/api/tasks/${taskId}`)).json()).status, { timeout: 30_000 }).toBe('completed');
+  await page.goto(`/fields/${id}`);
+  const tile = page.getByTestId('scan-list').locator('li');
+  const day = (await tile.locator('span.font-medium').textContent())!;
+  expect(day).toContain('2024');
+  await expect(tile.getByRole('button', { name: `Delete scan of ${day}`, exact: true })).toBeVisible();
+});
+
+test('renaming an owner from the keyboard: the name takes the focus, and Rename gets it back', async ({ page }) => {
+  await registerCompany(page.request);
+  await page.request.post('/api/owners', { data: { name: 'Agro South' } });
+  await page.goto('/owners');
+  const owners = page.getByTestId('owners-table');
+  const rename = owners.getByRole('button', { name: 'Rename “Agro South”' });
+  await rename.focus();
+  await page.keyboard.press('Enter');
+  await expect(owners.getByLabel(en.owners.name)).toBeFocused();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await expect(owners.getByRole('button', { name: en.common.cancel })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(rename).toBeFocused();
+
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('End');
+  await page.keyboard.type(' Farms');
+  await owners.getByRole('button', { name: en.common.save }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status')).toHaveText(en.owners.renamed.replace('{name}', 'Agro South Farms'));
+  await expect(owners.getByRole('button', { name: 'Rename “Agro South Farms”' })).toBeFocused();
 });
 
 async function axeViolations(page: Page) {

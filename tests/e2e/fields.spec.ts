@@ -78,6 +78,29 @@ test('the fields table filters, sorts, edits a row in place and totals the areas
   expect(collection.features[0].geometry.type).toBe('Polygon');
 });
 
+test('a row’s edit from the keyboard: its name takes the focus, and the row’s Edit gets it back after Save or Cancel', async ({ page }) => {
+  await registerCompany(page.request);
+  const a = await createField(page.request, { name: 'Gamma', geometry: square(17.1, 48.15) });
+  await page.goto('/fields');
+  const row = page.getByTestId(`field-row-${a}`);
+  const edit = (name: string) => row.getByRole('button', { name: `Edit “${name}”`, exact: true });
+  await edit('Gamma').focus();
+  await page.keyboard.press('Enter');
+  await expect(row.getByLabel('Name')).toBeFocused();
+  await row.getByRole('button', { name: 'Cancel' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(edit('Gamma')).toBeFocused();
+
+  await page.keyboard.press('Enter');
+  await expect(row.getByLabel('Name')).toBeFocused();
+  await page.keyboard.press('End');
+  await page.keyboard.type(' East');
+  await row.getByRole('button', { name: 'Save' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status')).toHaveText('Field “Gamma East” saved');
+  await expect(edit('Gamma East')).toBeFocused();
+});
+
 test('the field page edits properties and downloads KMZ and PDF exports', async ({ page }) => {
   await registerCompany(page.request);
   const id = await createField(page.request, { name: 'Export me', status: 'Аренда' });

@@ -132,3 +132,18 @@ test('times are shown in the company’s time zone, chosen on the company page',
   await page.goto(`/fields/${id}`);
   await expect(page.getByText(shown(Intl.DateTimeFormat().resolvedOptions().timeZone))).toBeVisible();
 });
+
+test('the statistics bars give each area with its unit, in the page’s language and number format', async ({ page }) => {
+  await registerCompany(page.request, 'ru');
+  await createField(page.request, { name: 'Поле', status: 'Аренда', geometry: square(17.1, 48.15) });
+  const area = (await (await page.request.get('/api/stats')).json()).total_area as number;
+  const locales: Record<Lang, string> = { ru: 'ru-RU', en: 'en-US', sk: 'sk-SK' };
+  for (const lang of ['ru', 'en', 'sk'] as Lang[]) {
+    expect((await page.request.put('/api/auth/profile', { data: { language: lang } })).ok()).toBe(true);
+    await page.goto('/stats');
+    const value = area.toLocaleString(locales[lang], { minimumFractionDigits: 4, maximumFractionDigits: 4 });
+    const bars = page.getByRole('list', { name: MESSAGES[lang].stats.by_status });
+    await expect(bars.locator('li')).toHaveCount(1);
+    await expect(bars.locator('li').locator('span').last()).toHaveText(MESSAGES[lang].common.ha.replace('{value}', value));
+  }
+});

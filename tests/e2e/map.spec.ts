@@ -515,3 +515,125 @@ test('a field’s name is shown as text in the map’s tooltip, never run as HTM
   await expect(page.locator('.leaflet-tooltip img')).toHaveCount(0);
   expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
 });
+
+const BEND = { type: 'Polygon', coordinates: [[[17.1, 48.15], [17.11, 48.15], [17.11, 48.156], [17.1, 48.156], [17.1, 48.15]]] };
+
+/** Drags the first corner of the boundary being edited by (dx, dy) pixels. */
+async function dragCorner(page: import('@playwright/test').Page, dx: number, dy: number) {
+  const corner = page.getByTestId('field-map').locator('.leaflet-marker-icon.marker-icon:not(.marker-icon-middle)').first();
+  await expect(corner).toBeVisible();
+  const c = (await corner.boundingBox())!;
+  await page.mouse.move(c.x + c.width / 2, c.y + c.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(c.x + c.width / 2 + dx, c.y + c.height / 2 + dy, { steps: 8 });
+  await page.mouse.up();
+}
+
+test('the panel’s × during a boundary edit or a cut ends it first: the map is back to itself, not stuck in the edit', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Bend', geometry: BEND });
+  const stored = (await (await page.request.get(`/api/fields/${id}`)).json()).geometry;
+  await page.goto(`/map?field=${id}`);
+  const map = page.getByTestId('field-map');
+  const panel = page.getByTestId('field-panel');
+  const close = panel.getByRole('button', { name: 'Close' });
+  const outline = async () => (await map.locator(`path.fm-field-${id}`).boundingBox())!;
+  const drawn = await outline();
+
+  await page.getByRole('button', { name: 'Edit boundary' }).click();
+  await dragCorner(page, -60, -40);
+  await close.click();
+  await expect(panel).toHaveCount(0);
+  await expect(map.locator('.leaflet-marker-icon.marker-icon')).toHaveCount(0);
+  await expect(page.getByTestId('draw-hint')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Draw a field' })).toBeVisible();
+  await expect(page.getByLabel(en.map.find_field)).toBeVisible();
+  // The corner moved (60 px) is put back: nothing was saved. (The outline is thinner unselected.)
+  const back = await outline();
+  for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(back[k] - drawn[k]), k).toBeLessThan(4);
+  expect((await (await page.request.get(`/api/fields/${id}`)).json()).geometry).toEqual(stored);
+
+  // A tap on the field is heard again, and a cut begun is ended by × too.
+  await map.locator(`path.fm-field-${id}`).click();
+  await expect(panel).toContainText('Bend');
+  await page.getByRole('button', { name: 'Split with a line' }).click();
+  await expect(page.getByTestId('draw-hint')).toBeVisible();
+  await close.click();
+  await expect(panel).toHaveCount(0);
+  await expect(page.getByTestId('draw-hint')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Draw a field' })).toBeVisible();
+  await map.locator(`path.fm-field-${id}`).click();
+  await expect(panel).toContainText('Bend');
+});
+
+test('a boundary save that fails keeps the edit and the corners moved, for another Save', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Bend', geometry: BEND });
+  const before = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
+  await page.goto(`/map?field=${id}`);
+  const map = page.getByTestId('field-map');
+  await expect(page.getByTestId('field-panel')).toContainText('Bend');
+  await page.getByRole('button', { name: 'Edit boundary' }).click();
+  await dragCorner(page, -60, -40);
+  const moved = await page.getByTestId('live-area').textContent();
+  const save = page.getByRole('button', { name: 'Save boundary' });
+
+  // Refused first (as a boundary crossing itself is), then no answer at all.
+  const refusal = en.errors.geometry_self_intersection.replace('{lon}', '17.1').replace('{lat}', '48.15');
+  let tries = 0;
+  await page.route((url) => url.pathname === `/api/fields/${id}`, async (route) => {
+    if (route.request().method() !== 'PUT') return route.continue();
+    tries++;
+    if (tries === 1) await route.fulfill({ status: 422, contentType: 'application/json', body: JSON.stringify({ success: false, error: refusal }) });
+    else await route.abort('internetdisconnected');
+  });
+  for (const message of [refusal, en.common.network_error]) {
+    await save.click();
+    await expect(page.getByRole('alert').filter({ hasText: message })).toBeVisible();
+    await expect(save).toBeVisible();
+    await expect(page.getByTestId('live-area')).toHaveText(moved!);
+    await expect(map.locator('.leaflet-marker-icon.marker-icon:not(.marker-icon-middle)')).toHaveCount(4);
+  }
+  expect(tries).toBe(2);
+  // Still editable: the corner is moved again, and this Save goes through.
+  await dragCorner(page, -20, 0);
+  await page.unrouteAll();
+  await save.click();
+  await expect(page.getByRole('status').filter({ hasText: 'Boundary saved' })).toBeVisible();
+  await expect(map.locator('.leaflet-marker-icon.marker-icon')).toHaveCount(0);
+  const after = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
+  expect(after).not.toBeCloseTo(before, 2);
+});
+
+test('from the keyboard, Edit boundary hands the focus to Save, and the end of the edit hands it back', async ({ page }) => {
+  await registerCompany(page.request);
+  const id = await createField(page.request, { name: 'Bend', geometry: BEND });
+  await page.goto(`/map?field=${id}`);
+  await expect(page.getByTestId('field-panel')).toContainText('Bend');
+  const edit = page.getByRole('button', { name: 'Edit boundary' });
+  await edit.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Save boundary' })).toBeFocused();
+  // Escape cancels the edit; Cancel pressed does so too.
+  await page.keyboard.press('Escape');
+  await expect(edit).toBeFocused();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Cancel' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(edit).toBeFocused();
+});
+
+test('a map whose fields cannot be read says so instead of loading for ever, and Try again reads them', async ({ page }) => {
+  await registerCompany(page.request);
+  await createField(page.request, { name: 'Unreachable' });
+  const list = (url: URL) => url.pathname === '/api/fields';
+  await page.route(list, (route) => route.abort('internetdisconnected'));
+  await page.goto('/map');
+  const alert = page.getByRole('main').getByRole('alert');
+  await expect(alert).toHaveText(en.common.network_error);
+  await expect(page.getByTestId('map-loading')).toHaveCount(0);
+  await page.unroute(list);
+  await page.getByRole('button', { name: en.common.try_again }).click();
+  await expect(page.getByTestId('map-summary')).toHaveText(/^1 field/);
+  await expect(alert).toHaveCount(0);
+});

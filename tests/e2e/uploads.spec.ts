@@ -11,7 +11,7 @@ import { isUncertain } from '../../lib/drone/classify';
 import { UNDER_NAIP, createField, registerCompany } from './helpers';
 import { shapefileZip, square } from '../helpers/shapefile-zip';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
-import { allNodataIndexTiff } from '../helpers/tiff';
+import { allNodataIndexTiff, gradientIndexTiff } from '../helpers/tiff';
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
 
@@ -492,4 +492,74 @@ test('a field name typed but not picked from the list stops an upload; a name ty
   await raster.getByRole('button', { name: en.uploads.start_zoning }).click();
   await expect(recent.locator('tbody tr')).toHaveCount(1);
   await expect(recent.locator('tbody tr')).toContainText(`blank.tif${en.uploads.recent.kind.raster_zones}North field`);
+});
+
+/** A field with one scan made from a small generated index raster (zoned in a moment), on its page. */
+async function fieldWithScan(page: import('@playwright/test').Page) {
+  await registerCompany(page.request);
+  const raster = gradientIndexTiff();
+  const id = await createField(page.request, { name: 'Gradient', geometry: raster.field });
+  const upload = await page.request.post('/upload', { multipart: { field_id: String(id), zones: '3', raster_file: { name: 'gradient.tif', mimeType: 'image/tiff', buffer: raster.bytes } } });
+  expect(upload.status(), await upload.text()).toBe(202);
+  const taskId = (await upload.json()).task_id as string;
+  await expect.poll(async () => (await (await page.request.get(`/api/tasks/${taskId}`)).json()).status, { timeout: 30_000 }).toBe('completed');
+  return id;
+}
+
+/** What a reverse proxy answers while the server is away: HTML, no JSON envelope. */
+const PROXY_502 = { status: 502, contentType: 'text/html', body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>' };
+
+test('making zones again, whose task the server no longer knows, says so and frees its button', async ({ page }) => {
+  const id = await fieldWithScan(page);
+  await page.goto(`/fields/${id}`);
+  const form = page.getByRole('form', { name: en.field.rezone_title });
+  const submit = form.getByRole('button', { name: en.field.rezone_submit });
+  await page.route(/\/api\/tasks\/[^/?]+$/, (route) => route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ success: false, error: en.errors.not_found }) }));
+  await submit.click();
+  await expect(form.getByRole('alert')).toHaveText(en.errors.not_found);
+  await expect(submit).not.toHaveAttribute('aria-busy');
+  await expect(form.getByTestId('task-progress')).toHaveCount(0);
+});
+
+test('a task’s polls answered by a proxy’s HTML 502 are said as the network error after a while, and polling goes on', async ({ page }) => {
+  test.setTimeout(90_000);
+  const id = await fieldWithScan(page);
+  await page.goto(`/fields/${id}`);
+  const form = page.getByRole('form', { name: en.field.rezone_title });
+  const submit = form.getByRole('button', { name: en.field.rezone_submit });
+  let polls = 0;
+  await page.route(/\/api\/tasks\/[^/?]+$/, (route) => {
+    polls++;
+    return route.fulfill(PROXY_502);
+  });
+  await submit.click();
+  await expect.poll(() => polls).toBeGreaterThanOrEqual(2);
+  // A restart's few seconds are not worth a message.
+  await expect(form.getByRole('alert')).toHaveCount(0);
+  await expect(form.getByRole('alert')).toHaveText(en.common.network_error, { timeout: 30_000 });
+  expect(polls).toBeGreaterThanOrEqual(5);
+  await expect(submit).toHaveAttribute('aria-busy', 'true');
+  // The server is back: the next poll finds the task done.
+  await page.unrouteAll();
+  await expect(form.getByRole('status').filter({ hasText: en.field.rezone_done })).toBeVisible({ timeout: 40_000 });
+});
+
+test('the recent tasks list, followed while a task runs, says the network error when a proxy answers HTML 502 for a while', async ({ page }) => {
+  test.setTimeout(90_000);
+  await fieldWithScan(page);
+  const listed = (await (await page.request.get('/api/tasks')).json()).tasks as { status: string; percent: number }[];
+  await page.goto('/uploads');
+  await expect(page.getByTestId('recent-tasks').locator('tbody tr')).toHaveCount(1);
+  // The list is asked again (as after an upload from this page): it shows a task under way, and then the server is away.
+  let asked = 0;
+  await page.route((url) => url.pathname === '/api/tasks', (route) => {
+    asked++;
+    if (asked === 1) return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ success: true, tasks: [{ ...listed[0], status: 'running', percent: 40 }] }) });
+    return route.fulfill(PROXY_502);
+  });
+  await page.evaluate(() => window.dispatchEvent(new Event('fieldmap:tasks-changed')));
+  await expect(page.getByTestId('recent-tasks').locator('progress')).toHaveCount(1);
+  await expect.poll(() => asked, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+  await expect(page.getByRole('main').getByRole('alert')).toHaveCount(0);
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText(en.common.network_error, { timeout: 40_000 });
 });

@@ -84,3 +84,16 @@ export function allNodataIndexTiff(): { bytes: Buffer; field: { type: 'Polygon';
   const [w, e, s, n] = [west + 10 * pixel, west + 30 * pixel, north - 20 * pixel, north - 10 * pixel];
   return { bytes, field: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } };
 }
+
+/**
+ * A one-band index GeoTIFF in lon/lat whose values rise from 0.1 in the west to 0.9 in the east, and
+ * a field of about 12 ha inside it: its zoning task succeeds in a moment, making a scan with zones.
+ */
+export function gradientIndexTiff(): { bytes: Buffer; field: { type: 'Polygon'; coordinates: number[][][] } } {
+  const [west, north, pixel, width, height] = [21, 49, 0.0001, 60, 40];
+  const pixels = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels[y * width + x] = 0.1 + (0.8 * x) / (width - 1);
+  const bytes = tiffBytes({ width, height, pixels, nodata: '-9999', georef: { epsg: 4326, origin: [west, north], pixel } });
+  const [w, e, s, n] = [west + 5 * pixel, west + 55 * pixel, north - 35 * pixel, north - 5 * pixel];
+  return { bytes, field: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } };
+}

@@ -8,6 +8,13 @@ describe('returnPath', () => {
     expect(returnPath('/fields/%D0%BF%D0%BE%D0%BB%D0%B5')).toBe('/fields/%D0%BF%D0%BE%D0%BB%D0%B5');
   });
 
+  it('leaves out the _rsc key of a Next.js client-side navigation, and nothing else', () => {
+    expect(returnPath('/fields?_rsc=1x9ab')).toBe('/fields');
+    expect(returnPath('/fields?q=north&_rsc=1x9ab&page=2')).toBe('/fields?q=north&page=2');
+    expect(returnPath('/fields/12?_rsc=abc#scan')).toBe('/fields/12#scan');
+    expect(returnPath('/fields?q=a%20b&sort=area')).toBe('/fields?q=a%20b&sort=area');
+  });
+
   it('refuses another site, however the address is dressed', () => {
     for (const path of [
       '//evil.example/x',
