@@ -45,6 +45,8 @@ const schema = z.object({
   DRONE_TASK_LIMIT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(2 * 3600),
   /** The same for zoning a raster and remaking a scan's zones. */
   ZONING_TASK_LIMIT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(30 * 60),
+  /** Seconds between a BullMQ worker's sweeps for tasks whose job or runner was lost (lib/tasks/redis-sweep.ts). */
+  WORKER_SWEEP_S: z.coerce.number().int().min(1).max(3600).default(60),
   /** Re-match features along the seams of every drone mosaic and keep the result with the scan (seconds more per survey). */
   DRONE_SEAM_CHECK: z.enum(['0', '1']).default('0'),
 });

@@ -29,8 +29,7 @@ if (!config().REDIS_URL) {
 await dbReady();
 const workerId = `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
 const client = db();
-/** Seconds between sweeps for lost tasks (a test sets 1). */
-const SWEEP_MS = Math.max(1, Number(process.env.WORKER_SWEEP_S ?? 60) || 60) * 1000;
+const SWEEP_MS = config().WORKER_SWEEP_S * 1000;
 const running = new Set<string>();
 const sweep: SweepState = { workerId, intervalMs: SWEEP_MS, running, suspects: new Set() };
 
