@@ -3,6 +3,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import exifr from 'exifr';
+import pLimit from 'p-limit';
 import type { Radiometry } from './radiometry';
 import { readRadiometry } from './radiometry';
 import { corruptImage } from './photo-decode';
@@ -199,27 +200,23 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
 export const EXIF_READS_AT_ONCE = 4;
 
 /**
- * `fn` over `items`, at most `limit` calls in flight, results in input order. The first failure
- * rejects, and no further item is started (the calls under way end on their own).
+ * `fn` over `items`, at most `limit` calls in flight (p-limit), results in input order. The first
+ * failure rejects, and no further item is started: the queue is emptied before its turn passes on.
  */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  await Promise.all(
-    Array.from({ length: Math.min(Math.max(1, limit), items.length) }, async () => {
-      while (!failed && next < items.length) {
-        const i = next++;
+export function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const run = pLimit(Math.max(1, limit));
+  return Promise.all(
+    items.map((item) =>
+      run(async () => {
         try {
-          out[i] = await fn(items[i]!);
+          return await fn(item);
         } catch (err) {
-          failed = true;
+          run.clearQueue();
           throw err;
         }
-      }
-    }),
+      }),
+    ),
   );
-  return out;
 }
 
 /** Metadata of many photos, in order, EXIF_READS_AT_ONCE at a time. */
