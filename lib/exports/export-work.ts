@@ -20,7 +20,7 @@ const IN_REQUEST_UP_TO_GRID_CELLS = 5_000;
  * Waypoints of a flight plan built in the request: about 2 kB of XML each, 10,000 take about 0.2 s
  * (50,000, a 30 km field at 20 m and 95 % side overlap, 0.8 s and 100 MB of XML) whatever the vertices.
  */
-export const IN_REQUEST_UP_TO_WAYPOINTS = 10_000;
+const IN_REQUEST_UP_TO_WAYPOINTS = 10_000;
 
 /** The document, and for a flight plan what the flight takes. */
 export interface ExportFile {

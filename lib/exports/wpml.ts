@@ -75,7 +75,7 @@ const MAX_SPEED_MS = 15;
  * The slowest a DJI route flies: WPML's autoFlightSpeed and waypointSpeed are 1-15 m/s (DJI Cloud
  * API, WPML elements). Photos closer together than the camera takes them at this speed cannot be had.
  */
-export const MIN_SPEED_MS = 1;
+const MIN_SPEED_MS = 1;
 /**
  * Waypoints DJI aircraft take in one route: their firmware refuses a mission outside 2-65,535 ("Waypoint
  * number should be within 2 to 65535", dji-sdk/Mobile-SDK-Android-V5#435; MSDK Waypoint V2's
@@ -93,7 +93,7 @@ const photoIntervalM = (drone: DroneSpec, height: number, overlapH: number) => f
  * height that it can fly (over 80 % for every drone at the lowest height taken, 20 m). Null when the
  * camera keeps up.
  */
-export function photoSpacingLimit(droneKey: DroneKey, height: number, overlapH: number): { height: number; overlap_h: number; spacing: number; seconds: number; min_height: number; max_overlap: number } | null {
+function photoSpacingLimit(droneKey: DroneKey, height: number, overlapH: number): { height: number; overlap_h: number; spacing: number; seconds: number; min_height: number; max_overlap: number } | null {
   const drone = DRONES[droneKey];
   const spacing = photoIntervalM(drone, height, overlapH);
   const needed = drone.minShootIntervalS * MIN_SPEED_MS;

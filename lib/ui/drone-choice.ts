@@ -2,7 +2,7 @@
 // button (the field page's export panel, the fields table's) writes its plan for it.
 import { DEFAULT_DRONE, DRONE_KEYS, type DroneKey } from '../exports/drones';
 
-export const DRONE_STORAGE_KEY = 'fieldmap.kmz.drone';
+const DRONE_STORAGE_KEY = 'fieldmap.kmz.drone';
 
 export function storedDrone(): DroneKey {
   try {

@@ -27,3 +27,9 @@ export function returnPath(path: string | null | undefined): string | undefined 
   if (/^\/(login|register)(?:[/?#]|$)/.test(back) || back.startsWith('/_next/')) return undefined;
   return back;
 }
+
+/** Sign-in that comes back to `path` when it is a page of this site to return to (`returnPath`), else plain sign-in. */
+export function signInHref(path: string | null | undefined): string {
+  const back = returnPath(path);
+  return back ? `/login?next=${encodeURIComponent(back)}` : '/login';
+}

@@ -8,7 +8,7 @@ import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
 import { AppError } from '@/lib/http/errors';
-import { returnPath } from './return-path';
+import { signInHref } from './return-path';
 import type { TileSource } from './types';
 
 /**
@@ -19,8 +19,7 @@ import type { TileSource } from './types';
 export async function requireUser(minimum: Role = 'viewer') {
   const user = await currentUser();
   if (!user) {
-    const back = returnPath((await headers()).get('x-fieldmap-path'));
-    redirect(back ? `/login?next=${encodeURIComponent(back)}` : '/login');
+    redirect(signInHref((await headers()).get('x-fieldmap-path')));
   }
   if (!hasRole(user.role, minimum)) redirect('/map?denied=1');
   return { user, db: tenantDb(db(), user.companyId) };

@@ -1,6 +1,7 @@
 // Whether the server has said, while a page was open, that its session is gone (a 401: expired,
 // logged out elsewhere, the user deactivated). The page's calls go on failing one by one, each with
 // a message and no way out; the frame (SessionEnded) offers signing in again once, for all of them.
+import { signInHref } from './return-path';
 
 /** Calls whose 401 says nothing about the session: a wrong password at sign-in, or logging out. */
 const NOT_A_SESSION = /^\/api\/auth\/(login|register|logout)(?:[?#]|$)/;
@@ -28,7 +29,7 @@ export const sessionEnded = () => ended;
 /** On the server, and while hydrating, no session has ended. */
 export const sessionEndedOnServer = () => false;
 
-/** Sign-in for this page: `/login?next=` and the page's own address, so that sign-in comes back to it. */
+/** Sign-in for this page, coming back to the page's own address (the rule the server's redirect follows). */
 export function signInAgainHref(location: { pathname: string; search: string; hash: string }): string {
-  return `/login?next=${encodeURIComponent(`${location.pathname}${location.search}${location.hash}`)}`;
+  return signInHref(`${location.pathname}${location.search}${location.hash}`);
 }

@@ -5,7 +5,7 @@ export const POLL_MS = 1000;
 /** The longest wait between tries while the server does not answer. */
 export const MAX_RETRY_MS = 30_000;
 /** Failed tries in a row (about half a minute of waiting) before the failure is shown; polling goes on. */
-export const SHOW_ERROR_AFTER = 5;
+const SHOW_ERROR_AFTER = 5;
 
 /**
  * After the `failures`-th failed poll in a row, with the answer's status (0: no answer): a refusal (401,
