@@ -2,7 +2,7 @@
 // file never becomes a task), matched to a field, kept with the field's files, and handed to a
 // background task that makes the zones.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
@@ -14,7 +14,7 @@ import { validate } from '../http/validate';
 import { type IndexName, bandOrder } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';
 import { inspectIndexRaster } from '../raster/zones';
-import { createTask, dispatchTask } from '../tasks/queue';
+import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/zoning-jobs';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
@@ -90,16 +90,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
     fieldGeometry: field.geometry,
     options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha, ...(options.bands ? { bandOrder: options.bands } : {}) },
   };
-  let task;
-  try {
-    task = await createTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId });
-  } catch (err) {
-    // No task row names the raster (the database was busy, the field deleted meanwhile): nothing else
-    // would ever remove it. Once the row exists the raster is the task's, even when dispatching fails.
-    await rm(rasterPath, { force: true });
-    throw err;
-  }
-  await dispatchTask(task.id, 'raster_zones');
+  const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId, ownedFiles: [rasterPath] });
   // The date the scan will carry (null: neither the file nor the form gave one, and the scan is placed
   // by its upload until someone sets it), and the other fields under an automatically placed raster.
   return { task_id: task.id, field_id: field.id, captured_at: capturedAt, ...(field.others ? { also_covers: field.others } : {}) };

@@ -2,6 +2,7 @@
 // resume it), then a dispatch to whoever runs tasks: BullMQ, the runner process of this server, or
 // this process.
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { config } from '../config';
 import { db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
@@ -19,20 +20,28 @@ export interface NewTask {
   fieldId?: number;
   scanId?: number;
   createdBy?: number;
+  /**
+   * Files the task is to own (an uploaded raster already moved into the field's folder): removed when
+   * its row cannot be written (the database busy, the field deleted meanwhile), as nothing else would
+   * ever remove them. Once the row exists they are the task's, even when dispatching it fails.
+   */
+  ownedFiles?: string[];
 }
 
 /** Writes the task row and hands it to whoever runs tasks. */
 export async function submitTask(db: TenantDb, input: NewTask) {
-  const task = await createTask(db, input);
+  let task;
+  try {
+    task = await writeTask(db, input);
+  } catch (err) {
+    await Promise.all((input.ownedFiles ?? []).map((f) => rm(f, { force: true })));
+    throw err;
+  }
   await dispatchTask(task.id, input.kind);
   return task;
 }
 
-/**
- * Writes the task row only, for a caller that must know whether it was written (files the task is
- * to own are removed when it was not); `dispatchTask` then hands it on.
- */
-export async function createTask(db: TenantDb, input: NewTask) {
+function writeTask(db: TenantDb, input: NewTask) {
   return db.task.create({
     data: {
       id: randomUUID(),
