@@ -101,20 +101,24 @@ async function copyTable(source: Db, tx: unknown, model: string, nulFree: Map<st
 
 /**
  * A SQLite table's text values that hold NUL characters, read whole as bytes and without them, by row
- * id and by field (columns are the fields' names in snake case).
+ * id and by field (columns are the fields' names in snake case). One scan of the table over its text
+ * columns: most tables have none such, and the copy reads every row again anyway.
  */
 async function nulTexts(source: Db, table: string): Promise<Map<string, Record<string, string>>> {
   const found = new Map<string, Record<string, string>>();
-  const columns = await source.$queryRawUnsafe<{ name: string }[]>(`PRAGMA table_info("${table}")`);
-  for (const { name } of columns) {
-    const rows = await source.$queryRawUnsafe<{ id: unknown; text: Uint8Array }[]>(
-      `SELECT "id" AS id, CAST("${name}" AS BLOB) AS text FROM "${table}" WHERE typeof("${name}") = 'text' AND instr(CAST("${name}" AS BLOB), x'00') > 0`,
-    );
-    const field = name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-    for (const r of rows) {
-      const id = String(r.id);
-      found.set(id, { ...found.get(id), [field]: Buffer.from(r.text).toString('utf8').replaceAll('\0', '') });
-    }
+  const columns = (await source.$queryRawUnsafe<{ name: string; type: string }[]>(`PRAGMA table_info("${table}")`)).filter((c) => /TEXT/i.test(c.type)).map((c) => c.name);
+  if (!columns.length) return found;
+  const holdsNul = (c: string) => `(typeof("${c}") = 'text' AND instr(CAST("${c}" AS BLOB), x'00') > 0)`;
+  const rows = await source.$queryRawUnsafe<Record<string, unknown>[]>(
+    `SELECT "id" AS id, ${columns.map((c, i) => `CASE WHEN ${holdsNul(c)} THEN CAST("${c}" AS BLOB) END AS c${i}`).join(', ')} FROM "${table}" WHERE ${columns.map(holdsNul).join(' OR ')}`,
+  );
+  for (const r of rows) {
+    const whole: Record<string, string> = {};
+    columns.forEach((name, i) => {
+      const bytes = r[`c${i}`];
+      if (bytes instanceof Uint8Array) whole[name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = Buffer.from(bytes).toString('utf8').replaceAll('\0', '');
+    });
+    found.set(String(r.id), whole);
   }
   return found;
 }
