@@ -50,8 +50,8 @@ export const flightParamsSchema = z
   })
   .strict()
   .superRefine((q, ctx) => {
-    const limit = photoSpacingLimit(q.drone, q.height, q.overlap_h);
-    if (limit) ctx.addIssue({ code: 'custom', path: ['overlap_h'], message: 'photos closer than the camera can take them', params: { key: 'kmz_photos_too_close', ...limit } });
+    const issue = photosTooCloseIssue(q.drone, q.height, q.overlap_h);
+    if (issue) ctx.addIssue(issue);
   })
   .transform((q): FlightOptions => ({ height: q.height, direction: q.direction, overlapH: q.overlap_h, overlapW: q.overlap_w, drone: q.drone }));
 
@@ -90,10 +90,10 @@ const photoIntervalM = (drone: DroneSpec, height: number, overlapH: number) => f
  * When the camera cannot take photos as close together as `height` and `overlapH` ask (even at
  * MIN_SPEED_MS a photo every minShootIntervalS is farther apart), what it can do: the photos' spacing
  * asked, the camera's interval, the lowest height at this overlap and the highest overlap at this
- * height that it can fly (over 80 % for every drone at the lowest height taken, 20 m). Null when the
- * camera keeps up.
+ * height that it can fly (over 80 % for every drone at the lowest height taken, 20 m), as the 422's
+ * issue, the query's check and the planner's alike. Null when the camera keeps up.
  */
-function photoSpacingLimit(droneKey: DroneKey, height: number, overlapH: number): { height: number; overlap_h: number; spacing: number; seconds: number; min_height: number; max_overlap: number } | null {
+function photosTooCloseIssue(droneKey: DroneKey, height: number, overlapH: number) {
   const drone = DRONES[droneKey];
   const spacing = photoIntervalM(drone, height, overlapH);
   const needed = drone.minShootIntervalS * MIN_SPEED_MS;
@@ -101,7 +101,8 @@ function photoSpacingLimit(droneKey: DroneKey, height: number, overlapH: number)
   const alongPerMetre = footprintM(drone, 1).along;
   const minHeight = Math.ceil(needed / (alongPerMetre * (1 - overlapH / 100)));
   const maxOverlap = Math.floor(100 * (1 - needed / (alongPerMetre * height)));
-  return { height, overlap_h: overlapH, spacing: Math.round(spacing * 10) / 10, seconds: drone.minShootIntervalS, min_height: minHeight, max_overlap: maxOverlap };
+  const params = { key: 'kmz_photos_too_close', height, overlap_h: overlapH, spacing: Math.round(spacing * 10) / 10, seconds: drone.minShootIntervalS, min_height: minHeight, max_overlap: maxOverlap };
+  return { code: 'custom' as const, path: ['overlap_h'], message: 'photos closer than the camera can take them', params, input: overlapH };
 }
 
 /** Acceleration assumed when the drone stops at a waypoint; each stop costs speed/accel seconds. */
@@ -302,8 +303,8 @@ export function planSurvey(geometry: Polygon | MultiPolygon, opts: FlightOptions
   const lineSpacing = lineSpacingM(opts);
   const photoInterval = photoIntervalM(drone, opts.height, opts.overlapH);
   // The query's check (flightParamsSchema) already refused these; a caller in code gets the same 422.
-  const tooClose = photoSpacingLimit(opts.drone, opts.height, opts.overlapH);
-  if (tooClose) throw new ValidationError([{ code: 'custom', path: ['overlap_h'], message: 'photos closer than the camera can take them', params: { key: 'kmz_photos_too_close', ...tooClose }, input: opts.overlapH }]);
+  const tooClose = photosTooCloseIssue(opts.drone, opts.height, opts.overlapH);
+  if (tooClose) throw new ValidationError([tooClose]);
   checkPlanSize(geometry, opts);
   // At least MIN_SPEED_MS, which the check above makes slow enough for the camera.
   const speed = Math.max(MIN_SPEED_MS, Math.min(MAX_SPEED_MS, Math.floor((photoInterval / drone.minShootIntervalS) * 10) / 10));
