@@ -1,12 +1,13 @@
 'use client';
 import { useRouter } from 'next/navigation';
 import { useTranslations } from 'next-intl';
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { api } from '@/lib/ui/api';
 import type { OwnerOption } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage } from '../ui/form';
 import { FieldPropsForm, type FieldPropsValues } from './field-props-form';
+import { useFocusAfterClose } from '@/lib/ui/focus-after-close';
 
 export function FieldEditPanel({ id, name, initial, owners, canEdit, canDelete }: { id: number; name: string; initial: FieldPropsValues; owners: OwnerOption[]; canEdit: boolean; canDelete: boolean }) {
   const t = useTranslations();
@@ -15,17 +16,11 @@ export function FieldEditPanel({ id, name, initial, owners, canEdit, canDelete }
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  // Focus goes back to Edit when the form closes (its buttons are gone; it fell to the page's start).
+  // Focus goes back to Edit when the form closes.
   const editButton = useRef<HTMLButtonElement>(null);
-  const refocusEdit = useRef(false);
-  useEffect(() => {
-    if (!editing && refocusEdit.current) {
-      refocusEdit.current = false;
-      editButton.current?.focus();
-    }
-  }, [editing]);
+  const returnFocusTo = useFocusAfterClose(editing);
   function stopEditing() {
-    refocusEdit.current = true;
+    returnFocusTo(() => editButton.current);
     setEditing(false);
   }
 

@@ -17,6 +17,7 @@ import { BulkEdit } from './bulk-edit';
 import { MergeFields } from './merge-fields';
 import { StatusOptions } from './field-options';
 import { OwnerChoiceOptions, useOwnerChoice } from './owner-choice';
+import { useFocusAfterClose } from '@/lib/ui/focus-after-close';
 
 export interface FieldRow {
   id: number;
@@ -86,14 +87,12 @@ export function FieldsTable({
   // focus when its edit opens, and its Edit button gets it back when the edit closes (Save and Cancel
   // are gone with the inputs, and the focus had fallen to the page's start).
   const tableRef = useRef<HTMLTableElement>(null);
-  const refocusRow = useRef<number | null>(null);
-  useEffect(() => {
-    if (editing || refocusRow.current === null) return;
-    tableRef.current?.querySelector<HTMLButtonElement>(`[data-edit-row="${refocusRow.current}"]`)?.focus();
-    refocusRow.current = null;
-  }, [editing]);
+  const returnFocusTo = useFocusAfterClose(editing !== null);
   function stopEditing() {
-    if (editing) refocusRow.current = editing.id;
+    if (editing) {
+      const id = editing.id;
+      returnFocusTo(() => tableRef.current?.querySelector<HTMLButtonElement>(`[data-edit-row="${id}"]`));
+    }
     setEditing(null);
   }
 

@@ -2,13 +2,14 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useFormatter, useTranslations } from 'next-intl';
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { api } from '@/lib/ui/api';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button, ErrorMessage, SuccessMessage, inputClass } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Table, Th } from '../ui/table';
 import { Form } from '../ui/validation-messages';
+import { useFocusAfterClose } from '@/lib/ui/focus-after-close';
 
 export interface OwnerRow {
   id: number;
@@ -29,14 +30,9 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
   // Keyboard users keep their place, as on a field's page (FieldEditPanel): the name takes the focus
   // when renaming opens, and the row's Rename gets it back when it closes (Save and Cancel are gone).
   const root = useRef<HTMLDivElement>(null);
-  const refocusRow = useRef<number | null>(null);
-  useEffect(() => {
-    if (renaming || refocusRow.current === null) return;
-    root.current?.querySelector<HTMLButtonElement>(`[data-rename="${refocusRow.current}"]`)?.focus();
-    refocusRow.current = null;
-  }, [renaming]);
+  const returnFocusTo = useFocusAfterClose(renaming !== null);
   function stopRenaming(id: number) {
-    refocusRow.current = id;
+    returnFocusTo(() => root.current?.querySelector<HTMLButtonElement>(`[data-rename="${id}"]`));
     setRenaming(null);
   }
 
