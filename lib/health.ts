@@ -1,5 +1,6 @@
 // GET /api/health: which database and queue this process uses, whether they answer, and (with
-// Redis) how many worker processes take tasks.
+// Redis) how many worker processes take tasks, and which features this machine's programs allow.
+import { capabilities, missingReasons } from './capabilities';
 import { config } from './config';
 import type { Db } from './db/client';
 import pkg from '../package.json';
@@ -24,6 +25,9 @@ export async function healthReport(db: Db) {
     queue: c.REDIS_URL ? ('redis' as const) : ('local' as const),
     ...(workers !== undefined ? { workers } : {}),
     ...(workers === 0 ? { warning: 'no worker process is taking tasks: uploads wait until one starts (npm run worker)' } : {}),
+    // What this machine can do: a feature whose program is missing is refused at once (lib/capabilities.ts).
+    capabilities: capabilities().available,
+    ...(Object.keys(capabilities().missing).length ? { capabilities_missing: missingReasons(capabilities()) } : {}),
     version: pkg.version,
     ...(error ? { error } : {}),
   };

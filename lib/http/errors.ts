@@ -71,6 +71,13 @@ export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err a
 /** Redis, which carries the task queue in the scale-out setup, did not answer in time. */
 export const queueUnavailable = () => new AppError('unavailable', 'queue_unavailable', {}, { 'Retry-After': '60' });
 
+/**
+ * A feature whose program is missing on this machine (lib/capabilities.ts), the package to install
+ * named. Answered before the body is read, so the connection closes as for a 413.
+ */
+export const featureUnavailable = (feature: string, debianPackage: string) =>
+  new AppError('unavailable', `${feature}_unavailable`, { package: debianPackage }, { Connection: 'close' });
+
 /** The database kept its write lock for another change longer than a request waits (SQLite's single writer). */
 export const databaseBusy = () => new AppError('unavailable', 'database_busy', {}, { 'Retry-After': '5' });
 

@@ -6,6 +6,7 @@
 // (lib/tasks/redis-sweep.ts) at start and every WORKER_SWEEP_S.
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
+import { capabilities, missingReasons } from '../capabilities';
 import { config } from '../config';
 import { db, dbReady } from '../db/client';
 import { log } from '../log';
@@ -71,6 +72,7 @@ for (const w of workers) {
     if (job && !retried) void failAbandonedTask(client, job.data.taskId as string).catch((e: unknown) => log.error({ err: e }, 'could not end an abandoned task'));
   });
 }
+for (const [feature, reason] of Object.entries(missingReasons(capabilities()))) log.warn({ feature, reason }, 'feature unavailable on this machine');
 log.info({ workerId, concurrency: CONCURRENCY }, 'worker started');
 
 // Beaten twice a sweep: a sweep releases a runner's tasks only after missing its beat at two sweeps.

@@ -1,6 +1,7 @@
 // POST /api/drone/upload (spec 4.7): part `drone_images` (ZIP of the flight's photos, streamed to
 // disk, up to 10 GB) and part `data` (JSON {field_id, crop_type}). Answers 202 at once.
 import { join } from 'node:path';
+import { requireFeature } from '@/lib/capabilities';
 import { config } from '@/lib/config';
 import { DRONE_ZIP_MAX_BYTES, submitDroneSurvey } from '@/lib/fields/drone-survey';
 import { unprocessable } from '@/lib/http/errors';
@@ -10,6 +11,8 @@ import { translate } from '@/lib/i18n/messages';
 import { receiveMultipart } from '@/lib/uploads/multipart';
 
 export const POST = route('POST /api/drone/upload', async ({ req, db, user, locale }) => {
+  // Before a byte of the archive is stored: without GDAL the survey would fail after minutes of work.
+  requireFeature('drone');
   const received = await receiveMultipart(req, { dir: join(config().dataDir, 'tmp'), files: { drone_images: DRONE_ZIP_MAX_BYTES } });
   try {
     const zip = received.files.drone_images;
