@@ -5,12 +5,15 @@ export NPM_CONFIG_UPDATE_NOTIFIER := false
 export NPM_CONFIG_FUND := false
 export NPM_CONFIG_AUDIT := false
 PORT ?= 3000
-APT_PACKAGES := chromium gdal-bin poppler-utils libxml2-utils fonts-dejavu-core geographiclib-tools libimage-exiftool-perl unzip zip
+# Debian packages from one list (deploy/debian-packages.txt, also read by the Dockerfile): [run] are what
+# the server itself runs (GDAL for drone surveys), [test] only what the tests need.
+RUN_PACKAGES := $(shell deploy/debian-packages.sh run)
+TEST_PACKAGES := $(shell deploy/debian-packages.sh test)
 SOURCES := $(shell find app components lib messages public -type f -not -path 'lib/db/generated/*' 2>/dev/null) next.config.ts package.json
 
-.PHONY: run test install generate migrate build system-deps bench-deps services clean bench
+.PHONY: run test install generate migrate build run-deps system-deps bench-deps services clean bench
 
-run: install generate migrate build
+run: run-deps install generate migrate build
 	@echo "Fieldmap on http://localhost:$(PORT)"
 	node --import tsx lib/server/serve.ts start -p $(PORT) --keepAliveTimeout 65000
 
@@ -39,14 +42,28 @@ build: .next/BUILD_ID
 .next/BUILD_ID: node_modules/.installed lib/db/generated/.stamp $(SOURCES)
 	npm run -s build
 
-# Debian packages the tests need (Chromium for the browser suite; GDAL, poppler and xmllint as
-# oracles). Installed only when missing.
-system-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs the missing ones of the packages given (PACKAGES=...), as root with apt-get; anywhere else it
+# stops with the command to run, so that no feature is found missing only when a user needs it.
+define install-debian-packages
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "Fieldmap needs these Debian packages:$$missing. Install them, then run make again:" >&2; \
+	    echo "  sudo apt-get install -y$$missing" >&2; \
+	    exit 1; \
+	  fi; \
 	fi
+endef
+
+run-deps:
+	$(call install-debian-packages,$(RUN_PACKAGES))
+
+# The tests need the run-time packages too (the drone tests run GDAL).
+system-deps:
+	$(call install-debian-packages,$(RUN_PACKAGES) $(TEST_PACKAGES))
 
 # PostgreSQL and Redis are used when they answer; start them if installed and stopped.
 services:

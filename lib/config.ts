@@ -47,9 +47,16 @@ const schema = z.object({
   ZONING_TASK_LIMIT_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(30 * 60),
   /** Seconds between a BullMQ worker's sweeps for tasks whose job or runner was lost (lib/tasks/redis-sweep.ts). */
   WORKER_SWEEP_S: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Raster zonings (and zones made again) one BullMQ worker process runs at a time. */
+  WORKER_RASTER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  /** Drone surveys one BullMQ worker process runs at a time (each takes a core and up to a few GB). */
+  WORKER_DRONE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
   /** Re-match features along the seams of every drone mosaic and keep the result with the scan (seconds more per survey). */
   DRONE_SEAM_CHECK: z.enum(['0', '1']).default('0'),
 });
+
+/** Every setting's name (docker-compose.yml's services may set only these: tests/unit/deploy.test.ts). */
+export const SETTINGS = Object.keys(schema.shape);
 
 export type Config = z.infer<typeof schema> & {
   databaseKind: 'sqlite' | 'postgresql';

@@ -18,9 +18,9 @@ import { runTaskInThread } from './run-in-thread';
 import { MAX_ATTEMPTS, TASK_KINDS, type TaskKind } from './types';
 
 const CONCURRENCY: Record<TaskKind, number> = {
-  raster_zones: Number(process.env.WORKER_RASTER_CONCURRENCY ?? 1),
-  drone: Number(process.env.WORKER_DRONE_CONCURRENCY ?? 1),
-  rezone: Number(process.env.WORKER_RASTER_CONCURRENCY ?? 1),
+  raster_zones: config().WORKER_RASTER_CONCURRENCY,
+  drone: config().WORKER_DRONE_CONCURRENCY,
+  rezone: config().WORKER_RASTER_CONCURRENCY,
 };
 
 if (!config().REDIS_URL) {
