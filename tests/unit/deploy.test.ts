@@ -82,12 +82,12 @@ describe('docker-compose.yml', () => {
       }
       // Compose refuses to start without SESSION_SECRET (`:?`); given one, the configuration is valid.
       expect(env.SESSION_SECRET).toMatch(/^\$\{SESSION_SECRET:\?.+\}$/);
-      const parsed = parseConfig({ ...env, SESSION_SECRET: 'a-long-random-secret-for-the-check' });
+      const parsed = parseConfig({ ...env, SESSION_SECRET: 'a-long-random-secret-for-the-check' } as unknown as NodeJS.ProcessEnv);
       expect(parsed.databaseKind, name).toBe('postgresql');
       expect(parsed.REDIS_URL, name).toBe('redis://redis:6379');
     }
     expect(services.web!.environment!.TRUSTED_PROXIES).toBe('1');
-    expect(parseConfig({ TRUSTED_PROXIES: services.web!.environment!.TRUSTED_PROXIES }).TRUSTED_PROXIES).toBe(1);
+    expect(parseConfig({ TRUSTED_PROXIES: services.web!.environment!.TRUSTED_PROXIES } as unknown as NodeJS.ProcessEnv).TRUSTED_PROXIES).toBe(1);
   });
 
   it("runs commands that exist: the server's start arguments and package.json scripts", () => {
