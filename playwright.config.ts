@@ -18,7 +18,10 @@ const port = Number(process.env.E2E_PORT);
 export default defineConfig({
   testDir: 'tests/e2e',
   outputDir: 'test-results/e2e',
-  timeout: 60_000,
+  // Ceilings for waits on a state, not times to wait: sized for a machine loaded by other work (load 3-6
+  // on 2 cores made the 5 s default of an expectation too short for a page to hydrate and answer).
+  timeout: 120_000,
+  expect: { timeout: 15_000 },
   workers: 1,
   use: {
     baseURL: `http://127.0.0.1:${port}`,

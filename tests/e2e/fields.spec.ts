@@ -191,19 +191,27 @@ test('the fields table names each row’s controls, and its KMZ buttons use the 
   const kmz = row.getByRole('button', { name: name(en.fields.kmz_of), exact: true });
   await expect(page.getByRole('button', { name: 'Edit “Beta”', exact: true })).toBeVisible();
 
-  // Each plan is held back a moment, so that the button is seen busy and clicked again meanwhile.
+  // Each plan is held back until the test has seen the button busy and clicked it again meanwhile
+  // (a fixed hold was too short for a busy machine).
   const asked: string[] = [];
+  const held: (() => void)[] = [];
   await page.route('**/api/field/export/kmz/**', async (route) => {
     asked.push(route.request().url());
-    await new Promise((r) => setTimeout(r, 800));
+    await new Promise<void>((release) => held.push(release));
     await route.continue();
   });
+  const releasePlan = async (n: number) => {
+    await expect.poll(() => asked.length).toBe(n);
+    await expect.poll(() => held.length).toBe(1);
+    held.shift()!();
+  };
   const saved = page.waitForEvent('download');
   await kmz.click();
   await expect(kmz).toHaveAttribute('aria-busy', 'true');
   await expect(kmz).toHaveAttribute('aria-disabled', 'true');
   // Forced: Playwright waits for an aria-disabled button to be enabled, a person clicks it at once.
   await kmz.click({ force: true });
+  await releasePlan(1);
   const file = await saved;
   expect(file.suggestedFilename()).toBe('Alpha.kmz');
   await expect(kmz).not.toHaveAttribute('aria-busy', 'true');
@@ -217,6 +225,7 @@ test('the fields table names each row’s controls, and its KMZ buttons use the 
   await all.click();
   await expect(all).toHaveAttribute('aria-busy', 'true');
   await all.click({ force: true });
+  await releasePlan(2);
   expect((await zipSaved).suggestedFilename()).toBe('fields_kmz.zip');
   expect(asked).toHaveLength(2);
   expect(new URL(asked[1]!).pathname).toBe('/api/field/export/kmz/all');
