@@ -15,7 +15,7 @@ import { registerCompany } from '../helpers/company';
 import { dbKind } from '../helpers/context';
 import { type TestServer, freePort, startServer } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
-import { type TestWorker, redisAvailable, startWorker } from '../helpers/worker';
+import { type TestWorker, emptyRedisDb, redisAvailable, startWorker } from '../helpers/worker';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
 import { waitForTask } from '../helpers/tasks';
 import en from '../../messages/en.json';
@@ -38,15 +38,6 @@ const exiftool = (() => {
   }
 })();
 
-/** A Redis database of its own, emptied first, so queues of other runs do not mix in. */
-async function emptyRedisDb(): Promise<string> {
-  const url = `${REDIS_BASE}/${7 + Math.floor(Math.random() * 8)}`;
-  const r = new IORedis(url);
-  await r.flushdb();
-  r.disconnect();
-  return url;
-}
-
 describe.skipIf(!!reason)('two web processes, two workers', () => {
   let scratch: ScratchDb;
   let env: Record<string, string>;
@@ -55,7 +46,7 @@ describe.skipIf(!!reason)('two web processes, two workers', () => {
 
   beforeAll(async () => {
     scratch = await scratchPostgres();
-    const redisUrl = await emptyRedisDb();
+    const redisUrl = await emptyRedisDb(REDIS_BASE);
     const dataDir = mkdtempSync(join(tmpdir(), 'scaleout-'));
     env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir, SESSION_SECRET: 'scale-out-secret-0123456789' };
     webs.push(await startServer({ env, dataDir }), await startServer({ env, dataDir }));
@@ -203,7 +194,7 @@ describe.skipIf(!!reason)('no worker process yet', () => {
 
   beforeAll(async () => {
     scratch = await scratchPostgres();
-    const redisUrl = await emptyRedisDb();
+    const redisUrl = await emptyRedisDb(REDIS_BASE);
     const dataDir = mkdtempSync(join(tmpdir(), 'no-worker-'));
     env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir };
     web = await startServer({ env, dataDir });
@@ -253,7 +244,7 @@ describe.skipIf(!!reason)('tasks whose job was lost', () => {
 
   beforeAll(async () => {
     scratch = await scratchPostgres();
-    const redisUrl = await emptyRedisDb();
+    const redisUrl = await emptyRedisDb(REDIS_BASE);
     const dataDir = mkdtempSync(join(tmpdir(), 'lost-'));
     const env = { ...scratch.env, REDIS_URL: redisUrl, DATA_DIR: dataDir };
     web = await startServer({ env, dataDir });

@@ -55,3 +55,13 @@ export async function redisAvailable(url: string): Promise<boolean> {
     r.disconnect();
   }
 }
+
+/** A Redis database of its own at `base`, emptied first, so that queues of other runs do not mix in. */
+export async function emptyRedisDb(base: string): Promise<string> {
+  const { default: IORedis } = await import('ioredis');
+  const url = `${base}/${7 + Math.floor(Math.random() * 8)}`;
+  const r = new IORedis(url);
+  await r.flushdb();
+  r.disconnect();
+  return url;
+}
