@@ -53,7 +53,9 @@ async function handleTask(taskId: string): Promise<void> {
   if (after?.status === 'pending') throw new Error('task failed; retrying');
 }
 
-const workers = TASK_KINDS.map(
+// A machine without a feature's programs leaves its jobs to workers that have them (lib/capabilities.ts).
+const kinds = TASK_KINDS.filter((kind) => kind !== 'drone' || capabilities().available.drone);
+const workers = kinds.map(
   (kind) =>
     new Worker(queueName(kind), async (job) => handleTask(job.data.taskId as string), {
       connection: redisConnection(),
@@ -72,8 +74,8 @@ for (const w of workers) {
     if (job && !retried) void failAbandonedTask(client, job.data.taskId as string).catch((e: unknown) => log.error({ err: e }, 'could not end an abandoned task'));
   });
 }
-for (const [feature, reason] of Object.entries(missingReasons(capabilities()))) log.warn({ feature, reason }, 'feature unavailable on this machine');
-log.info({ workerId, concurrency: CONCURRENCY }, 'worker started');
+for (const [feature, reason] of Object.entries(missingReasons(capabilities()))) log.warn({ feature, reason }, 'feature unavailable on this machine: its jobs are left to other workers');
+log.info({ workerId, concurrency: CONCURRENCY, queues: kinds }, 'worker started');
 
 // Beaten twice a sweep: a sweep releases a runner's tasks only after missing its beat at two sweeps.
 const beat = () => void heartbeat(workerId, 2 * SWEEP_MS).catch(() => undefined);

@@ -1,6 +1,6 @@
 // A server on a machine without GDAL's command-line tools (issue 37): it says so in /api/health, refuses
 // a drone upload at once (503 naming the Debian package, before the archive is read) and serves the rest.
-import { existsSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -13,6 +13,7 @@ import { registerCompany } from '../helpers/company';
 import { baseUrl, scratchOfThisPass } from '../helpers/context';
 import { type TestServer, startServer } from '../helpers/server';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
+import { emptyRedisDb, redisAvailable, startWorker } from '../helpers/worker';
 import en from '../../messages/en.json';
 import ru from '../../messages/ru.json';
 import sk from '../../messages/sk.json';
@@ -40,6 +41,9 @@ function pathWithoutGdal(): string {
 }
 
 const LANGS = { en, ru, sk } as const;
+const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redis = await redisAvailable(REDIS_BASE);
+if (!redis) console.warn(`skipping the worker without GDAL: no Redis at ${REDIS_BASE}`);
 
 it.skipIf(!findOnPath('gdal_translate'))('a server with GDAL on its PATH reports every feature available', async () => {
   const res = await new Api(baseUrl()).get('/api/health');
@@ -51,10 +55,11 @@ describe('a server whose PATH lacks the GDAL tools', () => {
   let scratch: ScratchDb;
   let server: TestServer;
   const path = pathWithoutGdal();
+  const logFile = join(mkdtempSync(join(tmpdir(), 'no-gdal-log-')), 'server.log');
 
   beforeAll(async () => {
     scratch = await scratchOfThisPass();
-    server = await startServer({ env: { ...scratch.env, PATH: path } });
+    server = await startServer({ env: { ...scratch.env, PATH: path }, logFile });
   });
   afterAll(async () => {
     await server?.stop();
@@ -64,6 +69,20 @@ describe('a server whose PATH lacks the GDAL tools', () => {
   it('the PATH given really lacks gdal_translate and still has node', () => {
     expect(findOnPath('gdal_translate', path)).toBeUndefined();
     expect(findOnPath('node', path)).toBeDefined();
+  });
+
+  it('says at start what it cannot do', () => {
+    expect(readFileSync(logFile, 'utf8')).toContain('Fieldmap: drone unavailable: gdal_translate not found on PATH: install the Debian package gdal-bin');
+  });
+
+  it.skipIf(!redis)('a BullMQ worker on that PATH says so and leaves drone jobs to other workers', async () => {
+    const worker = await startWorker({ ...scratch.env, PATH: path, REDIS_URL: await emptyRedisDb(REDIS_BASE), DATA_DIR: server.dataDir });
+    try {
+      expect(worker.output()).toContain('feature unavailable on this machine');
+      expect(worker.output()).toContain('"queues":["raster_zones","rezone"]');
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('says in /api/health that drone surveys are unavailable, and why', async () => {
