@@ -19,6 +19,12 @@ export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenSc
           {t('field.zones_made_with', { method: t(`uploads.methods.${zoning.method}`), zones: zoning.made ?? zoning.asked, min })}
         </p>
       )}
+      {/* What no zone covers and why, so an agronomist can see it and undo it (re-zone without leaving water out). */}
+      {zoning && zoning.waterHa !== null && zoning.noDataHa !== null && (
+        <p className="mb-2 text-sm text-stone-600" data-testid="zones-left-out">
+          {t('field.zones_left_out', { water: format.number(zoning.waterHa, 'hectares'), nodata: format.number(zoning.noDataHa, 'hectares') })}
+        </p>
+      )}
       {zoning?.short && zoning.made !== null && (
         <p className="mb-2 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="zones-short">
           {t(`field.zones_short_${zoning.short}`, { made: zoning.made, asked: zoning.asked, min })}
@@ -69,7 +75,7 @@ export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenSc
       ) : (
         <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
       )}
-      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} minZoneAreaHa={scan.rezone.minZoneAreaHa} underWay={scan.rezone.underWay} />}
+      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} minZoneAreaHa={scan.rezone.minZoneAreaHa} maskWater={scan.rezone.maskWater} underWay={scan.rezone.underWay} />}
     </Card>
   );
 }

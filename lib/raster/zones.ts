@@ -99,12 +99,14 @@ export interface IndexStats {
 export interface Zone {
   /** 1 = lowest index. */
   classIndex: number;
-  /** `class: lo–hi`: the quartiles of the index over the zone's area (widened to hold the mean). */
+  /** `class: lo–hi`: the class's interval between the breaks (the lowest from its minimum, the highest to its maximum). */
   name: string;
-  /** The lowest and highest index value inside the zone, and the mean over its area. */
+  /** The lowest and highest index value inside the zone, the mean over its area and the quartiles (widened to hold the mean). */
   min: number;
   max: number;
   mean: number;
+  q1: number;
+  q3: number;
   areaHa: number;
   color: string;
   geometry: Polygon | MultiPolygon;
@@ -342,7 +344,10 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     const s = classStats[cls]!;
     const areaHa = geometryAreaHa(geometry);
     if (!(areaHa > 0) || !(s.weight > 0)) continue;
-    made.push({ zone: { classIndex: cls, name: '', min: s.min, max: s.max, mean: s.mean, areaHa, color: '', geometry }, range: [s.q1, s.q3] });
+    // Named by its class's interval between the breaks (the outer classes end at their own extremes),
+    // so neighbouring names never overlap; the mean and quartiles stay in the zone's figures.
+    const range: [number, number] = [breaks[cls - 2] ?? Math.min(s.min, breaks[0] ?? s.min), breaks[cls - 1] ?? Math.max(s.max, breaks.at(-1) ?? s.max)];
+    made.push({ zone: { classIndex: cls, name: '', min: s.min, max: s.max, mean: s.mean, q1: s.q1, q3: s.q3, areaHa, color: '', geometry }, range });
   }
   if (made.length === 0) throw unprocessable('raster_no_valid_pixels');
   // Smoothing and merging can leave a thin class with a mean below its neighbour's: number by mean.
@@ -444,10 +449,9 @@ const NAME_BINS = 4096;
 
 /**
  * Per class, over the cells it holds after smoothing and merging, each weighted by the part of it
- * inside the field: the lowest and highest value, the mean, and the quartiles that name the zone
- * (the range half its ground lies in). Not the extremes, nor the 5th-95th percentiles: smoothing and
- * merging bring patches of other classes into a zone by design, and such tails gave neighbouring
- * zones nearly the same, overlapping names (`0.29–0.58` beside `0.30–0.53` on NAIP).
+ * inside the field: the lowest and highest value, the mean, and the quartiles (the range half its
+ * ground lies in). Smoothing and merging bring patches of other classes into a zone by design, so
+ * even quartiles of neighbours overlap (`−0.05–0.12` beside `0.07–0.14`): names use the breaks.
  */
 function zoneValueStats(values: Float32Array, classes: Uint8Array, weights: Float32Array, classCount: number) {
   const acc = Array.from({ length: classCount + 1 }, () => ({ min: Infinity, max: -Infinity, sum: 0, weight: 0 }));
