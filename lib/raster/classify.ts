@@ -145,6 +145,9 @@ export interface WaterCutRule {
 const WATER_VALLEY = 0.25;
 const WATER_SEPARATION = 0.3;
 const WATER_MIN_SHARE = 0.002;
+// A field is mostly land: a mode holding more than this share is not taken for water (a band
+// order mistaken makes crop look like water, and the whole field would be left out).
+const WATER_MAX_SHARE = 0.5;
 // The valley's floor: bins within this factor of its lowest.
 const WATER_FLOOR = 2;
 // Bins of 0.01 over -1..1, smoothed over +-4 bins so a valley is a dip, not a gap between counts.
@@ -204,7 +207,7 @@ export function waterCut(h: Histogram, rule: WaterCutRule): number | undefined {
     if (!(lower > 0) || sm[bin]! >= lower) continue;
     const ratio = sm[bin]! / lower;
     if (ratio > WATER_VALLEY || (hi - lo) * binWidth < WATER_SEPARATION) continue;
-    if (binCenter(h, hi) < rule.minPeak || massAbove[bin]! < WATER_MIN_SHARE * total) continue;
+    if (binCenter(h, hi) < rule.minPeak || massAbove[bin]! < WATER_MIN_SHARE * total || massAbove[bin]! > WATER_MAX_SHARE * total) continue;
     if (!best || ratio < best.ratio - 0.05 || (ratio <= best.ratio + 0.05 && bin > best.bin)) best = { lo, bin, ratio: Math.min(ratio, best?.ratio ?? ratio) };
   }
   if (!best) return undefined;
