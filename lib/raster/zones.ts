@@ -244,7 +244,8 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const cover = rasterizeField(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
   if (!cover.some((v) => v !== 0)) throw unprocessable('raster_no_overlap');
 
-  const grid = await readIndexGrid(raster, plan, { x0, y0, k, width, height, cover }, onProgress);
+  // The water index's bands are read only when water is to be left out.
+  const grid = await readIndexGrid(raster, opts.maskWater === false ? { ...plan, water: undefined } : plan, { x0, y0, k, width, height, cover }, onProgress);
   const { values } = grid;
   const cellAreaHa = cellArea(gridToWgs84, width, height);
   // The part of each cell inside the field: patch sizes count it, so what the clip leaves of a
