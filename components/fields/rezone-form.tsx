@@ -14,7 +14,7 @@ import { TaskProgress, useTask } from '../uploads/progress';
  * method, for the field's boundary as it is now. The task is followed here (also one already under
  * way when the page opened) and the page is shown again with the new zones when it ends.
  */
-export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: { scanId: number; zones: number; method: ZoningMethod; minZoneAreaHa: number; underWay: string | null }) {
+export function RezoneForm({ scanId, zones, method, minZoneAreaHa, maskWater, underWay }: { scanId: number; zones: number; method: ZoningMethod; minZoneAreaHa: number; maskWater: boolean; underWay: string | null }) {
   const t = useTranslations();
   const router = useRouter();
   const [taskId, setTaskId] = useState(underWay);
@@ -34,6 +34,7 @@ export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: {
       zones: Number((el.namedItem('zones') as HTMLSelectElement).value),
       method: (el.namedItem('method') as HTMLSelectElement).value,
       ...(minArea ? { min_zone_area_ha: Number(minArea) } : {}),
+      mask_water: (el.namedItem('mask_water') as HTMLInputElement).checked,
     };
     setBusy(true);
     const res = await api<{ task_id: string }>(`/api/scans/${scanId}/zones`, { method: 'POST', body });
@@ -70,6 +71,9 @@ export function RezoneForm({ scanId, zones, method, minZoneAreaHa, underWay }: {
       <div className="w-40">
         <TextInput label={t('uploads.min_zone_area')} name="min_zone_area_ha" type="number" min={0} max={1000} step="any" inputMode="decimal" defaultValue={String(minZoneAreaHa)} />
       </div>
+      <label className="flex items-center gap-2 self-center text-sm">
+        <input type="checkbox" name="mask_water" defaultChecked={maskWater} /> {t('uploads.mask_water')}
+      </label>
       <SubmitButton variant="secondary" busy={busy || running}>
         {t('field.rezone_submit')}
       </SubmitButton>

@@ -4,6 +4,9 @@ import { Table, Th } from '../ui/table';
 import type { FieldPageWords } from './field-page-words';
 import { RezoneForm } from './rezone-form';
 
+// As the scan records them: to the hundredth of a hectare.
+const LEFT_OUT_HA = { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+
 /** The chosen scan's management zones with their area and share of the field, and the form that makes them again. */
 export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenScan, 'id' | 'zones' | 'rezone' | 'zoning'>; canRezone: boolean; words: FieldPageWords }) {
   const { t, format, indexValue } = words;
@@ -17,6 +20,12 @@ export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenSc
       {zoning && (
         <p className="mb-2 text-sm text-stone-600" data-testid="zones-made-with">
           {t('field.zones_made_with', { method: t(`uploads.methods.${zoning.method}`), zones: zoning.made ?? zoning.asked, min })}
+        </p>
+      )}
+      {/* What no zone covers and why, so an agronomist can see it and undo it (re-zone without leaving water out). */}
+      {zoning && zoning.waterHa !== null && zoning.noDataHa !== null && (
+        <p className="mb-2 text-sm text-stone-600" data-testid="zones-left-out">
+          {t('field.zones_left_out', { water: format.number(zoning.waterHa, LEFT_OUT_HA), nodata: format.number(zoning.noDataHa, LEFT_OUT_HA) })}
         </p>
       )}
       {zoning?.short && zoning.made !== null && (
@@ -69,7 +78,7 @@ export function ZonesTableCard({ scan, canRezone, words }: { scan: Pick<ChosenSc
       ) : (
         <p className="text-sm text-stone-600">{t('report.no_zones')}</p>
       )}
-      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} minZoneAreaHa={scan.rezone.minZoneAreaHa} underWay={scan.rezone.underWay} />}
+      {canRezone && <RezoneForm key={scan.id} scanId={scan.id} zones={scan.rezone.zones} method={scan.rezone.method} minZoneAreaHa={scan.rezone.minZoneAreaHa} maskWater={scan.rezone.maskWater} underWay={scan.rezone.underWay} />}
     </Card>
   );
 }

@@ -44,6 +44,7 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
     if (capturedAt) form.append('captured_at', capturedAt);
     const bands = (el.namedItem('bands') as HTMLInputElement).value.trim();
     if (bands) form.append('bands', bands);
+    form.append('mask_water', String((el.namedItem('mask_water') as HTMLInputElement).checked));
     form.append('raster_file', file, file.name);
     setAccepted(null);
     setAccepted(await send('/upload', form, file.size, { staysBusy: true }));
@@ -76,6 +77,12 @@ export function RasterUpload({ fields, defaultField }: { fields: FieldChoice[]; 
         <div className="sm:col-span-2">
           {/* A research plot of a few ares is one patch under the default: it can be zoned only with a smaller one. */}
           <TextInput label={t('min_zone_area')} hint={t('min_zone_area_hint')} name="min_zone_area_ha" type="number" min={0} max={1000} step="any" inputMode="decimal" defaultValue="0.1" />
+        </div>
+        <div className="sm:col-span-2">
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" name="mask_water" defaultChecked /> {t('mask_water')}
+          </label>
+          <p className="text-xs text-stone-500">{t('mask_water_hint')}</p>
         </div>
         <div className="sm:col-span-2">
           <Select label={t('index')} name="index" defaultValue="auto">

@@ -92,12 +92,13 @@ export interface ChosenScan {
   meanChange: MeanChange | null;
   zones: ZoneTable;
   /** What the form that makes the zones again starts from, and its task when one is under way. */
-  rezone: { zones: number; method: ZoningMethod; minZoneAreaHa: number; underWay: string | null };
+  rezone: { zones: number; method: ZoningMethod; minZoneAreaHa: number; maskWater: boolean; underWay: string | null };
   /**
    * How the zones were made, when the scan recorded it: the method, the zones asked for and made, the
-   * smallest zone, and why fewer were made than asked (ZoningRecord.zones_short).
+   * smallest zone, why fewer were made than asked (ZoningRecord.zones_short), and the hectares left
+   * out as water and as no data (null for zonings made before they were recorded).
    */
-  zoning: { method: ZoningMethod; asked: number; made: number | null; minZoneAreaHa: number; short: ZoningRecord['zones_short'] | null } | null;
+  zoning: { method: ZoningMethod; asked: number; made: number | null; minZoneAreaHa: number; short: ZoningRecord['zones_short'] | null; waterHa: number | null; noDataHa: number | null } | null;
 }
 
 export type FieldView = Omit<ReturnType<typeof fieldDetail>, 'attributes'>;
@@ -263,9 +264,10 @@ function chosenScanView(scan: ScanDetail, zones: ZoneCollection, scans: ScanSumm
       zones: zoning?.zones ?? (zones.features.length || 5),
       method: zoning?.method ?? 'jenks',
       minZoneAreaHa: zoning?.min_zone_area_ha ?? DEFAULT_ZONING.minZoneAreaHa,
+      maskWater: zoning?.mask_water ?? scan.source !== 'drone',
       underWay: rezoning.find((task) => task.scan_id === scan.id)?.task_id ?? null,
     },
-    zoning: zoning ? { method: zoning.method, asked: zoning.zones, made: zoning.zones_made ?? null, minZoneAreaHa: zoning.min_zone_area_ha, short: zoning.zones_short ?? null } : null,
+    zoning: zoning ? { method: zoning.method, asked: zoning.zones, made: zoning.zones_made ?? null, minZoneAreaHa: zoning.min_zone_area_ha, short: zoning.zones_short ?? null, waterHa: zoning.water_ha ?? null, noDataHa: zoning.no_data_ha ?? null } : null,
   };
 }
 

@@ -31,14 +31,17 @@ export async function submitRezoning(db: TenantDb, userId: number, scanId: numbe
   const kept = await keptRaster(db, scan);
   if (!kept || !existsSync(kept.rasterPath)) throw conflict('scan_no_raster');
   // As the scan was last zoned (recorded since zonings recorded it; before, as its task was given),
-  // then what is asked for now. The index and what counts as valid stay the scan's.
+  // then what is asked for now. The index stays the scan's; whether water is left out is remembered.
   const last = (JSON.parse(scan.detailsJson) as { zoning?: ZoningRecord }).zoning;
   const options: Partial<ZoningOptions> = {
     ...kept.options,
     ...(last ? { zones: last.zones, method: last.method, minZoneAreaHa: last.min_zone_area_ha } : {}),
+    // Zonings recorded before water had its own test left out index values below 0: as it is now.
+    ...(last?.mask_water !== undefined ? { maskWater: last.mask_water } : {}),
     ...(body.zones !== undefined ? { zones: body.zones } : {}),
     ...(body.method !== undefined ? { method: body.method } : {}),
     ...(body.min_zone_area_ha !== undefined ? { minZoneAreaHa: body.min_zone_area_ha } : {}),
+    ...(body.mask_water !== undefined ? { maskWater: body.mask_water } : {}),
   };
   const payload: RezoneJobPayload = { rasterPath: storeDataPath(kept.rasterPath), fieldGeometry: JSON.parse(scan.field.geometry) as FieldGeometry, options };
   const task = await submitTask(db, { kind: 'rezone', payload, fileName: scan.fileName ?? undefined, fieldId: scan.fieldId, scanId, createdBy: userId });

@@ -165,6 +165,7 @@ export const rezoneScanBody = z
     zones: z.number().int().min(3).max(7).optional(),
     method: z.enum(ZONING_METHODS).optional(),
     min_zone_area_ha: z.number().min(0).max(1000).optional(),
+    mask_water: z.boolean().optional(),
   })
   // A typo (`zone` for `zones`) is named, not run as the scan's old zoning with a 202.
   .strict();

@@ -34,6 +34,9 @@ export const rasterUploadParts = z.object({
   // What each band is, in the file's order (`swir1,nir,red,green`, `B4,B3,B2,B8`), for a file that
   // names none and is not in the usual order for its band count.
   bands: bandOrder.optional(),
+  // Leave the field's water out of the zones (its own water mode: lib/raster/classify.ts waterCut);
+  // `false` zones every pixel with data. A form's checkbox sends `true`/`false`.
+  mask_water: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
 });
 
 /** The most of the other fields a raster covers that an upload names (a tile may hold hundreds). */
@@ -88,7 +91,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
     fileName: file.filename,
     capturedAt,
     fieldGeometry: field.geometry,
-    options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha, ...(options.bands ? { bandOrder: options.bands } : {}) },
+    options: { zones: options.zones, method: options.method, index, minZoneAreaHa: options.min_zone_area_ha, maskWater: options.mask_water, ...(options.bands ? { bandOrder: options.bands } : {}) },
   };
   const task = await submitTask(db, { kind: 'raster_zones', payload, fileName: file.filename, fieldId: field.id, createdBy: userId, ownedFiles: [rasterPath] });
   // The date the scan will carry (null: neither the file nor the form gave one, and the scan is placed

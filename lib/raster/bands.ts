@@ -166,6 +166,30 @@ export function indexPlan(
   throw unprocessable('raster_bands_unknown', { bands, index: requested });
 }
 
+/** The water test's own index: which samples, and the normalized difference of them (`a` green). */
+export interface WaterPlan {
+  name: 'mndwi' | 'ndwi';
+  samples: [number, number];
+  compute: (a: number, b: number) => number;
+}
+
+/**
+ * The water index the bands allow: MNDWI (green, SWIR1; Xu 2006) where there is a SWIR band, as it
+ * also finds turbid rivers, else NDWI (green, NIR; McFeeters 1996); undefined without green.
+ */
+export function waterPlan(roles: BandRole[] | undefined, bandScaling: { scale?: number; offset?: number }[] = []): WaterPlan | undefined {
+  const green = roles?.indexOf('green') ?? -1;
+  if (!roles || green < 0) return undefined;
+  const swir = roles.indexOf('swir1');
+  const [name, other] = swir >= 0 ? (['mndwi', swir] as const) : (['ndwi', roles.indexOf('nir')] as const);
+  if (other < 0) return undefined;
+  const [sa = 1, oa = 0] = [bandScaling[green]?.scale, bandScaling[green]?.offset];
+  const [sb = 1, ob = 0] = [bandScaling[other]?.scale, bandScaling[other]?.offset];
+  return { name, samples: [green, other], compute: (a, b) => normalizedDifference(a * sa + oa, b * sb + ob) };
+}
+
+const normalizedDifference = (a: number, b: number) => (a + b > 0 ? (a - b) / (a + b) : NaN);
+
 const INTEGER_TYPE: Record<string, string> = { '1/8': 'Byte', '1/16': 'UInt16', '1/32': 'UInt32', '2/8': 'Int8', '2/16': 'Int16', '2/32': 'Int32' };
 
 function singleBandScale({ sampleFormat, bitsPerSample, scale, offset }: SingleBandScaling): { scale: number; offset: number; encoding: IndexEncoding } {

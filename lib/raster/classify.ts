@@ -133,3 +133,87 @@ function kmeansBreaks(h: Histogram, classes: number): number[] {
   }
   return centers.slice(1).map((c, i) => (c + centers[i]!) / 2);
 }
+
+/** What `waterCut` needs to know of the score it is given. */
+export interface WaterCutRule {
+  /** Where the water mode's peak must lie at least: the score's sign for water (NDWI: green above NIR). */
+  minPeak: number;
+}
+
+// A water mode is accepted when the histogram dips between it and the rest to at most this share
+// of the lower of the two peaks, the peaks lie this far apart, and it holds this share of the cells.
+const WATER_VALLEY = 0.25;
+const WATER_SEPARATION = 0.3;
+const WATER_MIN_SHARE = 0.002;
+// A field is mostly land: a mode holding more than this share is not taken for water (a band
+// order mistaken makes crop look like water, and the whole field would be left out).
+const WATER_MAX_SHARE = 0.5;
+// The valley's floor: bins within this factor of its lowest.
+const WATER_FLOOR = 2;
+// Bins of 0.01 over -1..1, smoothed over +-4 bins so a valley is a dip, not a gap between counts.
+const WATER_BINS = 200;
+const WATER_SMOOTH = 4;
+
+/** A histogram of a water score over -1..1, as `waterCut` reads it. */
+export function waterHistogram(): Histogram {
+  return { min: -1, max: 1, counts: new Float64Array(WATER_BINS) };
+}
+
+/**
+ * The score from which cells are water, or undefined when there is no water mode: water is the
+ * top mode of the field's own distribution of the score (NDWI, MNDWI, or minus the index) when a
+ * deep valley parts it from the rest. No absolute cut, so uncalibrated counts (aerial DNs, hazy or
+ * early-season images, bare soil) keep their land. Of the valleys deep enough, the deepest wins;
+ * near-ties go to the highest, so a bare field between crop and a lake stays land.
+ */
+export function waterCut(h: Histogram, rule: WaterCutRule): number | undefined {
+  const n = h.counts.length;
+  const total = h.counts.reduce((s, c) => s + c, 0);
+  if (total === 0) return undefined;
+  const sm = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    let w = 0;
+    for (let j = Math.max(0, i - WATER_SMOOTH); j <= Math.min(n - 1, i + WATER_SMOOTH); j++) {
+      s += h.counts[j]!;
+      w++;
+    }
+    sm[i] = s / w;
+  }
+  // Running peaks from below and from above (value and bin), and the mass from above.
+  const peakBelow = new Int32Array(n);
+  for (let i = 1; i < n; i++) peakBelow[i] = sm[i]! > sm[peakBelow[i - 1]!]! ? i : peakBelow[i - 1]!;
+  const peakAbove = new Int32Array(n).fill(n - 1);
+  const massAbove = new Float64Array(n + 1);
+  for (let i = n - 1; i >= 0; i--) {
+    massAbove[i] = massAbove[i + 1]! + h.counts[i]!;
+    if (i < n - 1) peakAbove[i] = sm[i]! >= sm[peakAbove[i + 1]!]! ? i : peakAbove[i + 1]!;
+  }
+  // Each valley (the dip between one pair of peaks) at its lowest, the middle of a flat bottom.
+  const valleys = new Map<string, { lo: number; hi: number; first: number; last: number }>();
+  for (let i = 1; i < n - 1; i++) {
+    const lo = peakBelow[i - 1]!;
+    const hi = peakAbove[i + 1]!;
+    const key = `${lo}:${hi}`;
+    const v = valleys.get(key);
+    if (!v || sm[i]! < sm[v.first]!) valleys.set(key, { lo, hi, first: i, last: i });
+    else if (sm[i]! === sm[v.first]! && v.last === i - 1) v.last = i;
+  }
+  const binWidth = (h.max - h.min) / n;
+  let best: { lo: number; bin: number; ratio: number } | undefined;
+  for (const { lo, hi, first, last } of valleys.values()) {
+    const bin = Math.round((first + last) / 2);
+    const lower = Math.min(sm[lo]!, sm[hi]!);
+    if (!(lower > 0) || sm[bin]! >= lower) continue;
+    const ratio = sm[bin]! / lower;
+    if (ratio > WATER_VALLEY || (hi - lo) * binWidth < WATER_SEPARATION) continue;
+    if (binCenter(h, hi) < rule.minPeak || massAbove[bin]! < WATER_MIN_SHARE * total || massAbove[bin]! > WATER_MAX_SHARE * total) continue;
+    if (!best || ratio < best.ratio - 0.05 || (ratio <= best.ratio + 0.05 && bin > best.bin)) best = { lo, bin, ratio: Math.min(ratio, best?.ratio ?? ratio) };
+  }
+  if (!best) return undefined;
+  // A valley's floor is often long and flat (pixels part water, part shore): the cut goes to where
+  // it starts, so such mixed pixels are left out with the water rather than zoned.
+  let cut = best.bin;
+  while (cut - 1 > best.lo && sm[cut - 1]! <= WATER_FLOOR * sm[best.bin]!) cut--;
+  return binEdge(h, cut);
+}

@@ -5,8 +5,8 @@ import { feature, featureCollection, intersect } from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { unprocessable } from '@/lib/http/errors';
-import { bandOrderOf, indexPlan, integerTypeName, type BandOrder, type BandRole, type IndexEncoding, type IndexName, type IndexPlan } from './bands';
-import { classBreaks, classOf, histogramQuantile, type Histogram, type ZoningMethod } from './classify';
+import { bandOrderOf, indexPlan, integerTypeName, waterPlan, type BandOrder, type BandRole, type IndexEncoding, type IndexName, type IndexPlan, type WaterPlan } from './bands';
+import { classBreaks, classOf, histogramQuantile, waterCut, waterHistogram, type Histogram, type ZoningMethod } from './classify';
 import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, coverageFractions, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
 import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
@@ -24,21 +24,24 @@ export interface ZoningOptions {
   minZoneAreaHa: number;
   /** Band roles in file order, for files whose order is neither described nor usual (e.g. Landsat SWIR1,NIR,R,G). */
   bandOrder?: BandRole[];
-  /** Index values below are water or bare non-crop surfaces and are left out; -1 keeps everything. */
-  minIndex?: number;
+  /**
+   * Leave water out (default): cells the field's own water mode marks (waterCut), by MNDWI or NDWI
+   * where the file has a green band, else by a low mode of the index. False zones every cell with data.
+   */
+  maskWater?: boolean;
   /** Pixels finer than this (metres) are averaged into cells about this size before zoning. */
   minCellM?: number;
 }
 
-export const DEFAULT_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.1, minIndex: 0 };
+export const DEFAULT_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.1, maskWater: true };
 
 /**
  * A drone survey's index: every value counts (VARI is negative on bare soil, which is part of the
- * field). Its 3-10 cm pixels are averaged into 1 m cells first: zones then follow the crop's density
+ * field, and no water test is made unless asked for). Its 3-10 cm pixels are averaged into 1 m cells first: zones then follow the crop's density
  * rather than single plants and the soil between rows, and a 1.26 ha survey's zone edges came down
  * from 36,633 points (a burden for ISOBUS terminals) to 949, well inside a spreader's or seeder's section.
  */
-export const DRONE_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.05, minIndex: -1, minCellM: 1 };
+export const DRONE_ZONING: ZoningOptions = { zones: 5, method: 'jenks', index: 'auto', minZoneAreaHa: 0.05, maskWater: false, minCellM: 1 };
 
 /** What a scan's details record of how its zones were made (and what remaking them starts from). */
 export interface ZoningRecord {
@@ -54,16 +57,28 @@ export interface ZoningRecord {
    * neighbours for being smaller than min_zone_area_ha. Absent when all were made.
    */
   zones_short?: 'few_values' | 'small_patches';
+  /** Whether water was left out (recorded since zonings leave water out by its own test; before, below index 0). */
+  mask_water?: boolean;
+  /** Hectares of the field left out as water, and as no data (nodata, mask, alpha, missing blocks, off the raster). */
+  water_ha?: number;
+  no_data_ha?: number;
+  /** The water test that found water (`ndwi`, `mndwi`, or the index's own name for its low mode) and its cut. */
+  water_test?: { index: string; cut: number };
 }
 
-export const zoningRecord = (options: Partial<ZoningOptions>, made?: Pick<ZoningResult, 'zones' | 'classesFound'>): ZoningRecord => {
+export const zoningRecord = (options: Partial<ZoningOptions>, made?: Pick<ZoningResult, 'zones' | 'classesFound' | 'leftOut'>): ZoningRecord => {
   const o = { ...DEFAULT_ZONING, ...options };
-  const record: ZoningRecord = { zones: o.zones, method: o.method, min_zone_area_ha: o.minZoneAreaHa };
+  const record: ZoningRecord = { zones: o.zones, method: o.method, min_zone_area_ha: o.minZoneAreaHa, mask_water: o.maskWater ?? true };
   if (!made) return record;
   record.zones_made = made.zones.length;
   if (made.zones.length < o.zones) record.zones_short = made.classesFound < o.zones ? 'few_values' : 'small_patches';
+  record.water_ha = roundHa(made.leftOut.waterHa);
+  record.no_data_ha = roundHa(made.leftOut.noDataHa);
+  if (made.leftOut.waterTest) record.water_test = { index: made.leftOut.waterTest.index, cut: Math.round(made.leftOut.waterTest.cut * 1000) / 1000 };
   return record;
 };
+
+const roundHa = (ha: number) => Math.round(ha * 100) / 100;
 
 /** What a scan's details record of how the index was read from the file. */
 export interface IndexInputRecord {
@@ -84,12 +99,14 @@ export interface IndexStats {
 export interface Zone {
   /** 1 = lowest index. */
   classIndex: number;
-  /** `class: lo–hi`: the quartiles of the index over the zone's area (widened to hold the mean). */
+  /** `class: lo–hi`: the class's interval between the breaks (the lowest from its minimum, the highest to its maximum). */
   name: string;
-  /** The lowest and highest index value inside the zone, and the mean over its area. */
+  /** The lowest and highest index value inside the zone, the mean over its area and the quartiles (widened to hold the mean). */
   min: number;
   max: number;
   mean: number;
+  q1: number;
+  q3: number;
   areaHa: number;
   color: string;
   geometry: Polygon | MultiPolygon;
@@ -110,6 +127,14 @@ export interface ZoningResult {
   preview: { png: Buffer; boundsWgs84: [[number, number], [number, number]] };
   /** Raster pixels per analysis cell side (1 unless the field window was too big for memory). */
   cellFactor: number;
+  /** The field's ground not zoned, by why; `waterTest` when water was found. */
+  leftOut: LeftOut;
+}
+
+export interface LeftOut {
+  waterHa: number;
+  noDataHa: number;
+  waterTest?: { index: string; cut: number };
 }
 
 export type ProgressFn = (percent: number, step: string) => void;
@@ -153,7 +178,7 @@ export async function inspectIndexRaster(path: string, index: IndexName, bandOrd
 }
 
 /** Which of the raster's samples make the index, and how; 422 `raster_bands_unknown` when none can. */
-function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord } {
+function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord; water?: WaterPlan } {
   const { info } = raster;
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
@@ -169,7 +194,14 @@ function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandR
     ...raster.bandMeta[dataBands[0]!],
   }, info.bandNames?.[dataBands[0]!], dataBands.map((i) => raster.bandMeta[i]!), order?.source);
   const input: IndexInputRecord = order ? { bands: { order: order.roles, source: order.source } } : { index_encoding: dataPlan.encoding };
-  return { ...dataPlan, samples: dataPlan.samples.map((i) => dataBands[i]!), alpha: alpha >= 0 ? alpha : undefined, input };
+  const water = waterPlan(order?.roles, dataBands.map((i) => raster.bandMeta[i]!));
+  return {
+    ...dataPlan,
+    samples: dataPlan.samples.map((i) => dataBands[i]!),
+    alpha: alpha >= 0 ? alpha : undefined,
+    input,
+    water: water && { ...water, samples: [dataBands[water.samples[0]]!, dataBands[water.samples[1]]!] },
+  };
 }
 
 /**
@@ -212,7 +244,20 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const cover = rasterizeField(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
   if (!cover.some((v) => v !== 0)) throw unprocessable('raster_no_overlap');
 
-  const values = await readIndexGrid(raster, plan, { x0, y0, k, width, height, cover, minIndex: opts.minIndex ?? 0 }, onProgress);
+  // The water index's bands are read only when water is to be left out.
+  const grid = await readIndexGrid(raster, opts.maskWater === false ? { ...plan, water: undefined } : plan, { x0, y0, k, width, height, cover }, onProgress);
+  const { values } = grid;
+  const cellAreaHa = cellArea(gridToWgs84, width, height);
+  // The part of each cell inside the field: patch sizes count it, so what the clip leaves of a
+  // patch meets the minimum, and so do the hectares left out as water or as no data.
+  const coverage = coverageFractions(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
+  const waterTest = opts.maskWater === false ? undefined : maskWater(values, grid.water, cover, plan.water?.name ?? plan.name);
+  const leftOut: LeftOut = { waterHa: 0, noDataHa: 0, ...(waterTest ? { waterTest: { index: waterTest.index, cut: waterTest.cut } } : {}) };
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] === values[i]) continue;
+    if (waterTest?.cells[i]) leftOut.waterHa += coverage[i]! * cellAreaHa;
+    else leftOut.noDataHa += coverage[i]! * cellAreaHa;
+  }
 
   // Statistics over cells whose centre is in the field.
   onProgress(60, 'classifying');
@@ -255,10 +300,7 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
 
   onProgress(70, 'zoning');
   classes = majorityFilter(classes, width, height, classCount);
-  const cellAreaHa = cellArea(gridToWgs84, width, height);
-  // Patch sizes count the part of each cell inside the field, so what the clip leaves of a patch
-  // meets the minimum; islands below it (in nodata, water, at the field's edge) become unzoned.
-  const coverage = coverageFractions(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
+  // Islands below the minimum zone (in nodata, water, at the field's edge) become unzoned.
   const { labels, count } = mergeSmallPatches(classes, width, height, opts.minZoneAreaHa / cellAreaHa, coverage);
   onProgress(75, 'zoning');
 
@@ -303,7 +345,10 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     const s = classStats[cls]!;
     const areaHa = geometryAreaHa(geometry);
     if (!(areaHa > 0) || !(s.weight > 0)) continue;
-    made.push({ zone: { classIndex: cls, name: '', min: s.min, max: s.max, mean: s.mean, areaHa, color: '', geometry }, range: [s.q1, s.q3] });
+    // Named by its class's interval between the breaks (the outer classes end at their own extremes),
+    // so neighbouring names never overlap; the mean and quartiles stay in the zone's figures.
+    const range: [number, number] = [breaks[cls - 2] ?? Math.min(s.min, breaks[0] ?? s.min), breaks[cls - 1] ?? Math.max(s.max, breaks.at(-1) ?? s.max)];
+    made.push({ zone: { classIndex: cls, name: '', min: s.min, max: s.max, mean: s.mean, q1: s.q1, q3: s.q3, areaHa, color: '', geometry }, range });
   }
   if (made.length === 0) throw unprocessable('raster_no_valid_pixels');
   // Smoothing and merging can leave a thin class with a mean below its neighbour's: number by mean.
@@ -335,8 +380,41 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     input: plan.input,
     preview: { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]] },
     cellFactor: k,
+    leftOut,
   };
 }
+
+/**
+ * Sets the cells of the field's water mode to NaN (waterCut: MNDWI or NDWI where the file has
+ * green, else a low mode of the index itself) and says which they were and by what cut; undefined
+ * when the field shows no water mode.
+ */
+function maskWater(values: Float32Array, water: Float32Array | undefined, cover: Uint8Array, testName: string) {
+  // Water's score is high: the water index as it is, or the vegetation index turned over.
+  const score = water ? (i: number) => water[i]! : (i: number) => -values[i]!;
+  const h = waterHistogram();
+  const bins = h.counts.length;
+  for (let i = 0; i < values.length; i++) {
+    if (!(cover[i]! & CENTRE_INSIDE) || values[i] !== values[i]) continue;
+    const s = score(i);
+    if (s === s) h.counts[Math.min(bins - 1, Math.max(0, Math.floor(((s + 1) / 2) * bins)))]!++;
+  }
+  // NDWI and MNDWI are above 0 on open water on any calibration (green over NIR or SWIR); without
+  // them, a bare field's index falls below 0 on counts too, so a low mode must lie well below it.
+  const cut = waterCut(h, { minPeak: water ? 0 : LOW_MODE_PEAK });
+  if (cut === undefined) return undefined;
+  const cells = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] === values[i] && score(i) >= cut) {
+      cells[i] = 1;
+      values[i] = NaN;
+    }
+  }
+  return { index: testName, cut: water ? cut : -cut, cells };
+}
+
+/** How far below 0 a single index's low mode must peak to be taken for water (minus the index). */
+const LOW_MODE_PEAK = 0.2;
 
 /**
  * How far (in grid cells) a zone border may move when its pixel stairs are smoothed: one cell, whose
@@ -372,10 +450,9 @@ const NAME_BINS = 4096;
 
 /**
  * Per class, over the cells it holds after smoothing and merging, each weighted by the part of it
- * inside the field: the lowest and highest value, the mean, and the quartiles that name the zone
- * (the range half its ground lies in). Not the extremes, nor the 5th-95th percentiles: smoothing and
- * merging bring patches of other classes into a zone by design, and such tails gave neighbouring
- * zones nearly the same, overlapping names (`0.29–0.58` beside `0.30–0.53` on NAIP).
+ * inside the field: the lowest and highest value, the mean, and the quartiles (the range half its
+ * ground lies in). Smoothing and merging bring patches of other classes into a zone by design, so
+ * even quartiles of neighbours overlap (`−0.05–0.12` beside `0.07–0.14`): names use the breaks.
  */
 function zoneValueStats(values: Float32Array, classes: Uint8Array, weights: Float32Array, classCount: number) {
   const acc = Array.from({ length: classCount + 1 }, () => ({ min: Infinity, max: -Infinity, sum: 0, weight: 0 }));
@@ -451,7 +528,6 @@ interface GridWindow {
   width: number;
   height: number;
   cover: Uint8Array;
-  minIndex: number;
 }
 
 /**
@@ -474,21 +550,22 @@ async function emptyBlocks(raster: OpenRaster): Promise<((x: number, y: number) 
 }
 
 /**
- * The index per grid cell (NaN = no data), reading the raster in strips aligned to its tiles or
- * strips so no block is decoded twice. A cell is valid when at least half of its pixels are; its
- * value is their mean.
+ * The index per grid cell (NaN = no data), and the water index's where the plan has one, reading
+ * the raster in strips aligned to its tiles or strips so no block is decoded twice. A cell is valid
+ * when at least half of its pixels are; its values are their means.
  */
 async function readIndexGrid(
   raster: OpenRaster,
-  plan: IndexPlan & { alpha?: number },
-  { x0, y0, k, width, height, cover, minIndex }: GridWindow,
+  plan: IndexPlan & { alpha?: number; water?: WaterPlan },
+  { x0, y0, k, width, height, cover }: GridWindow,
   onProgress: ProgressFn,
-): Promise<Float32Array> {
+): Promise<{ values: Float32Array; water?: Float32Array }> {
   const { image, mask, info } = raster;
   // Comparing with both the tag's value and its float32 rounding catches float32 nodata like -3.4e38.
   const nd = info.nodata ?? NaN;
   const ndf = Math.fround(nd);
   const sums = new Float32Array(width * height);
+  const waterSums = plan.water ? new Float32Array(width * height) : undefined;
   const valid = new Uint16Array(width * height);
   const x1 = Math.min(info.width, x0 + width * k);
   const yEnd = Math.min(info.height, y0 + height * k);
@@ -505,13 +582,15 @@ async function readIndexGrid(
   for (let ys = y0; ys < yEnd; ys = (Math.floor(ys / stripRows) + 1) * stripRows) {
     const ye = Math.min(yEnd, (Math.floor(ys / stripRows) + 1) * stripRows);
     const window = [x0, ys, x1, ye];
-    const samples = plan.alpha === undefined ? plan.samples : [...plan.samples, plan.alpha];
-    const bands = (await image.readRasters({ window, samples, interleave: false })) as unknown as ArrayLike<number>[];
+    const samples = [...new Set([...plan.samples, ...(plan.water?.samples ?? []), ...(plan.alpha === undefined ? [] : [plan.alpha])])];
+    const read = (await image.readRasters({ window, samples, interleave: false })) as unknown as ArrayLike<number>[];
+    const band = (sample: number) => read[samples.indexOf(sample)]!;
     const maskData = mask
       ? ((await mask.readRasters({ window, samples: [0], interleave: false })) as unknown as ArrayLike<number>[])[0]
-      : plan.alpha === undefined ? undefined : bands[plan.samples.length];
-    const a = bands[0]!;
-    const b = plan.samples.length > 1 ? bands[1]! : a;
+      : plan.alpha === undefined ? undefined : band(plan.alpha);
+    const a = band(plan.samples[0]!);
+    const b = band(plan.samples.at(-1)!);
+    const [wa, wb] = plan.water ? [band(plan.water.samples[0]), band(plan.water.samples[1])] : [a, b];
     for (let y = ys; y < ye; y++) {
       const rowBase = (((y - y0) / k) | 0) * width;
       const off = (y - ys) * w;
@@ -528,7 +607,11 @@ async function readIndexGrid(
           if (v === v) outside.push(v);
           continue;
         }
-        if (v < minIndex) continue;
+        // A pixel without a water index (both bands 0) counts as land: it has the index.
+        if (waterSums) {
+          const w = plan.water!.compute(wa[off + x]!, wb[off + x]!);
+          waterSums[cell]! += w === w ? w : -1;
+        }
         inRange++;
         sums[cell]! += v;
         valid[cell]!++;
@@ -543,8 +626,10 @@ async function readIndexGrid(
     for (let c = 0; c < width; c++) {
       const i = r * width + c;
       const pixels = rowsIn * Math.min(k, x1 - (x0 + c * k));
-      sums[i] = cover[i] !== 0 && valid[i]! > 0 && valid[i]! * 2 >= pixels ? sums[i]! / valid[i]! : NaN;
+      const ok = cover[i] !== 0 && valid[i]! > 0 && valid[i]! * 2 >= pixels;
+      sums[i] = ok ? sums[i]! / valid[i]! : NaN;
+      if (waterSums) waterSums[i] = ok ? waterSums[i]! / valid[i]! : NaN;
     }
   }
-  return sums;
+  return { values: sums, water: waterSums };
 }

@@ -277,6 +277,35 @@ describe.skipIf(!!missing)('raster zones', () => {
     expect((await new Api(baseUrl()).get('/api/tasks')).status).toBe(401);
   });
 
+  it('mask_water: false at upload zones the lakes too, a re-zone remembers it and can turn it back; a value not true/false is 422 in the user’s language', async () => {
+    const c = await createCompany(baseUrl(), { language: 'ru' });
+    await c.as.operator.post('/api/fields', { name: 'With lakes', geometry: FIELD });
+    const bad = await uploadRaster(c.as.operator, { mask_water: 'maybe' });
+    expect([bad.status, bad.body.success]).toEqual([422, false]);
+    expect(bad.body.error).toContain('mask_water');
+    expect(bad.body.error).toContain(ru.validation.invalid_value.split('{')[0]!.trim());
+    const kept = await waitForTask(c.as.operator, (await uploadRaster(c.as.operator, { mask_water: 'false' })).body.task_id);
+    const scanId = kept.result.scan_id as number;
+    const fieldHa = geometryAreaHa(FIELD as never);
+    const all = (await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan.details.zoning;
+    expect(all).toMatchObject({ mask_water: false, water_ha: 0, no_data_ha: 0 });
+    expect(all.water_test).toBeUndefined();
+    expect(kept.result.area_processed).toBeGreaterThan(fieldHa * 0.99);
+    // Made again with other classes: water is still zoned, as the scan was.
+    const again = await waitForTask(c.as.agronomist, (await c.as.agronomist.post(`/api/scans/${scanId}/zones`, { zones: 4 })).body.task_id);
+    expect((await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan.details.zoning).toMatchObject({ zones: 4, mask_water: false, water_ha: 0 });
+    expect(again.result.area_processed).toBeGreaterThan(fieldHa * 0.99);
+    // Turned back: the lakes are left out and said to be, and the zones and water make up the field.
+    const masked = await waitForTask(c.as.agronomist, (await c.as.agronomist.post(`/api/scans/${scanId}/zones`, { mask_water: true })).body.task_id);
+    const zoning = (await c.as.viewer.get(`/api/scans/${scanId}`)).body.scan.details.zoning;
+    expect(zoning).toMatchObject({ zones: 4, mask_water: true, no_data_ha: 0, water_test: { index: 'ndwi' } });
+    expect(zoning.water_ha).toBeGreaterThan(fieldHa * 0.05);
+    expect(masked.result.area_processed + zoning.water_ha).toBeGreaterThan(fieldHa * 0.99);
+    expect(masked.result.area_processed + zoning.water_ha).toBeLessThan(fieldHa * 1.01);
+    const wrong = await c.as.agronomist.post(`/api/scans/${scanId}/zones`, { mask_water: 'yes' });
+    expect([wrong.status, wrong.body.error]).toEqual([422, expect.stringContaining('mask_water')]);
+  });
+
   it('makes a scan’s zones again from its kept raster: other classes, the present boundary, the scan otherwise as it was', async () => {
     const c = await createCompany(baseUrl(), { language: 'en' });
     const fieldId = (await c.as.operator.post('/api/fields', { name: 'Zoned twice', geometry: FIELD })).body.id as number;
@@ -290,6 +319,10 @@ describe.skipIf(!!missing)('raster zones', () => {
       min_zone_area_ha: 0.1,
       zones_made: first.result.zones_created,
       ...(first.result.zones_created < 5 ? { zones_short: expect.stringMatching(/^(few_values|small_patches)$/) } : {}),
+      mask_water: true,
+      water_ha: expect.any(Number),
+      no_data_ha: 0,
+      water_test: { index: 'ndwi', cut: expect.any(Number) },
     });
     expect(before.details.bands).toEqual({ order: ['red', 'green', 'blue', 'nir'], source: 'assumed' });
 

@@ -100,6 +100,8 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   );
   await expect(recent.locator('tbody tr')).toHaveCount(0);
   await form.getByLabel(en.uploads.index).selectOption('ndvi');
+  // Water is left out unless unticked.
+  await expect(form.getByLabel(en.uploads.mask_water)).toBeChecked();
   await form.getByRole('button', { name: 'Upload and build zones' }).click();
   await expect(form.getByTestId('task-progress')).toBeVisible();
   // The upload is listed among the company's tasks at once, and its outcome follows.
@@ -157,6 +159,13 @@ test('a NAIP raster uploaded for a field becomes zones shown on the field page',
   // The zones say how they were made, and the form starts from it.
   await expect(page.getByTestId('zones-made-with')).toHaveText(`${en.uploads.methods.jenks} · 4 zones · smallest 0.5 ha`);
   await expect(rezone.getByLabel(en.uploads.min_zone_area)).toHaveValue('0.5');
+  // What no zone covers, by why: the field's lakes as water, nothing without data (the tile covers it).
+  const leftOut = (await (await page.request.get(`/api/scans/${zonedScan}`)).json()).scan.details.zoning;
+  expect(leftOut.water_ha).toBeGreaterThan(0);
+  await expect(page.getByTestId('zones-left-out')).toHaveText(
+    en.field.zones_left_out.replace('{water}', leftOut.water_ha.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })).replace('{nodata}', '0.00'),
+  );
+  await expect(rezone.getByLabel(en.uploads.mask_water)).toBeChecked();
   await rezone.getByLabel(en.uploads.min_zone_area).fill('0.2');
   await rezone.getByLabel(en.uploads.zones).selectOption('3');
   await rezone.getByRole('button', { name: en.field.rezone_submit }).click();

@@ -181,9 +181,10 @@ describe('loadFieldPage', () => {
     expect(view.splitFrom).toEqual({ id: 999, name: 'Whole' });
     expect(view.attributes).toEqual([['LPIS', 'X-1']]);
     expect(view.mergedFrom).toEqual([]);
-    expect(view.scan).toMatchObject({ id: scanId, madeForEarlierBoundary: true, rezone: { zones: 4, method: 'quantile', minZoneAreaHa: 0.1, underWay: null }, trend: [{ scanId }], meanChange: null });
+    // A zoning recorded before water had its own test: water is left out when made again, and no hectares are said.
+    expect(view.scan).toMatchObject({ id: scanId, madeForEarlierBoundary: true, rezone: { zones: 4, method: 'quantile', minZoneAreaHa: 0.1, maskWater: true, underWay: null }, trend: [{ scanId }], meanChange: null });
     // How the zones were made, and why one of four: the page says so beside them.
-    expect(view.scan!.zoning).toEqual({ method: 'quantile', asked: 4, made: 1, minZoneAreaHa: 0.1, short: 'small_patches' });
+    expect(view.scan!.zoning).toEqual({ method: 'quantile', asked: 4, made: 1, minZoneAreaHa: 0.1, short: 'small_patches', waterHa: null, noDataHa: null });
     const [row] = view.scan!.zones.rows;
     expect(row!.areaHa).toBeGreaterThan(30);
     expect(row!.areaHa).toBeLessThan(40);

@@ -109,37 +109,40 @@ function expectPartition(result: ZoningResult, field: Polygon, expectedValidHa: 
 }
 
 const ndviValid = (nir: number, red: number, nodata: number) => nir !== nodata && red !== nodata && nir + red > 0 && nir >= red;
+/** A pixel with data that the result's water test left as land: its water index (a, b) below the cut. */
+const landBelowCut = (result: ZoningResult, nir: number, red: number, a: number, b: number, nodata: number) =>
+  nir !== nodata && red !== nodata && nir + red > 0 && !((a - b) / (a + b) >= (result.leftOut.waterTest?.cut ?? Infinity));
 
 describe('computeZones on NAIP (4-band R,G,B,NIR, UTM 14N, COG, nodata 0)', () => {
   const skip = missingShared(...NAIP);
   if (skip) console.warn(skip);
-  // From a pond (pixels 60..120 x 260..320, NIR < red) across cropland and past the tile's west edge.
+  // From a pond (pixels 60..120 x 260..320, NDWI about 0.6) across cropland and past the tile's west edge.
   const field = fieldOver(NAIP_GRID, [[-40, 240], [300, 200], [330, 480], [20, 520]]);
 
-  it.skipIf(skip)('partitions the valid field, orders classes and leaves the pond and the area off the tile out', async () => {
+  it.skipIf(skip)('partitions the field minus water and no data, orders classes and leaves the pond and the area off the tile out', async () => {
     const path = sharedPath(...NAIP);
     const steps: string[] = [];
     const result = await computeZones(path, field, { zones: 5, method: 'jenks' }, (p, step) => steps.push(`${p}:${step}`));
     expect(result.indexName).toBe('ndvi');
     expect(steps.at(-1)).toBe('100:done');
-    const expected = await countValidHa(path, NAIP_GRID, field, ([r, , , n]) => ndviValid(n!, r!, 0));
+    const expected = await countValidHa(path, NAIP_GRID, field, ([r, g, , n]) => landBelowCut(result, n!, r!, g!, n!, 0));
     expectPartition(result, field, expected);
+    expect(result.leftOut.waterTest?.index).toBe('ndwi');
     expect(covered(result, lonLat(NAIP_GRID, 90, 290))).toBe(false); // pond
     expect(covered(result, lonLat(NAIP_GRID, -20, 400))).toBe(false); // west of the tile
     expect(covered(result, lonLat(NAIP_GRID, 200, 350))).toBe(true);
     expect(result.validAreaHa).toBeLessThan(geometryAreaHa(field) * 0.95);
-    expect(result.stats.min).toBeGreaterThanOrEqual(0);
+    expect(result.stats.min).toBeGreaterThanOrEqual(-1);
     expect(result.stats.max).toBeLessThanOrEqual(1);
   });
 
   for (const method of ['quantile', 'equal', 'kmeans'] as const) {
     it.skipIf(skip)(`${method}: 3 and 7 classes still partition the field`, async () => {
       const path = sharedPath(...NAIP);
-      const expected = await countValidHa(path, NAIP_GRID, field, ([r, , , n]) => ndviValid(n!, r!, 0));
       for (const zones of [3, 7]) {
         const result = await computeZones(path, field, { zones, method, minZoneAreaHa: 0.05 });
         expect(result.zones.length).toBeLessThanOrEqual(zones);
-        expectPartition(result, field, expected);
+        expectPartition(result, field, await countValidHa(path, NAIP_GRID, field, ([r, g, , n]) => landBelowCut(result, n!, r!, g!, n!, 0)));
       }
     });
   }
@@ -191,10 +194,11 @@ describe('computeZones on Landsat (EPSG:4326, bands SWIR1,NIR,Red,Green, malform
   const field = fieldOver(LANDSAT_GRID, [[200, 90], [340, 100], [330, 210], [210, 200]]);
   const bandOrder = ['swir1', 'nir', 'red', 'green'] as const;
 
-  it.skipIf(skip)('with the band order given, zones NDVI and leaves the river out', async () => {
+  it.skipIf(skip)('with the band order given, zones NDVI and leaves the river out by MNDWI', async () => {
     const path = sharedPath(...LANDSAT);
     const result = await computeZones(path, field, { zones: 5, method: 'jenks', bandOrder: [...bandOrder] });
-    const expected = await countValidHa(path, LANDSAT_GRID, field, ([, n, r]) => ndviValid(n!, r!, 0));
+    expect(result.leftOut.waterTest?.index).toBe('mndwi');
+    const expected = await countValidHa(path, LANDSAT_GRID, field, ([s, n, r, g]) => landBelowCut(result, n!, r!, g!, s!, 0));
     expectPartition(result, field, expected);
     expect(result.stats.mean).toBeGreaterThan(0.5); // tropical forest
   });
@@ -202,7 +206,7 @@ describe('computeZones on Landsat (EPSG:4326, bands SWIR1,NIR,Red,Green, malform
   it.skipIf(skip)('without it, the usual 4-band order (R,G,B,NIR) gives a different, wrong index', async () => {
     const path = sharedPath(...LANDSAT);
     const right = await computeZones(path, field, { bandOrder: [...bandOrder] });
-    const wrong = await computeZones(path, field, { minIndex: -1 });
+    const wrong = await computeZones(path, field, { maskWater: false });
     expect(Math.abs(right.stats.mean - wrong.stats.mean)).toBeGreaterThan(0.1);
   });
 });
