@@ -85,19 +85,15 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
               </td>
               <td className="px-2 py-1">
                 {editable ? (
-                  <select
-                    aria-label={t('company.role_of', { user: u.email })}
-                    className={`${inputClass} min-w-[9rem]`}
-                    value={u.role}
-                    disabled={busy}
-                    onChange={(e) => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }), t('auth.user_updated'))}
-                  >
-                    {assignable.map((r) => (
-                      <option key={r} value={r}>
-                        {t(`roles.${r}`)}
-                      </option>
-                    ))}
-                  </select>
+                  // Keyed by the saved role: once saved (or changed elsewhere) the choice starts from it again.
+                  <RoleChoice
+                    key={u.role}
+                    email={u.email}
+                    role={u.role as Role}
+                    assignable={assignable}
+                    busy={busy}
+                    onSave={(role) => run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role } }), t('auth.user_updated'))}
+                  />
                 ) : (
                   t(`roles.${u.role}`)
                 )}
@@ -133,6 +129,49 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
       </Table>
       <AddUserForm assignable={assignable} />
     </Card>
+  );
+}
+
+/**
+ * A user's role, saved only by its Save button: a list changes its value on every arrow key, and one
+ * ArrowDown on the focused list used to make a Viewer an Operator. Escape or Cancel puts the saved role back.
+ */
+function RoleChoice({ email, role, assignable, busy, onSave }: { email: string; role: Role; assignable: readonly Role[]; busy: boolean; onSave: (role: Role) => Promise<boolean> }) {
+  const t = useTranslations();
+  const [chosen, setChosen] = useState<Role>(role);
+  const changed = chosen !== role;
+  return (
+    <span className="flex flex-wrap items-center gap-2">
+      <select
+        aria-label={t('company.role_of', { user: email })}
+        className={`${inputClass} min-w-[9rem]`}
+        value={chosen}
+        disabled={busy}
+        onChange={(e) => setChosen(e.target.value as Role)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && changed) {
+            e.preventDefault();
+            setChosen(role);
+          }
+        }}
+      >
+        {assignable.map((r) => (
+          <option key={r} value={r}>
+            {t(`roles.${r}`)}
+          </option>
+        ))}
+      </select>
+      {changed && (
+        <>
+          <Button busy={busy} aria-label={t('company.save_role_of', { user: email, role: t(`roles.${chosen}`) })} onClick={() => void onSave(chosen)}>
+            {t('common.save')}
+          </Button>
+          <Button variant="secondary" disabled={busy} aria-label={t('company.cancel_role_of', { user: email })} onClick={() => setChosen(role)}>
+            {t('common.cancel')}
+          </Button>
+        </>
+      )}
+    </span>
   );
 }
 
