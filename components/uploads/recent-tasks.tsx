@@ -117,10 +117,11 @@ function TaskState({ task }: { task: TaskListItem }) {
   }
   if (task.status === 'error') return <span className="text-red-800">{task.error ?? t('task_failed')}</span>;
   const zones = typeof task.result?.zones_created === 'number' ? task.result.zones_created : null;
+  const fields = typeof task.result?.fields_created === 'number' ? task.result.fields_created : null;
   const ignored = Array.isArray(task.result?.ignored_files) ? (task.result.ignored_files as string[]) : [];
   return (
     <span>
-      {zones === null ? t('task_status.completed') : t('zones_created', { count: zones })}
+      {zones !== null ? t('zones_created', { count: zones }) : fields !== null ? t('fields_created', { count: fields }) : t('task_status.completed')}
       {task.field && task.scan_id !== null && (
         <>
           {' · '}
