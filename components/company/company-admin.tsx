@@ -72,7 +72,7 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
           const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
           const state = u.is_active ? t('company.active') : t('company.inactive');
           // As the profile page writes times.
-          const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+          const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), 'moment') : '—';
           return (
             <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
               <td className="px-2 py-1">
@@ -231,9 +231,11 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
 
 /**
  * The company's name, default zone rates and time zone. `timeZone` is '' for the server's own
- * (`serverTimeZone`); `timeZones` are those the server knows.
+ * (`serverTimeZone`, its label); `timeZones` are those the server knows, labelled in the page's
+ * language by the server (lib/i18n/time-zone.ts `timeZoneChoices`), so that the browser's own zone
+ * data cannot make its render differ from the server's.
  */
-export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, timeZones }: { name: string; zoneRates: string; timeZone: string; serverTimeZone: string; timeZones: readonly string[] }) {
+export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, timeZones }: { name: string; zoneRates: string; timeZone: string; serverTimeZone: string; timeZones: readonly { id: string; label: string }[] }) {
   const t = useTranslations();
   const { error, notice, busy, run } = useAction();
   const [values, setValues] = useState({ name, zoneRates, timeZone });
@@ -261,8 +263,8 @@ export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, tim
         <Select label={t('company.time_zone')} value={values.timeZone} onChange={(e) => setValues({ ...values, timeZone: e.target.value })}>
           <option value="">{t('company.time_zone_server', { zone: serverTimeZone })}</option>
           {timeZones.map((z) => (
-            <option key={z} value={z}>
-              {z}
+            <option key={z.id} value={z.id}>
+              {z.label}
             </option>
           ))}
         </Select>

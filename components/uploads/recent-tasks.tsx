@@ -77,7 +77,7 @@ export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
       >
         {tasks.map((task) => (
           <tr key={task.task_id} className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
-            <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), { dateStyle: 'short', timeStyle: 'short' })}</td>
+            <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), 'moment')}</td>
             <td className="px-2 py-1">
               <span className="block break-all">{task.file_name ?? '—'}</span>
               <span className="block text-xs text-stone-600">{t(`recent.kind.${task.kind}`)}</span>
