@@ -13,7 +13,7 @@ import { receiveMultipart } from '@/lib/uploads/multipart';
 const MB = 1024 * 1024;
 const UPLOAD_LIMITS = { shapefile_zip: 50 * MB, raster_file: 1024 * MB };
 
-export const POST = route('POST /upload', async ({ req, db, user, locale }) => {
+export const POST = route('POST /upload', async ({ req, db, user, locale, log }) => {
   const tmp = join(config().dataDir, 'tmp');
   const received = await receiveMultipart(req, { dir: tmp, files: UPLOAD_LIMITS });
   try {
@@ -25,8 +25,9 @@ export const POST = route('POST /upload', async ({ req, db, user, locale }) => {
       try {
         result = await importShapefile(user.companyId, shapefile.path, { workRoot: tmp, mapping: parseColumnMapping(received.fields.mapping) });
       } catch (err) {
-        // Kept as a failed task for the recent tasks list, then answered as it was.
-        await recordImport(db, { ...record, outcome: { error: err } });
+        // Kept as a failed task for the recent tasks list, then answered as it was (a record that
+        // cannot be written, the database away, must not hide the refusal).
+        await recordImport(db, { ...record, outcome: { error: err } }).catch((recordErr: unknown) => log.error({ err: recordErr }, 'shapefile import not recorded as a task'));
         throw err;
       }
       const skipped = result.skipped.map((s) => ({ feature: s.feature, reason: translate(locale, `errors.${s.key}`, s.params) }));
