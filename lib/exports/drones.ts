@@ -18,7 +18,10 @@ export interface DroneSpec {
   imageHeightPx: number;
   /** Shortest time between two photos, which caps the ground speed. */
   minShootIntervalS: number;
-  /** Longest flight on one battery as DJI publishes it (hovering, no wind; with the P1 on board for the Matrices). */
+  /**
+   * Longest flight on one battery as DJI publishes it (no wind). For the Matrices with a P1 an estimate
+   * with it on board (DJI's 55 min is without payload): docs/flight-preview.md.
+   */
   flightTimeMin: number;
 }
 
