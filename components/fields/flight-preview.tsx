@@ -13,7 +13,7 @@ const FlightPreviewMap = dynamic(() => import('./flight-preview-map'), { ssr: fa
 /** Typing "120" asks for 1, 12 and 120 m: only the value the keys stopped at is planned. */
 const SETTLE_MS = 300;
 
-type State = { kind: 'loading' } | { kind: 'plan'; preview: Preview; query: string } | { kind: 'error'; error: string; query: string };
+type State = { kind: 'loading' } | { kind: 'plan'; preview: Preview; query: string } | { kind: 'error'; error: string | null; query: string };
 
 export function FlightPreview({ fieldId, query, tiles }: { fieldId: number; query: string; tiles: TileSource }) {
   const t = useTranslations('exports');
@@ -26,14 +26,14 @@ export function FlightPreview({ fieldId, query, tiles }: { fieldId: number; quer
     const timer = setTimeout(() => {
       void api<Preview>(`/api/field/export/kmz/${fieldId}/preview?${query}`).then((res) => {
         if (!current) return;
-        setState(res.ok ? { kind: 'plan', preview: res.data, query } : { kind: 'error', error: res.error ?? tc('network_error'), query });
+        setState(res.ok ? { kind: 'plan', preview: res.data, query } : { kind: 'error', error: res.error, query });
       });
     }, SETTLE_MS);
     return () => {
       current = false;
       clearTimeout(timer);
     };
-  }, [fieldId, query, tc]);
+  }, [fieldId, query]);
 
   // Until the plan of the parameters now in the form arrives, what is shown is the last one's.
   const stale = state.kind !== 'loading' && state.query !== query;
@@ -51,7 +51,7 @@ export function FlightPreview({ fieldId, query, tiles }: { fieldId: number; quer
         {state.kind === 'loading'
           ? t('preview_loading')
           : state.kind === 'error'
-            ? state.error
+            ? (state.error ?? tc('network_error'))
             : t('preview_summary', {
                 minutes: format.number(Math.ceil(state.preview.summary.duration_s / 60)),
                 km: format.number(state.preview.summary.distance_m / 1000, { maximumFractionDigits: 1 }),
