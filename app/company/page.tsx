@@ -1,10 +1,10 @@
-import { getTranslations } from 'next-intl/server';
+import { getLocale, getTranslations } from 'next-intl/server';
 import { CompanySettings, CompanyUsers, DeleteCompany } from '@/components/company/company-admin';
 import { companyUser } from '@/lib/auth/accounts';
 import { parseSettings } from '@/lib/auth/company-settings';
 import { isRole } from '@/lib/auth/roles';
 import { zoneRatesText } from '@/lib/exports/load';
-import { SERVER_TIME_ZONE, isTimeZone, timeZones } from '@/lib/i18n/time-zone';
+import { SERVER_TIME_ZONE, isTimeZone, timeZoneChoices, timeZoneLabel } from '@/lib/i18n/time-zone';
 import { can } from '@/lib/ui/roles';
 import { requireUser } from '@/lib/ui/server';
 
@@ -15,10 +15,11 @@ export async function generateMetadata() {
 
 export default async function CompanyPage() {
   const { user, db } = await requireUser('admin');
-  const [users, company, t] = await Promise.all([
+  const [users, company, t, locale] = await Promise.all([
     db.user.findMany({ orderBy: { id: 'asc' } }),
     db.company.findUniqueOrThrow({ where: { id: user.companyId } }),
     getTranslations(),
+    getLocale(),
   ]);
   const settings = parseSettings(company.settingsJson) as { zone_rates?: Record<string, number>; time_zone?: unknown };
   return (
@@ -32,8 +33,8 @@ export default async function CompanyPage() {
         name={company.name}
         zoneRates={zoneRatesText(settings)}
         timeZone={isTimeZone(settings.time_zone) ? settings.time_zone : ''}
-        serverTimeZone={SERVER_TIME_ZONE}
-        timeZones={timeZones()}
+        serverTimeZone={timeZoneLabel(SERVER_TIME_ZONE, locale)}
+        timeZones={timeZoneChoices(locale)}
       />
       {can(user.role, 'deleteCompany') && <DeleteCompany />}
     </section>

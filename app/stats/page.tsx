@@ -1,9 +1,9 @@
 import { getFormatter, getTranslations } from 'next-intl/server';
-import { Card, inputClass } from '@/components/ui/form';
+import { Card, Select } from '@/components/ui/form';
 import { Table, Th } from '@/components/ui/table';
 import { Form } from '@/components/ui/validation-messages';
 import { isNamedCrop } from '@/lib/drone/crops';
-import { fieldStats } from '@/lib/fields/stats';
+import { cropYears, fieldStats } from '@/lib/fields/stats';
 import { requireUser } from '@/lib/ui/server';
 import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
 
@@ -12,16 +12,20 @@ export async function generateMetadata() {
   return { title: t('stats') };
 }
 
-/** Bars of area by `label`; beside each its area with the unit (the tables' heading names it, these stand alone). */
+/**
+ * Bars of area by `label`; beside each its area with the unit (the tables' heading names it, these stand alone).
+ * One grid for the list, each row on its columns (subgrid): a grid per row sized each track by its own
+ * figure, so that a longer area drew a shorter track and bars of one list were not to one scale.
+ */
 function Bars({ rows, total, label, withUnit }: { rows: { label: string; area: string; value: number; color: string }[]; total: number; label: string; withUnit: (area: string) => string }) {
   return (
-    <ul className="space-y-1.5" aria-label={label}>
+    <ul className="grid grid-cols-[minmax(0,8rem)_1fr_auto] gap-x-2 gap-y-1.5" aria-label={label}>
       {rows.map((r) => (
-        <li key={r.label} className="grid grid-cols-[minmax(0,8rem)_1fr_auto] items-center gap-2 text-sm">
+        <li key={r.label} className="col-span-3 grid grid-cols-subgrid items-center text-sm">
           <span className="truncate" title={r.label}>
             {r.label}
           </span>
-          <span className="h-4 rounded bg-stone-100">
+          <span className="h-4 rounded bg-stone-100" data-testid="stats-bar-track">
             <span className="block h-4 rounded" style={{ width: `${total ? Math.max(1, (r.value / total) * 100) : 0}%`, background: r.color }} />
           </span>
           <span className="tabular-nums text-stone-700">{withUnit(r.area)}</span>
@@ -34,7 +38,10 @@ function Bars({ rows, total, label, withUnit }: { rows: { label: string; area: s
 export default async function StatsPage({ searchParams }: { searchParams: Promise<{ year?: string }> }) {
   const { db } = await requireUser();
   const asked = Number((await searchParams).year);
-  const year = Number.isInteger(asked) && asked >= 1900 && asked <= 2100 ? asked : new Date().getUTCFullYear();
+  // The crop year is one of those with scans, the latest unless another is asked for (a link may ask for any).
+  const years = await cropYears(db);
+  const year = Number.isInteger(asked) && asked >= 1900 && asked <= 2100 ? asked : (years[0] ?? new Date().getUTCFullYear());
+  const yearChoices = years.includes(year) ? years : [...years, year].sort((a, b) => b - a);
   const [stats, t, format] = await Promise.all([fieldStats(db, year), getTranslations(), getFormatter()]);
   const ha = (v: number) => format.number(v, 'hectares');
   const withUnit = (area: string) => t('common.ha', { value: area });
@@ -97,10 +104,15 @@ export default async function StatsPage({ searchParams }: { searchParams: Promis
           <div className="lg:col-span-2">
             <Card title={t('stats.by_crop', { year: String(stats.crop_year) })}>
               <Form method="get" className="mb-3 flex flex-wrap items-end gap-2 text-sm">
-                <label className="block space-y-1">
-                  <span className="font-medium text-stone-700">{t('stats.crop_year')}</span>
-                  <input type="number" name="year" min={1900} max={2100} defaultValue={stats.crop_year} className={`${inputClass} w-28`} />
-                </label>
+                <div className="w-32">
+                  <Select label={t('stats.crop_year')} name="year" defaultValue={String(stats.crop_year)}>
+                    {yearChoices.map((y) => (
+                      <option key={y} value={y}>
+                        {years.includes(y) ? String(y) : t('stats.year_no_scans', { year: String(y) })}
+                      </option>
+                    ))}
+                  </Select>
+                </div>
                 <button type="submit" className="rounded border border-stone-300 px-3 py-1.5 hover:bg-stone-100">
                   {t('common.apply')}
                 </button>

@@ -72,7 +72,7 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
           const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
           const state = u.is_active ? t('company.active') : t('company.inactive');
           // As the profile page writes times.
-          const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+          const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), 'moment') : '—';
           return (
             <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
               <td className="px-2 py-1">
@@ -85,19 +85,15 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
               </td>
               <td className="px-2 py-1">
                 {editable ? (
-                  <select
-                    aria-label={t('company.role_of', { user: u.email })}
-                    className={`${inputClass} min-w-[9rem]`}
-                    value={u.role}
-                    disabled={busy}
-                    onChange={(e) => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role: e.target.value } }), t('auth.user_updated'))}
-                  >
-                    {assignable.map((r) => (
-                      <option key={r} value={r}>
-                        {t(`roles.${r}`)}
-                      </option>
-                    ))}
-                  </select>
+                  // Keyed by the saved role: once saved (or changed elsewhere) the choice starts from it again.
+                  <RoleChoice
+                    key={u.role}
+                    email={u.email}
+                    role={u.role as Role}
+                    assignable={assignable}
+                    busy={busy}
+                    onSave={(role) => run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role } }), t('auth.user_updated'))}
+                  />
                 ) : (
                   t(`roles.${u.role}`)
                 )}
@@ -133,6 +129,49 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
       </Table>
       <AddUserForm assignable={assignable} />
     </Card>
+  );
+}
+
+/**
+ * A user's role, saved only by its Save button: a list changes its value on every arrow key, and one
+ * ArrowDown on the focused list used to make a Viewer an Operator. Escape or Cancel puts the saved role back.
+ */
+function RoleChoice({ email, role, assignable, busy, onSave }: { email: string; role: Role; assignable: readonly Role[]; busy: boolean; onSave: (role: Role) => Promise<boolean> }) {
+  const t = useTranslations();
+  const [chosen, setChosen] = useState<Role>(role);
+  const changed = chosen !== role;
+  return (
+    <span className="flex flex-wrap items-center gap-2">
+      <select
+        aria-label={t('company.role_of', { user: email })}
+        className={`${inputClass} min-w-[9rem]`}
+        value={chosen}
+        disabled={busy}
+        onChange={(e) => setChosen(e.target.value as Role)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && changed) {
+            e.preventDefault();
+            setChosen(role);
+          }
+        }}
+      >
+        {assignable.map((r) => (
+          <option key={r} value={r}>
+            {t(`roles.${r}`)}
+          </option>
+        ))}
+      </select>
+      {changed && (
+        <>
+          <Button busy={busy} aria-label={t('company.save_role_of', { user: email, role: t(`roles.${chosen}`) })} onClick={() => void onSave(chosen)}>
+            {t('common.save')}
+          </Button>
+          <Button variant="secondary" disabled={busy} aria-label={t('company.cancel_role_of', { user: email })} onClick={() => setChosen(role)}>
+            {t('common.cancel')}
+          </Button>
+        </>
+      )}
+    </span>
   );
 }
 
@@ -192,9 +231,11 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
 
 /**
  * The company's name, default zone rates and time zone. `timeZone` is '' for the server's own
- * (`serverTimeZone`); `timeZones` are those the server knows.
+ * (`serverTimeZone`, its label); `timeZones` are those the server knows, labelled in the page's
+ * language by the server (lib/i18n/time-zone.ts `timeZoneChoices`), so that the browser's own zone
+ * data cannot make its render differ from the server's.
  */
-export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, timeZones }: { name: string; zoneRates: string; timeZone: string; serverTimeZone: string; timeZones: readonly string[] }) {
+export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, timeZones }: { name: string; zoneRates: string; timeZone: string; serverTimeZone: string; timeZones: readonly { id: string; label: string }[] }) {
   const t = useTranslations();
   const { error, notice, busy, run } = useAction();
   const [values, setValues] = useState({ name, zoneRates, timeZone });
@@ -222,8 +263,8 @@ export function CompanySettings({ name, zoneRates, timeZone, serverTimeZone, tim
         <Select label={t('company.time_zone')} value={values.timeZone} onChange={(e) => setValues({ ...values, timeZone: e.target.value })}>
           <option value="">{t('company.time_zone_server', { zone: serverTimeZone })}</option>
           {timeZones.map((z) => (
-            <option key={z} value={z}>
-              {z}
+            <option key={z.id} value={z.id}>
+              {z.label}
             </option>
           ))}
         </Select>

@@ -3,10 +3,12 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useId, useState } from 'react';
 import { DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
 import { download } from '@/lib/ui/api';
+import type { TileSource } from '@/lib/ui/types';
 import { rememberDrone, storedDrone } from '@/lib/ui/drone-choice';
 import { Button, ErrorMessage, LinkButton, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Form } from '../ui/validation-messages';
+import { FlightPreview } from './flight-preview';
 
 /** The zone classes `text` (`1:120,2:140`, as the export takes it) gives a rate for; pairs not so written are left to the server to explain. */
 function ratedClasses(text: string): number[] {
@@ -32,7 +34,7 @@ function flightFrom(headers: Headers): FlightFigures | null {
  * KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report;
  * for a drone scan also its orthomosaic and index GeoTIFFs (`droneIndex` names the index).
  */
-export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneClasses }: { fieldId: number; scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[] }) {
+export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneClasses, tiles }: { fieldId: number; scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[]; tiles: TileSource }) {
   const t = useTranslations('exports');
   const tc = useTranslations('common');
   const format = useFormatter();
@@ -73,7 +75,8 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
     }
   }
 
-  const kmzUrl = `/api/field/export/kmz/${fieldId}?${new URLSearchParams({ ...kmz, drone })}`;
+  const kmzQuery = new URLSearchParams({ ...kmz, drone }).toString();
+  const kmzUrl = `/api/field/export/kmz/${fieldId}?${kmzQuery}`;
   const isoBase = scanId ? `/api/scan/${scanId}/export/isoxml` : `/api/field/export/isoxml/${fieldId}`;
   // The prescription's choices, which the report repeats: the rates of the box and the rate where no zone lies.
   const rateQuery = new URLSearchParams({ ...(rates.trim() && { rates: rates.trim() }), ...(unzonedRate.trim() && { unzoned_rate: unzonedRate.trim() }) }).toString();
@@ -147,6 +150,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
           <TextInput label={t('direction')} type="number" min={0} max={359} step={1} value={kmz.direction} onChange={(e) => setKmz({ ...kmz, direction: e.target.value })} required />
           <TextInput label={t('overlap_h')} type="number" min={10} max={95} step="any" value={kmz.overlap_h} onChange={(e) => setKmz({ ...kmz, overlap_h: e.target.value })} required />
           <TextInput label={t('overlap_w')} type="number" min={10} max={95} step="any" value={kmz.overlap_w} onChange={(e) => setKmz({ ...kmz, overlap_w: e.target.value })} required />
+          <FlightPreview fieldId={fieldId} query={kmzQuery} tiles={tiles} />
           <div className="sm:col-span-2">
             <SubmitButton busy={busy}>
               {t('download')}

@@ -93,7 +93,17 @@ export function OwnersManager({ owners, canEdit, canDelete }: { owners: OwnerRow
           </tr>
         )}
         {owners.map((o) => (
-          <tr key={o.id} className="border-t border-stone-200">
+          <tr
+            key={o.id}
+            className="border-t border-stone-200"
+            // Escape anywhere in the row being renamed (its name, Save, Cancel) cancels, as Cancel does.
+            onKeyDown={(e) => {
+              if (e.key === 'Escape' && renaming?.id === o.id) {
+                e.preventDefault();
+                stopRenaming(o.id);
+              }
+            }}
+          >
             <td className="px-2 py-1.5">
               {renaming?.id === o.id ? (
                 <input aria-label={t('owners.name')} className={inputClass} value={renaming.name} onChange={(e) => setRenaming({ id: o.id, name: e.target.value })} autoFocus />

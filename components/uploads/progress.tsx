@@ -1,13 +1,14 @@
 'use client';
-import { useFormatter, useTranslations } from 'next-intl';
+import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import { api, type UploadProgress, uploadForm } from '@/lib/ui/api';
 import { POLL_MS, afterFailedPoll } from '@/lib/ui/task-poll';
+import { transferAmount } from '@/lib/ui/transfer-amount';
 import type { TaskView } from '@/lib/ui/types';
 
 export function UploadBar({ progress }: { progress: UploadProgress | null }) {
   const t = useTranslations('uploads');
-  const format = useFormatter();
+  const locale = useLocale();
   if (!progress) return null;
   const share = progress.total ? progress.loaded / progress.total : 0;
   const done = progress.total > 0 && progress.loaded >= progress.total;
@@ -15,8 +16,8 @@ export function UploadBar({ progress }: { progress: UploadProgress | null }) {
     <div className="space-y-1 text-sm">
       <div className="flex justify-between text-stone-600">
         <span>{done ? t('upload_processing') : t('uploading')}</span>
-        <span className="tabular-nums">
-          {t('megabytes', { loaded: format.number(progress.loaded / 1048576, { maximumFractionDigits: 1 }), total: format.number(progress.total / 1048576, { maximumFractionDigits: 1 }) })}
+        <span className="tabular-nums" data-testid="upload-amount">
+          {transferAmount(progress.loaded, progress.total, locale)}
         </span>
       </div>
       <progress className="h-2 w-full accent-emerald-700" max={1} value={share} aria-label={t('uploading')} />
@@ -42,12 +43,13 @@ export function useUpload<T>() {
     setProgress({ loaded: 0, total: size });
     const res = await uploadForm<T>(url, form, setProgress);
     setProgress(null);
+    // A refused import is listed too (a shapefile's refusal is kept as a failed task).
+    if (res.status !== 0) window.dispatchEvent(new Event(TASKS_CHANGED));
     if (!res.ok || !opts.staysBusy) setBusy(false);
     if (!res.ok) {
       setError(res.error ?? tc('network_error'));
       return null;
     }
-    window.dispatchEvent(new Event(TASKS_CHANGED));
     return res.data;
   }
   return { progress, error, busy, send, done: () => setBusy(false) };

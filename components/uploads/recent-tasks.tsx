@@ -77,7 +77,7 @@ export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
       >
         {tasks.map((task) => (
           <tr key={task.task_id} className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
-            <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), { dateStyle: 'short', timeStyle: 'short' })}</td>
+            <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), 'moment')}</td>
             <td className="px-2 py-1">
               <span className="block break-all">{task.file_name ?? '—'}</span>
               <span className="block text-xs text-stone-600">{t(`recent.kind.${task.kind}`)}</span>
@@ -117,10 +117,11 @@ function TaskState({ task }: { task: TaskListItem }) {
   }
   if (task.status === 'error') return <span className="text-red-800">{task.error ?? t('task_failed')}</span>;
   const zones = typeof task.result?.zones_created === 'number' ? task.result.zones_created : null;
+  const fields = typeof task.result?.fields_created === 'number' ? task.result.fields_created : null;
   const ignored = Array.isArray(task.result?.ignored_files) ? (task.result.ignored_files as string[]) : [];
   return (
     <span>
-      {zones === null ? t('task_status.completed') : t('zones_created', { count: zones })}
+      {zones !== null ? t('zones_created', { count: zones }) : fields !== null ? t('fields_created', { count: fields }) : t('task_status.completed')}
       {task.field && task.scan_id !== null && (
         <>
           {' · '}

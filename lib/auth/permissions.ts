@@ -67,6 +67,8 @@ export const ROUTES = {
   'DELETE /api/scans/{id}': ACTION_ROLE.deleteFields,
   'GET /api/field/export/kmz/{id}': ACTION_ROLE.exportMaps,
   'GET /api/field/export/kmz/all': ACTION_ROLE.exportMaps,
+  // The plan the KMZ would hold, drawn before it is downloaded: as the KMZ itself.
+  'GET /api/field/export/kmz/{id}/preview': ACTION_ROLE.exportMaps,
   'GET /api/field/export/isoxml/{id}': ACTION_ROLE.exportMaps,
   'GET /api/scan/{scan_id}/export/isoxml': ACTION_ROLE.exportMaps,
   'GET /api/field/export/pdf/{id}': ACTION_ROLE.exportMaps,

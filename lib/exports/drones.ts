@@ -18,6 +18,11 @@ export interface DroneSpec {
   imageHeightPx: number;
   /** Shortest time between two photos, which caps the ground speed. */
   minShootIntervalS: number;
+  /**
+   * Longest flight on one battery as DJI publishes it (no wind). For the Matrices with a P1 an estimate
+   * with it on board (DJI's 55 min is without payload): docs/flight-preview.md.
+   */
+  flightTimeMin: number;
 }
 
 export const DRONES = {
@@ -33,6 +38,7 @@ export const DRONES = {
     imageWidthPx: 2592,
     imageHeightPx: 1944,
     minShootIntervalS: 2,
+    flightTimeMin: 43,
   },
   mavic3e: {
     label: 'DJI Mavic 3E',
@@ -46,6 +52,7 @@ export const DRONES = {
     imageWidthPx: 5280,
     imageHeightPx: 3956,
     minShootIntervalS: 0.7,
+    flightTimeMin: 45,
   },
   matrice3d: {
     label: 'DJI Matrice 3D',
@@ -59,6 +66,7 @@ export const DRONES = {
     imageWidthPx: 5280,
     imageHeightPx: 3956,
     minShootIntervalS: 0.7,
+    flightTimeMin: 50,
   },
   matrice4e: {
     label: 'DJI Matrice 4E',
@@ -72,6 +80,7 @@ export const DRONES = {
     imageWidthPx: 5280,
     imageHeightPx: 3956,
     minShootIntervalS: 0.5,
+    flightTimeMin: 49,
   },
   m350_p1: {
     label: 'DJI Matrice 350 RTK + Zenmuse P1 (35 mm)',
@@ -85,6 +94,7 @@ export const DRONES = {
     imageWidthPx: 8192,
     imageHeightPx: 5460,
     minShootIntervalS: 0.7,
+    flightTimeMin: 42,
   },
   m300_p1: {
     label: 'DJI Matrice 300 RTK + Zenmuse P1 (35 mm)',
@@ -98,6 +108,7 @@ export const DRONES = {
     imageWidthPx: 8192,
     imageHeightPx: 5460,
     minShootIntervalS: 0.7,
+    flightTimeMin: 41,
   },
 } as const satisfies Record<string, DroneSpec>;
 
@@ -108,4 +119,15 @@ export const DEFAULT_DRONE: DroneKey = 'mavic3m';
 /** Ground footprint of one photo in metres at a height above ground: across and along the track. */
 export function footprintM(drone: DroneSpec, heightM: number): { across: number; along: number } {
   return { across: (heightM * drone.sensorWidthMm) / drone.focalLengthMm, along: (heightM * drone.sensorHeightMm) / drone.focalLengthMm };
+}
+
+/**
+ * Share of a battery's published flight time a mission may plan on: the rest is take-off, climb, the
+ * way home, landing and wind, as pilots keep 25-30 % in reserve.
+ */
+const PLANNED_BATTERY_SHARE = 0.7;
+
+/** Batteries a route of `seconds` in the air takes with this drone (at least one). */
+export function batteriesFor(drone: DroneSpec, seconds: number): number {
+  return Math.max(1, Math.ceil(seconds / (drone.flightTimeMin * 60 * PLANNED_BATTERY_SHARE)));
 }

@@ -6,7 +6,7 @@ import { errorBody } from '../http/respond';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';
 import type { Logger } from '../log';
-import { runExportWork } from './export-work';
+import { runExportWork, runFlightPreview } from './export-work';
 import { loadExportField, loadExportFields } from './load';
 import { buildAllFlightPlansZip, checkPlanSize, estimateWaypoints, flightHeaders, kmzFileName, planSizeError, validateFlightParams } from './wpml';
 
@@ -17,6 +17,14 @@ export async function kmzExport(db: TenantDb, fieldId: number, url: URL) {
   checkPlanSize(field.geometry, opts);
   const { file, flight } = await runExportWork({ op: 'kmz', field: { geometry: field.geometry }, opts });
   return { kmz: file, fileName: kmzFileName(field.name), headers: flightHeaders(flight!) };
+}
+
+/** The plan `kmzExport` would write for the same query, as GeoJSON and its summary, for the map before the download. */
+export async function kmzPreview(db: TenantDb, fieldId: number, url: URL) {
+  const opts = validateFlightParams(Object.fromEntries(url.searchParams));
+  const field = await loadExportField(db, fieldId);
+  checkPlanSize(field.geometry, opts);
+  return runFlightPreview({ field: { geometry: field.geometry }, opts });
 }
 
 /**

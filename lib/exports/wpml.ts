@@ -554,16 +554,42 @@ export interface FlightSummary {
   photos: number;
 }
 
-export function flightSummary(plan: SurveyPlan): FlightSummary {
+/** Each photo run's points in local metres and the photos along it: one at its start and one every photoInterval after. */
+function photoRuns(plan: SurveyPlan) {
   const frame = localFrame({ type: 'Polygon', coordinates: [plan.waypoints] });
   const xy = plan.waypoints.map(frame.toXY);
-  let photos = 0;
-  for (const [a, b] of plan.runs) {
-    let run = 0;
-    for (let i = a; i < b; i++) run += Math.hypot(xy[i + 1]![0] - xy[i]![0], xy[i + 1]![1] - xy[i]![1]);
-    photos += Math.floor(run / plan.photoInterval) + 1;
-  }
+  return {
+    frame,
+    runs: plan.runs.map(([a, b]) => {
+      const points = xy.slice(a, b + 1);
+      const length = points.slice(1).reduce((s, p, i) => s + gap(points[i]!, p), 0);
+      return { points, photos: Math.floor(length / plan.photoInterval) + 1 };
+    }),
+  };
+}
+
+export function flightSummary(plan: SurveyPlan): FlightSummary {
+  const photos = photoRuns(plan).runs.reduce((n, run) => n + run.photos, 0);
   return { distance_m: Math.round(plan.distance), duration_s: Math.round(plan.duration), photos };
+}
+
+/** Where the photos `flightSummary` counts are taken, lon/lat, run by run. */
+export function photoPositions(plan: SurveyPlan): [number, number][] {
+  const { frame, runs } = photoRuns(plan);
+  const out: [number, number][] = [];
+  for (const { points, photos } of runs) {
+    let seg = 0;
+    let walked = 0;
+    for (let k = 0; k < photos; k++) {
+      const at = k * plan.photoInterval;
+      while (seg + 2 < points.length && walked + gap(points[seg]!, points[seg + 1]!) < at) walked += gap(points[seg]!, points[++seg]!);
+      const [p, q] = [points[seg]!, points[Math.min(seg + 1, points.length - 1)]!];
+      const len = gap(p, q);
+      const t = len ? Math.min(1, (at - walked) / len) : 0;
+      out.push(frame.toLonLat([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]));
+    }
+  }
+  return out;
 }
 
 /** The summary as the flight plan's answer carries it, for clients and the export panel. */

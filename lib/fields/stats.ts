@@ -33,6 +33,15 @@ async function areaByCrop(db: TenantDb, year: number) {
   return [...byCrop].map(([crop, area]) => ({ crop: crop as string | null, area: roundArea(area) }));
 }
 
+/**
+ * The years the crop statistics have data for, newest first: those of the completed scans, each in the
+ * year it was taken (uploaded, when no one knows), as `areaByCrop` counts them.
+ */
+export async function cropYears(db: TenantDb): Promise<number[]> {
+  const scans = await db.scan.findMany({ where: { status: 'completed' }, select: { capturedAt: true, createdAt: true } });
+  return [...new Set(scans.map((s) => (s.capturedAt ?? s.createdAt).getUTCFullYear()))].sort((a, b) => b - a);
+}
+
 export async function fieldStats(db: TenantDb, cropYear: number = new Date().getUTCFullYear()) {
   const [total, byStatus, byOwner, owners, cropped] = await Promise.all([
     db.field.aggregate({ _count: { _all: true }, _sum: { area: true } }),

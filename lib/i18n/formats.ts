@@ -16,6 +16,8 @@ export const FORMATS = {
     // A day with no time of day (a date input's limit, given as the UTC midnight that starts it): in UTC,
     // so that the company's zone does not move it to the day before.
     calendar_day: { dateStyle: 'long', timeZone: 'UTC' },
+    // A moment (an upload, a sign-in) as every page writes it: "Nov 28, 2026, 9:05 AM", not "11/28/26".
+    moment: { dateStyle: 'medium', timeStyle: 'short' },
   },
 } satisfies Formats;
 

@@ -23,3 +23,26 @@ export function companyTimeZone(settings: { time_zone?: unknown }): string {
 
 /** The zones offered to choose from, by name (asked for only where they are offered). */
 export const timeZones = (): string[] => Intl.supportedValuesOf('timeZone');
+
+/**
+ * A zone as a person reads it, in the page's language: its name from the runtime's CLDR data (Intl
+ * has no DisplayNames for zones; DateTimeFormat's `longGeneric` is that name), its UTC offset now, and
+ * its IANA name, which tells apart the many zones one name covers ("Central European Time" is 40).
+ */
+export function timeZoneLabel(zone: string, locale: string, at: Date = new Date()): string {
+  const part = (timeZoneName: 'longGeneric' | 'long' | 'longOffset') =>
+    new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const offset = part('longOffset');
+  // UTC has no generic name, only its standard one; Etc/GMT+5 has neither (both read as the offset).
+  const name = [part('longGeneric'), part('long')].find((n) => n && n !== offset);
+  const place = zone.replaceAll('_', ' ');
+  return name ? `${name} (${place}, ${offset})` : `${place} (${offset})`;
+}
+
+/** The zones offered, each with its label, in the order of their labels in `locale`. */
+export function timeZoneChoices(locale: string, at: Date = new Date()): { id: string; label: string }[] {
+  const collator = new Intl.Collator(locale);
+  return timeZones()
+    .map((id) => ({ id, label: timeZoneLabel(id, locale, at) }))
+    .sort((a, b) => collator.compare(a.label, b.label));
+}

@@ -5,6 +5,7 @@ import { personName } from '../auth/person-name';
 import type { TenantDb } from '../db/tenant';
 import type { Locale } from '../i18n/locales';
 import type { taskListQuery } from './schemas';
+import type { ImportKind } from './import-record';
 import type { TaskKind } from './types';
 import { taskView } from './view';
 
@@ -38,7 +39,7 @@ export async function listTasks(db: TenantDb, query: TaskListQuery, locale: Loca
   );
   return rows.map((r) => ({
     ...taskView(r, locale),
-    kind: r.kind as TaskKind,
+    kind: r.kind as TaskKind | ImportKind,
     file_name: r.fileName,
     field: r.field,
     scan_id: r.scanId,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IMPORT_KINDS } from './import-record';
 import { TASK_KINDS } from './types';
 import { recordIdText } from '../http/record-id';
 
@@ -14,7 +15,7 @@ export const taskListQuery = z.object({
     .transform((s) => s.split(','))
     .pipe(z.array(z.enum(STATUSES)))
     .optional(),
-  kind: z.enum(TASK_KINDS).optional(),
+  kind: z.enum([...TASK_KINDS, ...IMPORT_KINDS]).optional(),
   field_id: recordIdText.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });

@@ -114,6 +114,7 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'POST /api/scans/{id}/zones': { path: '/api/scans/{id}/zones', id: newScan, body: () => ({ zones: 3 }), allowedStatus: 409 },
   'GET /api/field/export/kmz/{id}': { path: '/api/field/export/kmz/{id}', id: newField },
   'GET /api/field/export/kmz/all': { path: '/api/field/export/kmz/all', noForeignId: true },
+  'GET /api/field/export/kmz/{id}/preview': { path: '/api/field/export/kmz/{id}/preview', id: newField },
   'GET /api/field/export/isoxml/{id}': { path: '/api/field/export/isoxml/{id}', id: newField },
   'GET /api/scan/{scan_id}/export/isoxml': { path: '/api/scan/{id}/export/isoxml', id: newScan },
   'GET /api/field/export/pdf/{id}': { path: '/api/field/export/pdf/{id}', id: newField },

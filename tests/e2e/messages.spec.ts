@@ -8,6 +8,7 @@ import { CROPS } from '../../lib/drone/crops';
 import { LOCALES } from '../../lib/i18n/locales';
 import { INDEX_NAMES } from '../../lib/raster/bands';
 import { TASK_KINDS } from '../../lib/tasks/types';
+import { IMPORT_KINDS } from '../../lib/tasks/import-record';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LANGS = ['ru', 'en', 'sk'] as const;
@@ -69,6 +70,7 @@ const DYNAMIC: Record<string, string[]> = {
   'roles.${user.role}': [...ROLES],
   'roles.${u.role}': [...ROLES],
   'roles.${r}': [...ROLES],
+  'roles.${chosen}': [...ROLES],
   'languages.${l}': [...LOCALES],
   'drone.crops.${c}': [...CROPS],
   'report.${k}': ['mean', 'median', 'std', 'min', 'max'],
@@ -78,7 +80,7 @@ const DYNAMIC: Record<string, string[]> = {
   'field.scan_status.${...}': ['processing', 'error'],
   'field.source.${...}': ['raster', 'drone'],
   'uploads.indexes.${i}': [...INDEX_NAMES],
-  'uploads.recent.kind.${...}': [...TASK_KINDS],
+  'uploads.recent.kind.${...}': [...TASK_KINDS, ...IMPORT_KINDS],
 };
 
 function expand(key: string): string[] | undefined {

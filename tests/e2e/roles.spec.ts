@@ -73,6 +73,7 @@ test('an owner manages users on the company page', async ({ page }) => {
   await expect(row.getByLabel(`Role of ${email}`)).toHaveValue('agronomist');
 
   await row.getByLabel(`Role of ${email}`).selectOption('viewer');
+  await row.getByRole('button', { name: `Save the role Viewer for ${email}` }).click();
   await expect(page.getByRole('status').first()).toHaveText('User updated');
   await row.getByRole('button', { name: 'Deactivate' }).click();
   await expect(row).toContainText('Deactivated');

@@ -49,14 +49,21 @@ describe('task polling after a failed poll', () => {
 });
 
 describe('upload bar', () => {
-  const render = (locale: 'ru' | 'en' | 'sk', messages: typeof en) =>
+  const render = (locale: 'ru' | 'en' | 'sk', messages: typeof en, progress = { loaded: 1.5 * 1048576, total: 3 * 1048576 }) =>
     renderToStaticMarkup(
-      createElement(NextIntlClientProvider as (p: { locale: string; messages: object; timeZone: string }) => ReactNode, { locale, messages, timeZone: 'UTC' }, createElement(UploadBar, { progress: { loaded: 1.5 * 1048576, total: 3 * 1048576 } })),
+      createElement(NextIntlClientProvider as (p: { locale: string; messages: object; timeZone: string }) => ReactNode, { locale, messages, timeZone: 'UTC' }, createElement(UploadBar, { progress })),
     );
 
   it('says megabytes in the user’s language', () => {
     expect(render('ru', ru)).toContain('1,5 / 3 МБ');
     expect(render('en', en)).toContain('1.5 / 3 MB');
     expect(render('sk', sk)).toContain('1,5 / 3 MB');
+  });
+
+  it('counts a small file in kilobytes: 60 % of a 100 kB shapefile is not "0 / 0.1 MB"', () => {
+    const progress = { loaded: 60_000, total: 100_000 };
+    expect(render('en', en, progress)).toContain('58.6 / 97.7 kB');
+    expect(render('ru', ru, progress)).toContain('58,6 / 97,7 кБ');
+    expect(render('sk', sk, progress)).toContain('58,6 / 97,7 kB');
   });
 });
