@@ -153,7 +153,7 @@ export async function inspectIndexRaster(path: string, index: IndexName, bandOrd
 }
 
 /** Which of the raster's samples make the index, and how; 422 `raster_bands_unknown` when none can. */
-function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord } {
+export function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord } {
   const { info } = raster;
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');

@@ -1,0 +1,134 @@
+// GeoTIFFs opened for map tiles: each file opened once (its levels, CRS and band roles), and its
+// decoded blocks, both kept in memory-bounded LRU caches shared by every tile request of the process.
+import { stat } from 'node:fs/promises';
+import type { GeoTIFFImage } from 'geotiff';
+import { LRUCache } from 'lru-cache';
+import proj4 from 'proj4';
+import { type OpenRaster, openRaster } from './inspect';
+
+/** One resolution of the raster: the full image or one of its overviews, with its mask when it has one. */
+export interface RasterLevel {
+  image: GeoTIFFImage;
+  mask?: GeoTIFFImage;
+  width: number;
+  height: number;
+  blockWidth: number;
+  blockHeight: number;
+  /** Full-resolution pixels per pixel of this level, across and down. */
+  factorX: number;
+  factorY: number;
+}
+
+export interface TileRaster {
+  /** Path, size and modification time: a file replaced in place is a new raster (and new ETags). */
+  key: string;
+  raster: OpenRaster;
+  /** Full resolution first, then the overviews, finer to coarser. */
+  levels: RasterLevel[];
+  /** EPSG:3857 metres to the raster's CRS (proj4 forward). */
+  fromMercator: (xy: [number, number]) => [number, number];
+  /** The sample that is alpha, when one is. */
+  alpha?: number;
+  nodata?: number;
+}
+
+/** A decoded block: its samples interleaved pixel by pixel, `width` x `height` pixels. */
+export interface Block {
+  data: ArrayLike<number>;
+  width: number;
+  height: number;
+}
+
+// Files stay open (a descriptor each) while in the cache; one closed on eviction may still be read by
+// a tile under way, so the close waits a little.
+const OPEN_FILES = 32;
+const CLOSE_AFTER_MS = 30_000;
+const BLOCK_CACHE_BYTES = 256 * 1024 * 1024;
+
+const rasters = new LRUCache<string, Promise<TileRaster>>({
+  max: OPEN_FILES,
+  dispose: (opened) => {
+    void opened.then((r) => setTimeout(() => void r.raster.tiff.close?.(), CLOSE_AFTER_MS).unref()).catch(() => undefined);
+  },
+});
+
+/** The raster at `path`, opened once per version of the file; 422 (`raster_*`) for a file that is no usable GeoTIFF. */
+export async function openTileRaster(path: string): Promise<TileRaster> {
+  const s = await stat(path);
+  const key = `${path}|${s.size}|${s.mtimeMs}`;
+  let opened = rasters.get(key);
+  if (!opened) {
+    opened = loadTileRaster(path, key);
+    rasters.set(key, opened);
+    // A failure is not kept: the next request tries again (the file may have been mid-write).
+    opened.catch(() => rasters.delete(key));
+  }
+  return opened;
+}
+
+async function loadTileRaster(path: string, key: string): Promise<TileRaster> {
+  const raster = await openRaster(path);
+  const { tiff, image, info } = raster;
+  const count = await tiff.getImageCount();
+  const overviews: GeoTIFFImage[] = [];
+  const masks: GeoTIFFImage[] = raster.mask ? [raster.mask] : [];
+  for (let i = 1; i < count; i++) {
+    const img = await tiff.getImage(i);
+    const subfile = Number(img.getFileDirectory().getValue('NewSubfileType') ?? 0);
+    if (subfile & 4) masks.push(img);
+    else if (subfile & 1) overviews.push(img);
+  }
+  const level = (img: GeoTIFFImage): RasterLevel => ({
+    image: img,
+    mask: masks.find((m) => m.getWidth() === img.getWidth() && m.getHeight() === img.getHeight()),
+    width: img.getWidth(),
+    height: img.getHeight(),
+    blockWidth: img.getTileWidth(),
+    blockHeight: img.getTileHeight(),
+    factorX: info.width / img.getWidth(),
+    factorY: info.height / img.getHeight(),
+  });
+  const levels = [image, ...overviews].map(level).sort((a, b) => a.factorX - b.factorX);
+  const toRaster = proj4('EPSG:3857', info.crs.proj4);
+  const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
+  return {
+    key,
+    raster,
+    levels,
+    fromMercator: (xy) => toRaster.forward(xy) as [number, number],
+    ...(alpha >= 0 ? { alpha } : {}),
+    ...(info.nodata !== undefined && Number.isFinite(info.nodata) ? { nodata: info.nodata } : {}),
+  };
+}
+
+interface BlockRequest {
+  image: GeoTIFFImage;
+  window: [number, number, number, number];
+}
+
+const blocks = new LRUCache<string, Block, BlockRequest>({
+  maxSize: BLOCK_CACHE_BYTES,
+  sizeCalculation: (b) => Math.max(1, (b.data as unknown as ArrayBufferView).byteLength ?? b.data.length * 8),
+  fetchMethod: async (_key, _stale, { context }) => {
+    const [x0, y0, x1, y1] = context.window;
+    const data = (await context.image.readRasters({ window: context.window, interleave: true })) as unknown as ArrayLike<number>;
+    return { data, width: x1 - x0, height: y1 - y0 };
+  },
+});
+
+/**
+ * Block (bx, by) of `image` (a level or its mask), decoded once and kept while memory allows; two
+ * requests for the same block at once decode it once.
+ */
+export async function readBlock(raster: TileRaster, levelIndex: number, which: 'image' | 'mask', bx: number, by: number): Promise<Block> {
+  const level = raster.levels[levelIndex]!;
+  const image = which === 'mask' ? level.mask! : level.image;
+  const x0 = bx * level.blockWidth;
+  const y0 = by * level.blockHeight;
+  const window: [number, number, number, number] = [x0, y0, Math.min(level.width, x0 + level.blockWidth), Math.min(level.height, y0 + level.blockHeight)];
+  const block = await blocks.fetch(`${raster.key}|${levelIndex}|${which}|${bx}|${by}`, { context: { image, window } });
+  return block!;
+}
+
+/** What the caches hold now (the bench reports it). */
+export const tileCacheUse = () => ({ openFiles: rasters.size, blockBytes: blocks.calculatedSize });
