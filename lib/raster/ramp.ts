@@ -86,6 +86,12 @@ export function indexRamp(index: string | null, own?: { min?: number; max?: numb
   return { index: name, ...previewStretch(min, max), fixed: false };
 }
 
+/** Hex colour of an index value on its index's ramp (a field's mean, on the map): the same colour its tiles paint that value. */
+export const indexValueColor = (index: string | null, value: number, own?: { min?: number; max?: number } | null): string => {
+  const ramp = indexRamp(index, own);
+  return hexColor(rampColor((value - ramp.min) / (ramp.max - ramp.min)));
+};
+
 /** What a preview's colours mean: index values and the colour each is painted, lowest first. */
 export interface PreviewLegend {
   /** The scan's index (`ndvi`), as the API names it. */
