@@ -16,7 +16,7 @@ if (missing) console.warn(`skipping scan legend API tests: ${missing}`);
 const FIELD = { type: 'Polygon', coordinates: [[[-99.16, 47.015], [-99.15, 47.015], [-99.15, 47.025], [-99.16, 47.025], [-99.16, 47.015]]] };
 
 describe.skipIf(!!missing)('scan preview legend', () => {
-  it('answers the legend beside the preview’s url and bounds: ticks from the field’s lowest index to its highest, in the colours the PNG paints them', async () => {
+  it('answers the legend beside the preview’s url and bounds: ticks over NDVI’s fixed range, in the colours the PNG paints the field’s values', async () => {
     const { api } = await registerCompany(baseUrl());
     const fieldId = (await api.post('/api/fields', { name: 'Legend field', geometry: FIELD })).body.id;
     const res = await api.upload('/upload', { raster_file: { file: sharedPath(...NAIP), name: 'naip_2019.tif', type: 'image/tiff' }, field_id: String(fieldId), zones: '3' });

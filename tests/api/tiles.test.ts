@@ -10,7 +10,7 @@ import proj4 from 'proj4';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { saveScan } from '@/lib/fields/scans';
-import { INDEX_RANGES, rampColor } from '@/lib/raster/ramp';
+import { INDEX_RANGES, previewLegend, rampColor } from '@/lib/raster/ramp';
 import en from '../../messages/en.json';
 import type { Api } from '../helpers/api';
 import { type TestCompany, createCompany } from '../helpers/company';
@@ -88,6 +88,10 @@ describe('scan tiles', () => {
     expect(webp.res.headers.get('content-type')).toBe('image/webp');
     const meta = await sharp(webp.bytes).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', 256, 256]);
+
+    // The scan names its layers and the index layer's legend: NDVI's fixed range.
+    const { tiles } = (await company.as.viewer.get(`/api/scans/${indexScan}`)).body.scan;
+    expect(tiles).toEqual({ index: `/api/scans/${indexScan}/tiles/index/{z}/{x}/{y}.png`, ortho: null, legend: previewLegend('ndvi', INDEX_RANGES.ndvi!) });
 
     // Beyond the raster's east edge at the same zoom: a transparent tile, not an error.
     const away = await getTile(company.as.viewer, `/api/scans/${indexScan}/tiles/index/17/${x + 40}/${y}.png`);
