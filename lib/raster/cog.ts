@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fromFile } from 'geotiff';
 import { LRUCache } from 'lru-cache';
+import { unprocessable } from '@/lib/http/errors';
 
 const run = promisify(execFile);
 
@@ -64,7 +65,10 @@ export async function convertToCog(path: string, target: string): Promise<void> 
   await mkdir(join(target, '..'), { recursive: true });
   const temp = `${target}.${process.pid}.part`;
   try {
-    await run('gdal_translate', ['-q', '-of', 'COG', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=YES', '-co', 'BLOCKSIZE=256', '-co', 'OVERVIEW_RESAMPLING=AVERAGE', '-co', 'NUM_THREADS=2', '-co', 'BIGTIFF=IF_SAFER', path, temp]);
+    // A file GDAL cannot copy is one the tiles cannot read either: 422, as an unreadable upload.
+    await run('gdal_translate', ['-q', '-of', 'COG', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=YES', '-co', 'BLOCKSIZE=256', '-co', 'OVERVIEW_RESAMPLING=AVERAGE', '-co', 'NUM_THREADS=2', '-co', 'BIGTIFF=IF_SAFER', path, temp]).catch((err: Error & { stderr?: string }) => {
+      throw unprocessable('raster_unreadable', { reason: (err.stderr || err.message).trim().slice(0, 200) });
+    });
     await rename(temp, target);
   } finally {
     await rm(temp, { force: true });
