@@ -2,12 +2,12 @@
 // raster's values through the index's ramp, reprojection from UTM, transparency outside the data,
 // overviews chosen by zoom, and a large raster without overviews copied once to a COG.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proj4 from 'proj4';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isTileable, tileablePath } from '@/lib/raster/cog';
 import { mapToPixel } from '@/lib/raster/inspect';
 import { INDEX_RANGES, indexRamp, rampColor } from '@/lib/raster/ramp';
@@ -16,6 +16,7 @@ import { TILE_SIZE, chooseLevel, encodeTile, isTile, renderTile, tileBounds } fr
 import { tiffBytes } from '../helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'tiles-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const UTM33 = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
 // 200 x 120 one-metre pixels in UTM 33N near 15°E 50°N; values 0..0.99 west to east, a nodata hole.
 const [W, H, E0, N0] = [200, 120, 500_000, 5_540_000];
