@@ -59,6 +59,8 @@ export const ROUTES = {
   'GET /api/fields/{id}/scans': ACTION_ROLE.viewFields,
   'GET /api/scans/{id}': ACTION_ROLE.viewFields,
   'GET /api/scans/{id}/preview.png': ACTION_ROLE.viewFields,
+  // Map tiles of a scan's mosaic or index: seeing the scan, as its preview.
+  'GET /api/scans/{id}/tiles/{layer}/{z}/{x}/{y}': ACTION_ROLE.viewFields,
   // Naming a scan's crop corrects data, as editing a field does.
   'PUT /api/scans/{id}': ACTION_ROLE.edit,
   // Zones made again from the scan's own raster: processing data, as uploading it is.

@@ -65,7 +65,7 @@ export async function loadScanWithZones(
   const { readFile } = await import('node:fs/promises');
   const previewPng = scan.dataPath ? await readFile(resolveDataPath(scan.dataPath)).catch(() => undefined) : undefined;
   const stats = scan.statsJson ? JSON.parse(scan.statsJson) : null;
-  const details = JSON.parse(scan.detailsJson) as { boundary?: unknown };
+  const details = JSON.parse(scan.detailsJson) as { boundary?: unknown; preview_ramp?: { min: number; max: number } };
   const madeForPresent = details.boundary === boundaryFingerprint(opts.boundary);
   const stored = zones.map((z) => ({
     id: z.id,
@@ -88,7 +88,7 @@ export async function loadScanWithZones(
       histogram: scan.histogramJson ? JSON.parse(scan.histogramJson) : { min: 0, max: 0, counts: [] },
       previewPng,
       previewBounds: scan.boundsJson ? JSON.parse(scan.boundsJson) : undefined,
-      legend: scanLegend({ source: scan.source, index: scan.indexName, stats }),
+      legend: scanLegend({ source: scan.source, index: scan.indexName, stats, details }),
       crop: scan.cropJson ? JSON.parse(scan.cropJson) : undefined,
       userCrop: scan.cropType,
       photoCoverage: scan.source === 'drone' ? photoShare(details, !madeForPresent) : undefined,

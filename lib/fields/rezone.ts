@@ -52,7 +52,7 @@ export async function submitRezoning(db: TenantDb, userId: number, scanId: numbe
  * The index raster a scan keeps and the options it was first zoned with: an uploaded raster's is
  * named by the task that made the scan; a drone scan's index GeoTIFF lies beside its preview.
  */
-async function keptRaster(db: TenantDb, scan: { id: number; source: string; dataPath: string | null; indexName: string | null }) {
+export async function keptRaster(db: TenantDb, scan: { id: number; source: string; dataPath: string | null; indexName: string | null }) {
   if (scan.source === 'drone') {
     return scan.dataPath ? { rasterPath: indexRasterPath(dirname(resolveDataPath(scan.dataPath)), scan.indexName ?? 'index'), options: DRONE_ZONING } : null;
   }

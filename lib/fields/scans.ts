@@ -8,7 +8,7 @@ import { classifyCrop, isUncertain, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../http/errors';
 import type { Locale } from '../i18n/locales';
-import { previewLegend, type PreviewLegend, previewStretch } from '../raster/ramp';
+import { indexRamp, previewLegend, type PreviewLegend, type PreviewStretch, previewStretch } from '../raster/ramp';
 import { taskErrorText } from '../tasks/view';
 import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { FieldGeometry } from '../geo/geometry';
@@ -214,24 +214,25 @@ export async function getScan(db: TenantDb, id: number) {
 
 /**
  * What the colours of a scan's preview mean, or null when they mean no index: a drone survey's
- * preview is its orthomosaic, in true colour. An uploaded raster's index is coloured from the lowest
- * value in the field (red) to the highest (green), the very min and max its statistics keep (remaking
- * the zones changes neither the preview nor them).
+ * preview is its orthomosaic, in true colour. An uploaded raster's index is painted over the range
+ * its details record (`preview_ramp`: the index's fixed range, lib/raster/ramp.ts indexRamp); a scan
+ * made before ranges were fixed, from the lowest value in the field (red) to the highest (green),
+ * the very min and max its statistics keep (remaking the zones changes neither the preview nor them).
  */
-export function scanLegend(scan: { source: string; index: string | null; stats: IndexStats | null }): PreviewLegend | null {
+export function scanLegend(scan: { source: string; index: string | null; stats: IndexStats | null; details?: { preview_ramp?: PreviewStretch } }): PreviewLegend | null {
   const { min, max } = scan.stats ?? {};
   if (scan.source === 'drone' || min === undefined || max === undefined) return null;
-  return previewLegend(scan.index ?? 'index', previewStretch(min, max));
+  return previewLegend(scan.index ?? 'index', scan.details?.preview_ramp ?? previewStretch(min, max));
 }
 
 export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>) {
-  const details = parse<{ boundary?: unknown }>(scan.detailsJson, {});
+  const details = parse<{ boundary?: unknown; preview_ramp?: PreviewStretch }>(scan.detailsJson, {});
   const summary = scanSummary(scan);
   return {
     ...summary,
     histogram: parse(scan.histogramJson, null),
     preview: scan.dataPath
-      ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null), legend: scanLegend({ source: scan.source, index: summary.index, stats: summary.stats }) }
+      ? { url: `/api/scans/${scan.id}/preview.png`, bounds: parse(scan.boundsJson, null), legend: scanLegend({ source: scan.source, index: summary.index, stats: summary.stats, details }) }
       : null,
     details,
     // The field redrawn or split since the scan was made: its zones are of the earlier boundary (the
@@ -239,6 +240,21 @@ export function scanDetail({ scan, zones }: Awaited<ReturnType<typeof getScan>>)
     made_for_earlier_boundary: typeof details.boundary === 'string' && details.boundary !== boundaryFingerprint(JSON.parse(scan.field.geometry) as FieldGeometry),
     classification: classificationOf(scan),
     zones: { type: 'FeatureCollection' as const, features: zones.map(zoneFeature) },
+    tiles: scanTiles(scan, summary),
+  };
+}
+
+/**
+ * The scan's map tile layers (docs/tiles.md), as URL templates, and the legend of its index layer:
+ * the index's fixed range (lib/raster/ramp.ts indexRamp). Null while the scan has none.
+ */
+export function scanTiles(scan: { id: number; source: string; status: string; dataPath: string | null }, summary: { index: string | null; stats: IndexStats | null }) {
+  if (scan.status !== 'completed' || !scan.dataPath) return null;
+  const template = (layer: string) => `/api/scans/${scan.id}/tiles/${layer}/{z}/{x}/{y}.png`;
+  return {
+    index: template('index'),
+    ortho: scan.source === 'drone' ? template('ortho') : null,
+    legend: previewLegend(summary.index ?? 'index', indexRamp(summary.index, summary.stats)),
   };
 }
 

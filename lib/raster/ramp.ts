@@ -12,11 +12,24 @@ export const RAMP_STOPS: ReadonlyArray<readonly [number, number, number]> = [
 
 /** Colour at t in 0..1 along the red-yellow-green ramp. */
 export function rampColor(t: number): [number, number, number] {
+  const out: [number, number, number] = [0, 0, 0];
+  rampColorInto(t, out, 0);
+  return out;
+}
+
+/**
+ * rampColor written into `out` at `at` (R, G, B), allocating nothing: a map tile paints 65,536 pixels
+ * this way, with exactly the colours a preview, a legend and the PDF use.
+ */
+export function rampColorInto(t: number, out: { [i: number]: number }, at: number): void {
   const x = Math.min(1, Math.max(0, t)) * (RAMP_STOPS.length - 1);
   const i = Math.min(RAMP_STOPS.length - 2, Math.floor(x));
   const f = x - i;
-  const [a, b] = [RAMP_STOPS[i]!, RAMP_STOPS[i + 1]!];
-  return [0, 1, 2].map((k) => Math.round(a[k]! + (b[k]! - a[k]!) * f)) as [number, number, number];
+  const a = RAMP_STOPS[i]!;
+  const b = RAMP_STOPS[i + 1]!;
+  out[at] = Math.round(a[0] + (b[0] - a[0]) * f);
+  out[at + 1] = Math.round(a[1] + (b[1] - a[1]) * f);
+  out[at + 2] = Math.round(a[2] + (b[2] - a[2]) * f);
 }
 
 const hexColor = (rgb: readonly number[]) => '#' + rgb.map((v) => v.toString(16).padStart(2, '0')).join('');
@@ -39,6 +52,45 @@ export interface PreviewStretch {
 export function previewStretch(min: number, max: number): PreviewStretch {
   return { min, max: max > min ? max : min + 1 };
 }
+
+/**
+ * The fixed range each known index is painted over, the same for every scan, so that two years of a
+ * field compare by eye: the low end red, the high end green, values beyond them the end colours.
+ * NDVI and GNDVI run from bare soil (about 0.1) to a closed canopy (0.8-0.9); NDRE saturates later and
+ * lower (dense canopy 0.4-0.6); VARI, from visible bands only, spans about -0.2 (soil) to 0.4.
+ */
+export const INDEX_RANGES: Readonly<Record<string, PreviewStretch>> = {
+  ndvi: { min: 0, max: 0.9 },
+  ndre: { min: 0, max: 0.6 },
+  gndvi: { min: 0, max: 0.9 },
+  vari: { min: -0.2, max: 0.4 },
+};
+
+/** An index and the values its colours run between. */
+export interface IndexRamp extends PreviewStretch {
+  /** The index as the API names it (`ndvi`). */
+  index: string;
+  /** The index's own fixed range (INDEX_RANGES); false for an index we know no range for, painted over its scan's own values. */
+  fixed: boolean;
+}
+
+/**
+ * The ramp of an index: its fixed range when it is one of INDEX_RANGES, else (a single-band raster
+ * of an index we cannot name) the scan's own lowest to highest value, as before fixed ranges.
+ */
+export function indexRamp(index: string | null, own?: { min?: number; max?: number } | null): IndexRamp {
+  const name = (index ?? 'index').toLowerCase();
+  const range = Object.hasOwn(INDEX_RANGES, name) ? INDEX_RANGES[name]! : undefined;
+  if (range) return { index: name, ...range, fixed: true };
+  const { min = 0, max = 1 } = own ?? {};
+  return { index: name, ...previewStretch(min, max), fixed: false };
+}
+
+/** Hex colour of an index value on its index's ramp (a field's mean, on the map): the same colour its tiles paint that value. */
+export const indexValueColor = (index: string | null, value: number, own?: { min?: number; max?: number } | null): string => {
+  const ramp = indexRamp(index, own);
+  return hexColor(rampColor((value - ramp.min) / (ramp.max - ramp.min)));
+};
 
 /** What a preview's colours mean: index values and the colour each is painted, lowest first. */
 export interface PreviewLegend {

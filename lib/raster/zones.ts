@@ -14,7 +14,7 @@ import { polygonizeLabels } from './polygonize';
 import { borderGrid, simplifyBorders } from './simplify-borders';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
 import { northUpValues, previewPng } from './preview';
-import { previewStretch, zoneColor } from './ramp';
+import { type IndexRamp, indexRamp, zoneColor } from './ramp';
 
 export interface ZoningOptions {
   /** Number of classes, 3-7. */
@@ -123,8 +123,8 @@ export interface ZoningResult {
   classesFound: number;
   /** How the index was read (recorded in the scan's details). */
   input: IndexInputRecord;
-  /** The index inside the field, stretched over `stats` min..max; bounds [[south, west], [north, east]] in WGS84. */
-  preview: { png: Buffer; boundsWgs84: [[number, number], [number, number]] };
+  /** The index inside the field, painted over its ramp (lib/raster/ramp.ts indexRamp); bounds [[south, west], [north, east]] in WGS84. */
+  preview: { png: Buffer; boundsWgs84: [[number, number], [number, number]]; ramp: IndexRamp };
   /** Raster pixels per analysis cell side (1 unless the field window was too big for memory). */
   cellFactor: number;
   /** The field's ground not zoned, by why; `waterTest` when water was found. */
@@ -178,7 +178,7 @@ export async function inspectIndexRaster(path: string, index: IndexName, bandOrd
 }
 
 /** Which of the raster's samples make the index, and how; 422 `raster_bands_unknown` when none can. */
-function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord; water?: WaterPlan } {
+export function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord; water?: WaterPlan } {
   const { info } = raster;
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
@@ -368,7 +368,8 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
   const lats = corners.map((p) => p[1]);
   const bounds = { west: Math.min(...lons), south: Math.min(...lats), east: Math.max(...lons), north: Math.max(...lats) };
   const northUp = northUpValues(shown, width, height, { topLeft: corners[0]!, topRight: corners[1]!, bottomLeft: corners[2]! }, bounds);
-  const png = await previewPng(northUp.values, northUp.width, northUp.height, previewStretch(min, max));
+  const ramp = indexRamp(plan.name, { min, max });
+  const png = await previewPng(northUp.values, northUp.width, northUp.height, ramp);
   onProgress(100, 'done');
   return {
     indexName: plan.name,
@@ -378,7 +379,7 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     zones,
     classesFound: classCount,
     input: plan.input,
-    preview: { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]] },
+    preview: { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]], ramp },
     cellFactor: k,
     leftOut,
   };

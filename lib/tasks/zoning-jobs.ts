@@ -37,7 +37,8 @@ export async function zoneRasterJob(payload: ZoningJobPayload, ctx: JobContext):
       previewBounds: r.preview.boundsWgs84,
       // How the index was read (bands and whether their order was given, read from the file or
       // assumed; a single band's encoding) and how many zones were asked for and made.
-      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options, r), ...r.input },
+      // The range its preview is painted over (scanLegend reads it).
+      details: { cell_factor: r.cellFactor, boundary: boundaryFingerprint(payload.fieldGeometry), zoning: zoningRecord(payload.options, r), ...r.input, preview_ramp: { min: r.preview.ramp.min, max: r.preview.ramp.max } },
     },
     zones: r.zones,
     areaProcessedHa: r.validAreaHa,

@@ -13,6 +13,7 @@ import { Api, unique } from '../helpers/api';
 import { PASSWORD, type TestCompany, createCompany } from '../helpers/company';
 import { baseUrl, directDb, retried } from '../helpers/context';
 import { saveScan } from '@/lib/fields/scans';
+import { tiffBytes } from '../helpers/tiff';
 
 const rect = (lon: number, lat: number) => ({ type: 'Polygon', coordinates: [[[lon, lat], [lon + 0.01, lat], [lon + 0.01, lat + 0.01], [lon, lat + 0.01], [lon, lat]]] });
 
@@ -59,8 +60,8 @@ async function newScan(c: TestCompany, source: 'raster' | 'drone' = 'raster'): P
   const previewPath = join(dir, 'preview.png');
   const pixels = sharp({ create: { width: 2, height: 2, channels: 3, background: '#00ff00' } });
   writeFileSync(previewPath, await pixels.clone().png().toBuffer());
-  // A drone scan's GeoTIFFs lie beside its preview.
-  if (source === 'drone') for (const name of ['mosaic.tif', 'vari.tif']) writeFileSync(join(dir, name), await pixels.clone().tiff().toBuffer());
+  // A drone scan's GeoTIFFs lie beside its preview (georeferenced, so that its map tiles are drawn).
+  if (source === 'drone') for (const name of ['mosaic.tif', 'vari.tif']) writeFileSync(join(dir, name), tiffBytes({ width: 2, height: 2, georef: { epsg: 4326, origin: [10, 10.01], pixel: 0.005 } }));
   const db = directDb();
   const scan = await retried(() => saveScan(db, c.id, fieldId, {
     source, fileName: 'x.tif', indexName: source === 'drone' ? 'vari' : 'ndvi', capturedAt: null, stats: { mean: 0.5, std: 0.1, median: 0.5 },
@@ -108,6 +109,7 @@ const PROBES: Partial<Record<RouteKey, Probe>> = {
   'GET /api/fields/{id}/scans': { path: '/api/fields/{id}/scans', id: newField },
   'GET /api/scans/{id}': { path: '/api/scans/{id}', id: newScan },
   'GET /api/scans/{id}/preview.png': { path: '/api/scans/{id}/preview.png', id: newScan },
+  'GET /api/scans/{id}/tiles/{layer}/{z}/{x}/{y}': { path: '/api/scans/{id}/tiles/index/0/0/0.png', id: newDroneScan },
   'PUT /api/scans/{id}': { path: '/api/scans/{id}', id: newScan, body: () => ({ crop_type: 'barley' }) },
   'DELETE /api/scans/{id}': { path: '/api/scans/{id}', id: newScan },
   // The probe's scan keeps no raster: refused (409) only after the permission check.

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scanLegend } from '@/lib/fields/scans';
 import { previewPng } from '@/lib/raster/preview';
-import { LEGEND_TICKS, legendDigits, previewLegend, previewStretch, RAMP_STOPS } from '@/lib/raster/ramp';
+import { INDEX_RANGES, LEGEND_TICKS, legendDigits, previewLegend, previewStretch, RAMP_STOPS, rampColor } from '@/lib/raster/ramp';
 import { computeZones } from '@/lib/raster/zones';
 import { tiffBytes } from '@/tests/helpers/tiff';
 
@@ -66,6 +66,27 @@ describe('previewLegend', () => {
     // The middle tick's value lies in the middle column: the ramp's pale yellow.
     expect(hex(png.data, row + Math.floor(png.width / 2))).toMatch(/^#(ff|fe|fd)(ff|fe|fd)/);
   });
+
+  it('paints a known index over its fixed range, whatever the field holds, and the scan records that range for its legend', async () => {
+    // The same west-to-east rise, 0.1 to 0.5 this time, zoned as NDVI: painted over NDVI's 0-0.9.
+    const [west, north, pixel, width, height] = [21, 50, 0.0001, 120, 80];
+    const grid = new Float32Array(width * height).map((_, i) => 0.1 + (0.4 * (i % width)) / (width - 1));
+    const path = join(dir, 'ndvi-low.tif');
+    writeFileSync(path, tiffBytes({ width, height, pixels: grid, georef: { epsg: 4326, origin: [west, north], pixel } }));
+    const [w, e, s, n] = [west - pixel, west + (width + 1) * pixel, north - (height + 1) * pixel, north + pixel];
+    const result = await computeZones(path, { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] }, { zones: 3, method: 'equal', minZoneAreaHa: 0.01, index: 'ndvi' });
+    expect(result.preview.ramp).toEqual({ index: 'ndvi', ...INDEX_RANGES.ndvi, fixed: true });
+    const legend = scanLegend({ source: 'raster', index: result.indexName, stats: result.stats, details: { preview_ramp: result.preview.ramp } })!;
+    expect(legend).toEqual(previewLegend('ndvi', INDEX_RANGES.ndvi!));
+    const png = await pixels(result.preview.png);
+    const row = Math.floor(png.height / 2) * png.width;
+    const opaque = Array.from({ length: png.width }, (_, c) => row + c).filter((p) => png.data[p * 4 + 3] === 255);
+    const colour = (v: number) => '#' + rampColor(v / INDEX_RANGES.ndvi!.max).map((x) => x.toString(16).padStart(2, '0')).join('');
+    expect(hex(png.data, opaque[0]!)).toBe(colour(result.stats.min));
+    expect(hex(png.data, opaque.at(-1)!)).toBe(colour(result.stats.max));
+    // 0.5 is not the ramp's green end: that is 0.9's.
+    expect(hex(png.data, opaque.at(-1)!)).not.toBe(legend.ticks.at(-1)!.color);
+  });
 });
 
 describe('scanLegend', () => {
@@ -78,6 +99,10 @@ describe('scanLegend', () => {
     expect(scanLegend({ source: 'raster', index: 'ndvi', stats: null })).toBeNull();
     // Statistics written without a range (older drone rows): no legend rather than a wrong one.
     expect(scanLegend({ source: 'raster', index: 'ndvi', stats: { mean: 0.5, std: 0.1, median: 0.5 } })).toBeNull();
+  });
+
+  it('is the range the scan records its preview was painted over, when it records one', () => {
+    expect(scanLegend({ source: 'raster', index: 'vari', stats, details: { preview_ramp: { min: -0.2, max: 0.4 } } })).toEqual(previewLegend('vari', { min: -0.2, max: 0.4 }));
   });
 
   it('is none for a drone scan, whose preview is the orthomosaic in true colour', () => {

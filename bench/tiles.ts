@@ -1,0 +1,138 @@
+// Map tiles of a 250 MP drone mosaic (docs/tiles.md): the mosaic is made once with GDAL from the
+// drone photos of the shared data (4 x 7 of them side by side, 3 cm pixels in UTM 33N, RGB + alpha,
+// tiled DEFLATE as the drone pipeline writes it), then copied to a COG by the tiles' own converter
+// (timed: the one-off cost a mosaic without overviews pays at its first tile). Then:
+// - server time per 256 px PNG tile (open, read, reproject, paint, encode), each from an empty block
+//   cache, over zooms 14-22 at random places on the mosaic: p50, p95, max;
+// - resident memory across 20 rounds of 50 tiles drawn at once, new places each round.
+// Usage: npx tsx bench/tiles.ts [workdir]   (default /tmp/tiles-bench; the mosaic is kept there)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import proj4 from 'proj4';
+import { convertToCog, isTileable } from '@/lib/raster/cog';
+import { clearTileBlocks, openTileRaster, tileCacheUse } from '@/lib/raster/tile-source';
+import { encodeTile, renderTile, rgbSamples, type TileStyle } from '@/lib/raster/tiles';
+import { sharedPath } from '@/tests/helpers/shared-data';
+import { type Row, printTable, round, writeResults } from './lib';
+
+const [ACROSS, DOWN, PHOTO_W, PHOTO_H] = [4, 7, 4000, 2250];
+const [E0, N0, GSD] = [500_000, 5_540_000, 0.03];
+const UTM33 = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
+const ZOOMS = [14, 15, 16, 17, 18, 19, 20, 21, 22];
+const TILES_PER_ZOOM = 30;
+const ROUNDS = 20;
+const CONCURRENT = 50;
+
+const dir = process.argv[2] ?? '/tmp/tiles-bench';
+mkdirSync(dir, { recursive: true });
+
+/** The mosaic as the drone pipeline writes it today: tiled DEFLATE GeoTIFF without overviews. */
+function buildMosaic(): string {
+  const tif = join(dir, 'mosaic.tif');
+  if (existsSync(tif)) return tif;
+  const photos = readdirSync(sharedPath('drone', 'brighton_beach', 'images')).filter((f) => /\.jpe?g$/i.test(f)).sort();
+  const sources = Array.from({ length: ACROSS * DOWN }, (_, i) => {
+    const file = sharedPath('drone', 'brighton_beach', 'images', photos[i % photos.length]!);
+    const [x, y] = [(i % ACROSS) * PHOTO_W, Math.floor(i / ACROSS) * PHOTO_H];
+    return `<SimpleSource><SourceFilename>${file}</SourceFilename><SourceBand>BAND</SourceBand><SrcRect xOff="0" yOff="0" xSize="${PHOTO_W}" ySize="${PHOTO_H}"/><DstRect xOff="${x}" yOff="${y}" xSize="${PHOTO_W}" ySize="${PHOTO_H}"/></SimpleSource>`;
+  });
+  const band = (b: number, interp: string) =>
+    `<VRTRasterBand dataType="Byte" band="${b}"><ColorInterp>${interp}</ColorInterp>${sources.map((s) => s.replace('BAND', String(b))).join('')}</VRTRasterBand>`;
+  const vrt = join(dir, 'mosaic.vrt');
+  writeFileSync(vrt, `<VRTDataset rasterXSize="${ACROSS * PHOTO_W}" rasterYSize="${DOWN * PHOTO_H}">${band(1, 'Red')}${band(2, 'Green')}${band(3, 'Blue')}</VRTDataset>`);
+  execFileSync('gdal_translate', ['-q', '-b', '1', '-b', '2', '-b', '3', '-b', 'mask', '-colorinterp_4', 'alpha', '-a_srs', UTM33,
+    '-a_ullr', String(E0), String(N0), String(E0 + ACROSS * PHOTO_W * GSD), String(N0 - DOWN * PHOTO_H * GSD),
+    '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ZLEVEL=3', '-co', 'BIGTIFF=IF_SAFER', '-co', 'NUM_THREADS=2', vrt, tif]);
+  return tif;
+}
+
+const toMercator = proj4(UTM33, 'EPSG:3857');
+const WORLD = 2 * Math.PI * 6378137;
+/** A random tile at `z` holding a point of the mosaic. */
+function randomTile(z: number): [number, number] {
+  const e = E0 + Math.random() * ACROSS * PHOTO_W * GSD;
+  const n = N0 - Math.random() * DOWN * PHOTO_H * GSD;
+  const [mx, my] = toMercator.forward([e, n]) as [number, number];
+  return [Math.floor(((mx + WORLD / 2) / WORLD) * 2 ** z), Math.floor(((WORLD / 2 - my) / WORLD) * 2 ** z)];
+}
+
+const rssMb = () => round(process.memoryUsage.rss() / 2 ** 20, 0);
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+const mosaic = buildMosaic();
+const cog = join(dir, 'mosaic.cog.tif');
+let conversionS: number | null = null;
+if (!existsSync(cog)) {
+  const t = performance.now();
+  await convertToCog(mosaic, cog);
+  conversionS = round((performance.now() - t) / 1000, 1);
+}
+const mosaicMp = round((ACROSS * PHOTO_W * DOWN * PHOTO_H) / 1e6, 0);
+console.log(`mosaic ${mosaicMp} MP: ${round(statSync(mosaic).size / 2 ** 20, 0)} MB as written, ${round(statSync(cog).size / 2 ** 20, 0)} MB as COG; tileable as written: ${await isTileable(mosaic)}`);
+
+const t0 = performance.now();
+const raster = await openTileRaster(cog);
+const openMs = round(performance.now() - t0, 1);
+const style: TileStyle = { kind: 'rgb', samples: rgbSamples(raster) };
+const drawTile = async (z: number, x: number, y: number) => encodeTile(await renderTile(raster, z, x, y, style), 'png');
+
+// Cold: every tile from an empty block cache (the file itself stays open, and in the OS's page cache).
+// CPU time (the process's, zlib's threads included) beside wall time: on a machine shared with other
+// work the wall time is mostly waiting for a core.
+const perZoom: Record<number, number[]> = {};
+const cpu: number[] = [];
+const loadBefore = loadavg()[0]!;
+for (const z of ZOOMS) {
+  perZoom[z] = [];
+  for (let i = 0; i < TILES_PER_ZOOM; i++) {
+    const [x, y] = randomTile(z);
+    clearTileBlocks();
+    const c = process.cpuUsage();
+    const t = performance.now();
+    await drawTile(z, x, y);
+    perZoom[z].push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1000);
+  }
+}
+const all = Object.values(perZoom).flat();
+const p95 = round(quantile(all, 0.95), 1);
+const cpuP95 = round(quantile(cpu, 0.95), 1);
+
+// Memory: 50 tiles at once, new places each round, the caches kept (they are bounded).
+const rss: number[] = [rssMb()];
+for (let r = 0; r < ROUNDS; r++) {
+  await Promise.all(Array.from({ length: CONCURRENT }, () => {
+    const z = ZOOMS[Math.floor(Math.random() * ZOOMS.length)]!;
+    return drawTile(z, ...randomTile(z));
+  }));
+  rss.push(rssMb());
+}
+// The block cache fills to its bound in the first rounds; from half way on, memory must stay flat.
+const settled = rss[ROUNDS / 2]!;
+const last = rss.at(-1)!;
+const growth = round(((last - settled) / settled) * 100, 1);
+
+const rows: Row[] = [
+  { metric: `tile (256 px PNG), cold, zooms 14-22, p95`, value: p95, unit: 'ms', target: '< 40', ok: p95 < 40 },
+  { metric: 'tile, cold, p50', value: round(quantile(all, 0.5), 1), unit: 'ms' },
+  { metric: 'tile, cold, CPU time p95', value: cpuP95, unit: 'ms', target: '< 40', ok: cpuP95 < 40 },
+  { metric: 'tile, cold, CPU time p50', value: round(quantile(cpu, 0.5), 1), unit: 'ms' },
+  { metric: 'load average (1 min) of the machine at the start', value: round(loadBefore, 1), unit: '' },
+  { metric: 'tile, cold, max', value: round(Math.max(...all), 1), unit: 'ms' },
+  { metric: 'opening the COG (once per file)', value: openMs, unit: 'ms' },
+  { metric: `RSS growth, rounds ${ROUNDS / 2}-${ROUNDS} of ${CONCURRENT} at once`, value: growth, unit: '%', target: '< 10', ok: growth < 10 },
+  { metric: `RSS after ${ROUNDS} rounds`, value: last, unit: 'MB' },
+  { metric: 'RSS peak', value: Math.max(...rss), unit: 'MB' },
+  ...(conversionS === null ? [] : [{ metric: `copying the ${mosaicMp} MP mosaic to a COG (first tile of a mosaic without overviews)`, value: conversionS, unit: 's' }]),
+];
+writeResults('tiles', rows, {
+  mosaic: { megapixels: mosaicMp, gsdM: GSD, bytes: statSync(mosaic).size, cogBytes: statSync(cog).size, levels: raster.levels.length },
+  p95PerZoom: Object.fromEntries(Object.entries(perZoom).map(([z, ms]) => [z, round(quantile(ms, 0.95), 1)])),
+  rssMbPerRound: rss,
+  caches: tileCacheUse(),
+});
+printTable('Map tiles of a 250 MP mosaic', rows);
+console.log('p95 per zoom (ms):', Object.entries(perZoom).map(([z, ms]) => `${z}: ${round(quantile(ms, 0.95), 1)}`).join(', '));

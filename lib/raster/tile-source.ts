@@ -1,0 +1,166 @@
+// GeoTIFFs opened for map tiles: each file opened once (its levels, CRS and band roles), and its
+// decoded blocks, both kept in memory-bounded LRU caches shared by every tile request of the process.
+import { stat } from 'node:fs/promises';
+import { type GeoTIFFImage, getDecoder } from 'geotiff';
+import { LRUCache } from 'lru-cache';
+import proj4 from 'proj4';
+import './deflate-decoder';
+import { type OpenRaster, openRaster } from './inspect';
+
+/** One resolution of the raster: the full image or one of its overviews, with its mask when it has one. */
+export interface RasterLevel {
+  image: GeoTIFFImage;
+  mask?: GeoTIFFImage;
+  width: number;
+  height: number;
+  blockWidth: number;
+  blockHeight: number;
+  /** Full-resolution pixels per pixel of this level, across and down. */
+  factorX: number;
+  factorY: number;
+}
+
+export interface TileRaster {
+  /** Path, size and modification time: a file replaced in place is a new raster (and new ETags). */
+  key: string;
+  raster: OpenRaster;
+  /** Full resolution first, then the overviews, finer to coarser. */
+  levels: RasterLevel[];
+  /** EPSG:3857 metres to the raster's CRS (proj4 forward). */
+  fromMercator: (xy: [number, number]) => [number, number];
+  /** The sample that is alpha, when one is. */
+  alpha?: number;
+  nodata?: number;
+}
+
+/** A decoded block: its samples interleaved pixel by pixel, `width` x `height` pixels. */
+export interface Block {
+  data: ArrayLike<number>;
+  width: number;
+  height: number;
+}
+
+// Files stay open (a descriptor each) while in the cache; one closed on eviction may still be read by
+// a tile under way, so the close waits a little.
+const OPEN_FILES = 32;
+const CLOSE_AFTER_MS = 30_000;
+const BLOCK_CACHE_BYTES = 128 * 1024 * 1024;
+
+const rasters = new LRUCache<string, Promise<TileRaster>>({
+  max: OPEN_FILES,
+  dispose: (opened) => {
+    void opened.then((r) => setTimeout(() => void r.raster.tiff.close?.(), CLOSE_AFTER_MS).unref()).catch(() => undefined);
+  },
+});
+
+/** The raster at `path`, opened once per version of the file; 422 (`raster_*`) for a file that is no usable GeoTIFF. */
+export async function openTileRaster(path: string): Promise<TileRaster> {
+  const s = await stat(path);
+  const key = `${path}|${s.size}|${s.mtimeMs}`;
+  let opened = rasters.get(key);
+  if (!opened) {
+    opened = loadTileRaster(path, key);
+    rasters.set(key, opened);
+    // A failure is not kept: the next request tries again (the file may have been mid-write).
+    opened.catch(() => rasters.delete(key));
+  }
+  return opened;
+}
+
+async function loadTileRaster(path: string, key: string): Promise<TileRaster> {
+  const raster = await openRaster(path);
+  const { tiff, image, info } = raster;
+  const count = await tiff.getImageCount();
+  const overviews: GeoTIFFImage[] = [];
+  const masks: GeoTIFFImage[] = raster.mask ? [raster.mask] : [];
+  for (let i = 1; i < count; i++) {
+    const img = await tiff.getImage(i);
+    const subfile = Number(img.getFileDirectory().getValue('NewSubfileType') ?? 0);
+    if (subfile & 4) masks.push(img);
+    else if (subfile & 1) overviews.push(img);
+  }
+  const level = (img: GeoTIFFImage): RasterLevel => ({
+    image: img,
+    mask: masks.find((m) => m.getWidth() === img.getWidth() && m.getHeight() === img.getHeight()),
+    width: img.getWidth(),
+    height: img.getHeight(),
+    blockWidth: img.getTileWidth(),
+    blockHeight: img.getTileHeight(),
+    factorX: info.width / img.getWidth(),
+    factorY: info.height / img.getHeight(),
+  });
+  const levels = [image, ...overviews].map(level).sort((a, b) => a.factorX - b.factorX);
+  const toRaster = proj4('EPSG:3857', info.crs.proj4);
+  const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
+  return {
+    key,
+    raster,
+    levels,
+    fromMercator: (xy) => toRaster.forward(xy) as [number, number],
+    ...(alpha >= 0 ? { alpha } : {}),
+    ...(info.nodata !== undefined && Number.isFinite(info.nodata) ? { nodata: info.nodata } : {}),
+  };
+}
+
+const blocks = new LRUCache<string, Block, { read: () => Promise<Block> }>({
+  maxSize: BLOCK_CACHE_BYTES,
+  sizeCalculation: (b) => Math.max(1, (b.data as unknown as ArrayBufferView).byteLength ?? b.data.length * 8),
+  fetchMethod: async (_key, _stale, { context }) => context.read(),
+});
+
+/**
+ * Block (bx, by) of a level or its mask, decoded once and kept while memory allows; two requests for
+ * the same block at once decode it once.
+ */
+export async function readBlock(raster: TileRaster, levelIndex: number, which: 'image' | 'mask', bx: number, by: number): Promise<Block> {
+  const level = raster.levels[levelIndex]!;
+  const image = which === 'mask' ? level.mask! : level.image;
+  const read = () => (canDecodeDirectly(image) ? decodeBlock(image, bx, by) : readWindow(image, level, bx, by));
+  return (await blocks.fetch(`${raster.key}|${levelIndex}|${which}|${bx}|${by}`, { context: { read } }))!;
+}
+
+const TYPED: Record<string, new (buffer: ArrayBufferLike) => ArrayLike<number>> = {
+  '1/8': Uint8Array, '1/16': Uint16Array, '1/32': Uint32Array, '2/8': Int8Array, '2/16': Int16Array, '2/32': Int32Array, '3/32': Float32Array, '3/64': Float64Array,
+};
+
+/**
+ * Whether a block's decoded bytes can be used as they are: uncompressed or DEFLATE, samples
+ * interleaved, of one whole-byte type in this machine's byte order. Anything else goes through
+ * geotiff.js's readRasters, which copies it sample by sample (several times slower).
+ */
+function canDecodeDirectly(image: GeoTIFFImage): boolean {
+  const compression = Number(image.getFileDirectory().getValue('Compression') ?? 1);
+  const bits = image.getBitsPerSample(0);
+  const sameBits = Array.from({ length: image.getSamplesPerPixel() }, (_, i) => image.getBitsPerSample(i)).every((b) => b === bits);
+  return [1, 8, 32946].includes(compression) && image.planarConfiguration === 1 && sameBits && (bits === 8 || image.littleEndian) && `${image.getSampleFormat(0)}/${bits}` in TYPED;
+}
+
+async function decodeBlock(image: GeoTIFFImage, bx: number, by: number): Promise<Block> {
+  const fd = image.getFileDirectory();
+  const compression = Number(fd.getValue('Compression') ?? 1);
+  const decoder = await getDecoder(compression, {
+    tileWidth: image.getTileWidth(),
+    tileHeight: image.getTileHeight(),
+    planarConfiguration: image.planarConfiguration,
+    bitsPerSample: image.getBitsPerSample(0),
+    predictor: Number((await fd.loadValue('Predictor')) ?? 1),
+  });
+  const { data } = await image.getTileOrStrip(bx, by, 0, decoder, undefined);
+  const Typed = TYPED[`${image.getSampleFormat(0)}/${image.getBitsPerSample(0)}`]!;
+  // Rows of a tile are the tile's width even at the image's edge; a strip's, the image's.
+  return { data: new Typed(data), width: image.getTileWidth(), height: image.getTileHeight() };
+}
+
+async function readWindow(image: GeoTIFFImage, level: RasterLevel, bx: number, by: number): Promise<Block> {
+  const x0 = bx * level.blockWidth;
+  const y0 = by * level.blockHeight;
+  const window = [x0, y0, Math.min(level.width, x0 + level.blockWidth), Math.min(level.height, y0 + level.blockHeight)];
+  const data = (await image.readRasters({ window, interleave: true })) as unknown as ArrayLike<number>;
+  return { data, width: window[2]! - x0, height: window[3]! - y0 };
+}
+
+/** What the caches hold now (the bench reports it). */
+export const tileCacheUse = () => ({ openFiles: rasters.size, blockBytes: blocks.calculatedSize });
+
+/** Forgets every decoded block (the bench measures tiles from a cold cache this way). */
+export const clearTileBlocks = () => blocks.clear();
