@@ -14,7 +14,7 @@ try {
   const target = dbTarget(config);
   if (target.kind === 'sqlite') await refuseLegacySqlite(target.file);
   const listen = parseServeArgs(process.argv.slice(2), config.PORT);
-  startCluster({ ...listen, ...securityHeaders(config.MAP_TILE_URL), trustedProxies: config.TRUSTED_PROXIES, routes: Object.keys(ROUTES) }, webConcurrency(config.WEB_CONCURRENCY));
+  startCluster({ ...listen, ...securityHeaders(config.mapBaseLayers.map((l) => l.url)), trustedProxies: config.TRUSTED_PROXIES, routes: Object.keys(ROUTES) }, webConcurrency(config.WEB_CONCURRENCY));
 } catch (err) {
   console.error((err as Error).message);
   process.exit(1);
