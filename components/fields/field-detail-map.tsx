@@ -5,7 +5,7 @@
 import 'leaflet/dist/leaflet.css';
 import L from 'leaflet';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { GeoJSON, MapContainer, useMap } from 'react-leaflet';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { textElement } from '@/lib/ui/text-element';
@@ -61,6 +61,7 @@ export default function FieldDetailMap({ geometry, baseLayers, scans, chosen, le
   // A drone survey opens on its mosaic (the ground as photographed), an index raster on its colours.
   const [layers, setLayers] = useState<Layers>(() => ({ ortho: { on: true, opacity: 1 }, index: { on: !scan?.layers.includes('ortho'), opacity: 0.85 }, zones: { on: true, opacity: 1 } }));
   const [base, setBase] = useState(0);
+  const formId = useId();
   const [compare, setCompare] = useState<{ left: number; right: number; layer: ScanLayer; position: number } | null>(null);
   // Tiles are asked for around the field only: a scan reaching far past it is seen past the edge of the view anyway.
   const bounds = useMemo(() => L.geoJSON(geometry).getBounds().pad(1), [geometry]);
@@ -94,33 +95,33 @@ export default function FieldDetailMap({ geometry, baseLayers, scans, chosen, le
         </label>
         {compare && (
           <>
-            <label className="flex flex-col text-xs">
+            <label className="block text-xs" htmlFor={`${formId}-left`}>
               {t('map.compare_left')}
-              <select value={compare.left} onChange={(e) => setCompare({ ...compare, left: Number(e.target.value) })} className="rounded border border-stone-300 bg-white px-1 py-0.5">
-                {scans.map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {scanLabel(s)}
-                  </option>
-                ))}
-              </select>
             </label>
-            <label className="flex flex-col text-xs">
+            <select id={`${formId}-left`} value={compare.left} onChange={(e) => setCompare({ ...compare, left: Number(e.target.value) })} className="w-full rounded border border-stone-300 bg-white px-1 py-0.5 text-xs">
+              {scans.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {scanLabel(s)}
+                </option>
+              ))}
+            </select>
+            <label className="block text-xs" htmlFor={`${formId}-right`}>
               {t('map.compare_right')}
-              <select value={compare.right} onChange={(e) => setCompare({ ...compare, right: Number(e.target.value) })} className="rounded border border-stone-300 bg-white px-1 py-0.5">
-                {scans.map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {scanLabel(s)}
-                  </option>
-                ))}
-              </select>
             </label>
-            <label className="flex flex-col text-xs">
+            <select id={`${formId}-right`} value={compare.right} onChange={(e) => setCompare({ ...compare, right: Number(e.target.value) })} className="w-full rounded border border-stone-300 bg-white px-1 py-0.5 text-xs">
+              {scans.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {scanLabel(s)}
+                </option>
+              ))}
+            </select>
+            <label className="block text-xs" htmlFor={`${formId}-layer`}>
               {t('map.compare_layer')}
-              <select value={compare.layer} onChange={(e) => setCompare({ ...compare, layer: e.target.value as ScanLayer })} className="rounded border border-stone-300 bg-white px-1 py-0.5">
-                <option value="index">{t('field.layer_index')}</option>
-                <option value="ortho">{t('field.layer_orthomosaic')}</option>
-              </select>
             </label>
+            <select id={`${formId}-layer`} value={compare.layer} onChange={(e) => setCompare({ ...compare, layer: e.target.value as ScanLayer })} className="w-full rounded border border-stone-300 bg-white px-1 py-0.5 text-xs">
+              <option value="index">{t('field.layer_index')}</option>
+              <option value="ortho">{t('field.layer_orthomosaic')}</option>
+            </select>
           </>
         )}
       </div>

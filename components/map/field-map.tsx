@@ -9,12 +9,14 @@
 //   field-colors.ts       colouring by status/owner/index/crop, the legend's entries, tooltips
 //   field-panels.tsx      what the side panel shows; layer-panel.tsx, field-legend.tsx over the map
 import 'leaflet/dist/leaflet.css';
-import L from './leaflet-global';
+// Leaflet's global first: Leaflet-Geoman extends it when imported.
+import './leaflet-global';
 import '@geoman-io/leaflet-geoman-free';
 import '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.css';
 import { useTranslations } from 'next-intl';
 import { useCallback, useMemo, useState } from 'react';
 import { MapContainer } from 'react-leaflet';
+import type L from 'leaflet';
 import { api } from '@/lib/ui/api';
 import type { BaseLayer, FieldFeature, OwnerOption } from '@/lib/ui/types';
 import { FieldFinder } from '../ui/field-finder';
