@@ -28,7 +28,7 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
     db.field.count(),
   ]);
   // Only the scanned fields' latest index and crop (a few bytes each) ride in the page, for colouring by them.
-  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { index: s.index, mean: s.mean, crop: s.crop, cropUnsure: s.cropUnsure }]));
+  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { scanId: s.scanId, source: s.source, index: s.index, mean: s.mean, crop: s.crop, cropUnsure: s.cropUnsure }]));
   const extent = focused ?? (await fieldsExtent(db));
   // The map fills the window below the header (globals.css, .fm-full-window).
   return (

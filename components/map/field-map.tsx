@@ -27,6 +27,7 @@ import { FieldLegend } from './field-legend';
 import { type Abilities, FieldPanel, NewFieldPanel, SelectionPanel, SummaryPanel } from './field-panels';
 import { LayerPanel } from './layer-panel';
 import { MapBridge } from './map-bridge';
+import { SelectedScanLayers, useSelectedScanLayers } from './selected-scan-layers';
 import { SidePanel } from './side-panel';
 import { useEscapeKey } from './use-escape-key';
 import { useFieldData } from './use-field-data';
@@ -141,6 +142,10 @@ export default function FieldMap({ title, message, bounds, owners, baseLayers, c
   const searchable = useMemo(() => features.map((f) => ({ ...f, name: f.properties.name })), [features]);
   const totalArea = features.reduce((s, f) => s + f.properties.area, 0);
   const legend = useLegend(features, colorBy, colors);
+  // One field selected with a scan: that scan's mosaic, index and zones can go on the map.
+  const selectedScan = selected && selection.length === 1 ? (latestScan[selected.id] ?? null) : null;
+  const scanLayers = useSelectedScanLayers(selectedScan);
+  const scanBounds = selected ? store.layers.get(selected.id)?.getBounds().pad(1) : undefined;
   const { ha } = colors;
 
   const toolbar =
@@ -180,6 +185,7 @@ export default function FieldMap({ title, message, bounds, owners, baseLayers, c
           <BaseTiles layer={baseLayers[base]!} />
           <ZoomButtons />
           <MapBridge onReady={setMap} />
+          {selectedScan && <SelectedScanLayers scan={selectedScan} state={scanLayers.state} bounds={scanBounds} />}
         </MapContainer>
         {mode.kind === 'idle' && (
           <LayerPanel
@@ -205,6 +211,7 @@ export default function FieldMap({ title, message, bounds, owners, baseLayers, c
                   </label>
                 ),
               },
+              ...scanLayers.rows,
             ]}
           />
         )}

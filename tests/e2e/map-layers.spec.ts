@@ -92,6 +92,30 @@ test.describe('at 1366 px', () => {
       await expect(map.locator('path.fm-field')).toHaveAttribute('fill-opacity', '0.175');
     });
 
+    test(`${lang}: on the map page, the selected field's latest scan offers its index and zones as layers`, async ({ page }) => {
+      const { map: m, field: f } = MESSAGES[lang];
+      await registerCompany(page.request, lang);
+      const { id, newer } = await fieldWithTwoScans(page.request);
+      await page.goto(`/map?field=${id}`);
+      const map = page.getByTestId('field-map');
+      const panel = map.getByTestId('layer-panel');
+      await expect(page.getByTestId('field-panel')).toContainText('Gradient');
+      const index = panel.locator('[data-layer=scan-index]');
+      await expect(index.getByRole('checkbox', { name: f.layer_index })).not.toBeChecked();
+      await expect(panel.locator('[data-layer=scan-ortho]')).toHaveCount(0);
+      await index.getByRole('checkbox', { name: f.layer_index }).check();
+      await expect(map.locator('.fm-scan-index img.leaflet-tile').first()).toHaveAttribute('src', tileSrc(newer, 'index'));
+      await setRange(index.getByRole('slider', { name: m.opacity }), 30);
+      await expect(map.locator('.fm-scan-index')).toHaveCSS('opacity', '0.3');
+      const zones = panel.locator('[data-layer=scan-zones]');
+      await zones.getByRole('checkbox', { name: f.layer_zones }).check();
+      await expect(map.locator('path.fm-zone').first()).toHaveAttribute('fill-opacity', '0.6');
+      // With no field selected, no scan's layers are offered or shown.
+      await page.getByTestId('field-panel').getByRole('button', { name: MESSAGES[lang].common.close }).click();
+      await expect(panel.locator('[data-layer=scan-index]')).toHaveCount(0);
+      await expect(map.locator('.fm-scan-index')).toHaveCount(0);
+    });
+
     test(`${lang}: a scan's index and zones are layers with their opacity, and two scans compare with a swipe, dated`, async ({ page }) => {
       const { map: m, field: f } = MESSAGES[lang];
       await registerCompany(page.request, lang);
