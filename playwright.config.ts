@@ -14,6 +14,10 @@ process.env.E2E_PORT ??= execFileSync(process.execPath, [
   '-e', "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); })",
 ]).toString();
 const port = Number(process.env.E2E_PORT);
+// A second port for the base map's tiles that tests/e2e/layers.spec.ts serves itself.
+process.env.E2E_TILE_PORT ??= execFileSync(process.execPath, [
+  '-e', "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); })",
+]).toString();
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -46,8 +50,12 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       NEXT_TELEMETRY_DISABLED: '1',
       NEXT_DIST_DIR: process.env.NEXT_DIST_DIR ?? '.next',
-      // No tiles in tests: the map must work without them.
-      MAP_TILE_URL: `http://127.0.0.1:${port}/tiles-unreachable/{z}/{x}/{y}.png`,
+      // No tiles in tests at first: the map must work without them. The second base map is served by
+      // the test that switches to it.
+      MAP_BASE_LAYERS: JSON.stringify([
+        { name: 'Unreachable', url: `http://127.0.0.1:${port}/tiles-unreachable/{z}/{x}/{y}.png` },
+        { name: 'Local test tiles', url: `http://127.0.0.1:${process.env.E2E_TILE_PORT}/{z}/{x}/{y}.png`, attribution: 'Test tiles', maxZoom: 18 },
+      ]),
     },
   },
 });

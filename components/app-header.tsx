@@ -3,6 +3,7 @@ import { getLocale, getTranslations } from 'next-intl/server';
 import { frameUser } from '@/lib/auth/current-user';
 import { can } from '@/lib/ui/roles';
 import { LanguageSwitcher } from './language-switcher';
+import { HeaderMenu } from './header-menu';
 import { LogoutButton } from './logout-button';
 import { NavLink } from './nav-link';
 import { SessionEnded } from './session-ended';
@@ -17,37 +18,39 @@ export async function AppHeader() {
         <Link href={user ? '/map' : '/'} className="text-base font-semibold text-emerald-800">
           {t('app.name')}
         </Link>
-        {user ? (
-          <>
-            <NavLink href="/map">{t('nav.map')}</NavLink>
-            <NavLink href="/fields">{t('nav.fields')}</NavLink>
-            <NavLink href="/owners">{t('nav.owners')}</NavLink>
-            <NavLink href="/uploads">{t('nav.uploads')}</NavLink>
-            <NavLink href="/stats">{t('nav.stats')}</NavLink>
-            {can(user.role, 'manageUsers') && <NavLink href="/company">{t('nav.company')}</NavLink>}
-          </>
-        ) : (
-          <NavLink href="/">{t('nav.home')}</NavLink>
-        )}
-        <span className="ml-auto flex flex-wrap items-center gap-3">
-          <LanguageSwitcher current={locale} signedIn={!!user} />
+        <HeaderMenu>
           {user ? (
             <>
-              <NavLink href="/profile" title={user.email}>
-                {t('nav.profile')}
-              </NavLink>
-              <span className="hidden text-stone-600 md:inline" data-testid="header-user">
-                {user.email} · {t(`roles.${user.role}`)}
-              </span>
-              <LogoutButton />
+              <NavLink href="/map">{t('nav.map')}</NavLink>
+              <NavLink href="/fields">{t('nav.fields')}</NavLink>
+              <NavLink href="/owners">{t('nav.owners')}</NavLink>
+              <NavLink href="/uploads">{t('nav.uploads')}</NavLink>
+              <NavLink href="/stats">{t('nav.stats')}</NavLink>
+              {can(user.role, 'manageUsers') && <NavLink href="/company">{t('nav.company')}</NavLink>}
             </>
           ) : (
-            <>
-              <NavLink href="/login">{t('auth.login')}</NavLink>
-              <NavLink href="/register">{t('auth.register')}</NavLink>
-            </>
+            <NavLink href="/">{t('nav.home')}</NavLink>
           )}
-        </span>
+          <span className="flex flex-wrap items-center gap-3 md:ml-auto">
+            <LanguageSwitcher current={locale} signedIn={!!user} />
+            {user ? (
+              <>
+                <NavLink href="/profile" title={user.email}>
+                  {t('nav.profile')}
+                </NavLink>
+                <span className="hidden text-stone-600 md:inline" data-testid="header-user">
+                  {user.email} · {t(`roles.${user.role}`)}
+                </span>
+                <LogoutButton />
+              </>
+            ) : (
+              <>
+                <NavLink href="/login">{t('auth.login')}</NavLink>
+                <NavLink href="/register">{t('auth.register')}</NavLink>
+              </>
+            )}
+          </span>
+        </HeaderMenu>
       </nav>
       {/* Signed in when the page was made: a call answered 401 since then offers signing in again. */}
       {user && <SessionEnded />}

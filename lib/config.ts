@@ -4,6 +4,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
+/** One base map of MAP_BASE_LAYERS; an attribution left out is OpenStreetMap's, in the page's language. */
+const baseLayerSchema = z.strictObject({
+  name: z.string().trim().min(1),
+  url: z.string().refine((u) => ['{z}', '{x}', '{y}'].every((p) => u.includes(p)), 'must hold {z}, {x} and {y}'),
+  attribution: z.string().nullable().default(null),
+  maxZoom: z.number().int().min(0).max(24).default(19),
+});
+export type BaseLayerConfig = z.infer<typeof baseLayerSchema>;
+
+const OSM_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+
 const schema = z.object({
   SERVICE_DB: z.string().min(1).default('fields.db'),
   DATABASE_URL: z
@@ -15,9 +26,23 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  /** The base maps the maps offer, the first shown at first (mapBaseLayers): a JSON list of {name, url, attribution, maxZoom}. */
+  MAP_BASE_LAYERS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON list of {"name", "url", "attribution", "maxZoom"}, e.g. [{"name":"OSM","url":"https://tile.openstreetmap.org/{z}/{x}/{y}.png"}]' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(baseLayerSchema).min(1, 'must name at least one base map'))
+    .optional(),
+  /** The one base map's tiles, before MAP_BASE_LAYERS (still read: it makes the one base layer). */
+  MAP_TILE_URL: z.string().optional(),
   /** The deepest zoom MAP_TILE_URL has tiles for (OpenStreetMap's: 19); the maps zoom further by enlarging them. */
-  MAP_TILE_MAX_ZOOM: z.coerce.number().int().min(0).max(24).default(19),
+  MAP_TILE_MAX_ZOOM: z.coerce.number().int().min(0).max(24).optional(),
   /** An upload that sends no byte for this long is stopped with 408 (a stalled client holds a connection and a file). */
   UPLOAD_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(60),
   /** Longest time one request may take to arrive whole (Node's own default, 300 s, would end large uploads). */
@@ -60,6 +85,8 @@ export const SETTINGS = Object.keys(schema.shape);
 
 export type Config = z.infer<typeof schema> & {
   databaseKind: 'sqlite' | 'postgresql';
+  /** MAP_BASE_LAYERS, else the one layer of MAP_TILE_URL and MAP_TILE_MAX_ZOOM (OpenStreetMap by default). */
+  mapBaseLayers: BaseLayerConfig[];
   dataDir: string;
   sessionSecret: string;
 };
@@ -79,7 +106,18 @@ export function parseConfig(env: NodeJS.ProcessEnv): Omit<Config, 'sessionSecret
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
-  return { ...c, databaseKind: c.DATABASE_URL ? 'postgresql' : 'sqlite', dataDir: resolve(c.DATA_DIR) };
+  return { ...c, databaseKind: c.DATABASE_URL ? 'postgresql' : 'sqlite', dataDir: resolve(c.DATA_DIR), mapBaseLayers: mapBaseLayers(c) };
+}
+
+/** The base maps: MAP_BASE_LAYERS, or the one the older two settings describe; both at once is a mistake. */
+function mapBaseLayers(c: z.infer<typeof schema>): BaseLayerConfig[] {
+  if (c.MAP_BASE_LAYERS) {
+    if (c.MAP_TILE_URL !== undefined || c.MAP_TILE_MAX_ZOOM !== undefined) {
+      throw new Error('Invalid configuration:\n  MAP_BASE_LAYERS: replaces MAP_TILE_URL and MAP_TILE_MAX_ZOOM; set it alone');
+    }
+    return c.MAP_BASE_LAYERS;
+  }
+  return [{ name: 'OpenStreetMap', url: c.MAP_TILE_URL ?? OSM_TILES, attribution: null, maxZoom: c.MAP_TILE_MAX_ZOOM ?? 19 }];
 }
 
 /** The signing key: SESSION_SECRET, else a key generated once and kept in the data folder (0600). */

@@ -1,11 +1,10 @@
 import { getTranslations } from 'next-intl/server';
 import { FieldMapLoader } from '@/components/map/field-map-loader';
-import { ErrorMessage } from '@/components/ui/form';
 import { fieldsExtent } from '@/lib/fields/fields';
 import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/ui/roles';
-import { requireUser, tileSource } from '@/lib/ui/server';
+import { baseLayers, requireUser } from '@/lib/ui/server';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');
@@ -29,16 +28,17 @@ export default async function MapPage({ searchParams }: { searchParams: Promise<
     db.field.count(),
   ]);
   // Only the scanned fields' latest index and crop (a few bytes each) ride in the page, for colouring by them.
-  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { index: s.index, mean: s.mean, crop: s.crop, cropUnsure: s.cropUnsure }]));
+  const latestScan = Object.fromEntries([...latest].map(([id, s]) => [id, { scanId: s.scanId, source: s.source, index: s.index, mean: s.mean, crop: s.crop, cropUnsure: s.cropUnsure }]));
   const extent = focused ?? (await fieldsExtent(db));
+  // The map fills the window below the header (globals.css, .fm-full-window).
   return (
-    <section className="space-y-3">
-      <h1 className="text-2xl font-semibold">{t('map')}</h1>
-      {params.denied && <ErrorMessage>{t('denied')}</ErrorMessage>}
+    <section className="fm-full-window flex min-h-0 flex-1 flex-col">
       <FieldMapLoader
+        title={t('map')}
+        message={params.denied ? t('denied') : undefined}
         bounds={extent ? [[extent.minLat, extent.minLon], [extent.maxLat, extent.maxLon]] : undefined}
         owners={owners.map((o) => ({ id: o.id, name: o.name }))}
-        tiles={tileSource()}
+        baseLayers={baseLayers()}
         can={{ add: can(user.role, 'addFields'), edit: can(user.role, 'edit'), delete: can(user.role, 'deleteFields') }}
         focusId={focused ? focusId : undefined}
         fieldCount={fieldCount}

@@ -6,7 +6,7 @@ import type { FieldDetailMapProps } from './field-detail-map';
 function Loading() {
   const t = useTranslations('map');
   return (
-    <div className="flex h-[360px] items-center justify-center rounded-lg border border-stone-200 bg-stone-100 text-stone-600 sm:h-[440px]" role="status">
+    <div className="flex h-[calc(100dvh-9rem)] min-h-[360px] items-center justify-center rounded-lg border border-stone-200 bg-stone-100 text-stone-600" role="status">
       {t('loading')}
     </div>
   );

@@ -7,7 +7,7 @@ import type { FieldMapProps } from './field-map';
 function Loading() {
   const t = useTranslations('map');
   return (
-    <div className="flex h-[70vh] items-center justify-center rounded-lg border border-stone-200 bg-stone-100 text-stone-600" role="status">
+    <div className="flex min-h-[320px] flex-1 items-center justify-center bg-stone-100 text-stone-600" role="status">
       {t('loading')}
     </div>
   );

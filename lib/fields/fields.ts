@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { config } from '../config';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import type { TenantDb } from '../db/tenant';
-import { geometryAreaHa } from '../geo/area';
+import { fieldAreaHa, roundArea } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { simplifyGeometryText } from '../geo/simplify';
 import { conflict, notFound, unprocessable } from '../http/errors';
@@ -15,11 +15,7 @@ import { removeFieldFiles } from './files';
 import type { createFieldBody, fieldListQuery, updateFieldBody } from './schemas';
 
 export const AREA_UNIT = 'ha';
-/**
- * Areas are stored and answered to the square metre (4 decimals of a hectare), so the sums of the
- * statistics agree exactly with the areas the list shows.
- */
-export const roundArea = (ha: number) => Math.round(ha * 1e4) / 1e4;
+export { roundArea };
 
 /**
  * A search text as PostgreSQL's LIKE takes it: `%` and `_` are wildcards there (`q=%` found every
@@ -264,7 +260,7 @@ export async function createField(db: TenantDb, input: z.infer<typeof createFiel
       status: input.status ?? null,
       parcelNumber: input.parcel_number ?? null,
       // An area given explicitly (a cadastral area) is kept until the geometry changes.
-      area: roundArea(input.area ?? geometryAreaHa(geometry)),
+      area: input.area != null ? roundArea(input.area) : fieldAreaHa(geometry),
       ...geometryColumns(geometry),
     } as Parameters<TenantDb['field']['create']>[0]['data'],
     select: { id: true },
@@ -295,7 +291,7 @@ function writeField(db: Pick<TenantDb, 'field'>, id: number, input: z.infer<type
       ...(input.parcel_number !== undefined ? { parcelNumber: input.parcel_number } : {}),
       ...(geometry ? geometryColumns(geometry) : {}),
       // A new geometry recomputes the area unless this same request states one.
-      ...(input.area !== undefined ? { area: roundArea(input.area) } : geometry ? { area: roundArea(geometryAreaHa(geometry)) } : {}),
+      ...(input.area !== undefined ? { area: roundArea(input.area) } : geometry ? { area: fieldAreaHa(geometry) } : {}),
     },
     include: { owner: { select: { id: true, name: true } } },
   });

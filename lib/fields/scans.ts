@@ -157,6 +157,9 @@ export async function listScans(db: TenantDb, fieldId: number, locale: Locale): 
 
 /** What the fields table shows of a field's completed scan taken last. */
 export interface LatestScan {
+  scanId: number;
+  /** 'drone' (a mosaic and its index) or an uploaded raster's source. */
+  source: string;
   /** When its image was taken, or, when no one knows, when it was uploaded (`dated` false). */
   date: string;
   dated: boolean;
@@ -182,12 +185,14 @@ export function latestPerField<S extends Dated & { fieldId: number }>(scans: S[]
 export async function latestScansByField(db: TenantDb): Promise<Map<number, LatestScan>> {
   const scans = await db.scan.findMany({
     where: { status: 'completed' },
-    select: { id: true, fieldId: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true, cropType: true, cropJson: true },
+    select: { id: true, fieldId: true, source: true, capturedAt: true, createdAt: true, indexName: true, statsJson: true, cropType: true, cropJson: true },
   });
   return new Map(
     [...latestPerField(scans)].map(([fieldId, s]) => [
       fieldId,
       {
+        scanId: s.id,
+        source: s.source,
         date: (s.capturedAt ?? s.createdAt).toISOString(),
         dated: s.capturedAt !== null,
         index: s.indexName,

@@ -126,3 +126,12 @@ export function geometryAreaM2(geometry: Polygon | MultiPolygon): number {
 }
 
 export const geometryAreaHa = (geometry: Polygon | MultiPolygon) => geometryAreaM2(geometry) / 10_000;
+
+/**
+ * Areas are stored and answered to the square metre (4 decimals of a hectare), so the sums of the
+ * statistics agree exactly with the areas the list shows.
+ */
+export const roundArea = (ha: number) => Math.round(ha * 1e4) / 1e4;
+
+/** A boundary's area as a field stores it: the one function for the server's and the map's figure while editing. */
+export const fieldAreaHa = (geometry: Polygon | MultiPolygon) => roundArea(geometryAreaHa(geometry));

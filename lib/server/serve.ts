@@ -17,7 +17,7 @@ try {
   // Programs the server runs outside Node (lib/capabilities.ts): the features they serve are refused without them, said now.
   for (const [feature, reason] of Object.entries(missingReasons(capabilities()))) console.warn(`Fieldmap: ${feature} unavailable: ${reason}`);
   const listen = parseServeArgs(process.argv.slice(2), config.PORT);
-  startCluster({ ...listen, ...securityHeaders(config.MAP_TILE_URL), trustedProxies: config.TRUSTED_PROXIES, routes: Object.keys(ROUTES) }, webConcurrency(config.WEB_CONCURRENCY));
+  startCluster({ ...listen, ...securityHeaders(config.mapBaseLayers.map((l) => l.url)), trustedProxies: config.TRUSTED_PROXIES, routes: Object.keys(ROUTES) }, webConcurrency(config.WEB_CONCURRENCY));
 } catch (err) {
   console.error((err as Error).message);
   process.exit(1);

@@ -29,7 +29,7 @@ const isFieldList = (req) => req.method === 'GET' && /^\/api\/fields(\?|$)/.test
 
 // Security headers on every answer (lib/http/security-headers.ts). Set here, not in next.config.ts:
 // Next.js compiled its header rules on every request (a tenth of a millisecond), and read
-// MAP_TILE_URL when it built, not at start.
+// the base maps' hosts when it built, not at start.
 const SECURITY_HEADERS = Object.entries(headers);
 /**
  * A page's policy with a nonce of its own, on the answer and on the request: Next.js reads the nonce

@@ -9,7 +9,7 @@ import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
 import { AppError } from '@/lib/http/errors';
 import { signInHref } from './return-path';
-import type { TileSource } from './types';
+import type { BaseLayer } from './types';
 
 /**
  * The signed-in user of a page and the company's database. Signed out, the user is sent to sign in
@@ -25,8 +25,8 @@ export async function requireUser(minimum: Role = 'viewer') {
   return { user, db: tenantDb(db(), user.companyId) };
 }
 
-/** The base map's tiles (MAP_TILE_URL, OpenStreetMap by default, and the deepest zoom they exist at). */
-export const tileSource = (): TileSource => ({ url: config().MAP_TILE_URL, maxNativeZoom: config().MAP_TILE_MAX_ZOOM });
+/** The base maps the maps offer (MAP_BASE_LAYERS; OpenStreetMap by default), the first shown at first. */
+export const baseLayers = (): BaseLayer[] => config().mapBaseLayers;
 
 /** What `p` gives, or the page's "not found" when it names no record of the company (an AppError not_found). */
 export async function orNotFound<T>(p: Promise<T>): Promise<T> {

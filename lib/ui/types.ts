@@ -24,10 +24,12 @@ export interface FieldCollection {
   features: FieldFeature[];
 }
 
-/** A base map's tile URL template and the deepest zoom its server has tiles for. */
-export interface TileSource {
+/** A base map (MAP_BASE_LAYERS): its tile URL template, attribution (null: OpenStreetMap's) and the deepest zoom its server has tiles for. */
+export interface BaseLayer {
+  name: string;
   url: string;
-  maxNativeZoom: number;
+  attribution: string | null;
+  maxZoom: number;
 }
 
 export interface OwnerOption {

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createField, registerCompany, square } from './helpers';
+import { addUser, createField, registerCompany, signIn, square } from './helpers';
 import en from '../../messages/en.json' with { type: 'json' };
 
 test.use({ locale: 'en-US', viewport: { width: 1366, height: 768 } });
@@ -120,10 +120,16 @@ test('edit a boundary by dragging a corner, then delete the field after confirmi
   await page.mouse.down();
   await page.mouse.move(c.x + c.width / 2 - 60, c.y + c.height / 2 - 40, { steps: 8 });
   await page.mouse.up();
+  // The area shown while editing is the one the field is saved with, to the square metre.
+  const panelArea = page.getByTestId('panel-area');
+  await expect(panelArea).not.toHaveText(`${before.toFixed(4)} ha`);
+  const shown = parseHa((await panelArea.textContent())!);
   await page.getByRole('button', { name: 'Save boundary' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Boundary saved' })).toBeVisible();
   const after = (await (await page.request.get(`/api/fields/${id}`)).json()).area as number;
   expect(after).not.toBeCloseTo(before, 2);
+  expect(after).toBe(shown);
+  await expect(panelArea).toHaveText(`${after.toFixed(4)} ha`);
 
   await map.locator(`path.fm-field-${id}`).click();
   await page.getByRole('button', { name: 'Delete' }).click();
@@ -491,7 +497,9 @@ test.describe('on a phone', () => {
     const saved = (await (await page.request.get('/api/fields')).json()).features;
     expect(saved[0].geometry.coordinates[0]).toHaveLength(5); // four corners, closed
 
-    // A tap on the field, with the map scrolled back into view: its panel comes into sight.
+    // A tap on the field, with the map scrolled back into view: its panel comes into sight. The
+    // header's links are behind its menu on a phone.
+    await page.getByRole('button', { name: en.nav.menu }).click();
     await page.getByRole('link', { name: 'Fields' }).click();
     await page.goto('/map');
     await expect(map.locator('path.fm-field')).toHaveCount(1);
@@ -636,4 +644,16 @@ test('a map whose fields cannot be read says so instead of loading for ever, and
   await page.getByRole('button', { name: en.common.try_again }).click();
   await expect(page.getByTestId('map-summary')).toHaveText(/^1 field/);
   await expect(alert).toHaveCount(0);
+});
+
+test('a viewer’s map hint offers selecting fields to total their area, not merging them', async ({ page }) => {
+  await registerCompany(page.request);
+  await createField(page.request, { name: 'Seen' });
+  await page.goto('/map');
+  await expect(page.getByTestId('map-hint')).toHaveText(en.map.click_hint);
+  const viewer = await addUser(page.request, 'viewer');
+  await page.context().clearCookies();
+  await signIn(page, viewer.email, viewer.password);
+  await expect(page.getByTestId('map-hint')).toHaveText(en.map.click_hint_no_merge);
+  await expect(page.getByTestId('map-hint')).not.toContainText(/merge/i);
 });

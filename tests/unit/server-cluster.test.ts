@@ -57,13 +57,17 @@ describe('the server arguments', () => {
 });
 
 describe('security headers of every answer', () => {
-  const imgSrc = (tileUrl: string) => securityHeaders(tileUrl).headers['Content-Security-Policy']!.split('; ').find((d) => d.startsWith('img-src'));
+  const imgSrc = (...tileUrls: string[]) => securityHeaders(tileUrls).headers['Content-Security-Policy']!.split('; ').find((d) => d.startsWith('img-src'));
 
-  it('allow map tiles from MAP_TILE_URL as configured at start, and nothing else from elsewhere', () => {
-    expect(imgSrc(parseConfig({} as NodeJS.ProcessEnv).MAP_TILE_URL)).toBe("img-src 'self' data: blob: https://*.tile.openstreetmap.org https://tile.openstreetmap.org");
+  it('allow map tiles from the base maps as configured at start, and nothing else from elsewhere', () => {
+    expect(imgSrc(...parseConfig({} as NodeJS.ProcessEnv).mapBaseLayers.map((l) => l.url))).toBe("img-src 'self' data: blob: https://*.tile.openstreetmap.org https://tile.openstreetmap.org");
     expect(imgSrc('https://tiles.example.org:8443/{z}/{x}/{y}.png')).toBe("img-src 'self' data: blob: https://tiles.example.org:8443");
     expect(imgSrc('not a url')).toBe("img-src 'self' data: blob:");
-    const { headers, pagePolicy } = securityHeaders('https://tiles.example.org/{z}/{x}/{y}.png');
+    // Every base map's host, once; {s} stands for any subdomain.
+    expect(imgSrc('https://a.example.org/{z}/{x}/{y}.png', 'https://{s}.aerial.example.com/{z}/{y}/{x}', 'https://a.example.org/b/{z}/{x}/{y}.png')).toBe(
+      "img-src 'self' data: blob: https://a.example.org https://*.aerial.example.com",
+    );
+    const { headers, pagePolicy } = securityHeaders(['https://tiles.example.org/{z}/{x}/{y}.png']);
     expect(headers['Content-Security-Policy']).toContain("default-src 'self'");
     // Pages run scripts by a nonce drawn for each; other answers run none and need no nonce.
     expect(pagePolicy).toContain("script-src 'self' 'nonce-{nonce}' 'strict-dynamic'");
