@@ -3,7 +3,7 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useId, useState } from 'react';
 import { DRONE_KEYS, type DroneKey } from '@/lib/exports/drones';
 import { download } from '@/lib/ui/api';
-import type { TileSource } from '@/lib/ui/types';
+import type { BaseLayer } from '@/lib/ui/types';
 import { rememberDrone, storedDrone } from '@/lib/ui/drone-choice';
 import { Button, ErrorMessage, LinkButton, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
@@ -34,7 +34,7 @@ function flightFrom(headers: Headers): FlightFigures | null {
  * KMZ flight plan (with its flight parameters), ISOXML task data (rates per zone) and the PDF report;
  * for a drone scan also its orthomosaic and index GeoTIFFs (`droneIndex` names the index).
  */
-export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneClasses, tiles }: { fieldId: number; scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[]; tiles: TileSource }) {
+export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneClasses, baseLayer }: { fieldId: number; scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[]; baseLayer: BaseLayer }) {
   const t = useTranslations('exports');
   const tc = useTranslations('common');
   const format = useFormatter();
@@ -150,7 +150,7 @@ export function ExportPanel({ fieldId, scanId, droneIndex, defaultRates, zoneCla
           <TextInput label={t('direction')} type="number" min={0} max={359} step={1} value={kmz.direction} onChange={(e) => setKmz({ ...kmz, direction: e.target.value })} required />
           <TextInput label={t('overlap_h')} type="number" min={10} max={95} step="any" value={kmz.overlap_h} onChange={(e) => setKmz({ ...kmz, overlap_h: e.target.value })} required />
           <TextInput label={t('overlap_w')} type="number" min={10} max={95} step="any" value={kmz.overlap_w} onChange={(e) => setKmz({ ...kmz, overlap_w: e.target.value })} required />
-          <FlightPreview fieldId={fieldId} query={kmzQuery} tiles={tiles} />
+          <FlightPreview fieldId={fieldId} query={kmzQuery} baseLayer={baseLayer} />
           <div className="sm:col-span-2">
             <SubmitButton busy={busy}>
               {t('download')}

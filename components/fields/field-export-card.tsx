@@ -1,5 +1,5 @@
 import type { FieldPageView } from '@/lib/fields/field-page';
-import { tileSource } from '@/lib/ui/server';
+import { baseLayers } from '@/lib/ui/server';
 import { Card } from '../ui/form';
 import { ExportPanel } from './export-panel';
 import type { FieldPageWords } from './field-page-words';
@@ -9,7 +9,7 @@ export function FieldExportCard({ fieldId, exports, words }: { fieldId: number; 
   const { t } = words;
   return (
     <Card title={t('exports.title')}>
-      <ExportPanel fieldId={fieldId} scanId={exports.scanId} droneIndex={exports.droneIndex} defaultRates={exports.defaultRates} zoneClasses={exports.zoneClasses} tiles={tileSource()} />
+      <ExportPanel fieldId={fieldId} scanId={exports.scanId} droneIndex={exports.droneIndex} defaultRates={exports.defaultRates} zoneClasses={exports.zoneClasses} baseLayer={baseLayers()[0]!} />
     </Card>
   );
 }

@@ -6,7 +6,7 @@ import L from 'leaflet';
 import { useEffect, useMemo } from 'react';
 import { GeoJSON, MapContainer, useMap } from 'react-leaflet';
 import type { FlightPreview } from '@/lib/exports/flight-preview';
-import type { TileSource } from '@/lib/ui/types';
+import type { BaseLayer } from '@/lib/ui/types';
 import { BaseTiles, MAP_MAX_ZOOM, ZoomButtons } from '../map/base-map';
 
 function Fit({ outline }: { outline: GeoJSON.Geometry }) {
@@ -21,12 +21,12 @@ function Fit({ outline }: { outline: GeoJSON.Geometry }) {
 }
 
 export interface FlightPreviewMapProps {
-  tiles: TileSource;
+  baseLayer: BaseLayer;
   plan: FlightPreview['plan'];
   label: string;
 }
 
-export default function FlightPreviewMap({ tiles, plan, label }: FlightPreviewMapProps) {
+export default function FlightPreviewMap({ baseLayer, plan, label }: FlightPreviewMapProps) {
   const part = (kind: string) => plan.features.find((f) => f.properties.kind === kind);
   const outline = part('field')!.geometry;
   // Thousands of photo points: drawn on one canvas rather than as as many SVG elements.
@@ -35,7 +35,7 @@ export default function FlightPreviewMap({ tiles, plan, label }: FlightPreviewMa
   return (
     <div className="h-64 overflow-hidden rounded border border-stone-200 sm:h-72" data-testid="flight-preview-map" role="img" aria-label={label}>
       <MapContainer center={[0, 0]} zoom={2} maxZoom={MAP_MAX_ZOOM} zoomControl={false} className="h-full w-full bg-stone-200">
-        <BaseTiles tiles={tiles} />
+        <BaseTiles layer={baseLayer} />
         <ZoomButtons />
         <Fit outline={outline} />
         <GeoJSON key={`field-${JSON.stringify(outline).length}`} data={outline} style={{ color: '#1c1917', weight: 2, fillOpacity: 0.05 }} interactive={false} />

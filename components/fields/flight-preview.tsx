@@ -6,7 +6,7 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useEffect, useState } from 'react';
 import type { FlightPreview as Preview } from '@/lib/exports/flight-preview';
 import { api } from '@/lib/ui/api';
-import type { TileSource } from '@/lib/ui/types';
+import type { BaseLayer } from '@/lib/ui/types';
 
 const FlightPreviewMap = dynamic(() => import('./flight-preview-map'), { ssr: false });
 
@@ -15,7 +15,7 @@ const SETTLE_MS = 300;
 
 type State = { kind: 'loading' } | { kind: 'plan'; preview: Preview; query: string } | { kind: 'error'; error: string | null; query: string };
 
-export function FlightPreview({ fieldId, query, tiles }: { fieldId: number; query: string; tiles: TileSource }) {
+export function FlightPreview({ fieldId, query, baseLayer }: { fieldId: number; query: string; baseLayer: BaseLayer }) {
   const t = useTranslations('exports');
   const tc = useTranslations('common');
   const format = useFormatter();
@@ -40,7 +40,7 @@ export function FlightPreview({ fieldId, query, tiles }: { fieldId: number; quer
   return (
     <section className="space-y-2 sm:col-span-2" aria-label={t('preview_title')} data-testid="flight-preview">
       <h3 className="text-sm font-medium text-stone-800">{t('preview_title')}</h3>
-      {state.kind === 'plan' && <FlightPreviewMap tiles={tiles} plan={state.preview.plan} label={t('preview_map_label')} />}
+      {state.kind === 'plan' && <FlightPreviewMap baseLayer={baseLayer} plan={state.preview.plan} label={t('preview_map_label')} />}
       <p
         role="status"
         aria-busy={state.kind === 'loading' || stale}
