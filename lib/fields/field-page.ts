@@ -35,15 +35,6 @@ export type Classification = ScanDetail['classification'];
 /** When a scan's image was taken (null: no one knows) and when it was uploaded, as the page words its day. */
 export type ScanDates = Pick<ScanSummary, 'captured_at' | 'created_at'>;
 
-/** The scan's picture laid over the field's map. */
-export interface MapPicture {
-  url: string;
-  bounds: [[number, number], [number, number]];
-  shows: 'orthomosaic' | 'index';
-  /** What the index's colours mean; null for an orthomosaic, whose colours are the ground's own. */
-  legend: PreviewLegend | null;
-}
-
 /** A point of the index trend but its date, which the page words. */
 export interface TrendEntry extends ScanDates {
   scanId: number;
@@ -112,7 +103,8 @@ export interface FieldPageView {
   scans: ScanSummary[];
   zoning: Pick<TaskListItem, 'task_id' | 'file_name'>[];
   scan: ChosenScan | null;
-  map: { picture: MapPicture | null; zones: ZoneCollection | null };
+  /** The chosen scan's zones and the legend of its index tiles (the fixed ramp of its index). */
+  map: { legend: PreviewLegend | null; zones: ZoneCollection | null };
   exports: { scanId: number | null; droneIndex: string | null; defaultRates: string; zoneClasses: number[] };
   /** A parcel just taken back out of this field. */
   restored: { id: number; name: string } | null;
@@ -152,17 +144,6 @@ export function meanChange(scans: ScanSummary[], chosen: { id: number; index: st
   const completed = scans.filter((s) => s.status === 'completed');
   const previous = completed.slice(completed.findIndex((s) => s.id === chosen.id) + 1).find((s) => s.index === chosen.index && s.stats && s.captured_at);
   return previous?.stats && chosen.stats ? { since: { captured_at: previous.captured_at, created_at: previous.created_at }, change: chosen.stats.mean - previous.stats.mean } : null;
-}
-
-/**
- * The scan's picture for the map: a drone scan's preview is its orthomosaic, an uploaded raster's its
- * index in colour. Shown only when its stored bounds are a box.
- */
-export function mapPicture(scan: { source: string; preview: { url: string; bounds: unknown; legend: PreviewLegend | null } | null }): MapPicture | null {
-  const p = scan.preview;
-  if (!p || !Array.isArray(p.bounds) || p.bounds.length !== 2) return null;
-  const shows = scan.source === 'drone' ? 'orthomosaic' : 'index';
-  return { url: p.url, bounds: p.bounds as MapPicture['bounds'], shows, legend: shows === 'index' ? p.legend : null };
 }
 
 /**
@@ -225,7 +206,7 @@ export async function loadFieldPage(db: TenantDb, user: { companyId: number; rol
     scans,
     zoning,
     scan: shown && chosenScanView(shown.scan, shown.zones, scans, field.area, rezoning, locale),
-    map: { picture: shown && mapPicture(shown.scan), zones: shown?.zones ?? null },
+    map: { legend: shown?.scan.tiles?.legend ?? null, zones: shown?.zones ?? null },
     exports: {
       scanId: shown?.scan.id ?? null,
       droneIndex: shown?.scan.source === 'drone' ? (shown.scan.index ?? 'index').toUpperCase() : null,

@@ -7,10 +7,11 @@ import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { tenantDb } from '@/lib/db/tenant';
 import { zoneRatesText } from '@/lib/exports/load';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
-import { type ScanSummary, chosenScan, fieldPageId, indexTrend, loadFieldPage, mapPicture, meanChange, zoneTable } from '@/lib/fields/field-page';
+import { type ScanSummary, chosenScan, fieldPageId, indexTrend, loadFieldPage, meanChange, zoneTable } from '@/lib/fields/field-page';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/http/errors';
-import { previewLegend } from '@/lib/raster/ramp';
+import { INDEX_RANGES, previewLegend } from '@/lib/raster/ramp';
+import { scanTiles } from '@/lib/fields/scans';
 
 const summary = (id: number, over: Partial<ScanSummary> = {}): ScanSummary => ({
   id,
@@ -84,20 +85,12 @@ describe('meanChange', () => {
   });
 });
 
-describe('mapPicture', () => {
-  const bounds = [
-    [47, -99],
-    [48, -98],
-  ];
-  const legend = previewLegend('ndvi', { min: 0.1, max: 0.9 });
-  it('is a drone scan’s orthomosaic or a raster’s index (with its legend), where its bounds are a box', () => {
-    expect(mapPicture({ source: 'drone', preview: { url: '/p.png', bounds, legend: null } })).toEqual({ url: '/p.png', bounds, shows: 'orthomosaic', legend: null });
-    expect(mapPicture({ source: 'raster', preview: { url: '/p.png', bounds, legend } })).toMatchObject({ shows: 'index', legend });
-    expect(mapPicture({ source: 'raster', preview: { url: '/p.png', bounds: null, legend } })).toBeNull();
-    expect(mapPicture({ source: 'raster', preview: null })).toBeNull();
-  });
-  it('gives an orthomosaic no legend, as its colours are the ground’s own', () => {
-    expect(mapPicture({ source: 'drone', preview: { url: '/p.png', bounds, legend } })?.legend).toBeNull();
+describe('the field map legend', () => {
+  it('is the fixed ramp of the scan’s index, for a drone survey as for an uploaded raster, whatever the scan’s own range', () => {
+    const stats = { min: 0.05, max: 0.31, mean: 0.2, std: 0.05 } as Parameters<typeof scanTiles>[1]['stats'];
+    expect(scanTiles({ id: 1, source: 'drone', status: 'completed', dataPath: 'd' }, { index: 'vari', stats })?.legend).toEqual(previewLegend('vari', INDEX_RANGES.vari!));
+    expect(scanTiles({ id: 2, source: 'raster', status: 'completed', dataPath: 'r' }, { index: 'ndvi', stats })?.legend).toEqual(previewLegend('ndvi', INDEX_RANGES.ndvi!));
+    expect(scanTiles({ id: 3, source: 'raster', status: 'processing', dataPath: null }, { index: 'ndvi', stats })).toBeNull();
   });
 });
 

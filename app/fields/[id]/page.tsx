@@ -40,7 +40,7 @@ export default async function FieldPage({ params, searchParams }: { params: Prom
         baseLayers={baseLayers()}
         scans={view.scans.filter((s) => s.status === 'completed').map(mapScan)}
         chosen={scan?.id ?? null}
-        legend={view.map.picture?.legend ?? null}
+        legend={view.map.legend}
         zones={view.map.zones as ZoneFeatureCollection | null}
       />
       <div className="mx-auto max-w-6xl space-y-4">
