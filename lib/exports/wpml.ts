@@ -365,7 +365,7 @@ function missionConfig(drone: DroneSpec, indent: string): string {
 /**
  * The polygon a mapping2d template holds: DJI's template has one area (one Folder, one Polygon) per
  * route, so for a field of several parts it is the part of the largest area (holes subtracted). The
- * waylines fly all parts; the README says what editing the route in Pilot 2 does.
+ * waylines fly all parts; docs/exports.md says what editing the route in Pilot 2 does.
  */
 function templatePart(geometry: Polygon | MultiPolygon): Position[][] {
   if (geometry.type === 'Polygon') return geometry.coordinates;
