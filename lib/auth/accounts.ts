@@ -9,7 +9,7 @@ import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
 import { addressGroup } from '../http/address-group';
-import { conflict, forbidden, notFound, rateLimited, unauthorized, unprocessable } from '../http/errors';
+import { conflict, forbidden, notFound, rateLimited, unauthorized, unprocessable } from '../errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
 import { parseSettings } from './company-settings';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';

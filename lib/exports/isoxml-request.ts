@@ -1,7 +1,7 @@
 // The ISOXML export of a field (its latest scan's zones) or of one scan.
 import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
-import { notFound, unprocessable } from '../http/errors';
+import { notFound, unprocessable } from '../errors';
 import { runExportWork } from './export-work';
 import { assertExportQueryKeys, loadExportField, loadScanWithZones, parseUnzonedRate, resolveRates } from './load';
 

@@ -6,7 +6,7 @@ import { photoShare } from '../fields/coverage';
 import { latestScanId, listScans, scanLegend } from '../fields/scans';
 import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
-import { notFound, unprocessable } from '../http/errors';
+import { notFound, unprocessable } from '../errors';
 import { validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { resolveDataPath } from '../uploads/data-path';

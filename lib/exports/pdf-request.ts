@@ -3,7 +3,7 @@
 // company's.
 import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { type Locale, isLocale } from '../i18n/locales';
 import { companyTimeZone } from '../i18n/time-zone';
 import { assertExportQueryKeys, loadExportField, loadScanHistory, loadScanWithZones, parseRates, parseUnzonedRate } from './load';

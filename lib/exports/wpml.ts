@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import { z } from 'zod';
 import { asciiStem } from '@/lib/http/respond';
-import { type AppError, unprocessable } from '@/lib/http/errors';
+import { type AppError, unprocessable } from '@/lib/errors';
 import { ValidationError, validate } from '@/lib/http/validate';
 import { geometryAreaM2 } from '../geo/area';
 import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';

@@ -13,7 +13,7 @@ import type { TenantDb } from '../db/tenant';
 import { type DronePhoto, readDroneExifAll } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
 import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
-import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../http/errors';
+import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../errors';
 import { refuseUnstorableText, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { dispatchTask } from '../tasks/queue';

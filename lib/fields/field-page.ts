@@ -6,7 +6,7 @@ import type { TenantDb } from '../db/tenant';
 import { isUncertain } from '../drone/classify';
 import { zoneRatesText } from '../exports/load';
 import type { FieldGeometry } from '../geo/geometry';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { localizeZoneName } from '../i18n/formats';
 import type { Locale } from '../i18n/locales';
 import type { ZoningMethod } from '../raster/classify';

@@ -8,7 +8,7 @@ import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { simplifyGeometryText } from '../geo/simplify';
-import { conflict, notFound, unprocessable } from '../http/errors';
+import { conflict, notFound, unprocessable } from '../errors';
 import { resolveDataPath } from '../uploads/data-path';
 import { noteScansBoundary } from './boundary';
 import { removeFieldFiles } from './files';

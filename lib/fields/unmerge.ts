@@ -3,7 +3,7 @@
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';

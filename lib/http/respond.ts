@@ -2,7 +2,8 @@
 import { create as contentDisposition } from 'content-disposition';
 import slugify from 'slugify';
 import { NextResponse } from 'next/server';
-import { AppError, HTTP_STATUS, fromPrismaError } from './errors';
+import { AppError, fromPrismaError } from '../errors';
+import { HTTP_STATUS } from './errors';
 import { ValidationError, describeIssue } from './validate';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';

@@ -13,7 +13,7 @@ import { type Db, db, dbReady } from '../db/client';
 import { type TenantDb, tenantDb } from '../db/tenant';
 import { type Locale, anonymousLocale, isLocale } from '../i18n/locales';
 import { type Logger, log as rootLog } from '../log';
-import { AppError, forbidden, unauthorized } from './errors';
+import { AppError, forbidden, unauthorized } from '../errors';
 import { errorResponse } from './respond';
 
 export interface PublicContext<P> {

@@ -4,7 +4,7 @@ import type { DriverTransaction } from '../db/driver-transaction';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { dbTarget } from '../db/target';
 import type { TenantDb } from '../db/tenant';
-import { conflict } from '../http/errors';
+import { conflict } from '../errors';
 import { roundArea } from '../fields/fields';
 import { ownerNameKey } from './name-key';
 

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { config } from '../config';
 import { db } from '../db/client';
 import type { TenantDb } from '../db/tenant';
-import { queueUnavailable } from '../http/errors';
+import { queueUnavailable } from '../errors';
 import { tellPrimary, webRole } from '../server/ipc';
 import { failUndispatchedTask } from './lifecycle';
 import { enqueueLocal } from './local-runner';

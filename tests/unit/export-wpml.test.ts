@@ -10,7 +10,7 @@ import { DRONES } from '@/lib/exports/drones';
 import { asciiFileName } from '@/lib/http/respond';
 import { isQuick } from '@/lib/exports/export-work';
 import type { ExportField } from '@/lib/exports/types';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { errorBody } from '@/lib/http/respond';
 import { ValidationError } from '@/lib/http/validate';
 import {

@@ -9,7 +9,7 @@ import { zoneRatesText } from '@/lib/exports/load';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { type ScanSummary, chosenScan, fieldPageId, indexTrend, loadFieldPage, mapPicture, meanChange, zoneTable } from '@/lib/fields/field-page';
 import { boundingBox } from '@/lib/geo/geometry';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { previewLegend } from '@/lib/raster/ramp';
 
 const summary = (id: number, over: Partial<ScanSummary> = {}): ScanSummary => ({
