@@ -5,7 +5,7 @@ import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import { z } from 'zod';
-import { asciiStem } from '@/lib/http/respond';
+import { asciiStem } from '@/lib/file-names';
 import { type AppError, unprocessable } from '@/lib/errors';
 import { ValidationError, validate } from '@/lib/http/validate';
 import { geometryAreaM2 } from '../geo/area';
