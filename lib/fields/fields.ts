@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { z } from 'zod';
 import { config } from '../config';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
-import type { TenantDb } from '../db/tenant';
+import { type TenantDb, tenantCreate } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { simplifyGeometryText } from '../geo/simplify';
@@ -258,7 +258,7 @@ export async function createField(db: TenantDb, input: z.infer<typeof createFiel
   const geometry = validateFieldGeometry(input.geometry);
   await assertOwner(db, input.owner_id);
   return db.field.create({
-    data: {
+    data: tenantCreate('field', {
       name: input.name,
       ownerId: input.owner_id ?? null,
       status: input.status ?? null,
@@ -266,7 +266,7 @@ export async function createField(db: TenantDb, input: z.infer<typeof createFiel
       // An area given explicitly (a cadastral area) is kept until the geometry changes.
       area: roundArea(input.area ?? geometryAreaHa(geometry)),
       ...geometryColumns(geometry),
-    } as Parameters<TenantDb['field']['create']>[0]['data'],
+    }),
     select: { id: true },
   });
 }
