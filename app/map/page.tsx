@@ -4,7 +4,7 @@ import { ErrorMessage } from '@/components/ui/form';
 import { fieldsExtent } from '@/lib/fields/fields';
 import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { requireUser, tileSource } from '@/lib/ui/server';
 
 export async function generateMetadata() {

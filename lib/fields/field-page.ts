@@ -13,7 +13,7 @@ import type { ZoningMethod } from '../raster/classify';
 import type { PreviewLegend } from '../raster/ramp';
 import { DEFAULT_ZONING, type ZoningRecord } from '../raster/zones';
 import { listTasks, type TaskListItem } from '../tasks/list';
-import { type Abilities, abilities } from '../ui/roles';
+import { type Abilities, abilities } from '../auth/abilities';
 import { listOwners } from '../owners/owners';
 import { type Coverage, scanCoverage, zonedGround } from './coverage';
 import { fieldDetail, getField } from './fields';
