@@ -35,6 +35,14 @@ export async function loadExportField(db: TenantDb, id: number): Promise<ExportF
   };
 }
 
+/** The field an export is of: the one named, or the one of the scan named (404 when either is not the company's). */
+export async function loadExportTarget(db: TenantDb, target: { fieldId?: number; scanId?: number }): Promise<ExportField> {
+  if (!target.scanId) return loadExportField(db, target.fieldId!);
+  const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });
+  if (!scan) throw notFound();
+  return loadExportField(db, scan.fieldId);
+}
+
 export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 'id' | 'name' | 'geometry'>[]> {
   const rows = await db.field.findMany({ select: { id: true, name: true, geometry: true }, orderBy: { id: 'asc' } });
   return rows.map((r) => ({ id: r.id, name: r.name, geometry: JSON.parse(r.geometry) as FieldGeometry }));
