@@ -20,6 +20,7 @@ run: run-deps install generate migrate build
 test: install generate system-deps services build
 	npm run -s typecheck
 	npm run -s lint
+	npm run -s depcheck
 	node node_modules/tsx/dist/cli.mjs tests/run.ts
 
 install: node_modules/.installed

@@ -3,7 +3,7 @@
 // package), never after minutes of work; `GET /api/health` and the start-up log say the same.
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { featureUnavailable } from './http/errors';
+import { featureUnavailable } from './errors';
 
 export type Feature = 'drone' | 'raster';
 

@@ -5,7 +5,7 @@ import { parseSettings } from '@/lib/auth/company-settings';
 import { isRole } from '@/lib/auth/roles';
 import { zoneRatesText } from '@/lib/exports/load';
 import { SERVER_TIME_ZONE, isTimeZone, timeZoneChoices, timeZoneLabel } from '@/lib/i18n/time-zone';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { requireUser } from '@/lib/ui/server';
 
 export async function generateMetadata() {

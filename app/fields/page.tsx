@@ -4,9 +4,9 @@ import { FieldsTable } from '@/components/fields/fields-table';
 import { fieldProperties, listFieldRows } from '@/lib/fields/fields';
 import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { requireUser } from '@/lib/ui/server';
-import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
+import { KNOWN_STATUSES, statusKey } from '@/lib/fields/land-status';
 import { inputClass } from '@/components/ui/form';
 import { Form } from '@/components/ui/validation-messages';
 

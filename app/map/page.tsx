@@ -3,7 +3,7 @@ import { FieldMapLoader } from '@/components/map/field-map-loader';
 import { fieldsExtent } from '@/lib/fields/fields';
 import { latestScansByField } from '@/lib/fields/scans';
 import { listOwners } from '@/lib/owners/owners';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { baseLayers, requireUser } from '@/lib/ui/server';
 
 export async function generateMetadata() {

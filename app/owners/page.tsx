@@ -1,7 +1,7 @@
 import { getTranslations } from 'next-intl/server';
 import { OwnersManager } from '@/components/owners/owners-manager';
 import { listOwners } from '@/lib/owners/owners';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { requireUser } from '@/lib/ui/server';
 
 export async function generateMetadata() {

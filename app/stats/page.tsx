@@ -5,7 +5,8 @@ import { Form } from '@/components/ui/validation-messages';
 import { isNamedCrop } from '@/lib/drone/crops';
 import { cropYears, fieldStats } from '@/lib/fields/stats';
 import { requireUser } from '@/lib/ui/server';
-import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { statusKey } from '@/lib/fields/land-status';
+import { NO_VALUE_COLOR, cropColor, ownerColor, statusColor } from '@/lib/ui/status';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');

@@ -5,7 +5,7 @@ import { RecentTasks } from '@/components/uploads/recent-tasks';
 import { ShapefileUpload } from '@/components/uploads/shapefile-upload';
 import { Card } from '@/components/ui/form';
 import { listTasks } from '@/lib/tasks/list';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { requireUser } from '@/lib/ui/server';
 
 export async function generateMetadata() {

@@ -7,9 +7,9 @@ import { config } from '../config';
 import type { Db } from '../db/client';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { dbTarget } from '../db/target';
-import type { TenantDb } from '../db/tenant';
+import { type TenantDb, tenantCreate } from '../db/tenant';
 import { addressGroup } from '../http/address-group';
-import { conflict, forbidden, notFound, rateLimited, unauthorized, unprocessable } from '../http/errors';
+import { conflict, forbidden, notFound, rateLimited, unauthorized, unprocessable } from '../errors';
 import { DEFAULT_LOCALE } from '../i18n/locales';
 import { parseSettings } from './company-settings';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './password';
@@ -358,7 +358,7 @@ export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: str
   if (await baseDb.user.findUnique({ where: { email: input.email } })) throw conflict('email_taken');
   const { hash, salt } = await hashPassword(input.password);
   return db.user.create({
-    data: {
+    data: tenantCreate('user', {
       email: input.email,
       passwordHash: hash,
       passwordSalt: salt,
@@ -366,7 +366,7 @@ export async function createCompanyUser(db: TenantDb, baseDb: Db, actorRole: str
       lastName: input.last_name ?? null,
       role: input.role,
       language: input.language ?? DEFAULT_LOCALE,
-    } as Parameters<TenantDb['user']['create']>[0]['data'],
+    }),
   });
 }
 

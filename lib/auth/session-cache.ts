@@ -3,11 +3,12 @@
 //
 // Kept right by clearing, not by expiry: a request that changes or removes sessions, users or
 // companies (logout, a new password, a role, a deactivation...) clears the cache of every process of
-// the server before its answer leaves (`trackSessionWrites` marks the write, lib/http/route.ts
-// clears, lib/server/ipc.ts reaches the other processes). A look-up that was under way while a clear
-// happened is not kept, since it may have read the rows from before. The minute bounds what a
-// change made outside the server (a script on the database) takes to be seen. With Redis, web
-// processes may run on several hosts that cannot be reached this way, so the cache is off.
+// the server before its answer leaves (`trackSessionWrites`, attached to the route handlers' database
+// in lib/http/route.ts, marks the write; route.ts clears; lib/server/ipc.ts reaches the other
+// processes). A look-up that was under way while a clear happened is not kept, since it may have
+// read the rows from before. The minute bounds what a change made outside the server (a script on
+// the database) takes to be seen. With Redis, web processes may run on several hosts that cannot be
+// reached this way, so the cache is off.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { config } from '../config';
 import type { Db } from '../db/client';

@@ -3,7 +3,6 @@
 import type { Client, Config } from '@libsql/client';
 import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { trackSessionWrites } from '../auth/session-cache';
 import { config } from '../config';
 import { log } from '../log';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
@@ -38,11 +37,10 @@ const STATEMENT_ARGS_AT_MOST = 32;
 
 /**
  * Names PostgreSQL's prepared statements after their text, so that a pooled connection parses each
- * statement once rather than on every query (Prisma's adapter names none unless told). A single
- * field on PostgreSQL: 0.32-0.33 ms of the database's CPU a request became 0.19-0.25 ms, and 799-816
- * requests a second 863-896. Bounded, since the server keeps a named statement for the
- * connection's life: statements of many arguments (bulk inserts, long IN lists, whose text varies
- * with their length) and any beyond the first `limit` texts stay unnamed, parsed each time.
+ * statement once rather than on every query (Prisma's adapter names none unless told; what it
+ * saved is in bench/HISTORY.md, 2026-11-24). Bounded, since the server keeps a named statement for
+ * the connection's life: statements of many arguments (bulk inserts, long IN lists, whose text
+ * varies with their length) and any beyond the first `limit` texts stay unnamed, parsed each time.
  */
 export function statementNames(limit: number): (query: { sql: string; args: unknown[] }) => string {
   const names = new Map<string, string>();
@@ -104,8 +102,7 @@ export function dbReady(): Promise<void> {
 function ensureDb() {
   if (!holder.__fieldmapDb) {
     const target = dbTarget(config());
-    // Changes to sessions, users and companies clear the session caches (lib/auth/session-cache.ts).
-    const client = trackSessionWrites(createDb(target));
+    const client = createDb(target);
     const ready = migrate(target)
       .then(() => makeDataPathsRelative(client, config().dataDir))
       .then((changed) => {

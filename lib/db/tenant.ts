@@ -63,6 +63,14 @@ export function scopeToCompany(db: Db, companyId: number) {
 
 export type TenantDb = ReturnType<typeof scopeToCompany>;
 
+type TenantModel = 'user' | 'owner' | 'field' | 'task' | 'scan' | 'zone';
+type CreateData<M extends TenantModel> = Parameters<TenantDb[M]['create']>[0]['data'];
+type WithoutCompany<T> = T extends unknown ? Omit<T, 'companyId' | 'company'> : never;
+/** What a create through the tenant client is given: a row of the model without its company, which the extension stamps on. */
+export type TenantCreate<M extends TenantModel> = WithoutCompany<CreateData<M>>;
+/** `data` for `db.<model>.create` on the tenant client, checked as `TenantCreate` (Prisma's own type asks for the company too). */
+export const tenantCreate = <M extends TenantModel>(_model: M, data: TenantCreate<M>) => data as unknown as CreateData<M>;
+
 // Building an extended client per request costs more than the query it serves: keep one per company.
 const scopedClients = new WeakMap<Db, Map<number, TenantDb>>();
 

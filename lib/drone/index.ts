@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaM2 } from '@/lib/geo/area';
-import { unprocessable } from '@/lib/http/errors';
+import { unprocessable } from '@/lib/errors';
 import { utmFrame } from './frame';
 import { indexRasterPath } from './files';
 import type { Mosaic } from './ortho';

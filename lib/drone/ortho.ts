@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Polygon } from 'geojson';
 import sharp from 'sharp';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';

@@ -1,5 +1,5 @@
 // A photo that cannot be decoded, wherever that shows: at the upload (its head) or in the task (its pixels).
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 
 export const corruptImage = (file: string) => new AppError('unprocessable', 'drone_corrupt_image', { file });
 

@@ -2,7 +2,7 @@
 // each, one flight; and where the photos are, so the route can find the field under them.
 import { booleanPointInPolygon, buffer, point } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
-import { AppError, unprocessable } from '@/lib/http/errors';
+import { AppError, unprocessable } from '@/lib/errors';
 import type { DronePhoto } from './exif';
 import { centreGround, heightM, utmFrame } from './frame';
 

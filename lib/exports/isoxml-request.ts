@@ -1,19 +1,13 @@
 // The ISOXML export of a field (its latest scan's zones) or of one scan.
 import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
-import { notFound, unprocessable } from '../http/errors';
+import { unprocessable } from '../errors';
 import { runExportWork } from './export-work';
-import { assertExportQueryKeys, loadExportField, loadScanWithZones, parseUnzonedRate, resolveRates } from './load';
+import { assertExportQueryKeys, loadExportTarget, loadScanWithZones, parseUnzonedRate, resolveRates } from './load';
 
 export async function isoxmlExport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL) {
   assertExportQueryKeys(url, ['rates', 'product', 'grid', 'unzoned_rate']);
-  let fieldId = target.fieldId;
-  if (target.scanId) {
-    const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });
-    if (!scan) throw notFound();
-    fieldId = scan.fieldId;
-  }
-  const field = await loadExportField(db, fieldId!);
+  const field = await loadExportTarget(db, target);
   const { zones } = await loadScanWithZones(db, { fieldId: field.id, scanId: target.scanId, boundary: field.geometry });
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = parseSettings(company.settingsJson);

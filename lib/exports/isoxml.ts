@@ -19,7 +19,7 @@ import {
   type TreatmentZone,
 } from 'isoxml';
 import { geometryAreaM2 } from '@/lib/geo/area';
-import { unprocessable } from '@/lib/http/errors';
+import { unprocessable } from '@/lib/errors';
 import type { ExportField, ExportZone, Rates } from './types';
 
 export interface IsoxmlOptions {

@@ -1,7 +1,7 @@
 // The KMZ flight plan exports: one field's plan, and the ZIP of all the company's fields' plans.
 import type { Readable } from 'node:stream';
 import type { TenantDb } from '../db/tenant';
-import { AppError, notFound } from '../http/errors';
+import { AppError, notFound } from '../errors';
 import { errorBody } from '../http/respond';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';

@@ -6,7 +6,7 @@ import { photoShare } from '../fields/coverage';
 import { latestScanId, listScans, scanLegend } from '../fields/scans';
 import { scanZonesWithin } from '../fields/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
-import { notFound, unprocessable } from '../http/errors';
+import { notFound, unprocessable } from '../errors';
 import { validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { resolveDataPath } from '../uploads/data-path';
@@ -33,6 +33,14 @@ export async function loadExportField(db: TenantDb, id: number): Promise<ExportF
     geometry: JSON.parse(f.geometry) as FieldGeometry,
     company: { name: f.company.name },
   };
+}
+
+/** The field an export is of: the one named, or the one of the scan named (404 when either is not the company's). */
+export async function loadExportTarget(db: TenantDb, target: { fieldId?: number; scanId?: number }): Promise<ExportField> {
+  if (!target.scanId) return loadExportField(db, target.fieldId!);
+  const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });
+  if (!scan) throw notFound();
+  return loadExportField(db, scan.fieldId);
 }
 
 export async function loadExportFields(db: TenantDb): Promise<Pick<ExportField, 'id' | 'name' | 'geometry'>[]> {

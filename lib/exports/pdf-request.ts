@@ -3,21 +3,14 @@
 // company's.
 import { parseSettings } from '../auth/company-settings';
 import type { TenantDb } from '../db/tenant';
-import { notFound } from '../http/errors';
 import { type Locale, isLocale } from '../i18n/locales';
 import { companyTimeZone } from '../i18n/time-zone';
-import { assertExportQueryKeys, loadExportField, loadScanHistory, loadScanWithZones, parseRates, parseUnzonedRate } from './load';
+import { assertExportQueryKeys, loadExportTarget, loadScanHistory, loadScanWithZones, parseRates, parseUnzonedRate } from './load';
 import { buildFieldReportPdf } from './pdf';
 
 export async function pdfReport(db: TenantDb, companyId: number, target: { fieldId?: number; scanId?: number }, url: URL, locale: Locale) {
   assertExportQueryKeys(url, ['rates', 'unzoned_rate', 'lang']);
-  let fieldId = target.fieldId;
-  if (target.scanId) {
-    const scan = await db.scan.findUnique({ where: { id: target.scanId }, select: { fieldId: true } });
-    if (!scan) throw notFound();
-    fieldId = scan.fieldId;
-  }
-  const field = await loadExportField(db, fieldId!);
+  const field = await loadExportTarget(db, target);
   const company = await db.company.findUniqueOrThrow({ where: { id: companyId } });
   const settings = parseSettings(company.settingsJson);
   // The ISOXML export's parsing, 422s and cap; a class without a rate is shown without one, not refused.

@@ -7,7 +7,7 @@ import PDFDocument from 'pdfkit';
 import { localizeZoneName } from '@/lib/i18n/formats';
 import { translate } from '@/lib/i18n/messages';
 import type { Locale } from '@/lib/i18n/locales';
-import { statusKey } from '@/lib/ui/status';
+import { statusKey } from '@/lib/fields/land-status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 import { legendDigits, type PreviewLegend } from '@/lib/raster/ramp';
 import { isUncertain } from '@/lib/drone/classify';

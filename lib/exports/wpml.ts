@@ -5,8 +5,8 @@ import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import { z } from 'zod';
-import { asciiStem } from '@/lib/http/respond';
-import { type AppError, unprocessable } from '@/lib/http/errors';
+import { asciiStem } from '@/lib/file-names';
+import { type AppError, unprocessable } from '@/lib/errors';
 import { ValidationError, validate } from '@/lib/http/validate';
 import { geometryAreaM2 } from '../geo/area';
 import { DEFAULT_DRONE, DRONE_KEYS, DRONES, footprintM, type DroneKey, type DroneSpec } from './drones';
@@ -365,7 +365,7 @@ function missionConfig(drone: DroneSpec, indent: string): string {
 /**
  * The polygon a mapping2d template holds: DJI's template has one area (one Folder, one Polygon) per
  * route, so for a field of several parts it is the part of the largest area (holes subtracted). The
- * waylines fly all parts; the README says what editing the route in Pilot 2 does.
+ * waylines fly all parts; docs/exports.md says what editing the route in Pilot 2 does.
  */
 function templatePart(geometry: Polygon | MultiPolygon): Position[][] {
   if (geometry.type === 'Polygon') return geometry.coordinates;

@@ -7,7 +7,7 @@ import { separateGeometry } from '../geo/separate';
 import { splitGeometry } from '../geo/split';
 import { geometryUnion } from '../geo/union';
 import { type ZoneShape, zonesWithin } from '../geo/within';
-import { unprocessable } from '../http/errors';
+import { unprocessable } from '../errors';
 import { IN_REQUEST_UP_TO_VERTICES, runRequestWork } from '../tasks/run-in-thread';
 
 export type BoundaryWork =

@@ -9,11 +9,11 @@ import { booleanPointInPolygon, buffer, point } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
 import { config } from '../config';
-import type { TenantDb } from '../db/tenant';
+import { type TenantDb, tenantCreate } from '../db/tenant';
 import { type DronePhoto, readDroneExifAll } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
 import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
-import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../http/errors';
+import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../errors';
 import { refuseUnstorableText, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { dispatchTask } from '../tasks/queue';
@@ -183,17 +183,17 @@ export async function submitDroneSurvey(
     const cropType = data.crop_type ?? null;
     const scan = await db.$transaction(async (tx) => {
       const created = await tx.scan.create({
-        data: {
+        data: tenantCreate('scan', {
           source: 'drone',
           status: 'processing',
           fieldId: field.id,
           fileName: zipFile.filename || null,
           cropType,
           detailsJson: JSON.stringify({ photos: photos.length, captures: groupCaptures(photos).length, ignored_files: ignored }),
-        } as Parameters<TenantDb['scan']['create']>[0]['data'],
+        }),
       });
       await tx.task.create({
-        data: {
+        data: tenantCreate('task', {
           id: taskId,
           kind: 'drone',
           payloadJson: JSON.stringify(payload),
@@ -201,7 +201,7 @@ export async function submitDroneSurvey(
           fieldId: field.id,
           scanId: created.id,
           createdBy: userId,
-        } as Parameters<TenantDb['task']['create']>[0]['data'],
+        }),
       });
       return created;
     });

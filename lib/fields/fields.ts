@@ -4,11 +4,11 @@ import { dirname } from 'node:path';
 import type { z } from 'zod';
 import { config } from '../config';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
-import type { TenantDb } from '../db/tenant';
-import { fieldAreaHa, roundArea } from '../geo/area';
+import { type TenantDb, tenantCreate } from '../db/tenant';
+import { fieldAreaHa, geometryAreaHa, roundArea } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { simplifyGeometryText } from '../geo/simplify';
-import { conflict, notFound, unprocessable } from '../http/errors';
+import { conflict, notFound, unprocessable } from '../errors';
 import { resolveDataPath } from '../uploads/data-path';
 import { noteScansBoundary } from './boundary';
 import { removeFieldFiles } from './files';
@@ -254,7 +254,7 @@ export async function createField(db: TenantDb, input: z.infer<typeof createFiel
   const geometry = validateFieldGeometry(input.geometry);
   await assertOwner(db, input.owner_id);
   return db.field.create({
-    data: {
+    data: tenantCreate('field', {
       name: input.name,
       ownerId: input.owner_id ?? null,
       status: input.status ?? null,
@@ -262,7 +262,7 @@ export async function createField(db: TenantDb, input: z.infer<typeof createFiel
       // An area given explicitly (a cadastral area) is kept until the geometry changes.
       area: input.area != null ? roundArea(input.area) : fieldAreaHa(geometry),
       ...geometryColumns(geometry),
-    } as Parameters<TenantDb['field']['create']>[0]['data'],
+    }),
     select: { id: true },
   });
 }

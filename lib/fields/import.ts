@@ -13,7 +13,7 @@ import { type DriverTransaction, insertRows, withDriverTransaction } from '../db
 import { dbTarget } from '../db/target';
 import type { BBox, FieldGeometry } from '../geo/geometry';
 import { boundaryIndex } from '../geo/overlap';
-import { AppError, unprocessable } from '../http/errors';
+import { AppError, unprocessable } from '../errors';
 import { ensureOwners } from '../owners/owners';
 import { JobError, runInThread } from '../tasks/run-in-thread';
 import { type ColumnMapping, type SkippedFeature, isShapefilePart } from '../uploads/shapefile-layers';

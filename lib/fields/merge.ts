@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../errors';
 import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, fieldsWithTasksInProgress, geometryColumns, lockFieldRows, roundArea } from './fields';

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
 import { indexRasterPath } from '../drone/files';
 import type { FieldGeometry } from '../geo/geometry';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../errors';
 import { DEFAULT_ZONING, DRONE_ZONING, type ZoningOptions, type ZoningRecord } from '../raster/zones';
 import type { RezoneJobPayload, ZoningJobPayload } from '../tasks/zoning-jobs';
 import { submitTask } from '../tasks/queue';

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { TenantDb } from '../db/tenant';
 import { orthomosaicPath } from '../drone/files';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { tileablePath } from '../raster/cog';
 import { indexRamp } from '../raster/ramp';
 import { openTileRaster } from '../raster/tile-source';

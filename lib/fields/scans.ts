@@ -6,7 +6,7 @@ import type { DbTx } from '../db/client';
 import type { TenantDb } from '../db/tenant';
 import { classifyCrop, isUncertain, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../errors';
 import type { Locale } from '../i18n/locales';
 import { indexRamp, previewLegend, type PreviewLegend, type PreviewStretch, previewStretch } from '../raster/ramp';
 import { taskErrorText } from '../tasks/view';

@@ -1,9 +1,9 @@
 // Splitting a field along a line: part of a parcel sown or leased apart becomes a field of its own.
 import type { Position } from 'geojson';
-import type { TenantDb } from '../db/tenant';
+import { type TenantDb, tenantCreate } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
@@ -48,7 +48,7 @@ export async function splitField(db: TenantDb, id: number, line: Position[]) {
     for (const [i, geometry] of others.entries()) {
       created.push(
         await tx.field.create({
-          data: {
+          data: tenantCreate('field', {
             name: `${field.name.slice(0, NAME_ROOM)} (${i + 2})`,
             ownerId: field.ownerId,
             status: field.status,
@@ -56,7 +56,7 @@ export async function splitField(db: TenantDb, id: number, line: Position[]) {
             attributesJson: JSON.stringify(attributes),
             area: roundArea(geometryAreaHa(geometry)),
             ...geometryColumns(geometry),
-          } as Parameters<TenantDb['field']['create']>[0]['data'],
+          }),
           select: { id: true, name: true, area: true },
         }),
       );

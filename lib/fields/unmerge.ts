@@ -1,9 +1,9 @@
 // Taking a parcel merged into a field back out: a parcel farmed as part of a field for a while (a
 // lease taken over, say) is farmed apart again, with its register data.
-import type { TenantDb } from '../db/tenant';
+import { type TenantDb, tenantCreate } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { noteScansBoundary } from './boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
@@ -46,7 +46,7 @@ export async function unmergeField(db: TenantDb, id: number, mergedId: number) {
     // Its old id, so that links and other systems' references find it again (ids are never reused).
     const idFree = !(await tx.field.findUnique({ where: { id: parcel.id }, select: { id: true } }));
     const restored = await tx.field.create({
-      data: {
+      data: tenantCreate('field', {
         ...(idFree ? { id: parcel.id } : {}),
         name: parcel.name,
         ownerId: field.ownerId,
@@ -55,7 +55,7 @@ export async function unmergeField(db: TenantDb, id: number, mergedId: number) {
         attributesJson: JSON.stringify(parcel.attributes ?? {}),
         area: partArea,
         ...geometryColumns(part!),
-      } as Parameters<TenantDb['field']['create']>[0]['data'],
+      }),
       select: { id: true, name: true, area: true },
     });
     return { field: kept, restored };

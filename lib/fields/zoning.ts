@@ -9,7 +9,7 @@ import type { TenantDb } from '../db/tenant';
 import type { FieldGeometry } from '../geo/geometry';
 import { boundingBox } from '../geo/geometry';
 import { intersectionAreaM2 } from '../geo/overlap';
-import { notFound, unprocessable, unsupportedMediaType } from '../http/errors';
+import { notFound, unprocessable, unsupportedMediaType } from '../errors';
 import { validate } from '../http/validate';
 import { type IndexName, bandOrder } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';

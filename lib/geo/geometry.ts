@@ -3,7 +3,7 @@
 import { feature } from '@turf/turf';
 import findIntersections from 'sweepline-intersections';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
-import { unprocessable } from '../http/errors';
+import { unprocessable } from '../errors';
 import { hasSeveralRings, misnestedRings } from './nest-rings';
 
 export type FieldGeometry = Polygon | MultiPolygon;

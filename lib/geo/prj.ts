@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import proj4 from 'proj4';
-import { unprocessable } from '../http/errors';
+import { unprocessable } from '../errors';
 
 export interface Crs {
   name: string;

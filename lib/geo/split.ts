@@ -3,7 +3,7 @@
 import { difference, feature, featureCollection, intersect } from '@turf/turf';
 import findIntersections from 'sweepline-intersections';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
-import { unprocessable } from '../http/errors';
+import { unprocessable } from '../errors';
 import { geometryAreaM2 } from './area';
 import { type FieldGeometry, boundingBox } from './geometry';
 

@@ -7,7 +7,7 @@ import { log } from '../log';
 import { redisClient } from '../redis';
 import { hitInPrimary, webRole } from '../server/ipc';
 import { addressGroup } from './address-group';
-import { AppError } from './errors';
+import { AppError } from '../errors';
 
 export interface Limit {
   /** What is counted, e.g. `kmz:user:12`. */

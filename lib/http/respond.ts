@@ -1,8 +1,9 @@
 // Response envelopes (spec 7) and the one mapping from errors to HTTP.
 import { create as contentDisposition } from 'content-disposition';
-import slugify from 'slugify';
 import { NextResponse } from 'next/server';
-import { AppError, HTTP_STATUS, fromPrismaError } from './errors';
+import { AppError, fromPrismaError } from '../errors';
+import { HTTP_STATUS } from './errors';
+import { asciiFileName, safeFileName } from '../file-names';
 import { ValidationError, describeIssue } from './validate';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';
@@ -23,42 +24,6 @@ export function jsonText(text: string, init: ResponseInit = {}): NextResponse {
  * Content-Length, so that the browser shows how much of a large file is left.
  */
 const DOWNLOAD_SIZE_HEADER = 'x-fieldmap-download-size';
-
-/**
- * A name in ASCII letters, digits, hyphens and underscores, for a file: transliterated (`Поле №1` ->
- * `Pole_1`), with a register code's separators as hyphens (`1401/31` -> `1401-31`; dropped, it was
- * `140131`, which `14013/1` is too). Empty when nothing is left.
- */
-export function asciiStem(name: string): string {
-  // Characters a file name cannot hold, which slugify would spell out (`<` -> `less`, `|` -> `or`), separate words here.
-  const separated = name.replace(/(?<=\S)[/\\:.](?=\S)/g, '-').replace(/[<>|*?"]+/g, ' ');
-  return slugify(separated, { replacement: '_', remove: /[^\w\s-]/g, trim: true });
-}
-
-/**
- * The plain-ASCII name for clients that do not read `filename*`: transliterated as KMZ names are
- * (`Поле у реки.pdf` -> `Pole_u_reki.pdf`), not a row of underscores.
- */
-export function asciiFileName(name: string): string {
-  const dot = name.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  const ascii = asciiStem(stem);
-  return `${ascii || 'download'}${ext.replace(/[^\w.]/g, '')}`;
-}
-
-/**
- * A field's name made a file name every system can hold, in any script (`Поле 1401/31` ->
- * `Поле 1401-31`): no path separators, none of Windows's reserved characters, no control characters,
- * nothing hidden or climbing (`../../x` -> `x`), at most 150 characters before the extension.
- */
-export function safeFileName(name: string): string {
-  const dot = name.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  const clean = stem
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '-')
-    .replace(/^[\s.-]+|[\s.]+$/g, '');
-  return `${[...clean].slice(0, 150).join('').trimEnd() || 'download'}${ext.replace(/[^\w.]/g, '')}`;
-}
 
 /** A file to save (KMZ, ZIP, PDF, GeoTIFF) under `name`, sized when its size is known. */
 export function fileResponse(body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, file: { name: string; type: string; size?: number }, headers: Record<string, string> = {}): Response {

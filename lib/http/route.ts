@@ -7,14 +7,24 @@ import type { NextRequest } from 'next/server';
 import { ROUTES, type RouteKey } from '../auth/permissions';
 import { hasRole } from '../auth/roles';
 import { type ActiveSession, clearedSessionCookie, findSession, requestToken } from '../auth/session';
-import { clearingSessionsOnWrite } from '../auth/session-cache';
+import { clearingSessionsOnWrite, trackSessionWrites } from '../auth/session-cache';
 import { config } from '../config';
 import { type Db, db, dbReady } from '../db/client';
 import { type TenantDb, tenantDb } from '../db/tenant';
 import { type Locale, anonymousLocale, isLocale } from '../i18n/locales';
 import { type Logger, log as rootLog } from '../log';
-import { AppError, forbidden, unauthorized } from './errors';
+import { AppError, forbidden, unauthorized } from '../errors';
 import { errorResponse } from './respond';
+
+// Route handlers see the database through the session-cache hook: their changes to sessions, users or
+// companies mark the request, whose answer then waits for every process's cache to be cleared. Made
+// once per client (db() makes a new one when the database was down at start).
+let tracked: { base: Db; db: Db } | undefined;
+function requestDb(): Db {
+  const base = db();
+  if (tracked?.base !== base) tracked = { base, db: trackSessionWrites(base) };
+  return tracked.db;
+}
 
 export interface PublicContext<P> {
   req: NextRequest;
@@ -102,7 +112,7 @@ export function route<K extends RouteKey, P extends Params = Params>(
       const base = { req, url: new URL(req.url), params, requestId, log, locale };
       if (access === 'public') {
         if (UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
-        response = await clearingSessionsOnWrite(() => (handler as (c: PublicContext<P>) => Promise<Response>)({ ...base, baseDb: db() }));
+        response = await clearingSessionsOnWrite(() => (handler as (c: PublicContext<P>) => Promise<Response>)({ ...base, baseDb: requestDb() }));
       } else {
         const found = requestToken(req);
         if (!found) throw unauthorized();
@@ -125,8 +135,8 @@ export function route<K extends RouteKey, P extends Params = Params>(
           locale,
           session,
           user: session.user,
-          db: tenantDb(db(), session.companyId),
-          sessionDb: db(),
+          db: tenantDb(requestDb(), session.companyId),
+          sessionDb: requestDb(),
         };
         response = await clearingSessionsOnWrite(() => (handler as (c: AuthedContext<P>) => Promise<Response>)(ctx));
       }

@@ -3,8 +3,8 @@ import { config } from '../config';
 import type { DriverTransaction } from '../db/driver-transaction';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { dbTarget } from '../db/target';
-import type { TenantDb } from '../db/tenant';
-import { conflict } from '../http/errors';
+import { type TenantDb, tenantCreate } from '../db/tenant';
+import { conflict } from '../errors';
 import { roundArea } from '../fields/fields';
 import { ownerNameKey } from './name-key';
 
@@ -47,7 +47,7 @@ async function withNameFree<T>(db: TenantDb, companyId: number, name: string, ex
 
 export async function createOwner(db: TenantDb, companyId: number, name: string) {
   return withNameFree(db, companyId, name, undefined, (tx) =>
-    tx.owner.create({ data: { name } as Parameters<TenantDb['owner']['create']>[0]['data'], select: { id: true } }),
+    tx.owner.create({ data: tenantCreate('owner', { name }), select: { id: true } }),
   );
 }
 

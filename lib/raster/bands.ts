@@ -1,6 +1,6 @@
 // Which band is which, and how a vegetation index is computed from them.
 import { z } from 'zod';
-import { unprocessable } from '@/lib/http/errors';
+import { unprocessable } from '@/lib/errors';
 
 export type BandRole = 'blue' | 'green' | 'red' | 'rededge' | 'nir' | 'swir1' | 'swir2' | 'other';
 /** The indexes computed from two bands; `auto` takes the first the bands allow, in this order. */

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fromFile } from 'geotiff';
 import { LRUCache } from 'lru-cache';
-import { unprocessable } from '@/lib/http/errors';
+import { unprocessable } from '@/lib/errors';
 
 const run = promisify(execFile);
 

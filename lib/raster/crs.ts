@@ -2,7 +2,7 @@
 // converters to and from WGS84 longitude/latitude.
 import proj4 from 'proj4';
 import { epsgDefinition } from '@/lib/geo/prj';
-import { unprocessable } from '@/lib/http/errors';
+import { unprocessable } from '@/lib/errors';
 
 export interface Crs {
   epsg?: number;

@@ -3,7 +3,7 @@
 import { open, stat } from 'node:fs/promises';
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import type { Polygon, Position } from 'geojson';
-import { AppError, unprocessable, unsupportedMediaType } from '@/lib/http/errors';
+import { AppError, unprocessable, unsupportedMediaType } from '@/lib/errors';
 import { crsForLocation } from '@/lib/geo/prj';
 import { converters, crsFromGeoKeys, isGeographic, type Crs } from './crs';
 

@@ -4,7 +4,7 @@
 import { feature, featureCollection, intersect } from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaHa } from '@/lib/geo/area';
-import { unprocessable } from '@/lib/http/errors';
+import { unprocessable } from '@/lib/errors';
 import { bandOrderOf, indexPlan, integerTypeName, waterPlan, type BandOrder, type BandRole, type IndexEncoding, type IndexName, type IndexPlan, type WaterPlan } from './bands';
 import { classBreaks, classOf, histogramQuantile, waterCut, waterHistogram, type Histogram, type ZoningMethod } from './classify';
 import { converters } from './crs';

@@ -8,7 +8,7 @@ import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
 import { config } from '../config';
 import { buildOrthomosaic } from '../drone/ortho';
 import { boundaryFingerprint } from '../fields/boundary';
-import { AppError } from '../http/errors';
+import { AppError } from '../errors';
 import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
 import { resolveDataPath } from '../uploads/data-path';
 import type { DroneJobResult } from './finishers';

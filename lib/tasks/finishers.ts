@@ -2,7 +2,7 @@
 // reports. They write within the transaction that marks the task completed (lib/tasks/lifecycle.ts).
 import type { DbTx } from '../db/client';
 import { type ScanData, type ZoneData, replaceZones, saveScan } from '../fields/scans';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import type { ZoningRecord } from '../raster/zones';
 import type { TaskKind } from './types';
 

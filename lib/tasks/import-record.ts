@@ -2,7 +2,7 @@
 // recent tasks shows them beside rasters and surveys: who imported which file, when, and how it went.
 import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '../db/tenant';
-import { AppError } from '../http/errors';
+import { AppError } from '../errors';
 
 export const IMPORT_KINDS = ['shapefile'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];

@@ -5,7 +5,7 @@
 // tried again while the database is busy: one given up would leave the task "running" for good.
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
-import { fromPrismaError } from '../http/errors';
+import { fromPrismaError, isAppError } from '../errors';
 import { log } from '../log';
 import { resolveDataPath } from '../uploads/data-path';
 import { FINISHERS } from './finishers';
@@ -103,8 +103,8 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     const info: TaskErrorInfo =
       err instanceof JobError
         ? err.info
-        : (err as { name?: string }).name === 'AppError'
-          ? { key: (err as { key: string }).key, params: (err as { params?: Record<string, string | number> }).params, final: true }
+        : isAppError(err)
+          ? { key: err.key, params: err.params, final: true }
           : { key: 'task_failed', params: { reason: String((err as Error)?.message ?? err).slice(0, 500) }, final: false };
     const retry = !info.final && task.attempts < MAX_ATTEMPTS;
     // The log keeps the crash as it was; users read it without the server's paths.

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { config } from '../config';
 import { db } from '../db/client';
-import type { TenantDb } from '../db/tenant';
-import { queueUnavailable } from '../http/errors';
+import { type TenantDb, tenantCreate } from '../db/tenant';
+import { queueUnavailable } from '../errors';
 import { tellPrimary, webRole } from '../server/ipc';
 import { failUndispatchedTask } from './lifecycle';
 import { enqueueLocal } from './local-runner';
@@ -43,7 +43,7 @@ export async function submitTask(db: TenantDb, input: NewTask) {
 
 function writeTask(db: TenantDb, input: NewTask) {
   return db.task.create({
-    data: {
+    data: tenantCreate('task', {
       id: randomUUID(),
       kind: input.kind,
       payloadJson: JSON.stringify(input.payload),
@@ -51,7 +51,7 @@ function writeTask(db: TenantDb, input: NewTask) {
       fieldId: input.fieldId ?? null,
       scanId: input.scanId ?? null,
       createdBy: input.createdBy ?? null,
-    } as Parameters<TenantDb['task']['create']>[0]['data'],
+    }),
   });
 }
 

@@ -4,7 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { AppError } from '../http/errors';
+import { AppError } from '../errors';
 import { config } from '../config';
 import type { JobKind, TaskErrorInfo, TaskKind } from './types';
 

@@ -5,6 +5,7 @@ import { register } from 'tsx/esm/api';
 
 register({ tsconfig: new URL('../../tsconfig.json', import.meta.url).pathname });
 const { runJob } = await import(new URL('./jobs.ts', import.meta.url).href);
+const { isAppError } = await import(new URL('../errors.ts', import.meta.url).href);
 
 try {
   const result = await runJob(workerData.kind, workerData.payload, {
@@ -15,7 +16,7 @@ try {
 } catch (err) {
   parentPort.postMessage({
     type: 'error',
-    error: err && err.name === 'AppError'
+    error: isAppError(err)
       ? { key: err.key, params: err.params, final: true }
       : { key: 'task_failed', params: { reason: String(err?.message ?? err).slice(0, 500) }, final: false },
   });

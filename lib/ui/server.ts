@@ -7,7 +7,7 @@ import { hasRole, type Role } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { db } from '@/lib/db/client';
 import { tenantDb } from '@/lib/db/tenant';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { signInHref } from './return-path';
 import type { BaseLayer } from './types';
 

@@ -1,14 +1,8 @@
-// Land statuses the interface offers (the API accepts any text), their labels and map colours.
-export const KNOWN_STATUSES = ['Собственность', 'Аренда', 'Субаренда'] as const;
+// The map colours of land statuses, owners and crops.
+import { statusKey } from '../fields/land-status';
 
-const STATUS_KEY: Record<string, 'owned' | 'leased' | 'subleased'> = {
-  Собственность: 'owned',
-  Аренда: 'leased',
-  Субаренда: 'subleased',
-};
-
-/** The message key (under `fields.status_values`) of a known status, or undefined for free text. */
-export const statusKey = (status: string | null | undefined) => (status ? STATUS_KEY[status] : undefined);
+// Components still import these from here (other branches are editing them); new code imports lib/fields/land-status.ts.
+export { KNOWN_STATUSES, statusKey } from '../fields/land-status';
 
 const STATUS_COLOR: Record<string, string> = { owned: '#15803d', leased: '#2563eb', subleased: '#d97706' };
 export const NO_VALUE_COLOR = '#78716c';

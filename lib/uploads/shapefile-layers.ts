@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
-import { AppError, unprocessable } from '../http/errors';
+import { AppError, unprocessable } from '../errors';
 import { geometryAreaHa } from '../geo/area';
 import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
 import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';

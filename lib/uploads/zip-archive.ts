@@ -9,7 +9,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
-import { insufficientStorage, isDiskFull, unprocessable } from '../http/errors';
+import { insufficientStorage, isDiskFull, unprocessable } from '../errors';
 
 export interface ZipLimits {
   maxEntries: number;

@@ -213,7 +213,7 @@ describe('login and logout', () => {
       expect((await api.get('/api/auth/profile')).status).toBe(200);
       const answers = await Promise.all([api.clone(), api.clone(), api.clone()].map((a) => a.post('/api/auth/logout')));
       for (const res of answers) {
-        // Authenticated before the other's delete: 200; after it: 401, a session no longer valid (README).
+        // Authenticated before the other's delete: 200; after it: 401, a session no longer valid (docs/api.md).
         expect([200, 401], res.text).toContain(res.status);
         expect(res.headers.get('set-cookie')).toMatch(/session_token=;.*Max-Age=0/);
       }

@@ -98,7 +98,7 @@ describe('the session caches of a server of several web processes', () => {
     } finally {
       await db.$disconnect();
     }
-    // Documented: such a change is seen within the cache's minute (README, "Sessions").
+    // Documented: such a change is seen within the cache's minute (docs/accounts-and-sessions.md).
     const answers = await asEach(c.as.viewer, '/api/auth/profile');
     expect(answers.map((a) => a.body.user.first_name)).not.toContain('Behind');
   });

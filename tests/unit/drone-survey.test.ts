@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIF_READS_AT_ONCE, mapBounded, parseExifDate, readDroneExif, readDroneExifAll, type DronePhoto } from '@/lib/drone/exif';
 import { detectFeatures } from '@/lib/drone/features';
 import { checkSurvey, estimateProcessingSeconds, fieldUnderPhotos, groupCaptures, otherFlights, surveyCentroids } from '@/lib/drone/survey';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 const skip = missingShared('drone', 'brighton_beach', 'images');

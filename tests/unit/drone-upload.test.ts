@@ -3,7 +3,7 @@
 // else is refused with the field named.
 import { describe, expect, it } from 'vitest';
 import { parseDroneData } from '@/lib/fields/drone-survey';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 
 const keyOf = (fn: () => unknown) => {
   try {

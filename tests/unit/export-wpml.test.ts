@@ -7,10 +7,10 @@ import type { Polygon, Position } from 'geojson';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { DRONES } from '@/lib/exports/drones';
-import { asciiFileName } from '@/lib/http/respond';
+import { asciiFileName } from '@/lib/file-names';
 import { isQuick } from '@/lib/exports/export-work';
 import type { ExportField } from '@/lib/exports/types';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { errorBody } from '@/lib/http/respond';
 import { ValidationError } from '@/lib/http/validate';
 import {

@@ -9,7 +9,7 @@ import { zoneRatesText } from '@/lib/exports/load';
 import { boundaryFingerprint } from '@/lib/fields/boundary';
 import { type ScanSummary, chosenScan, fieldPageId, indexTrend, loadFieldPage, meanChange, zoneTable } from '@/lib/fields/field-page';
 import { boundingBox } from '@/lib/geo/geometry';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { INDEX_RANGES, previewLegend } from '@/lib/raster/ramp';
 import { scanTiles } from '@/lib/fields/scans';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { geometryAreaM2 } from '@/lib/geo/area';
 import type { FieldGeometry } from '@/lib/geo/geometry';
 import { splitGeometry } from '@/lib/geo/split';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 
 const square = (x: number, y: number, d = 0.01): Polygon => ({
   type: 'Polygon',

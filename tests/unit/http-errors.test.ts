@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppError, type ErrorKind, HTTP_STATUS, fromPrismaError } from '@/lib/http/errors';
+import { AppError, type ErrorKind, fromPrismaError, isAppError } from '@/lib/errors';
+import { HTTP_STATUS } from '@/lib/http/errors';
 import { errorResponse } from '@/lib/http/respond';
 import { type ValidationError, describeIssue, readJson, validate } from '@/lib/http/validate';
 import { log } from '@/lib/log';
 
 const silent = log.child({});
 silent.level = 'silent';
+
+describe('isAppError', () => {
+  it('knows an AppError by its class, and one of another copy of the module by its name and key', () => {
+    expect(isAppError(new AppError('unprocessable', 'zip_corrupt'))).toBe(true);
+    const fromAnotherCopy = Object.assign(new Error('unprocessable: zip_corrupt'), { name: 'AppError', key: 'zip_corrupt', params: {} });
+    expect(isAppError(fromAnotherCopy)).toBe(true);
+    expect(isAppError(new Error('boom'))).toBe(false);
+    expect(isAppError(Object.assign(new Error('x'), { name: 'AppError' }))).toBe(false);
+    expect(isAppError({ name: 'AppError', key: 'zip_corrupt' })).toBe(false);
+  });
+});
 
 describe('error mapping', () => {
   const expected: Record<ErrorKind, number> = {

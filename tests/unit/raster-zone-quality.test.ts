@@ -12,7 +12,7 @@ import type { Polygon, Position } from 'geojson';
 import proj4 from 'proj4';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { translate } from '@/lib/i18n/messages';
 import { inspectRaster } from '@/lib/raster/inspect';
 import { computeZones, inspectIndexRaster, nameDigits, zoningRecord, type ZoningResult } from '@/lib/raster/zones';

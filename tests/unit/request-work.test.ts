@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Position } from 'geojson';
 import type { FieldGeometry } from '@/lib/geo/geometry';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { requestWorkLoad, runRequestWork } from '@/lib/tasks/run-in-thread';
 
 /** A square of `n` vertices a side's worth around (lon, lat), about 1 km across. */

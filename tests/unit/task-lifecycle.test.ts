@@ -8,7 +8,7 @@ import { type Db, createDb } from '@/lib/db/client';
 import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/errors';
 import { claimTask, failAbandonedTask, publicParams, releaseInterruptedTask, releaseOrphanedTasks, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
 import type { ZoningJobResult } from '@/lib/tasks/finishers';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';

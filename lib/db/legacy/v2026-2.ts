@@ -11,7 +11,7 @@ import { geometryAreaHa } from '../../geo/area';
 import { type FieldGeometry, boundingBox, validateFieldGeometry } from '../../geo/geometry';
 import { repairGeometry } from '../../geo/repair';
 import { PARCEL_NUMBER } from '../../fields/parcel-number';
-import { AppError } from '../../http/errors';
+import { AppError } from '../../errors';
 import { MAX_RECORD_ID } from '../../http/record-id';
 import { translate } from '../../i18n/messages';
 import { toSingleLine } from '../../http/single-line';

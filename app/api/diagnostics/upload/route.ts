@@ -2,7 +2,7 @@
 // real upload paths and answers what arrived, so a test can prove large bodies arrive whole.
 import { join } from 'node:path';
 import { config } from '@/lib/config';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { receiveMultipart } from '@/lib/uploads/multipart';

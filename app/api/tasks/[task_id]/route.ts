@@ -1,4 +1,4 @@
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { taskView } from '@/lib/tasks/view';
