@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { config } from '../config';
 import { SQLITE_LOCK_WAIT_MS } from '../db/sqlite-file-client';
 import { type TenantDb, tenantCreate } from '../db/tenant';
-import { fieldAreaHa, geometryAreaHa, roundArea } from '../geo/area';
+import { fieldAreaHa, roundArea } from '../geo/area';
 import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } from '../geo/geometry';
 import { simplifyGeometryText } from '../geo/simplify';
 import { conflict, notFound, unprocessable } from '../errors';
