@@ -33,6 +33,7 @@ export function decodeScale(nativeGsd: number, outputGsd: number): number {
 /** Decoded pixels of captures, least recently used dropped beyond the byte budget. */
 export class PhotoCache {
   private readonly items = new Map<number, Uint8Array>();
+  private readonly decoding = new Map<number, Promise<Uint8Array>>();
   private bytes = 0;
   constructor(
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
@@ -42,14 +43,27 @@ export class PhotoCache {
     private readonly radiometricScale: number,
   ) {}
 
-  async get(i: number): Promise<Uint8Array> {
+  get(i: number): Promise<Uint8Array> {
     const hit = this.items.get(i);
     if (hit) {
       this.items.delete(i);
       this.items.set(i, hit);
-      return hit;
+      return Promise.resolve(hit);
     }
-    const px = await this.decode(this.placed[i]!);
+    let decoding = this.decoding.get(i);
+    if (!decoding) {
+      decoding = this.decode(this.placed[i]!).then((px) => this.keep(i, px)).finally(() => this.decoding.delete(i));
+      this.decoding.set(i, decoding);
+    }
+    return decoding;
+  }
+
+  /** Starts decoding photos not held yet (a failure surfaces when they are asked for). */
+  prefetch(ids: number[]): void {
+    for (const i of ids) if (!this.items.has(i)) this.get(i).catch(() => undefined);
+  }
+
+  private keep(i: number, px: Uint8Array): Uint8Array {
     this.items.set(i, px);
     this.bytes += px.length;
     for (const [k, v] of this.items) {
@@ -143,12 +157,15 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
   const rowHeights = new Float64Array(W);
   const imgs: Uint8Array[] = new Array<Uint8Array>(nCap).fill(EMPTY);
   const widths = Int32Array.from(placed.map((p) => Math.round(p.width * scale))), heights = Int32Array.from(placed.map((p) => Math.round(p.height * scale)));
+  const photosBetween = (row0: number, row1: number) => (only ?? placed.map((_, i) => i)).filter((i) =>
+    bbox[i]![3]! >= y0 - row1 * gsd && bbox[i]![2]! <= y0 - row0 * gsd && bbox[i]![1]! >= x0 && bbox[i]![0]! <= x0 + W * gsd);
   for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
     const row1 = Math.min(H, row0 + BLOCK_ROWS);
-    const nTop = y0 - row0 * gsd, nBottom = y0 - row1 * gsd;
-    const inBlock = (only ?? placed.map((_, i) => i)).filter((i) =>
-      bbox[i]![3]! >= nBottom && bbox[i]![2]! <= nTop && bbox[i]![1]! >= x0 && bbox[i]![0]! <= x0 + W * gsd);
+    const nBottom = y0 - row1 * gsd;
+    const inBlock = photosBetween(row0, row1);
     const px = await Promise.all(inBlock.map((i) => cache.get(i)));
+    // The next band's new photos decode on sharp's threads while this band is composited here.
+    if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)));
     // Only this block's photos stay referenced here, so that the cache's evictions free memory.
     imgs.fill(EMPTY);
     inBlock.forEach((i, k) => (imgs[i] = px[k]!));

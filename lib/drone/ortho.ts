@@ -116,7 +116,6 @@ export interface Adjusted {
   placements: Placement[];
   /** Each photo's height above the reference plane (m). */
   flyingHeightM: number[];
-  tie: TiePoints;
   relief: ReliefGrid;
 }
 
@@ -212,7 +211,7 @@ function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, gr
  * skews the exposure comparison. Other 16-bit photos are written to 8 bits from the survey's range,
  * as the compositing sees them. `progress` gets the share done, 0..1.
  */
-export async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<Features[]> {
+async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<Features[]> {
   const features: Features[] = new Array(mains.length);
   let done = 0;
   const queue = mains.map((_, i) => i);
@@ -232,7 +231,7 @@ export async function surveyFeatures(mains: DronePhoto[], radiometricScale: numb
  * then laid on the GPS track (scale and heading as the GPS positions show them, as photogrammetry
  * georeferences a block), and the next one keeps that scale.
  */
-export function adjustOnRelief(placed: Placed[], pairs: PairMatch[], recorded: Recorded): Adjusted {
+function adjustOnRelief(placed: Placed[], pairs: PairMatch[], recorded: Recorded): Adjusted {
   const matchSigmaM = median(placed.map((p) => (p.gsd * Math.max(p.width, p.height)) / FEATURE_SIDE));
   const optics = placed.map((p) => p.prior), centres = placed.map((p) => p.centre);
   const gps = optics.map((p): [number, number] => [p.tx, p.ty]);
@@ -255,7 +254,7 @@ export function adjustOnRelief(placed: Placed[], pairs: PairMatch[], recorded: R
     relief = reliefGrid(tie, RELIEF_CELL_M);
     if (round < RELIEF_ROUNDS) factors = reliefFactors(pairs, tie, relief, flyingHeightM);
   }
-  return { placements: adj.placements, flyingHeightM, tie, relief };
+  return { placements: adj.placements, flyingHeightM, relief };
 }
 
 /**

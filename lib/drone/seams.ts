@@ -60,7 +60,7 @@ export interface SeamCheckOptions {
 }
 
 /** The full check (DRONE_SEAM_CHECK, tests and bench). */
-export const FULL_SEAM_CHECK: SeamCheckOptions = { maxSidePx: 2048, searchPx: SEARCH_PX };
+const FULL_SEAM_CHECK: SeamCheckOptions = { maxSidePx: 2048, searchPx: SEARCH_PX };
 
 /**
  * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
