@@ -1,18 +1,16 @@
 // Vegetation index of a mosaic inside a field: NDVI when the survey has NIR and Red bands, otherwise
 // VARI from the visible bands, always named for what it is. Statistics, a 64-bin histogram and a
 // single-band Float32 GeoTIFF of the index for the zoning code.
-import { execFile } from 'node:child_process';
 import { open, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaM2 } from '@/lib/geo/area';
 import { unprocessable } from '@/lib/errors';
 import { utmFrame } from './frame';
+import { INDEX_COG_OPTIONS, writeCog } from './cog';
 import { indexRasterPath } from './files';
 import type { Mosaic } from './ortho';
 
-const run = promisify(execFile);
 
 export type IndexName = 'NDVI' | 'VARI';
 export const HISTOGRAM_BINS = 64;
@@ -154,7 +152,7 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
 </VRTDataset>
 `);
   await unlink(tif).catch(() => undefined);
-  await run('gdal_translate', ['-q', '-of', 'GTiff', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=3', vrt, tif]);
+  await writeCog(vrt, tif, INDEX_COG_OPTIONS);
   await Promise.all([unlink(raw), unlink(vrt)]);
   // The share of the whole field the photos show: of the field, not of its part within the mosaic's
   // rectangle (two photos of a 1.5 ha field reported 58 % for the 22 % they showed).

@@ -19,6 +19,10 @@ export interface GridWindow {
 export interface SeamCheck {
   /** Median offset between re-matched features along the seams, in output pixels. */
   medianPx: number;
+  /** 95th percentile of the same offsets: what one broken seam among many raises. */
+  p95Px: number;
+  /** The largest of the seams' own median offsets (seams with at least MIN_SEAM_MATCHES matches). */
+  worstSeamPx: number;
   /** Re-matched features the median is over. */
   matches: number;
   /** Neighbouring pairs whose seam showed matches. */
@@ -45,30 +49,40 @@ const PATCH = 10;
 const REFINE = 6;
 /** A refined match counts when the patches correlate at least this well. */
 const MIN_NCC = 0.8;
-/** A window never exceeds this many pixels a side (seams longer than that are sampled in their middle). */
-const MAX_SIDE_PX = 2048;
+/** A seam's own median counts towards the worst seam from this many matches on. */
+const MIN_SEAM_MATCHES = 10;
+const MIN_BAND_PX = 24;
+
+/** How much of each seam is searched: windows at most `maxSidePx` a side (longer seams keep their middle), matches up to `searchPx` apart. */
+export interface SeamCheckOptions {
+  maxSidePx: number;
+  searchPx: number;
+}
+
+/** The full check (DRONE_SEAM_CHECK, tests and bench). */
+const FULL_SEAM_CHECK: SeamCheckOptions = { maxSidePx: 2048, searchPx: SEARCH_PX };
 
 /**
  * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
  * theirs); `seenByBoth` when the caller already knows both cover it.
  */
-function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, seenByBoth = false): boolean {
+function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, bandM: number, seenByBoth = false): boolean {
   const d = (k: number) => Math.hypot(e - src.nadirs[k]![0], n - src.nadirs[k]![1]);
   const di = d(i), dj = d(j);
-  if (Math.abs(di - dj) > BAND_M) return false;
+  if (Math.abs(di - dj) > bandM) return false;
   const far = Math.max(di, dj);
   for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && d(k) < far && pointInRing([e, n], src.rings[k]!)) return false;
   return seenByBoth || (pointInRing([e, n], src.rings[i]!) && pointInRing([e, n], src.rings[j]!));
 }
 
 /** The window around the seam of i and j (null: they share none), from a 0.5 m lattice over their common box. */
-function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number): GridWindow | null {
+function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number, maxSidePx: number): GridWindow | null {
   const [a, b] = [src.bbox[i]!, src.bbox[j]!];
   const minE = Math.max(a[0]!, b[0]!), maxE = Math.min(a[1]!, b[1]!), minN = Math.max(a[2]!, b[2]!), maxN = Math.min(a[3]!, b[3]!);
   let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
   for (let e = minE; e <= maxE; e += 0.5) {
     for (let n = minN; n <= maxN; n += 0.5) {
-      if (!onSeam(src, i, j, e, n)) continue;
+      if (!onSeam(src, i, j, e, n, BAND_M)) continue;
       e0 = Math.min(e0, e); e1 = Math.max(e1, e); n0 = Math.min(n0, n); n1 = Math.max(n1, n);
     }
   }
@@ -78,7 +92,7 @@ function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number): G
   const { gsd } = grid;
   const margin = Math.max(1, 40 * gsd);
   const ce = (e0 + e1) / 2, cn = (n0 + n1) / 2;
-  const half = (lo: number, hi: number) => Math.min((hi - lo) / 2 + margin, (MAX_SIDE_PX * gsd) / 2);
+  const half = (lo: number, hi: number) => Math.min((hi - lo) / 2 + margin, (maxSidePx * gsd) / 2);
   const col0 = Math.max(0, Math.floor((ce - half(e0, e1) - grid.x0) / gsd)), col1 = Math.min(grid.W, Math.ceil((ce + half(e0, e1) - grid.x0) / gsd));
   const row0 = Math.max(0, Math.floor((grid.y0 - cn - half(n0, n1)) / gsd)), row1 = Math.min(grid.H, Math.ceil((grid.y0 - cn + half(n0, n1)) / gsd));
   if (col1 - col0 < 32 || row1 - row0 < 32) return null;
@@ -122,38 +136,50 @@ export function refineOffset(a: Uint8Array, b: Uint8Array, W: number, H: number,
 }
 
 /**
- * Re-matches features between each neighbouring pair as drawn into the output grid, along the seam
- * where the mosaic switches between them; the median offset over all of them, in output pixels.
+ * Re-matches features between each neighbouring pair as drawn into the grid (the output's, or a
+ * coarser one for a cheaper check), along the seam where the mosaic switches between them; offsets
+ * in that grid's pixels.
  */
-export async function rematchSeams(src: SeamSources, grid: GridWindow, pairs: { i: number; j: number }[]): Promise<SeamCheck> {
+export async function rematchSeams(src: SeamSources, grid: GridWindow, pairs: { i: number; j: number }[], opts: SeamCheckOptions = FULL_SEAM_CHECK): Promise<SeamCheck> {
   const offsets: number[] = [];
+  const seamMedians: number[] = [];
   let seams = 0;
   const identity = { a: 1, b: 0, tx: 0, ty: 0 };
   for (const { i, j } of pairs) {
-    const win = seamWindow(src, grid, i, j);
+    const win = seamWindow(src, grid, i, j, opts.maxSidePx);
     if (!win) continue;
     const [pi, pj] = [await src.render(win, i), await src.render(win, j)];
     const stride = src.nb + 1;
-    // Features only where both photos cover the ground and the seam runs.
+    // Features only where both photos cover the ground and the seam runs (a band at least
+    // MIN_BAND_PX wide on a coarse grid, or ORB finds next to nothing in it).
+    const bandM = Math.max(BAND_M, MIN_BAND_PX * win.gsd);
     const mask = new Uint8Array(win.W * win.H);
     for (let r = 0; r < win.H; r++) {
       const n = win.y0 - (r + 0.5) * win.gsd;
       for (let c = 0; c < win.W; c++) {
         const k = r * win.W + c;
-        if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, true)) mask[k] = 255;
+        if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, bandM, true)) mask[k] = 255;
       }
     }
     const [fi, fj] = await Promise.all([orbFeatures(pi, win.W, win.H, stride, 1, mask), orbFeatures(pj, win.W, win.H, stride, 1, mask)]);
     const [gi, gj] = [greyOf(pi, win.W * win.H, stride), greyOf(pj, win.W * win.H, stride)];
-    let found = 0;
-    for (const [a, b] of guidedMatches(fi, identity, [0, 0], fj, identity, [0, 0], SEARCH_PX)) {
+    const own: number[] = [];
+    for (const [a, b] of guidedMatches(fi, identity, [0, 0], fj, identity, [0, 0], opts.searchPx)) {
       const xi = Math.round(fi.points[2 * a]!), yi = Math.round(fi.points[2 * a + 1]!);
       const offset = refineOffset(gi, gj, win.W, win.H, xi, yi, Math.round(fj.points[2 * b]!) - xi, Math.round(fj.points[2 * b + 1]!) - yi);
       if (offset === null) continue;
-      offsets.push(Math.hypot(offset[0], offset[1]));
-      found++;
+      own.push(Math.hypot(offset[0], offset[1]));
     }
-    if (found) seams++;
+    offsets.push(...own);
+    if (own.length) seams++;
+    if (own.length >= MIN_SEAM_MATCHES) seamMedians.push(median(own));
   }
-  return { medianPx: offsets.length ? median(offsets) : NaN, matches: offsets.length, pairs: seams };
+  const sorted = offsets.sort((a, b) => a - b);
+  return {
+    medianPx: sorted.length ? median(sorted) : NaN,
+    p95Px: sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.95 * sorted.length))]! : NaN,
+    worstSeamPx: seamMedians.length ? Math.max(...seamMedians) : NaN,
+    matches: sorted.length,
+    pairs: seams,
+  };
 }

@@ -43,16 +43,26 @@ const PHOTO_NAME = /\.(jpe?g|tiff?)$/i;
 const isJunk = (name: string) => name.split('/').some((part) => part === '__MACOSX' || (part.startsWith('.') && part !== '.'));
 
 const fieldIdSchema = z.union([z.literal('auto'), z.null(), recordIdText]).optional();
+/**
+ * Bounds of the upload option `resolution_cm` (docs/drone.md): the mosaic is made at the photos' own
+ * ground resolution, or coarser when asked; a finer value than the photos' is their own.
+ */
+export const RESOLUTION_CM = { min: 1, max: 50 };
 export const droneUploadData = z.object({
   // A JSON `data` part carries the id as a number, a part of its own as text: both are read as text.
   field_id: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : typeof v === 'number' ? String(v) : v), fieldIdSchema),
   crop_type: userCrop.optional(),
+  // A part of its own carries the number as text.
+  resolution_cm: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+    z.number().min(RESOLUTION_CM.min).max(RESOLUTION_CM.max),
+  ).optional(),
 });
 export type DroneUploadData = z.infer<typeof droneUploadData>;
 
-/** The `data` part (JSON text); without it, `field_id` and `crop_type` may come as parts of their own. */
+/** The `data` part (JSON text); without it, `field_id`, `crop_type` and `resolution_cm` may come as parts of their own. */
 export function parseDroneData(parts: Record<string, string>): DroneUploadData {
-  let input: unknown = { field_id: parts.field_id, crop_type: parts.crop_type };
+  let input: unknown = { field_id: parts.field_id, crop_type: parts.crop_type, resolution_cm: parts.resolution_cm };
   if (parts.data !== undefined && parts.data.trim() !== '') {
     try {
       input = JSON.parse(parts.data);
@@ -179,7 +189,10 @@ export async function submitDroneSurvey(
     await rename(staging, photosDir);
     const finalPaths = photos.map((p) => join(photosDir, p.path.slice(staging.length + 1)));
 
-    const payload: DroneJobPayload = { photoPaths: finalPaths.map((p) => storeDataPath(p)), fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry };
+    const payload: DroneJobPayload = {
+      photoPaths: finalPaths.map((p) => storeDataPath(p)), fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry,
+      ...(data.resolution_cm !== undefined ? { resolutionM: data.resolution_cm / 100 } : {}),
+    };
     const cropType = data.crop_type ?? null;
     const scan = await db.$transaction(async (tx) => {
       const created = await tx.scan.create({

@@ -19,12 +19,15 @@ export interface DroneJobPayload {
   photoPaths: string[];
   fileName: string;
   fieldGeometry: Polygon | MultiPolygon;
+  /** Upload option `resolution_cm` in metres: coarsens the mosaic's ground resolution (none: the photos' own). */
+  resolutionM?: number;
 }
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
   const photos = await readDroneExifAll(payload.photoPaths.map((p) => resolveDataPath(p)));
   const mosaic = await buildOrthomosaic(photos, {
     workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching'), rematchSeams: config().DRONE_SEAM_CHECK === '1',
+    ...(payload.resolutionM !== undefined ? { resolutionM: payload.resolutionM } : {}),
   });
   // "NDVI analysis" only when there is an NDVI; a visible-band index is never called so.
   const indexStep = indexFor(mosaic.bands) === 'NDVI' ? 'ndvi' : 'index';
@@ -69,9 +72,13 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
         row_pattern: rowPattern,
         boundary: boundaryFingerprint(payload.fieldGeometry),
         zoning: zoningRecord(DRONE_ZONING, zoning ?? undefined),
+        // Measured on the output by the sampled seam check (docs/drone.md): the worst seam and the 95th
+        // percentile are what rise when one seam breaks.
         median_misalignment_px: mosaic.medianMisalignmentPx,
+        seam_p95_px: mosaic.seams.p95Px,
+        worst_seam_px: mosaic.seams.worstSeamPx,
         ...(mosaic.rematchedSeams
-          ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }
+          ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, p95_px: mosaic.rematchedSeams.p95Px, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }
           : {}),
       },
     },

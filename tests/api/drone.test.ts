@@ -140,6 +140,14 @@ describe('drone upload: refusals answered at once', () => {
     const badCrop = await upload(c.as.operator, zip, { crop_type: 'DROP TABLE' });
     expect(badCrop.status, badCrop.text).toBe(422);
     expect(badCrop.body.error).toContain('crop_type');
+    // resolution_cm may only coarsen the mosaic within 1-50 cm (docs/drone.md), said in the caller's language.
+    const tooFine = await upload(c.as.operator, zip, { resolution_cm: 0.2 });
+    expect(tooFine.status, tooFine.text).toBe(422);
+    expect(tooFine.body.error).toBe('Invalid data: resolution_cm: at least 1');
+    const tooCoarse = await upload(ru.as.operator, zip, { resolution_cm: 80 });
+    expect(tooCoarse.status, tooCoarse.text).toBe(422);
+    expect(tooCoarse.body.error).toBe('Некорректные данные: resolution_cm: не больше 50');
+    await expectNothingKept(c);
   });
 
   it('a ZIP without photos, or with one: the spec’s message, naming what was left out', async () => {
@@ -302,7 +310,9 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const [noFix] = await plainJpegs();
     const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix! }, 'images/');
     const t0 = Date.now();
-    const res = await upload(c.as.operator, zip, { field_id: 'auto', crop_type: 'auto' });
+    // At 3.5 cm rather than the photos' own 1.7 cm (90 MP): the test must fit a busy machine; the bench
+    // times the native resolution.
+    const res = await upload(c.as.operator, zip, { field_id: 'auto', crop_type: 'auto', resolution_cm: 3.5 });
     const answeredMs = Date.now() - t0;
     expect(res.status, res.text).toBe(202);
     expect(res.body).toEqual({
@@ -359,8 +369,11 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     // No crop was named: the scan's crop is the classifier's.
     expect(scan.classification).toMatchObject({ crop_type: scan.crop_type, details: { user_value: null } });
     expect(scan.details).toMatchObject({ photos: 18, crs: 'EPSG:32615' });
+    expect(scan.details.gsd_m).toBeCloseTo(0.035, 9);
     // Issue 10's target: the seams re-matched in the output (DRONE_SEAM_CHECK=1 on the test server),
-    // and the pipeline's own estimate.
+    // and the sampled check every scan stores (docs/drone.md).
+    expect(scan.details.worst_seam_px).toBeGreaterThanOrEqual(scan.details.median_misalignment_px);
+    expect(scan.details.seam_p95_px).toBeGreaterThanOrEqual(scan.details.median_misalignment_px);
     expect(scan.details.seam_check.matches).toBeGreaterThan(1000);
     expect(scan.details.seam_check.median_px).toBeGreaterThan(0);
     expect(scan.details.seam_check.median_px).toBeLessThanOrEqual(3);
@@ -429,7 +442,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     };
     const ortho = await geotiff('orthomosaic');
     expect(ortho.getGeoKeys()?.ProjectedCSTypeGeoKey).toBe(32615);
-    expect(ortho.getSamplesPerPixel()).toBe(4);
+    expect(ortho.getSamplesPerPixel()).toBe(3); // RGB in YCbCr JPEG; the alpha is the COG's mask
     const [minE, minN, maxE, maxN] = ortho.getBoundingBox();
     for (const [lon, lat] of centres) {
       const [e, n] = utmFrame(lon, lat).toUtm(lon, lat);
@@ -494,5 +507,5 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     expect((await c.as.owner.del(`/api/scans/${res.body.scan_id}`)).status).toBe(200);
     expect(existsSync(join(kept, '..'))).toBe(false);
     expect(existsSync(scanDir)).toBe(false);
-  }, 300_000);
+  }, 900_000);
 });

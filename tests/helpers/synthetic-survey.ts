@@ -42,6 +42,16 @@ export interface SurveyOptions {
   camera?: 'p4m' | 'uncalibrated' | 'rgb16';
 }
 
+/** Why a synthetic survey cannot be written here (exiftool writes its EXIF/XMP), or undefined. */
+export function missingExiftool(): string | undefined {
+  try {
+    execFileSync('exiftool', ['-ver']);
+    return undefined;
+  } catch {
+    return 'exiftool not installed (apt-get install libimage-exiftool-perl): synthetic survey cannot be written';
+  }
+}
+
 const W = 800, H = 600, HEIGHT_M = 100, GSD = 0.25;
 const BANDS = ['Red', 'Green', 'Blue', 'NIR'];
 /**

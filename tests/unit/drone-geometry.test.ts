@@ -4,6 +4,7 @@ import { gpsBlockFit } from '@/lib/drone/adjust';
 import type { Placement } from '@/lib/drone/frame';
 import { guidedMatches, type Features } from '@/lib/drone/features';
 import { refineOffset } from '@/lib/drone/seams';
+import { convexHull, convexOverlap, planarRingArea } from '@/lib/geo/planar';
 
 /** A 6 x 3 flight grid 20 m apart, heading east, 3 cm pixels. */
 const gps: [number, number][] = Array.from({ length: 18 }, (_, k) => [500_000 + 20 * (k % 6), 5_000_000 + 20 * Math.floor(k / 6)]);
@@ -95,5 +96,20 @@ describe('guidedMatches', () => {
     expect(guidedMatches(one, identity, [0, 0], none, identity, [0, 0], 64)).toEqual([]);
     expect(guidedMatches(none, identity, [0, 0], one, identity, [0, 0], 64)).toEqual([]);
     expect(guidedMatches(one, identity, [0, 0], one, identity, [0, 0], 64)).toEqual([[0, 0]]);
+  });
+});
+
+describe('planar rings (lib/geo/planar.ts)', () => {
+  const square = (x: number, y: number, side: number): [number, number][] => [[x, y], [x + side, y], [x + side, y + side], [x, y + side], [x, y]];
+
+  it('signs the area by orientation, intersects convex rings and wraps points in their hull', () => {
+    expect(planarRingArea(square(0, 0, 10))).toBe(100);
+    expect(planarRingArea(square(0, 0, 10).reverse())).toBe(-100);
+    expect(convexOverlap(square(0, 0, 10), square(5, 5, 10))).toBeCloseTo(25, 9);
+    expect(convexOverlap(square(0, 0, 10), square(5, 5, 10).reverse())).toBeCloseTo(25, 9);
+    expect(convexOverlap(square(0, 0, 10), square(20, 0, 10))).toBe(0);
+    const hull = convexHull([[0, 0], [10, 0], [5, 5], [10, 10], [0, 10], [3, 7]]);
+    expect(hull).toHaveLength(5);
+    expect(planarRingArea(hull)).toBe(100);
   });
 });

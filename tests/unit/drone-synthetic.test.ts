@@ -12,18 +12,11 @@ import { measureRowPattern } from '@/lib/drone/classify';
 import { analyseIndex, fieldMask } from '@/lib/drone/index';
 import { buildOrthomosaic, StitchError, type Mosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
-import { makeSyntheticSurvey, type SurveyTruth } from '../helpers/synthetic-survey';
+import { makeSyntheticSurvey, missingExiftool, type SurveyTruth } from '../helpers/synthetic-survey';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 
 const naip = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'];
-const skip = missingShared(...naip) ?? (() => {
-  try {
-    execFileSync('exiftool', ['-ver']);
-    return undefined;
-  } catch {
-    return 'exiftool not installed (apt-get install libimage-exiftool-perl): synthetic survey cannot be written';
-  }
-})();
+const skip = missingShared(...naip) ?? missingExiftool();
 if (skip) console.warn(skip);
 const root = mkdtempSync(join(tmpdir(), 'drone-syn-'));
 
@@ -49,6 +42,8 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
 
   it('recognises the band photos of each capture and places the captures within 1.5 m RMSE', () => {
     expect(mosaic.bands).toEqual(['blue', 'green', 'red', 'nir']);
+    // At the photos' own ground resolution (25 cm at 100 m), as no resolution_cm coarsens it.
+    expect(Math.abs(mosaic.gsdM / 0.25 - 1)).toBeLessThan(0.03);
     expect(mosaic.photoCount).toBe(truth.centres.length);
     const frame = utmFrame(17.1, 48.1);
     const errors = mosaic.photoCentresWgs84.map((c, i) => {
@@ -58,7 +53,7 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     });
     const rmse = Math.sqrt(errors.reduce((s, e) => s + e * e, 0) / errors.length);
     const seams = mosaic.rematchedSeams!;
-    console.log(`synthetic: ${errors.length} captures, position RMSE ${rmse.toFixed(2)} m, seam misalignment ${mosaic.medianMisalignmentPx.toFixed(2)} px (re-matched ${seams.medianPx.toFixed(2)} px over ${seams.matches} features on ${seams.pairs} seams)`);
+    console.log(`synthetic: ${errors.length} captures, ${(mosaic.gsdM * 100).toFixed(1)} cm, position RMSE ${rmse.toFixed(2)} m, sampled seams ${mosaic.medianMisalignmentPx.toFixed(2)} px (p95 ${mosaic.seams.p95Px.toFixed(2)}, worst seam ${mosaic.seams.worstSeamPx.toFixed(2)}), all re-matched ${seams.medianPx.toFixed(2)} px over ${seams.matches} features on ${seams.pairs} seams`);
     expect(rmse).toBeLessThan(1.5);
     expect(mosaic.medianMisalignmentPx).toBeLessThan(3);
     expect(seams.matches).toBeGreaterThan(100);

@@ -25,6 +25,11 @@ describe('parseDroneData', () => {
     [{ data: '{"field_id":" AUTO "}' }, { field_id: 'auto', crop_type: undefined }],
     // Without a `data` part, the two values may come as parts of their own.
     [{ field_id: '7', crop_type: 'barley' }, { field_id: 7, crop_type: 'barley' }],
+    // resolution_cm coarsens the mosaic (docs/drone.md), in JSON as a number or as a part of its own.
+    [{ data: '{"resolution_cm":5}' }, { field_id: undefined, crop_type: undefined, resolution_cm: 5 }],
+    [{ resolution_cm: ' 2.5 ' }, { field_id: undefined, crop_type: undefined, resolution_cm: 2.5 }],
+    [{ data: '{"resolution_cm":1}' }, { field_id: undefined, crop_type: undefined, resolution_cm: 1 }],
+    [{ data: '{"resolution_cm":50}' }, { field_id: undefined, crop_type: undefined, resolution_cm: 50 }],
   ])('%j -> %j', (parts, expected) => {
     expect(parseDroneData(parts as Record<string, string>)).toEqual(expected);
   });
@@ -37,6 +42,10 @@ describe('parseDroneData', () => {
     [{ data: '{"field_id":1.5}' }, 'unprocessable:validation'],
     [{ data: '{"crop_type":"DROP TABLE"}' }, 'unprocessable:validation'],
     [{ data: '{"crop_type":"corn\\u0000"}' }, 'unprocessable:text_nul'],
+    [{ data: '{"resolution_cm":0.5}' }, 'unprocessable:validation'],
+    [{ data: '{"resolution_cm":51}' }, 'unprocessable:validation'],
+    [{ data: '{"resolution_cm":"fine"}' }, 'unprocessable:validation'],
+    [{ resolution_cm: '-2' }, 'unprocessable:validation'],
   ])('%j is refused: %s', (parts, key) => {
     expect(keyOf(() => parseDroneData(parts))).toBe(key);
   });

@@ -135,10 +135,10 @@ describe.skipIf(skip)('brighton_beach without XMP', () => {
   }, 120_000);
 
   describe('mosaics', () => {
-    // Output capped at 6 MP (about 6 cm pixels): placement is compared in metres, and four builds must fit the run.
+    // Output at 6 cm pixels (about 7 MP): placement is compared in metres, and four builds must fit the run.
     const build = async (name: string, photos: DronePhoto[]) => {
       const started = Date.now();
-      const mosaic = await buildOrthomosaic(photos, { workDir: join(tmp, name), maxPixels: 6_000_000 });
+      const mosaic = await buildOrthomosaic(photos, { workDir: join(tmp, name), resolutionM: 0.06 });
       return { mosaic, seconds: (Date.now() - started) / 1000 };
     };
     let ref: Awaited<ReturnType<typeof build>>;

@@ -1,0 +1,107 @@
+// Which photos are matched with which: candidate pairs from the GPS footprints only (cost grows with
+// the number of photos, not its square), the 180° heading ambiguity of return lines settled along the
+// flight, then every candidate matched; the matched pairs must tie all photos into one block.
+import type { DronePhoto } from './exif';
+import type { Features, PairMatch } from './features';
+import { matchPair, median } from './features';
+import type { Placement } from './frame';
+import { footprint } from './frame';
+import type { Placed } from './placed';
+import { StitchError } from './stitch-error';
+import { flightOrder } from './track';
+import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
+
+export const GPS_SIGMA_M = 3;
+const MIN_OVERLAP = 0.2;
+
+/** The placement turned by 180° about its centre when `flip`. */
+const turned = (p: Placement, flip: boolean): Placement => (flip ? { ...p, a: -p.a, b: -p.b } : p);
+
+/** Connected groups of photos through accepted pairs. */
+function components(n: number, pairs: { i: number; j: number }[]): number[][] {
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  for (const { i, j } of pairs) parent[find(i)] = find(j);
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) groups.set(find(i), [...(groups.get(find(i)) ?? []), i]);
+  return [...groups.values()];
+}
+
+/** Pairs whose GPS footprints overlap by at least MIN_OVERLAP of the smaller one. */
+export function candidatePairs(placed: Placed[]): [number, number][] {
+  const rings = placed.map((p) => footprint(p.prior, p.width, p.height));
+  const areas = rings.map((r) => Math.abs(planarRingArea(r)));
+  const candidates: [number, number][] = [];
+  for (let i = 0; i < placed.length; i++) {
+    for (let j = i + 1; j < placed.length; j++) {
+      if (convexOverlap(rings[i]!, rings[j]!) > MIN_OVERLAP * Math.min(areas[i]!, areas[j]!)) candidates.push([i, j]);
+    }
+  }
+  if (!candidates.length) throw new StitchError('too_little_overlap');
+  return candidates;
+}
+
+/**
+ * The matched pairs among `candidates`, after turning the priors of photos logged 180° off (`placed`
+ * is updated). Throws StitchError when nothing matches or the matches leave photos apart.
+ */
+export async function matchedPairs(
+  placed: Placed[], features: Features[], mains: DronePhoto[], candidates: [number, number][], progress: (percent: number) => void,
+): Promise<PairMatch[]> {
+  const footprintSize = median(placed.map((p) => p.width * p.gsd));
+  const match = (i: number, j: number, flipI: boolean, flipJ: boolean) =>
+    matchPair(i, features[i]!, turned(placed[i]!.prior, flipI), placed[i]!.centre, j, features[j]!, turned(placed[j]!.prior, flipJ), placed[j]!.centre,
+      4 * GPS_SIGMA_M + 0.1 * footprintSize, 4 * GPS_SIGMA_M);
+  const inliers = (r: PairMatch | string) => (typeof r === 'object' ? r.pts.length / 4 : 0);
+
+  // Recorded headings can be off by 180° on return lines (some DJI firmware logs the aircraft's turn
+  // while the camera keeps facing the same way). Consecutive photos of a line decide, for each photo,
+  // which of the two headings makes the image motion agree with the GPS motion.
+  const isCandidate = new Set(candidates.map(([i, j]) => `${i}:${j}`));
+  const order = flightOrder(mains);
+  const votes = new Array<number>(placed.length).fill(0);
+  const tried = new Map<string, { flip: boolean; result: PairMatch | string }>();
+  for (let k = 0; k + 1 < order.length; k++) {
+    const [i, j] = [Math.min(order[k]!, order[k + 1]!), Math.max(order[k]!, order[k + 1]!)];
+    if (!isCandidate.has(`${i}:${j}`)) continue;
+    const asLogged = await match(i, j, false, false);
+    // A clear match as logged settles it; only doubtful pairs pay for the second hypothesis.
+    const turnedBoth = inliers(asLogged) >= 60 ? 'no_matches' : await match(i, j, true, true);
+    const vote = Math.sign(inliers(turnedBoth) - inliers(asLogged));
+    votes[i] = votes[i]! + vote;
+    votes[j] = votes[j]! + vote;
+    tried.set(`${i}:${j}`, vote > 0 ? { flip: true, result: turnedBoth } : { flip: false, result: asLogged });
+    progress((50 * (k + 1)) / order.length);
+  }
+  // Undecided photos (line ends, no overlap with the next shot) follow the nearest decided photo logged
+  // with the same heading.
+  const yaw = (i: number) => placed[i]!.headingDeg;
+  const sameHeading = (x: number, y: number) => Math.abs((((yaw(x) - yaw(y)) % 360) + 540) % 360 - 180) < 30;
+  const flipped = order.map(() => false);
+  order.forEach((i, k) => {
+    if (votes[i] !== 0) return void (flipped[i] = votes[i]! > 0);
+    for (let d = 1; d < order.length; d++) {
+      const near = [order[k - d], order[k + d]].find((x) => x !== undefined && votes[x] !== 0 && sameHeading(x, i));
+      if (near !== undefined) return void (flipped[i] = votes[near]! > 0);
+    }
+  });
+  placed.forEach((p, i) => (p.prior = turned(p.prior, flipped[i]!)));
+
+  const pairs: PairMatch[] = [];
+  let gpsRejected = 0;
+  for (const [k, [i, j]] of candidates.entries()) {
+    const known = tried.get(`${i}:${j}`);
+    const r = known && known.flip === flipped[i] && known.flip === flipped[j] ? known.result : await match(i, j, false, false);
+    if (typeof r === 'object') pairs.push(r);
+    else if (r === 'gps_disagreement') gpsRejected++;
+    progress(50 + (50 * (k + 1)) / candidates.length);
+  }
+  if (!pairs.length) throw new StitchError('no_matches', gpsRejected ? `${gpsRejected} pairs contradict GPS` : '');
+  const groups = components(placed.length, pairs);
+  if (groups.length > 1) {
+    const linked = components(placed.length, candidates.map(([i, j]) => ({ i, j })));
+    throw new StitchError(linked.length > 1 ? 'too_little_overlap' : 'disconnected', `${groups.length} groups`);
+  }
+
+  return pairs;
+}
