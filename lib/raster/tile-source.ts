@@ -151,11 +151,15 @@ async function decodeBlock(image: GeoTIFFImage, bx: number, by: number): Promise
   return { data: new Typed(data), width: image.getTileWidth(), height: image.getTileHeight() };
 }
 
+const PHOTOMETRIC_YCBCR = 6;
+
 async function readWindow(image: GeoTIFFImage, level: RasterLevel, bx: number, by: number): Promise<Block> {
   const x0 = bx * level.blockWidth;
   const y0 = by * level.blockHeight;
   const window = [x0, y0, Math.min(level.width, x0 + level.blockWidth), Math.min(level.height, y0 + level.blockHeight)];
-  const data = (await image.readRasters({ window, interleave: true })) as unknown as ArrayLike<number>;
+  // A JPEG mosaic stored as YCbCr (the drone mosaic's COG) decodes to YCbCr samples: readRGB converts them.
+  const ycbcr = Number(image.getFileDirectory().getValue('PhotometricInterpretation')) === PHOTOMETRIC_YCBCR;
+  const data = (await (ycbcr ? image.readRGB({ window, interleave: true }) : image.readRasters({ window, interleave: true }))) as unknown as ArrayLike<number>;
   return { data, width: window[2]! - x0, height: window[3]! - y0 };
 }
 

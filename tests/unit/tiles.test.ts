@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import proj4 from 'proj4';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mosaicCogOptions, writeCog } from '@/lib/drone/cog';
 import { isTileable, tileablePath } from '@/lib/raster/cog';
 import { mapToPixel } from '@/lib/raster/inspect';
 import { INDEX_RANGES, indexRamp, rampColor } from '@/lib/raster/ramp';
 import { openTileRaster } from '@/lib/raster/tile-source';
-import { TILE_SIZE, chooseLevel, encodeTile, isTile, renderTile, tileBounds } from '@/lib/raster/tiles';
+import { TILE_SIZE, chooseLevel, encodeTile, isTile, renderTile, rgbSamples, tileBounds } from '@/lib/raster/tiles';
 import { tiffBytes } from '../helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'tiles-'));
@@ -135,5 +136,43 @@ describe('indexRamp', () => {
     expect(Object.keys(INDEX_RANGES).sort()).toEqual(['gndvi', 'ndre', 'ndvi', 'vari']);
     expect(indexRamp('index', { min: 2, max: 7 })).toEqual({ index: 'index', min: 2, max: 7, fixed: false });
     expect(indexRamp(null, { min: 3, max: 3 })).toEqual({ index: 'index', min: 3, max: 4, fixed: false });
+  });
+});
+
+describe('a drone mosaic written as the drone pipeline writes it (JPEG in YCbCr, alpha as the internal mask)', () => {
+  it('draws the mosaic in its own colours, not its YCbCr samples, and leaves masked ground transparent', async () => {
+    // 512 x 512 pixels of 5 cm: colour (200, 120, 50) where alpha is 255 (west half), alpha 0 east of it.
+    const [w, e0, n0] = [512, 500_000, 5_540_000];
+    const raw = Buffer.alloc(w * w * 4);
+    for (let i = 0; i < w * w; i++) raw.set([200, 120, 50, i % w < w / 2 ? 255 : 0], i * 4);
+    writeFileSync(join(dir, 'rgba.bin'), raw);
+    const band = (n: number, interp: string) =>
+      `<VRTRasterBand dataType="Byte" band="${n}" subClass="VRTRawRasterBand"><ColorInterp>${interp}</ColorInterp><SourceFilename relativetoVRT="1">rgba.bin</SourceFilename><ImageOffset>${n - 1}</ImageOffset><PixelOffset>4</PixelOffset><LineOffset>${w * 4}</LineOffset></VRTRasterBand>`;
+    writeFileSync(join(dir, 'rgba.vrt'), `<VRTDataset rasterXSize="${w}" rasterYSize="${w}"><SRS>EPSG:32633</SRS><GeoTransform>${e0}, 0.05, 0, ${n0}, 0, -0.05</GeoTransform>${band(1, 'Red')}${band(2, 'Green')}${band(3, 'Blue')}${band(4, 'Alpha')}</VRTDataset>`);
+    const path = join(dir, 'ortho.tif');
+    await writeCog(join(dir, 'rgba.vrt'), path, mosaicCogOptions(['red', 'green', 'blue']));
+    const raster = await openTileRaster(path);
+    const pixelAt = async (east: number) => {
+      const [lon, lat] = proj4(UTM33, 'EPSG:4326', [east, n0 - 12.8]) as [number, number];
+      const [x, y] = tileAt(lon, lat, 22);
+      const rgba = await renderTile(raster, 22, x, y, { kind: 'rgb', samples: rgbSamples(raster) });
+      // A tile with no data at all is null, drawn as one transparent tile.
+      if (!rgba) return [0, 0, 0, 0];
+      const [west, , eastEdge, north] = tileBounds(22, x, y);
+      const [mx, my] = toMercator.forward([lon, lat]) as [number, number];
+      const px = Math.floor(((mx - west) / (eastEdge - west)) * TILE_SIZE);
+      const py = Math.floor(((north - my) / (eastEdge - west)) * TILE_SIZE);
+      return [...rgba.subarray((py * TILE_SIZE + px) * 4, (py * TILE_SIZE + px) * 4 + 4)];
+    };
+    const [r, g, b, a] = await pixelAt(e0 + 6);
+    expect(a).toBe(255);
+    // JPEG at quality 90 keeps a flat colour within a few levels.
+    expect(Math.abs(r! - 200)).toBeLessThan(6);
+    expect(Math.abs(g! - 120)).toBeLessThan(6);
+    expect(Math.abs(b! - 50)).toBeLessThan(6);
+    // One tile holds the mask's edge (12.8 m east): opaque west of it, transparent east; and a tile wholly east of it.
+    expect((await pixelAt(e0 + 12))[3]).toBe(255);
+    expect((await pixelAt(e0 + 13.5))[3]).toBe(0);
+    expect((await pixelAt(e0 + 19))[3]).toBe(0);
   });
 });
