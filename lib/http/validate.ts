@@ -72,8 +72,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /**
  * Refuses (422) a value any string of which, or any key, the databases cannot store as sent: a NUL
  * character (PostgreSQL text cannot hold one) or an unpaired surrogate (JSON's `"\ud800"`, which is
- * no character: it was stored as U+FFFD). Walked with a stack, not recursion: JSON nested 200,000
- * deep parses, and recursing over it overflowed.
+ * no character: it was stored as U+FFFD). Walked with a stack, not recursion nor argument spreading:
+ * JSON nested 200,000 deep parses, and recursing over it (or spreading a huge array) overflowed.
  */
 export function refuseUnstorableText(value: unknown): void {
   const pending: unknown[] = [value];
@@ -84,8 +84,10 @@ export function refuseUnstorableText(value: unknown): void {
   while (pending.length) {
     const v = pending.pop();
     if (typeof v === 'string') check(v);
-    else if (Array.isArray(v)) pending.push(...v);
-    else if (v && typeof v === 'object') {
+    else if (Array.isArray(v)) {
+      // One push per element: spreading a 125,000-element array into push() overflowed the stack.
+      for (const item of v) pending.push(item);
+    } else if (v && typeof v === 'object') {
       for (const [k, item] of Object.entries(v)) {
         check(k);
         pending.push(item);

@@ -83,11 +83,11 @@ describe('inspectRaster on broken files', () => {
     expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_not_tiff', 415]);
   });
 
-  it('a TIFF header cut off after the magic answers 422 raster_unreadable', async () => {
+  it('a TIFF header cut off after the magic answers 422 raster_directory_outside', async () => {
     const path = join(dir, 'stub.tif');
     writeFileSync(path, Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0, 12]));
     const err = await failure(inspectRaster(path));
-    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_unreadable', 422]);
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_directory_outside', 422]);
   });
 
   it('a TIFF without georeferencing answers 422 raster_no_crs', async () => {
