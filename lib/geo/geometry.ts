@@ -4,6 +4,7 @@ import { feature } from '@turf/turf';
 import findIntersections from 'sweepline-intersections';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { unprocessable } from '../http/errors';
+import { geometryAreaM2 } from './area';
 import { hasSeveralRings, misnestedRings } from './nest-rings';
 
 export type FieldGeometry = Polygon | MultiPolygon;
@@ -50,6 +51,14 @@ function planarAreaM2(g: FieldGeometry): number {
   };
   const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
   return polygons.reduce((total, [outer, ...holes]) => total + Math.max(0, ringArea(outer ?? []) - holes.reduce((h, r) => h + ringArea(r), 0)), 0);
+}
+
+function longitudeExtent(g: FieldGeometry): number {
+  let [west, east] = [Infinity, -Infinity];
+  for (const ring of g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()) {
+    for (const [lon] of ring) [west, east] = [Math.min(west, lon!), Math.max(east, lon!)];
+  }
+  return east - west;
 }
 
 /** Positions of all its rings, closing ones included. */
@@ -107,6 +116,9 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   const misnested = hasSeveralRings(clean) ? misnestedRings(clean) : undefined;
   if (misnested) throw unprocessable(`geometry_${misnested.problem}`, { part: misnested.part, other: misnested.other });
   if (planarAreaM2(clean) < 0.01) throw unprocessable('geometry_zero_area');
+  // Across half the globe or more an edge's geodesic is not the planar one (a whole-world rectangle
+  // has area 0 on the sphere, and was stored so): the area that is stored decides. Cheap enough only there.
+  if (longitudeExtent(clean) >= 180 && geometryAreaM2(clean) < 0.01) throw unprocessable('geometry_zero_area');
   return clean;
 }
 

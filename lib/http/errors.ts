@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'timeout'
+  | 'client_closed'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -24,6 +25,8 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   timeout: 408,
+  // nginx's "client closed request": no one reads it, but the request's log line says what happened.
+  client_closed: 499,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -63,7 +66,9 @@ export const unsupportedMediaType = (key: string, params?: MessageParams) =>
   new AppError('unsupported_media_type', key, params);
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError('rate_limited', 'rate_limited', { seconds: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
-export const requestTimeout = () => new AppError('timeout', 'upload_timeout', {}, { Connection: 'close' });
+export const requestTimeout = (key = 'upload_timeout') => new AppError('timeout', key, {}, { Connection: 'close' });
+/** The client went away before its request's body had arrived: not the server's fault, nor an error to log as one. */
+export const clientClosed = () => new AppError('client_closed', 'upload_aborted');
 export const insufficientStorage = () => new AppError('insufficient_storage', 'insufficient_storage');
 /** A write that failed because the disk or the quota is full: the server's problem (507), whatever was being written. */
 export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '');

@@ -1,6 +1,7 @@
 // Parsing request bodies and query strings with zod, answering in the caller's language.
 import type { z } from 'zod';
-import { AppError, badRequest, notFound, payloadTooLarge, unprocessable, unsupportedMediaType } from './errors';
+import { AppError, badRequest, clientClosed, notFound, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from './errors';
+import { config } from '../config';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';
 import { MAX_RECORD_ID } from './record-id';
@@ -110,16 +111,40 @@ async function readBodyText(req: Request): Promise<string> {
   if (!req.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await readWithin(reader, config().UPLOAD_IDLE_TIMEOUT_S * 1000);
+    if (done) break;
+    size += value.byteLength;
     if (size > limit) throw payloadTooLarge(MAX_JSON_MB);
-    chunks.push(chunk);
+    chunks.push(value);
   }
   // Bytes that are not UTF-8 are refused, not stored as U+FFFD; a leading BOM is dropped (RFC 8259 8.1 allows ignoring it).
   try {
     return STRICT_UTF8.decode(Buffer.concat(chunks));
   } catch {
     throw badRequest('invalid_json');
+  }
+}
+
+/**
+ * The body's next chunk: 408 when none comes for `idleMs` (a body that stops midway was held for
+ * REQUEST_TIMEOUT_S, 4 h, on login too), 499 when the client went away. The read left pending is not
+ * cancelled: cancelling the body Next.js still feeds from the socket throws there; the 408 closes it.
+ */
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, idleMs: number): Promise<ReadableStreamReadResult<Uint8Array>> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(requestTimeout('body_timeout')), idleMs);
+  });
+  const read = reader.read();
+  read.catch(() => undefined);
+  try {
+    return await Promise.race([read, idle]);
+  } catch (err) {
+    throw err instanceof AppError ? err : clientClosed();
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { config } from '../config';
-import { AppError, badRequest, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from '../http/errors';
+import { AppError, badRequest, clientClosed, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from '../http/errors';
 
 export interface ReceivedFile {
   part: string;
@@ -124,7 +124,7 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
     };
     touch();
     source.on('data', touch);
-    source.on('error', (err) => fail(err instanceof AppError ? err : new AppError('bad_request', 'upload_aborted')));
+    source.on('error', (err) => fail(err instanceof AppError ? err : clientClosed()));
 
     parser.on('field', (name, value, info) => {
       // A file sent without a file name (`curl -F raster_file=<ndvi.tif`) arrives as text: said so,
