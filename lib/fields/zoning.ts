@@ -21,7 +21,7 @@ import { fieldsMeetingBox } from './fields';
 import { captureDate } from './schemas';
 import { fieldDataDir } from './files';
 import { recordIdText } from '../http/record-id';
-import { inspectUploadedRaster } from './raster-inspection';
+import { inspectUploadedRaster } from './upload-checks';
 
 export const rasterUploadParts = z.object({
   field_id: recordIdText.optional(),

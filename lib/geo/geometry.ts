@@ -86,6 +86,9 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   }
   if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) throw unprocessable('geometry_bad_coordinates', { part: 0, ring: 'all', hole: 0 });
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as unknown[];
+  // Counted before any ring is checked: a 200,000-vertex ring is refused without a pass over its points.
+  const declared = polygons.reduce<number>((n, rings) => n + (Array.isArray(rings) ? rings.reduce<number>((m, r) => m + (Array.isArray(r) ? Math.max(0, r.length - 1) : 0), 0) : 0), 0);
+  if (declared > MAX_VERTICES) throw unprocessable('geometry_too_many_vertices', { count: declared, max: MAX_VERTICES });
   let vertices = 0;
   polygons.forEach((rings, pi) => {
     const part = g.type === 'MultiPolygon' ? pi + 1 : 0;

@@ -82,16 +82,21 @@ export function refuseUnstorableText(value: unknown): void {
     if (text.includes('\u0000')) throw unprocessable('text_nul');
     if (LONE_SURROGATE.test(text)) throw unprocessable('text_unpaired_surrogate');
   };
+  // Strings are checked where they are met and only containers are stacked: a million-element array is one pass.
+  const visit = (item: unknown) => {
+    if (typeof item === 'string') check(item);
+    else if (item !== null && typeof item === 'object') pending.push(item);
+  };
   while (pending.length) {
     const v = pending.pop();
     if (typeof v === 'string') check(v);
     else if (Array.isArray(v)) {
-      // One push per element: spreading a 125,000-element array into push() overflowed the stack.
-      for (const item of v) pending.push(item);
-    } else if (v && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) {
+      // One element at a time: spreading a 125,000-element array into push() overflowed the stack.
+      for (let i = 0; i < v.length; i++) visit(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
         check(k);
-        pending.push(item);
+        visit((v as Record<string, unknown>)[k]);
       }
     }
   }
