@@ -1,7 +1,7 @@
 // The server as `make run` starts it: a primary and WEB_CONCURRENCY web processes on one port
 // (lib/server/cluster.ts), one of them the runner of the embedded background tasks.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
