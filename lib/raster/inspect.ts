@@ -115,6 +115,18 @@ function optional<K extends string, V>(key: K, value: V | undefined): Partial<Re
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
+/**
+ * Reads pixel blocks; the library's failure on a damaged strip or tile is the file's fault, 422
+ * `raster_corrupt`: a task fails with it once, where an untyped error was retried as a crash (three times).
+ */
+export async function readBlocks<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw err instanceof AppError ? err : unreadable(err);
+  }
+}
+
 /** A library's failure as our own message: its text ("Offset is outside the bounds of the DataView") tells a user nothing. */
 function unreadable(err: unknown): AppError {
   const detail = err instanceof Error ? err.message.slice(0, 200) : String(err);

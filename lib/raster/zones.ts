@@ -9,7 +9,7 @@ import { bandOrderOf, indexPlan, integerTypeName, type BandOrder, type BandRole,
 import { classBreaks, classOf, histogramQuantile, type Histogram, type ZoningMethod } from './classify';
 import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, coverageFractions, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
-import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
+import { mapToPixel, openRaster, pixelToMap, readBlocks, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
 import { borderGrid, simplifyBorders } from './simplify-borders';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
@@ -506,9 +506,9 @@ async function readIndexGrid(
     const ye = Math.min(yEnd, (Math.floor(ys / stripRows) + 1) * stripRows);
     const window = [x0, ys, x1, ye];
     const samples = plan.alpha === undefined ? plan.samples : [...plan.samples, plan.alpha];
-    const bands = (await image.readRasters({ window, samples, interleave: false })) as unknown as ArrayLike<number>[];
+    const bands = (await readBlocks(() => image.readRasters({ window, samples, interleave: false }))) as unknown as ArrayLike<number>[];
     const maskData = mask
-      ? ((await mask.readRasters({ window, samples: [0], interleave: false })) as unknown as ArrayLike<number>[])[0]
+      ? ((await readBlocks(() => mask.readRasters({ window, samples: [0], interleave: false }))) as unknown as ArrayLike<number>[])[0]
       : plan.alpha === undefined ? undefined : bands[plan.samples.length];
     const a = bands[0]!;
     const b = plan.samples.length > 1 ? bands[1]! : a;

@@ -106,6 +106,19 @@ describe('inspectRaster on broken files', () => {
     expect([err.key, err.params.code]).toEqual(['raster_compression_unsupported', 3]);
   });
 
+  // Its inspection passes (the strip lies inside the file); zoning reads it, and geotiff.js's inflate
+  // failure was an untyped error, which a task retries as a crash: three times.
+  it('a strip that is not the Deflate it says fails zoning with our typed 422 raster_corrupt', async () => {
+    const { bytes, field } = allNodataIndexTiff();
+    const deflate = Buffer.from(bytes);
+    deflate.writeUInt16LE(8, 8 + 2 + 3 * 12 + 8); // Compression (the fourth entry): Deflate, over raw float pixels
+    const path = join(dir, 'not-deflate.tif');
+    writeFileSync(path, deflate);
+    expect((await inspectRaster(path)).width).toBe(40);
+    const err = await failure(computeZones(path, field, { zones: 3 }));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_corrupt', 422]);
+  });
+
   it('a small valid index GeoTIFF passes, zones, and a field elsewhere answers raster_no_overlap', async () => {
     const width = 60;
     const height = 40;
