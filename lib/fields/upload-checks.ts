@@ -8,8 +8,11 @@ import type { RasterInfo } from '../raster/inspect';
 import { checkTiffStructure } from '../raster/tiff-structure';
 import { JobError, PHOTO_METADATA_HEAP_MB, RASTER_INSPECT_HEAP_MB, REQUEST_WORK_DEADLINE_MS, runRequestWork } from '../tasks/run-in-thread';
 
-/** Longest an upload's inspection may take: real files need well under a second. */
-export const RASTER_INSPECT_DEADLINE_MS = 20_000;
+/**
+ * Longest an upload's inspection may take. A real file needs a second or two, most of it the
+ * thread loading its code; on a server busy with drone surveys that took over 20 s.
+ */
+export const RASTER_INSPECT_DEADLINE_MS = 60_000;
 
 /** inspectIndexRaster (lib/raster/zones.ts), bounded: 415 for another kind of file, 422 for anything unusable, a thread that hits a cap included. */
 export async function inspectUploadedRaster(path: string, index: IndexName, bandOrder?: BandRole[]): Promise<RasterInfo> {

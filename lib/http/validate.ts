@@ -116,13 +116,19 @@ async function readBodyText(req: Request): Promise<string> {
   if (!req.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await readWithin(reader, config().UPLOAD_IDLE_TIMEOUT_S * 1000);
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) throw payloadTooLarge(MAX_JSON_MB);
-    chunks.push(value);
+  // As `for await` reads it, with a deadline on each chunk; return() ends the iteration as a `for await` left early would.
+  const chunksOf = (req.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const { done, value } = await readWithin(chunksOf.next(), config().UPLOAD_IDLE_TIMEOUT_S * 1000);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw payloadTooLarge(MAX_JSON_MB);
+      chunks.push(value);
+    }
+  } finally {
+    // Not awaited: after a 408 it waits for the read still pending, which ends with the connection.
+    chunksOf.return?.().catch(() => undefined);
   }
   // Bytes that are not UTF-8 are refused, not stored as U+FFFD; a leading BOM is dropped (RFC 8259 8.1 allows ignoring it).
   try {
@@ -137,12 +143,11 @@ async function readBodyText(req: Request): Promise<string> {
  * REQUEST_TIMEOUT_S, 4 h, on login too), 499 when the client went away. The read left pending is not
  * cancelled: cancelling the body Next.js still feeds from the socket throws there; the 408 closes it.
  */
-async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, idleMs: number): Promise<ReadableStreamReadResult<Uint8Array>> {
+async function readWithin(read: Promise<IteratorResult<Uint8Array>>, idleMs: number): Promise<IteratorResult<Uint8Array>> {
   let timer: NodeJS.Timeout | undefined;
   const idle = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(requestTimeout('body_timeout')), idleMs);
   });
-  const read = reader.read();
   read.catch(() => undefined);
   try {
     return await Promise.race([read, idle]);
