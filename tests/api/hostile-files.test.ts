@@ -391,7 +391,7 @@ describe('one web process under crafted files and bodies (issue 36)', () => {
 
   beforeAll(async () => {
     scratch = await scratchOfThisPass();
-    server = await startServer({ env: { ...scratch.env, WEB_CONCURRENCY: '1', LOG_LEVEL: 'info', UPLOAD_IDLE_TIMEOUT_S: '2', TRUSTED_PROXIES: '0' }, logFile });
+    server = await startServer({ env: { ...scratch.env, WEB_CONCURRENCY: '1', LOG_LEVEL: 'info', UPLOAD_IDLE_TIMEOUT_S: '5', TRUSTED_PROXIES: '0' }, logFile });
     own = (await registerCompany(server.url, { language: 'en' })).api;
     webPids = webProcesses(server).map((w) => w.pid);
     expect(webPids).toHaveLength(1);
@@ -439,7 +439,10 @@ describe('one web process under crafted files and bodies (issue 36)', () => {
     return send('/upload', { method: 'POST', body: form, headers: { cookie: `session_token=${own.cookie}` } });
   };
 
-  it('every crafted TIFF answers its 422, and no partial file stays behind', async () => {
+  // Each request has its own 30 s; the test as a whole, their sum (a busy machine is slow, not wrong).
+  const allWithin = (count: number) => ({ timeout: count * ANSWER_WITHIN_MS + 60_000 });
+
+  it('every crafted TIFF answers its 422, and no partial file stays behind', allWithin(craftedTiffs().length), async () => {
     for (const crafted of craftedTiffs()) {
       const res = await whileHealthy(() => uploadRaster(crafted.bytes));
       expect(res.status, `${crafted.name}: ${res.text}`).toBe(crafted.status ?? 422);
@@ -456,7 +459,7 @@ describe('one web process under crafted files and bodies (issue 36)', () => {
     answers.forEach((res, i) => expect(res.status, `${worst[i]!.name}: ${res.text}`).toBe(422));
   });
 
-  it('every crafted JSON body answers its 4xx, the server answering meanwhile', async () => {
+  it('every crafted JSON body answers its 4xx, the server answering meanwhile', allWithin(craftedJson().length), async () => {
     for (const crafted of craftedJson()) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(crafted.signedIn ? { cookie: `session_token=${own.cookie}` } : {}) };
       const res = await whileHealthy(() => send(crafted.path, { method: crafted.method, body: crafted.body, headers }));
