@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'timeout'
+  | 'client_closed'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -55,7 +56,9 @@ export const unsupportedMediaType = (key: string, params?: MessageParams) =>
   new AppError('unsupported_media_type', key, params);
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError('rate_limited', 'rate_limited', { seconds: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
-export const requestTimeout = () => new AppError('timeout', 'upload_timeout', {}, { Connection: 'close' });
+export const requestTimeout = (key = 'upload_timeout') => new AppError('timeout', key, {}, { Connection: 'close' });
+/** The client went away before its request's body had arrived: not the server's fault, nor an error to log as one. */
+export const clientClosed = () => new AppError('client_closed', 'upload_aborted');
 export const insufficientStorage = () => new AppError('insufficient_storage', 'insufficient_storage');
 /** A write that failed because the disk or the quota is full: the server's problem (507), whatever was being written. */
 export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '');

@@ -55,7 +55,10 @@ export const profileBody = z
   .refine((b) => b.password === undefined || !!b.new_password, { path: ['new_password'], params: { key: 'new_password_required' } });
 
 /** Application rates by zone class (1 to 7) in kg/ha; they reach spreaders through the ISOXML export. */
-const zoneRates = z.record(z.string().regex(/^[1-7]$/), z.number().min(0).max(MAX_RATE_KG_HA));
+const ZONE_CLASS = /^[1-7]$/;
+const zoneRates = z.record(z.string().regex(ZONE_CLASS), z.number().min(0).max(MAX_RATE_KG_HA));
+// zod's record passes over a `__proto__` key without checking it, and the settings are stored as sent: every key is checked here.
+const isZoneRates = (v: unknown) => !!v && typeof v === 'object' && Object.keys(v).every((k) => ZONE_CLASS.test(k)) && zoneRates.safeParse(v).success;
 
 export const companyBody = z.object({
   name: singleLine().optional(),
@@ -64,7 +67,7 @@ export const companyBody = z.object({
     .record(z.string(), z.unknown())
     // The zone the company's times are shown in (lib/i18n/time-zone.ts); null goes back to the server's.
     .refine((s) => s.time_zone === undefined || s.time_zone === null || isTimeZone(s.time_zone), { path: ['time_zone'], params: { key: 'time_zone' } })
-    .refine((s) => s.zone_rates === undefined || s.zone_rates === null || zoneRates.safeParse(s.zone_rates).success, { path: ['zone_rates'], params: { key: 'zone_rates' } })
+    .refine((s) => s.zone_rates === undefined || s.zone_rates === null || isZoneRates(s.zone_rates), { path: ['zone_rates'], params: { key: 'zone_rates' } })
     .optional(),
 });
 

@@ -10,7 +10,7 @@ import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
 import { config } from '../config';
 import { type TenantDb, tenantCreate } from '../db/tenant';
-import { type DronePhoto, readDroneExifAll } from '../drone/exif';
+import type { DronePhoto } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
 import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
 import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../errors';
@@ -26,6 +26,7 @@ import { fieldsMeetingBox } from './fields';
 import { dronePhotosDir } from './files';
 import { userCrop } from './schemas';
 import { recordIdText } from '../http/record-id';
+import { readPhotoMetadataBounded } from './upload-checks';
 
 const GB = 1024 ** 3;
 /** The upload limit of the `drone_images` part (issue 10: up to 10 GB). */
@@ -177,7 +178,7 @@ export async function submitDroneSurvey(
     const photoPaths = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
     photoPaths.sort();
 
-    const { located: photos, withoutGps } = checkSurvey(await readDroneExifAll(photoPaths));
+    const { located: photos, withoutGps } = checkSurvey(await readPhotoMetadataBounded(photoPaths));
     ignored.push(...withoutGps.map((p) => p.path.slice(staging.length + 1)));
     // Not kept with the survey, as no other file it leaves out is.
     await Promise.all(withoutGps.map((p) => rm(p.path, { force: true })));

@@ -13,7 +13,6 @@ import { notFound, unprocessable, unsupportedMediaType } from '../errors';
 import { validate } from '../http/validate';
 import { type IndexName, bandOrder } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';
-import { inspectIndexRaster } from '../raster/zones';
 import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/zoning-jobs';
 import { storeDataPath } from '../uploads/data-path';
@@ -22,6 +21,7 @@ import { fieldsMeetingBox } from './fields';
 import { captureDate } from './schemas';
 import { fieldDataDir } from './files';
 import { recordIdText } from '../http/record-id';
+import { inspectUploadedRaster } from './upload-checks';
 
 export const rasterUploadParts = z.object({
   field_id: recordIdText.optional(),
@@ -69,7 +69,7 @@ export async function submitRasterZoning(db: TenantDb, companyId: number, userId
   const options = validate(rasterUploadParts, parts);
   if (!/\.tiff?$/i.test(file.filename)) throw unsupportedMediaType('raster_not_tiff');
   const index = options.index as IndexName;
-  const info = await inspectIndexRaster(file.path, index, options.bands);
+  const info = await inspectUploadedRaster(file.path, index, options.bands);
   let field: { id: number; geometry: FieldGeometry; others?: { id: number; name: string }[] };
   if (options.field_id) {
     const row = await db.field.findUnique({ where: { id: options.field_id }, select: { id: true, geometry: true } });

@@ -4,6 +4,7 @@ import { feature } from '@turf/turf';
 import findIntersections from 'sweepline-intersections';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { unprocessable } from '../errors';
+import { geometryAreaM2 } from './area';
 import { hasSeveralRings, misnestedRings } from './nest-rings';
 
 export type FieldGeometry = Polygon | MultiPolygon;
@@ -52,6 +53,14 @@ function planarAreaM2(g: FieldGeometry): number {
   return polygons.reduce((total, [outer, ...holes]) => total + Math.max(0, ringArea(outer ?? []) - holes.reduce((h, r) => h + ringArea(r), 0)), 0);
 }
 
+function longitudeExtent(g: FieldGeometry): number {
+  let [west, east] = [Infinity, -Infinity];
+  for (const ring of g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()) {
+    for (const [lon] of ring) [west, east] = [Math.min(west, lon!), Math.max(east, lon!)];
+  }
+  return east - west;
+}
+
 /** Positions of all its rings, closing ones included. */
 export const vertexCount = (g: FieldGeometry) => (g.type === 'Polygon' ? g.coordinates : g.coordinates.flat()).reduce((n, ring) => n + ring.length, 0);
 
@@ -77,6 +86,9 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   }
   if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) throw unprocessable('geometry_bad_coordinates', { part: 0, ring: 'all', hole: 0 });
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as unknown[];
+  // Counted before any ring is checked: a 200,000-vertex ring is refused without a pass over its points.
+  const declared = polygons.reduce<number>((n, rings) => n + (Array.isArray(rings) ? rings.reduce<number>((m, r) => m + (Array.isArray(r) ? Math.max(0, r.length - 1) : 0), 0) : 0), 0);
+  if (declared > MAX_VERTICES) throw unprocessable('geometry_too_many_vertices', { count: declared, max: MAX_VERTICES });
   let vertices = 0;
   polygons.forEach((rings, pi) => {
     const part = g.type === 'MultiPolygon' ? pi + 1 : 0;
@@ -107,6 +119,9 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   const misnested = hasSeveralRings(clean) ? misnestedRings(clean) : undefined;
   if (misnested) throw unprocessable(`geometry_${misnested.problem}`, { part: misnested.part, other: misnested.other });
   if (planarAreaM2(clean) < 0.01) throw unprocessable('geometry_zero_area');
+  // Across half the globe or more an edge's geodesic is not the planar one (a whole-world rectangle
+  // has area 0 on the sphere, and was stored so): the area that is stored decides. Cheap enough only there.
+  if (longitudeExtent(clean) >= 180 && geometryAreaM2(clean) < 0.01) throw unprocessable('geometry_zero_area');
   return clean;
 }
 

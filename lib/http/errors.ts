@@ -8,6 +8,8 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   timeout: 408,
+  // nginx's "client closed request": no one reads it, but the request's log line says what happened.
+  client_closed: 499,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -18,5 +20,3 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   insufficient_storage: 507,
 };
 
-// lib/http/validate.ts still imports these from here (another change is editing it); import them from lib/errors.ts.
-export { AppError, badRequest, notFound, payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';

@@ -60,15 +60,33 @@ export function clientIp(req: Request): string {
   return req.headers.get('x-fieldmap-client') || req.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() || 'unknown';
 }
 
-/** A browser request from another site: its Origin names another host, or Sec-Fetch-Site says so. */
+/**
+ * This server's origin as the caller reached it: the Host header, and the scheme this process speaks
+ * (plain HTTP). Only a proxy of ours (TRUSTED_PROXIES) is believed about another host or HTTPS
+ * (X-Forwarded-Host, X-Forwarded-Proto): from anyone else those headers are the caller's own word.
+ */
+export function ownOrigin(req: Request): string | undefined {
+  const forwarded = config().TRUSTED_PROXIES > 0 ? req.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  const host = forwarded || req.headers.get('host');
+  if (!host) return undefined;
+  try {
+    return new URL(`${isSecureRequest(req) ? 'https' : 'http'}://${host}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A browser request from another site: Sec-Fetch-Site says so, or its Origin differs from ours in
+ * scheme, host or port (URL's origin drops a default port, so `http://h:80` is `http://h`).
+ */
 export function isCrossSite(req: Request): boolean {
   const site = req.headers.get('sec-fetch-site');
   if (site && site !== 'same-origin' && site !== 'none') return true;
   const origin = req.headers.get('origin');
   if (!origin) return false;
-  const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
   try {
-    return new URL(origin).host !== host;
+    return new URL(origin).origin !== ownOrigin(req);
   } catch {
     return true;
   }

@@ -1,6 +1,7 @@
 // Parsing request bodies and query strings with zod, answering in the caller's language.
 import type { z } from 'zod';
-import { AppError, badRequest, notFound, payloadTooLarge, unprocessable, unsupportedMediaType } from './errors';
+import { AppError, badRequest, clientClosed, notFound, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from '../errors';
+import { config } from '../config';
 import { translate } from '../i18n/messages';
 import type { Locale } from '../i18n/locales';
 import { MAX_RECORD_ID } from './record-id';
@@ -72,8 +73,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /**
  * Refuses (422) a value any string of which, or any key, the databases cannot store as sent: a NUL
  * character (PostgreSQL text cannot hold one) or an unpaired surrogate (JSON's `"\ud800"`, which is
- * no character: it was stored as U+FFFD). Walked with a stack, not recursion: JSON nested 200,000
- * deep parses, and recursing over it overflowed.
+ * no character: it was stored as U+FFFD). Walked with a stack, not recursion nor argument spreading:
+ * JSON nested 200,000 deep parses, and recursing over it (or spreading a huge array) overflowed.
  */
 export function refuseUnstorableText(value: unknown): void {
   const pending: unknown[] = [value];
@@ -81,14 +82,21 @@ export function refuseUnstorableText(value: unknown): void {
     if (text.includes('\u0000')) throw unprocessable('text_nul');
     if (LONE_SURROGATE.test(text)) throw unprocessable('text_unpaired_surrogate');
   };
+  // Strings are checked where they are met and only containers are stacked: a million-element array is one pass.
+  const visit = (item: unknown) => {
+    if (typeof item === 'string') check(item);
+    else if (item !== null && typeof item === 'object') pending.push(item);
+  };
   while (pending.length) {
     const v = pending.pop();
     if (typeof v === 'string') check(v);
-    else if (Array.isArray(v)) pending.push(...v);
-    else if (v && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) {
+    else if (Array.isArray(v)) {
+      // One element at a time: spreading a 125,000-element array into push() overflowed the stack.
+      for (let i = 0; i < v.length; i++) visit(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
         check(k);
-        pending.push(item);
+        visit((v as Record<string, unknown>)[k]);
       }
     }
   }
@@ -108,16 +116,45 @@ async function readBodyText(req: Request): Promise<string> {
   if (!req.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > limit) throw payloadTooLarge(MAX_JSON_MB);
-    chunks.push(chunk);
+  // As `for await` reads it, with a deadline on each chunk; return() ends the iteration as a `for await` left early would.
+  const chunksOf = (req.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const { done, value } = await readWithin(chunksOf.next(), config().UPLOAD_IDLE_TIMEOUT_S * 1000);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw payloadTooLarge(MAX_JSON_MB);
+      chunks.push(value);
+    }
+  } finally {
+    // Not awaited: after a 408 it waits for the read still pending, which ends with the connection.
+    chunksOf.return?.().catch(() => undefined);
   }
   // Bytes that are not UTF-8 are refused, not stored as U+FFFD; a leading BOM is dropped (RFC 8259 8.1 allows ignoring it).
   try {
     return STRICT_UTF8.decode(Buffer.concat(chunks));
   } catch {
     throw badRequest('invalid_json');
+  }
+}
+
+/**
+ * The body's next chunk: 408 when none comes for `idleMs` (a body that stops midway was held for
+ * REQUEST_TIMEOUT_S, 4 h, on login too), 499 when the client went away. The read left pending is not
+ * cancelled: cancelling the body Next.js still feeds from the socket throws there; the 408 closes it.
+ */
+async function readWithin(read: Promise<IteratorResult<Uint8Array>>, idleMs: number): Promise<IteratorResult<Uint8Array>> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(requestTimeout('body_timeout')), idleMs);
+  });
+  read.catch(() => undefined);
+  try {
+    return await Promise.race([read, idle]);
+  } catch (err) {
+    throw err instanceof AppError ? err : clientClosed();
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,11 +1,13 @@
 // Opening and validating a GeoTIFF before any work is queued: magic bytes, structure, size,
-// compression, colour map, georeferencing. Everything here reads only the header and tag arrays.
-import { open, stat } from 'node:fs/promises';
+// compression, colour map, georeferencing. Everything here reads only the header and tag arrays,
+// and only once the directory chain has been walked and bounded (tiff-structure.ts).
+import { stat } from 'node:fs/promises';
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import type { Polygon, Position } from 'geojson';
-import { AppError, unprocessable, unsupportedMediaType } from '@/lib/errors';
+import { AppError, unprocessable } from '@/lib/errors';
 import { crsForLocation } from '@/lib/geo/prj';
 import { converters, crsFromGeoKeys, isGeographic, type Crs } from './crs';
+import { checkTiffStructure } from './tiff-structure';
 
 export interface RasterInfo {
   width: number;
@@ -46,7 +48,6 @@ const MAX_BANDS = 32;
 const SUPPORTED_COMPRESSION = new Map<number, string>([
   [1, 'none'], [5, 'LZW'], [7, 'JPEG'], [8, 'Deflate'], [32946, 'Deflate'], [32773, 'PackBits'], [50000, 'ZSTD'],
 ]);
-const TIFF_MAGIC = ['49492a00', '4d4d002a', '49492b00', '4d4d002b'];
 
 /** Validates the file and returns what the upload route needs to pick a field and queue a task. */
 export async function inspectRaster(path: string): Promise<RasterInfo> {
@@ -57,7 +58,8 @@ export async function inspectRaster(path: string): Promise<RasterInfo> {
 
 /** Opens a GeoTIFF for reading; throws 415 for non-TIFFs and 422 (`raster_*`) for anything unusable. */
 export async function openRaster(path: string): Promise<OpenRaster> {
-  await checkMagic(path);
+  // Before geotiff.js: it follows a looping directory chain for ever and allocates what a tag declares.
+  await checkTiffStructure(path);
   const fileSize = (await stat(path)).size;
   let tiff: GeoTIFF;
   let image: GeoTIFFImage;
@@ -72,7 +74,7 @@ export async function openRaster(path: string): Promise<OpenRaster> {
     const width = image.getWidth();
     const height = image.getHeight();
     const bands = image.getSamplesPerPixel();
-    if (!(width > 0 && height > 0 && bands > 0)) throw unprocessable('raster_unreadable', { reason: 'empty image' });
+    if (!(width > 0 && height > 0 && bands > 0)) throw unprocessable('raster_empty');
     if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS || bands > MAX_BANDS) {
       throw unprocessable('raster_too_large', { width, height, bands });
     }
@@ -113,20 +115,22 @@ function optional<K extends string, V>(key: K, value: V | undefined): Partial<Re
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
-function unreadable(err: unknown): AppError {
-  const reason = err instanceof Error ? err.message.slice(0, 200) : String(err);
-  return unprocessable('raster_unreadable', { reason });
+/**
+ * Reads pixel blocks; the library's failure on a damaged strip or tile is the file's fault, 422
+ * `raster_corrupt`: a task fails with it once, where an untyped error was retried as a crash (three times).
+ */
+export async function readBlocks<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw err instanceof AppError ? err : unreadable(err);
+  }
 }
 
-async function checkMagic(path: string): Promise<void> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(4);
-    const { bytesRead } = await fh.read(buf, 0, 4, 0);
-    if (bytesRead < 4 || !TIFF_MAGIC.includes(buf.toString('hex'))) throw unsupportedMediaType('raster_not_tiff');
-  } finally {
-    await fh.close();
-  }
+/** A library's failure as our own message: its text ("Offset is outside the bounds of the DataView") tells a user nothing. */
+function unreadable(err: unknown): AppError {
+  const detail = err instanceof Error ? err.message.slice(0, 200) : String(err);
+  return unprocessable('raster_corrupt', { detail });
 }
 
 /** Every tile/strip must lie inside the file: a cut-off upload fails here, not halfway through a task. */
@@ -135,13 +139,13 @@ async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void>
   const offsets = (await fd.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number> | undefined;
   const counts = (await fd.loadValue(image.isTiled ? 'TileByteCounts' : 'StripByteCounts')) as ArrayLike<number> | undefined;
   if (!offsets || !counts || offsets.length !== counts.length) {
-    throw unprocessable('raster_unreadable', { reason: 'missing tile or strip offsets' });
+    throw unprocessable('raster_blocks_missing');
   }
   const across = Math.ceil(image.getWidth() / image.getTileWidth());
   const down = Math.ceil(image.getHeight() / image.getTileHeight());
   const perPlane = across * down;
   const planes = image.planarConfiguration === 2 ? image.getSamplesPerPixel() : 1;
-  if (offsets.length < perPlane * planes) throw unprocessable('raster_unreadable', { reason: 'too few tiles or strips' });
+  if (offsets.length < perPlane * planes) throw unprocessable('raster_blocks_missing');
   let end = 0;
   for (let i = 0; i < offsets.length; i++) end = Math.max(end, Number(offsets[i]) + Number(counts[i]));
   if (end > fileSize) throw unprocessable('raster_truncated', { expected: end, actual: fileSize });

@@ -9,7 +9,7 @@ import { bandOrderOf, indexPlan, integerTypeName, waterPlan, type BandOrder, typ
 import { classBreaks, classOf, histogramQuantile, waterCut, waterHistogram, type Histogram, type ZoningMethod } from './classify';
 import { converters } from './crs';
 import { CENTRE_INSIDE, CROSSED, coverageFractions, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
-import { mapToPixel, openRaster, pixelToMap, type OpenRaster, type RasterInfo } from './inspect';
+import { mapToPixel, openRaster, pixelToMap, readBlocks, type OpenRaster, type RasterInfo } from './inspect';
 import { polygonizeLabels } from './polygonize';
 import { borderGrid, simplifyBorders } from './simplify-borders';
 import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
@@ -584,10 +584,10 @@ async function readIndexGrid(
     const ye = Math.min(yEnd, (Math.floor(ys / stripRows) + 1) * stripRows);
     const window = [x0, ys, x1, ye];
     const samples = [...new Set([...plan.samples, ...(plan.water?.samples ?? []), ...(plan.alpha === undefined ? [] : [plan.alpha])])];
-    const read = (await image.readRasters({ window, samples, interleave: false })) as unknown as ArrayLike<number>[];
+    const read = (await readBlocks(() => image.readRasters({ window, samples, interleave: false }))) as unknown as ArrayLike<number>[];
     const band = (sample: number) => read[samples.indexOf(sample)]!;
     const maskData = mask
-      ? ((await mask.readRasters({ window, samples: [0], interleave: false })) as unknown as ArrayLike<number>[])[0]
+      ? ((await readBlocks(() => mask.readRasters({ window, samples: [0], interleave: false }))) as unknown as ArrayLike<number>[])[0]
       : plan.alpha === undefined ? undefined : band(plan.alpha);
     const a = band(plan.samples[0]!);
     const b = band(plan.samples.at(-1)!);

@@ -27,6 +27,15 @@ export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): 
       const { exportWork } = await import('../exports/export-work');
       return exportWork(payload as Parameters<typeof exportWork>[0]);
     }
+    case 'raster_inspect': {
+      const { inspectIndexRaster } = await import('../raster/zones');
+      const { path, index, bandOrder } = payload as { path: string; index: Parameters<typeof inspectIndexRaster>[1]; bandOrder?: Parameters<typeof inspectIndexRaster>[2] };
+      return inspectIndexRaster(path, index, bandOrder);
+    }
+    case 'photo_metadata': {
+      const { readDroneExifAll } = await import('../drone/exif');
+      return readDroneExifAll((payload as { paths: string[] }).paths);
+    }
     case 'drone': {
       // Loaded only when needed: the drone pipeline pulls in OpenCV.
       const { droneJob } = await import('./drone-job');

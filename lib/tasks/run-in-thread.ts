@@ -10,11 +10,16 @@ import type { JobKind, TaskErrorInfo, TaskKind } from './types';
 
 const WORKER_ENTRY = (process.env.FIELDMAP_WORKER_ENTRY ?? 'lib/tasks/worker-entry.mjs').split('/');
 
+/** An upload's GeoTIFF is inspected from its header and tag arrays: far less than this, unless forged. */
+export const RASTER_INSPECT_HEAP_MB = 256;
+/** Drone photos' EXIF, read a few at a time from their first bytes. */
+export const PHOTO_METADATA_HEAP_MB = 512;
+
 /**
  * Old-generation heap per kind. A shapefile is read as a stream and needs little; a lower limit also
  * makes V8 collect garbage early instead of letting the process grow.
  */
-const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, rezone: 2048, shapefile_rows: 256, boundaries: 1024, exports: 1024 };
+const HEAP_LIMIT_MB: Record<JobKind, number> = { raster_zones: 2048, drone: 2048, rezone: 2048, shapefile_rows: 256, boundaries: 1024, exports: 1024, raster_inspect: RASTER_INSPECT_HEAP_MB, photo_metadata: PHOTO_METADATA_HEAP_MB };
 
 export class JobError extends Error {
   constructor(readonly info: TaskErrorInfo) {
@@ -116,7 +121,7 @@ export const requestWorkLoad = () => ({ running: requestWorkSlots.activeCount, w
  * A request's heavy work (no task, no progress) in a worker thread, so that its seconds of CPU do not
  * stall the other requests of the web process. Its refusals come back as the 422 they were.
  */
-export async function runRequestWork(kind: 'boundaries' | 'exports', payload: unknown, deadlineMs = REQUEST_WORK_DEADLINE_MS): Promise<unknown> {
+export async function runRequestWork(kind: 'boundaries' | 'exports' | 'raster_inspect' | 'photo_metadata', payload: unknown, deadlineMs = REQUEST_WORK_DEADLINE_MS): Promise<unknown> {
   try {
     return await requestWorkSlots(() => runInThread(kind, payload, tmpdir(), () => undefined, deadlineMs));
   } catch (err) {

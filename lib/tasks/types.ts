@@ -7,7 +7,7 @@
 export const TASK_KINDS = ['raster_zones', 'drone', 'rezone'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 /** Work run in a thread for a request that waits for it, not stored as a task. */
-export type JobKind = TaskKind | 'shapefile_rows' | 'boundaries' | 'exports';
+export type JobKind = TaskKind | 'shapefile_rows' | 'boundaries' | 'exports' | 'raster_inspect' | 'photo_metadata';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'error';
 

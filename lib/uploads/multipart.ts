@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { config } from '../config';
-import { AppError, badRequest, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from '../errors';
+import { AppError, badRequest, clientClosed, insufficientStorage, isDiskFull, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from '../errors';
 
 export interface ReceivedFile {
   part: string;
@@ -41,6 +41,11 @@ export interface ReceiveOptions {
 }
 
 const MB = 1024 * 1024;
+/** Parts a form may have in all, and text fields among them: our forms send a handful. */
+const MAX_PARTS = 100;
+const MAX_FIELDS = 50;
+const tooManyParts = (max: number, what: 'parts' | 'fields' = 'parts') =>
+  new AppError('payload_too_large', what === 'parts' ? 'upload_too_many_parts' : 'upload_too_many_fields', { max }, { Connection: 'close' });
 const toMb = (bytes: number) => Math.round((bytes / MB) * 10) / 10;
 
 class PartTooLarge extends Error {
@@ -88,7 +93,7 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
       headers: { 'content-type': type },
       // Browsers and fetch's FormData write a file name's UTF-8 bytes as they are (busboy reads them as latin1 by default: `поле.tif` became `Ð¿Ð¾Ð»Ðµ.tif`).
       defParamCharset: 'utf8',
-      limits: { fieldSize: opts.maxFieldBytes ?? MB, fields: 50, files: Object.keys(opts.files).length + 20, parts: 100 },
+      limits: { fieldSize: opts.maxFieldBytes ?? MB, fields: MAX_FIELDS, files: Object.keys(opts.files).length + 20, parts: MAX_PARTS },
     });
   } catch {
     throw badRequest('expected_multipart');
@@ -119,7 +124,7 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
     };
     touch();
     source.on('data', touch);
-    source.on('error', (err) => fail(err instanceof AppError ? err : new AppError('bad_request', 'upload_aborted')));
+    source.on('error', (err) => fail(err instanceof AppError ? err : clientClosed()));
 
     parser.on('field', (name, value, info) => {
       // A file sent without a file name (`curl -F raster_file=<ndvi.tif`) arrives as text: said so,
@@ -176,7 +181,9 @@ export async function receiveMultipart(req: Request, opts: ReceiveOptions): Prom
         ),
       );
     });
-    parser.on('partsLimit', () => fail(payloadTooLarge(toMb(largest))));
+    // Too many parts is not too many bytes: said as what it is (it had answered "larger than 1024 MB").
+    parser.on('partsLimit', () => fail(tooManyParts(MAX_PARTS)));
+    parser.on('fieldsLimit', () => fail(tooManyParts(MAX_FIELDS, 'fields')));
     // The type was right and the body is not (a part header that is no header, the form's end missing).
     parser.on('error', () => fail(badRequest('upload_malformed')));
     parser.on('close', () => {

@@ -1,7 +1,7 @@
 // The server as `make run` starts it: a primary and WEB_CONCURRENCY web processes on one port
 // (lib/server/cluster.ts), one of them the runner of the embedded background tasks.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { createCompany, registerCompany } from '../helpers/company';
 import { scratchOfThisPass } from '../helpers/context';
-import { processTree, treeCpuMs } from '../helpers/proc';
+import { processTree, treeCpuMs, webProcesses } from '../helpers/proc';
 import { type TestServer, startServer, statusOnNewConnection } from '../helpers/server';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
@@ -20,29 +20,6 @@ const missingNaip = missingShared(...NAIP);
 if (missingNaip) console.warn(`skipping the task half of the runner-restart test: ${missingNaip}`);
 const FIELD = { type: 'Polygon', coordinates: [[[-99.17, 47.01], [-99.14, 47.01], [-99.14, 47.03], [-99.17, 47.03], [-99.17, 47.01]]] };
 const rect = (x: number, y: number) => ({ type: 'Polygon', coordinates: [[[x, y], [x + 0.01, y], [x + 0.01, y + 0.01], [x, y + 0.01], [x, y]]] });
-
-interface WebProcess {
-  pid: number;
-  role: string;
-  restarted: boolean;
-}
-
-/** The server's web processes, with the role and restart mark the primary gave each. */
-function webProcesses(server: TestServer): WebProcess[] {
-  return processTree(server.proc.pid!)
-    .slice(1)
-    .flatMap((pid) => {
-      let environ: string;
-      try {
-        environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-      } catch {
-        return []; // gone meanwhile
-      }
-      const env = new Map(environ.split('\0').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-      const role = env.get('FIELDMAP_WEB_ROLE');
-      return role ? [{ pid, role, restarted: env.get('FIELDMAP_RUNNER_RESTARTED') === '1' }] : [];
-    });
-}
 
 async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -8,9 +8,20 @@ import { baseUrl } from '../helpers/context';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const ring = [[30, 50], [30.01, 50], [30.01, 50.01], [30, 50.01], [30, 50]];
 
+// Shapes that overflowed or polluted (issue 36): deep nesting, arrays past what push(...spread) takes, prototype keys.
+// (Nesting 200,000 deep is in tests/helpers/hostile-input.ts: fast-check's own printing of a value recurses.)
+const hostile = fc.constantFrom<unknown>(
+  JSON.parse('['.repeat(500) + ']'.repeat(500)),
+  new Array(150_000).fill(0),
+  JSON.parse('{"__proto__":{"admin":true,"role":"owner"}}'),
+  JSON.parse('{"constructor":{"prototype":{"admin":true}}}'),
+  JSON.parse('{"1":100,"__proto__":5}'),
+);
+
 // Values that stress parsers: wrong types, huge and odd numbers, long and odd strings, nesting.
 const nasty = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
+  hostile,
   fc.constantFrom(null, -1, 0, 1e308, -1e308, 2 ** 53, '', ' ', '\u0000', '../../etc/passwd', 'NaN', '1e999', '<script>', 'Ω'.repeat(300), [], {}),
   fc.string({ maxLength: 400 }),
 );
@@ -33,6 +44,7 @@ const BODIES: { method: string; path: string; valid: Record<string, unknown> }[]
   { method: 'POST', path: '/api/auth/login', valid: { email: 'x@example.test', password: 'whatever-1', remember: true } },
   { method: 'PUT', path: '/api/auth/profile', valid: { first_name: 'A', last_name: 'B', language: 'en' } },
   { method: 'PUT', path: '/api/auth/company', valid: { name: 'N', settings: { a: 1 } } },
+  { method: 'PUT', path: '/api/auth/company', valid: { settings: { zone_rates: { 1: 120, 2: 140 } } } },
   { method: 'POST', path: '/api/auth/company/users', valid: { email: 'y@example.test', password: 'long-enough-1', role: 'viewer' } },
   { method: 'POST', path: '/api/fields', valid: { name: 'F', geometry: { type: 'Polygon', coordinates: [ring] }, status: 'Аренда', parcel_number: '1:2' } },
   { method: 'POST', path: '/api/owners', valid: { name: 'O' } },

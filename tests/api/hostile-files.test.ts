@@ -4,18 +4,25 @@
 // headers) lie. Each answers its documented error envelope; no request may hang (each is aborted
 // after 90 s, far beyond what any of them needs), and the server answers its health check after
 // each. Zip bombs, traversal, links and oversize bodies are in shapefile.test.ts and drone.test.ts.
+// Last, on a server of one web process of its own (issue 36): the generated corpus of crafted TIFFs
+// and JSON bodies, slow and abandoned bodies, and forged origins, none of which may take it down.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import type { Api } from '../helpers/api';
 import { registerCompany } from '../helpers/company';
-import { baseUrl, serverRss } from '../helpers/context';
+import type { ScratchDb } from '@/lib/db/scratch';
+import { baseUrl, scratchOfThisPass, serverRss } from '../helpers/context';
+import { craftedJson, craftedTiffs } from '../helpers/hostile-input';
+import { webProcesses } from '../helpers/proc';
+import { type TestServer, startServer } from '../helpers/server';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
 import { waitForTask } from '../helpers/tasks';
 
@@ -369,5 +376,161 @@ describe.skipIf(!!noOgr)('shapefiles whose index or record headers lie', () => {
         skipped: [{ feature: 'fields #3 (S2)', reason: 'The boundary has a vertex whose coordinates are not numbers (NaN or infinity)' }],
       });
     }
+  });
+});
+
+describe('one web process under crafted files and bodies (issue 36)', () => {
+  // The issue's figures: each crafted request answered within 30 s, the health check within 1 s meanwhile.
+  const ANSWER_WITHIN_MS = 30_000;
+  const HEALTH_WITHIN_MS = 1_000;
+  let scratch: ScratchDb;
+  let server: TestServer;
+  let own: Api;
+  let webPids: number[];
+  const logFile = join(dir, 'one-web-process.log');
+
+  beforeAll(async () => {
+    scratch = await scratchOfThisPass();
+    server = await startServer({ env: { ...scratch.env, WEB_CONCURRENCY: '1', LOG_LEVEL: 'info', UPLOAD_IDLE_TIMEOUT_S: '5', TRUSTED_PROXIES: '0' }, logFile });
+    own = (await registerCompany(server.url, { language: 'en' })).api;
+    webPids = webProcesses(server).map((w) => w.pid);
+    expect(webPids).toHaveLength(1);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await scratch?.drop();
+  });
+
+  afterEach(() => {
+    // The same one web process throughout: none died and was replaced.
+    expect(webProcesses(server).map((w) => w.pid)).toEqual(webPids);
+  });
+
+  /** `work`, while /api/health is asked again and again, each answer due within HEALTH_WITHIN_MS. */
+  async function whileHealthy<T>(work: () => Promise<T>): Promise<T> {
+    let finished = false;
+    let answers = 0;
+    const probes = (async () => {
+      while (!finished || answers === 0) {
+        const res = await fetch(`${server.url}/api/health`, { signal: AbortSignal.timeout(HEALTH_WITHIN_MS) });
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+        answers++;
+      }
+    })();
+    try {
+      return await work();
+    } finally {
+      finished = true;
+      await probes;
+    }
+  }
+
+  const send = (path: string, init: RequestInit & { headers?: Record<string, string> }) =>
+    fetch(server.url + path, { ...init, headers: { 'accept-language': 'en', ...init.headers }, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) }).then(async (res) => ({
+      status: res.status,
+      text: await res.text(),
+    }));
+
+  const uploadRaster = (bytes: Buffer) => {
+    const form = new FormData();
+    form.append('raster_file', new Blob([bytes as BlobPart], { type: 'image/tiff' }), 'crafted.tif');
+    return send('/upload', { method: 'POST', body: form, headers: { cookie: `session_token=${own.cookie}` } });
+  };
+
+  // Each request has its own 30 s; the test as a whole, their sum (a busy machine is slow, not wrong).
+  const allWithin = (count: number) => ({ timeout: count * ANSWER_WITHIN_MS + 60_000 });
+
+  it('every crafted TIFF answers its 422, and no partial file stays behind', allWithin(craftedTiffs().length), async () => {
+    for (const crafted of craftedTiffs()) {
+      const res = await whileHealthy(() => uploadRaster(crafted.bytes));
+      expect(res.status, `${crafted.name}: ${res.text}`).toBe(crafted.status ?? 422);
+      expect(JSON.parse(res.text), crafted.name).toEqual({ success: false, error: expect.stringMatching(crafted.error) });
+    }
+    const tmp = join(server.dataDir, 'tmp');
+    expect(existsSync(tmp) ? readdirSync(tmp).filter((f) => f.endsWith('.part')) : []).toEqual([]);
+  });
+
+  it('three crafted TIFFs at once answer, the server answering meanwhile', async () => {
+    const worst = craftedTiffs().filter((c) => /naming itself|GeoKeyDirectory|sparse/.test(c.name));
+    expect(worst).toHaveLength(4);
+    const answers = await whileHealthy(() => Promise.all(worst.map((c) => uploadRaster(c.bytes))));
+    answers.forEach((res, i) => expect(res.status, `${worst[i]!.name}: ${res.text}`).toBe(422));
+  });
+
+  it('every crafted JSON body answers its 4xx, the server answering meanwhile', allWithin(craftedJson().length), async () => {
+    for (const crafted of craftedJson()) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(crafted.signedIn ? { cookie: `session_token=${own.cookie}` } : {}) };
+      const res = await whileHealthy(() => send(crafted.path, { method: crafted.method, body: crafted.body, headers }));
+      expect(res.status, `${crafted.name}: ${res.text.slice(0, 300)}`).toBe(crafted.status);
+      expect(JSON.parse(res.text), crafted.name).toEqual(expect.objectContaining({ success: false, error: expect.any(String) }));
+    }
+    const company = await own.get('/api/auth/company');
+    expect(Object.keys(company.body.company.settings ?? {})).not.toContain('zone_rates');
+  });
+
+  /** A request whose body is declared 1,000 bytes and stops after 10; `abandon` then closes the connection. */
+  function partialBody(path: string, requestId: string, abandon: boolean): Promise<{ status: number; text: string } | undefined> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', 'accept-language': 'en', 'x-request-id': requestId } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', (err) => (abandon ? resolve(undefined) : reject(err)));
+      req.write('{"email":"a', () => {
+        if (abandon) setImmediate(() => req.destroy());
+      });
+    });
+  }
+
+  const logLines = () =>
+    (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; status?: number; requestId?: string });
+
+  it('a JSON body that stops arriving answers 408 after UPLOAD_IDLE_TIMEOUT_S, on login too', async () => {
+    const res = await partialBody('/api/auth/login', randomUUID(), false);
+    expect(res).toEqual({ status: 408, text: JSON.stringify({ success: false, error: 'The request body stopped arriving and the request was ended' }) });
+  });
+
+  it('a client that goes away mid-body is one info line with status 499, no error', async () => {
+    // The route must have begun reading before the client leaves: try again until one such request is logged.
+    const deadline = Date.now() + 60_000;
+    let logged: ReturnType<typeof logLines> = [];
+    const ids: string[] = [];
+    while (logged.length === 0) {
+      if (Date.now() > deadline) throw new Error('no abandoned request was logged within 60 s');
+      ids.push(randomUUID());
+      await partialBody('/api/auth/login', ids.at(-1)!, true);
+      await new Promise((r) => setTimeout(r, 200));
+      logged = logLines().filter((l) => l.requestId && ids.includes(l.requestId));
+    }
+    const id = logged[0]!.requestId;
+    const lines = logLines().filter((l) => l.requestId === id);
+    expect(lines).toEqual([expect.objectContaining({ level: 30, msg: 'request', status: 499 })]);
+    expect(logLines().filter((l) => l.requestId && ids.includes(l.requestId) && l.level >= 50)).toEqual([]);
+  });
+
+  it('Origin counts with its scheme and port, and X-Forwarded-Host only from a trusted proxy', async () => {
+    const login = (headers: Record<string, string>) => send('/api/auth/login', { method: 'POST', body: JSON.stringify({ email: 'nobody@example.test', password: 'whatever-1' }), headers: { 'content-type': 'application/json', ...headers } });
+    const host = new URL(server.url).host;
+    const refused = { status: 403, text: JSON.stringify({ success: false, error: 'Request from another site refused' }) };
+    expect(await login({ origin: 'http://evil.example', 'x-forwarded-host': 'evil.example' })).toEqual(refused);
+    expect(await login({ origin: `https://${host}` })).toEqual(refused);
+    expect(await login({ origin: `http://${new URL(server.url).hostname}:1` })).toEqual(refused);
+    expect(await login({ origin: 'null' })).toEqual(refused);
+    expect((await login({ origin: server.url })).status).toBe(401);
+  });
+
+  it('a form of more than 100 parts answers 413 saying so', async () => {
+    const form = new FormData();
+    for (let i = 0; i < 120; i++) form.append(`p${i}`, 'x');
+    const res = await send('/upload', { method: 'POST', body: form, headers: { cookie: `session_token=${own.cookie}` } });
+    expect(res.status, res.text).toBe(413);
+    expect(JSON.parse(res.text).error).toMatch(/^The form has more than (100 parts|50 text fields)$/);
   });
 });

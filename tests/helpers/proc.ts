@@ -43,3 +43,26 @@ export const treeCpuMs = (pid: number) =>
     const f = statFields(p);
     return sum + (f ? ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS : 0);
   }, 0);
+
+export interface WebProcess {
+  pid: number;
+  role: string;
+  restarted: boolean;
+}
+
+/** The server's web processes, with the role and restart mark the primary gave each. */
+export function webProcesses(server: { proc: { pid?: number } }): WebProcess[] {
+  return processTree(server.proc.pid!)
+    .slice(1)
+    .flatMap((pid) => {
+      let environ: string;
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      } catch {
+        return []; // gone meanwhile
+      }
+      const env = new Map(environ.split('\0').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      const role = env.get('FIELDMAP_WEB_ROLE');
+      return role ? [{ pid, role, restarted: env.get('FIELDMAP_RUNNER_RESTARTED') === '1' }] : [];
+    });
+}

@@ -28,6 +28,7 @@ describe('error mapping', () => {
     not_found: 404,
     method_not_allowed: 405,
     timeout: 408,
+    client_closed: 499,
     conflict: 409,
     payload_too_large: 413,
     unsupported_media_type: 415,

@@ -84,11 +84,11 @@ describe('inspectRaster on broken files', () => {
     expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_not_tiff', 415]);
   });
 
-  it('a TIFF header cut off after the magic answers 422 raster_unreadable', async () => {
+  it('a TIFF header cut off after the magic answers 422 raster_directory_outside', async () => {
     const path = join(dir, 'stub.tif');
     writeFileSync(path, Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0, 12]));
     const err = await failure(inspectRaster(path));
-    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_unreadable', 422]);
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_directory_outside', 422]);
   });
 
   it('a TIFF without georeferencing answers 422 raster_no_crs', async () => {
@@ -105,6 +105,19 @@ describe('inspectRaster on broken files', () => {
   it('an unsupported compression answers 422 raster_compression_unsupported', async () => {
     const err = await failure(inspectRaster(writeTiff('ccitt.tif', { width: 4, height: 3, compression: 3, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 1 } })));
     expect([err.key, err.params.code]).toEqual(['raster_compression_unsupported', 3]);
+  });
+
+  // Its inspection passes (the strip lies inside the file); zoning reads it, and geotiff.js's inflate
+  // failure was an untyped error, which a task retries as a crash: three times.
+  it('a strip that is not the Deflate it says fails zoning with our typed 422 raster_corrupt', async () => {
+    const { bytes, field } = allNodataIndexTiff();
+    const deflate = Buffer.from(bytes);
+    deflate.writeUInt16LE(8, 8 + 2 + 3 * 12 + 8); // Compression (the fourth entry): Deflate, over raw float pixels
+    const path = join(dir, 'not-deflate.tif');
+    writeFileSync(path, deflate);
+    expect((await inspectRaster(path)).width).toBe(40);
+    const err = await failure(computeZones(path, field, { zones: 3 }));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_corrupt', 422]);
   });
 
   it('a small valid index GeoTIFF passes, zones, and a field elsewhere answers raster_no_overlap', async () => {
