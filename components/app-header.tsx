@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { getLocale, getTranslations } from 'next-intl/server';
 import { frameUser } from '@/lib/auth/current-user';
-import { can } from '@/lib/ui/roles';
+import { can } from '@/lib/auth/abilities';
 import { LanguageSwitcher } from './language-switcher';
 import { HeaderMenu } from './header-menu';
 import { LogoutButton } from './logout-button';

@@ -2,7 +2,7 @@
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
 import { api } from '@/lib/ui/api';
-import { KNOWN_STATUSES } from '@/lib/ui/status';
+import { KNOWN_STATUSES } from '@/lib/fields/land-status';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
 import { StatusOptions } from './field-options';

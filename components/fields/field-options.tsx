@@ -1,6 +1,6 @@
 'use client';
 import { useTranslations } from 'next-intl';
-import { statusKey } from '@/lib/ui/status';
+import { statusKey } from '@/lib/fields/land-status';
 import type { OwnerOption } from '@/lib/ui/types';
 
 /** The options of an owner select: no owner, then the company's owners. */

@@ -1,8 +1,8 @@
 import Link from 'next/link';
 import type { FieldView } from '@/lib/fields/field-page';
 import type { SplitFrom } from '@/lib/fields/split';
-import type { Abilities } from '@/lib/ui/roles';
-import { statusKey } from '@/lib/ui/status';
+import type { Abilities } from '@/lib/auth/abilities';
+import { statusKey } from '@/lib/fields/land-status';
 import { Card } from '../ui/form';
 import { FieldEditPanel } from './field-edit-panel';
 import type { FieldPageWords } from './field-page-words';

@@ -1,7 +1,7 @@
 'use client';
 import { useTranslations } from 'next-intl';
 import { useState } from 'react';
-import { KNOWN_STATUSES } from '@/lib/ui/status';
+import { KNOWN_STATUSES } from '@/lib/fields/land-status';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';

@@ -9,7 +9,7 @@ import { api, download, saveBlob } from '@/lib/ui/api';
 import { kmzExportPath } from '@/lib/ui/drone-choice';
 import { toCsv } from '@/lib/ui/csv';
 import { scanDay } from '@/lib/ui/scan-day';
-import { KNOWN_STATUSES, statusKey } from '@/lib/ui/status';
+import { KNOWN_STATUSES, statusKey } from '@/lib/fields/land-status';
 import { type SortKey, parseTableOrder, withTableOrder } from '@/lib/ui/table-order';
 import type { OwnerOption } from '@/lib/ui/types';
 import { Button, ErrorMessage, LinkButton, SuccessMessage, inputClass } from '../ui/form';

@@ -1,5 +1,5 @@
 import type { ChosenScan } from '@/lib/fields/field-page';
-import type { Abilities } from '@/lib/ui/roles';
+import type { Abilities } from '@/lib/auth/abilities';
 import { CaptureDateForm } from './capture-date-form';
 import type { FieldPageWords } from './field-page-words';
 import { ScanCoverage } from './scan-coverage';

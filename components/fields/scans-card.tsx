@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { ChosenScan, FieldPageView } from '@/lib/fields/field-page';
-import type { Abilities } from '@/lib/ui/roles';
+import type { Abilities } from '@/lib/auth/abilities';
 import { Card } from '../ui/form';
 import type { FieldPageWords } from './field-page-words';
 import { IndexTrend } from './index-trend';

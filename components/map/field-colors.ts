@@ -6,7 +6,8 @@ import { useFormatter, useTranslations } from 'next-intl';
 import { useCallback, useMemo } from 'react';
 import { isNamedCrop } from '@/lib/drone/crops';
 import { INDEX_CLASSES, indexClass, zoneColor } from '@/lib/raster/ramp';
-import { NO_VALUE_COLOR, UNSURE_CROP_COLOR, cropColor, ownerColor, statusColor, statusKey } from '@/lib/ui/status';
+import { statusKey } from '@/lib/fields/land-status';
+import { NO_VALUE_COLOR, UNSURE_CROP_COLOR, cropColor, ownerColor, statusColor } from '@/lib/ui/status';
 import type { FieldFeature } from '@/lib/ui/types';
 
 export type ColorBy = 'status' | 'owner' | 'index' | 'crop';

@@ -1,9 +1,6 @@
 // The map colours of land statuses, owners and crops.
 import { statusKey } from '../fields/land-status';
 
-// Components still import these from here (other branches are editing them); new code imports lib/fields/land-status.ts.
-export { KNOWN_STATUSES, statusKey } from '../fields/land-status';
-
 const STATUS_COLOR: Record<string, string> = { owned: '#15803d', leased: '#2563eb', subleased: '#d97706' };
 export const NO_VALUE_COLOR = '#78716c';
 /** A crop guessed but too close to call: lighter than no value, and no crop's colour (the palette's are saturated). */
