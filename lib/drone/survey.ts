@@ -110,14 +110,13 @@ export function fieldUnderPhotos<T extends { id: number; geometry: Polygon | Mul
 export const fieldNotFound = () => new AppError('unprocessable', 'drone_field_not_found');
 
 /**
- * Expected processing time in seconds, from the measured speed of this pipeline on 2 cores
- * (bench/drone.ts on a quiet machine: 14.8 s for brighton_beach's 18 photos, 22.9 s for 50 photos of
- * 20 MP, 49.4 s for 200), with about 20 % to spare for a busy machine: a fixed part (the output grid
- * is capped, so compositing costs about the same at any size) plus a per-photo cost (decoding,
- * features, matching).
+ * Expected processing time in seconds, from the measured speed of this pipeline on 2 cores at the
+ * photos' native resolution (bench/drone.ts, brighton_beach's 18 photos, 89.7 MP of output, on a
+ * load average about 6, 70.1 s; bench/HISTORY.md): now that the output is not capped, compositing and writing grow
+ * with the photos like decoding, features and matching, so nearly all of it is a per-photo cost.
  */
-export const SECONDS_FIXED = 12;
-export const SECONDS_PER_PHOTO = 0.25;
+export const SECONDS_FIXED = 5;
+export const SECONDS_PER_PHOTO = 3.8;
 export function estimateProcessingSeconds(photoCount: number): number {
   return Math.ceil(SECONDS_FIXED + SECONDS_PER_PHOTO * Math.max(0, photoCount));
 }
