@@ -29,7 +29,7 @@ describe('service basics', () => {
   it('reports health with the database and queue in use', async () => {
     const res = await api().get('/api/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, database: dbKind(), queue: 'local', version: expect.stringMatching(/^\d{4}\.\d+\.\d+$/) });
+    expect(res.body).toEqual({ success: true, database: dbKind(), queue: 'local', version: expect.stringMatching(/^\d{4}\.\d+\.\d+$/), capabilities: { drone: true, raster: true } });
   });
 
   it('answers unknown /api paths with the JSON 404 envelope in the caller language', async () => {
