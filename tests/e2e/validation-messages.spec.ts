@@ -77,9 +77,9 @@ test('registration in Slovak: a short password is refused with both lengths, in 
   await expect(page).toHaveURL(/\/map$/);
 });
 
-test('signed in in Russian: the owners form, the stats year and an upload say their refusals in Russian, and a field finder keeps its own', async ({ page }) => {
+test('signed in in Russian: the owners form and an upload say their refusals in Russian, and a field finder keeps its own', async ({ page }) => {
   await registerCompany(page.request, 'ru');
-  // The stats page shows its year only once there are fields.
+  // The stats year is now a choice of the years with scans (tests/e2e/ui-defects.spec.ts): nothing to refuse there.
   await createField(page.request, { name: 'Поле у реки' });
 
   await page.goto('/owners');
@@ -92,18 +92,6 @@ test('signed in in Russian: the owners form, the stats year and an upload say th
   await name.fill('ООО Рассвет');
   await add.getByRole('button', { name: ru.owners.add }).click();
   await expect(page.getByRole('status')).toHaveText(ru.owners.created.replace('{name}', 'ООО Рассвет'));
-
-  // A form the server renders (a GET form): a number out of range, its limit quoted as a year is written.
-  await page.goto('/stats');
-  const year = page.getByLabel(ru.stats.crop_year);
-  await year.fill('1800');
-  await page.getByRole('button', { name: ru.common.apply }).click();
-  await expect(year).toBeFocused();
-  expect(await validationMessage(year)).toBe('Введите значение не меньше 1900.');
-  await expect(page).not.toHaveURL(/year=/);
-  await year.fill('2024');
-  await page.getByRole('button', { name: ru.common.apply }).click();
-  await expect(page).toHaveURL(/[?&]year=2024$/);
 
   // No file chosen: ours; a field typed but not picked from the list: the field finder's own reason stays.
   await page.goto('/uploads');
