@@ -8,29 +8,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
-import type { Polygon, Position } from 'geojson';
-import proj4 from 'proj4';
+import type { Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { computeZones, zoningRecord, type ZoningResult } from '@/lib/raster/zones';
 import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
+import { LANDSAT_GRID, NAIP_GRID, type Grid, fieldOver } from '@/tests/helpers/raster-grids';
 import { tiffBytes } from '@/tests/helpers/tiff';
 
 const NAIP_DATES = ['20090818', '20160816', '20190904'];
 const naip = (date: string) => ['raster', 'naip', `m_4709963_se_14_1_${date}.tif`];
 const LANDSAT = ['raster', 'landsat', '2020.tif'];
-interface Grid {
-  proj: string;
-  origin: [number, number];
-  res: [number, number];
-}
-const NAIP_GRID: Grid = { proj: '+proj=utm +zone=14 +datum=NAD83 +units=m +no_defs', origin: [485899, 5209246], res: [5, -5] };
-const LANDSAT_GRID: Grid = { proj: '+proj=longlat +datum=WGS84 +no_defs', origin: [-74.72249415376068, -8.282107593468341], res: [0.0008084837557075694, -0.0008084837557075694] };
-const lonLat = (g: Grid, c: number, r: number): Position => proj4(g.proj, 'WGS84', [g.origin[0] + c * g.res[0], g.origin[1] + r * g.res[1]]);
-function fieldOver(g: Grid, pixels: Array<[number, number]>): Polygon {
-  const ring = pixels.map(([c, r]) => lonLat(g, c, r));
-  return { type: 'Polygon', coordinates: [[...ring, ring[0]!]] };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'raster-water-'));
 let burnt = 0;

@@ -10,33 +10,12 @@ import { geometryAreaHa } from '@/lib/geo/area';
 import { validateFieldGeometry } from '@/lib/geo/geometry';
 import { computeZones, type ZoningOptions, type ZoningResult } from '@/lib/raster/zones';
 import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
+import { DRONE_GRID, LANDSAT_GRID, NAIP_GRID, type Grid, fieldOver, lonLat } from '@/tests/helpers/raster-grids';
 
 const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'];
 const DRONE = ['raster', 'plantcv', '615.tif'];
 const LANDSAT = ['raster', 'landsat', '2020.tif'];
 
-interface Grid {
-  proj: string;
-  origin: [number, number];
-  res: [number, number];
-}
-const NAIP_GRID: Grid = { proj: '+proj=utm +zone=14 +datum=NAD83 +units=m +no_defs', origin: [485899, 5209246], res: [5, -5] };
-const DRONE_GRID: Grid = {
-  proj: '+proj=utm +zone=15 +datum=WGS84 +units=m +no_defs',
-  origin: [720196.3417900924, 4302930.771625343],
-  res: [0.03560942999999913, -0.0354295700000048],
-};
-const LANDSAT_GRID: Grid = { proj: '+proj=longlat +datum=WGS84 +no_defs', origin: [-74.72249415376068, -8.282107593468341], res: [0.0008084837557075694, -0.0008084837557075694] };
-
-/** Pixel (column, row) of a raster grid to lon/lat, written out here from gdalinfo's figures. */
-function lonLat(g: Grid, col: number, row: number): Position {
-  return proj4(g.proj, 'WGS84', [g.origin[0] + col * g.res[0], g.origin[1] + row * g.res[1]]);
-}
-
-function fieldOver(g: Grid, pixels: Array<[number, number]>): Polygon {
-  const ring = pixels.map(([c, r]) => lonLat(g, c, r));
-  return { type: 'Polygon', coordinates: [[...ring, ring[0]!]] };
-}
 
 /** Valid pixels (centre inside the field) times the pixel's geodesic area: the expected valid area. */
 async function countValidHa(path: string, g: Grid, field: Polygon, valid: (px: number[]) => boolean): Promise<number> {
