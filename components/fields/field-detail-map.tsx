@@ -95,26 +95,20 @@ export default function FieldDetailMap({ geometry, baseLayers, scans, chosen, le
         </label>
         {compare && (
           <>
-            <label className="block text-xs" htmlFor={`${formId}-left`}>
-              {t('map.compare_left')}
-            </label>
-            <select id={`${formId}-left`} value={compare.left} onChange={(e) => setCompare({ ...compare, left: Number(e.target.value) })} className="w-full rounded border border-stone-300 bg-white px-1 py-0.5 text-xs">
-              {scans.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {scanLabel(s)}
-                </option>
-              ))}
-            </select>
-            <label className="block text-xs" htmlFor={`${formId}-right`}>
-              {t('map.compare_right')}
-            </label>
-            <select id={`${formId}-right`} value={compare.right} onChange={(e) => setCompare({ ...compare, right: Number(e.target.value) })} className="w-full rounded border border-stone-300 bg-white px-1 py-0.5 text-xs">
-              {scans.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {scanLabel(s)}
-                </option>
-              ))}
-            </select>
+            {(['left', 'right'] as const).map((side) => (
+              <div key={side}>
+                <label className="block text-xs" htmlFor={`${formId}-${side}`}>
+                  {t(side === 'left' ? 'map.compare_left' : 'map.compare_right')}
+                </label>
+                <select id={`${formId}-${side}`} value={compare[side]} onChange={(e) => setCompare({ ...compare, [side]: Number(e.target.value) })} className="w-full rounded border border-stone-300 bg-white px-1 py-0.5 text-xs">
+                  {scans.map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {scanLabel(s)}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ))}
             <label className="block text-xs" htmlFor={`${formId}-layer`}>
               {t('map.compare_layer')}
             </label>
