@@ -101,6 +101,10 @@ export interface TruthSurvey {
   epsg: number;
   /** Photos' nadir ground resolution over flat ground (m). */
   gsdM: number;
+  /** The pinhole: focal length in pixels, principal point at the photo's centre, no distortion. */
+  focalPx: number;
+  photoPx: [number, number];
+  /** Camera poses in the world frame (x east, y north of the world's north-west corner E0, N0; z above take-off). */
   poses: CameraPose[];
   /** Recorded (noisy) camera positions in the world frame, as the photos' GPS says. */
   gpsPositions: [number, number, number][];
@@ -112,6 +116,8 @@ export interface TruthSurvey {
   /** The floor for a block free to tilt (helmertFloor), for comparison. */
   floorTilted: GpsFloor;
   world: TruthWorld;
+  /** The height field over the world frame. */
+  relief: Relief;
   /** Ground height above take-off at UTM (e, n). */
   reliefAt(e: number, n: number): number;
   /** Grey (mean of RGB) of the world at UTM (e, n), bilinear. */
@@ -254,6 +260,28 @@ function hitGround(relief: Relief, cx: number, cy: number, cz: number, dx: numbe
   out[1] = cy + t * dy;
 }
 
+/**
+ * Pixel (u, v) (from the photo's top-left corner, pixel centres at +0.5) where the world-frame point
+ * (x, y, z) appears in a photo taken from `pose` through a pinhole of `focalPx`, principal point at the
+ * photo's centre; null behind the camera.
+ */
+export function projectToPhoto(pose: CameraPose, focalPx: number, W: number, H: number, x: number, y: number, z: number): [number, number] | null {
+  const R = cameraRotation(pose);
+  const [dx, dy, dz] = [x - pose.x, y - pose.y, z - pose.z];
+  // Rᵀ·d: the camera frame's right, down and axis components.
+  const cx = R[0]! * dx + R[3]! * dy + R[6]! * dz, cy = R[1]! * dx + R[4]! * dy + R[7]! * dz, cz = R[2]! * dx + R[5]! * dy + R[8]! * dz;
+  return cz > 0 ? [W / 2 + (focalPx * cx) / cz, H / 2 + (focalPx * cy) / cz] : null;
+}
+
+/** World-frame ground point (x, y) the pixel (u, v) of a photo from `pose` sees. */
+export function pixelToGround(relief: Relief, pose: CameraPose, focalPx: number, W: number, H: number, u: number, v: number): [number, number] {
+  const R = cameraRotation(pose);
+  const ix = (u - W / 2) / focalPx, iy = (v - H / 2) / focalPx;
+  const hit = new Float64Array(2);
+  hitGround(relief, pose.x, pose.y, pose.z, R[0]! * ix + R[1]! * iy + R[2]!, R[3]! * ix + R[4]! * iy + R[5]!, R[6]! * ix + R[7]! * iy + R[8]!, hit);
+  return [hit[0]!, hit[1]!];
+}
+
 /** One photo (RGB, row-major) of the world from `pose` through a pinhole of `focalPx`. */
 function renderPhoto(world: TruthWorld, relief: Relief, pose: CameraPose, W: number, H: number, focalPx: number, gain: number): Uint8Array {
   const R = cameraRotation(pose);
@@ -320,30 +348,18 @@ export async function makeTruthSurvey(options: TruthSurveyOptions): Promise<Trut
   const world: TruthWorld = { ...(await makeWorld(o.naipPath, worldW, worldH, P, o.seed)), E0, N0 };
   const relief = makeRelief(plan.reach + plan.spanX / 2, -(plan.reach + plan.spanY / 2), plan.spanX, plan.spanY, o.relief);
 
-  rmSync(o.dir, { recursive: true, force: true });
-  mkdirSync(o.dir, { recursive: true });
   const gps = gpsPositions(plan.poses, o.gpsSigmaM, rand);
-  const files: string[] = [];
-  const args: string[] = [];
-  for (const [k, pose] of plan.poses.entries()) {
-    const gain = 0.92 + 0.16 * rand.uniform();
-    const px = renderPhoto(world, relief, pose, o.photoWidthPx, o.photoHeightPx, focalPx, gain);
-    const file = join(o.dir, `DJI_${String(k + 1).padStart(4, '0')}.JPG`);
-    await sharp(px, { raw: { width: o.photoWidthPx, height: o.photoHeightPx, channels: 3 } }).jpeg({ quality: 90 }).toFile(file);
-    files.push(file);
+  const files = await writePhotos({ dir: o.dir, world, relief, poses: plan.poses, W: o.photoWidthPx, H: o.photoHeightPx, focalPx, rand }, (k, file) => {
     const [lon, lat] = frame.toWgs84(E0 + gps[k]![0], N0 + gps[k]![1]);
-    args.push(...photoTags(file, k, lon, lat, gps[k]![2], plan.recordedYaw[k]!, plan.flightYaw[k]!, o.dir));
-  }
-  writeFileSync(join(o.dir, 'exiftool.args'), args.join('\n') + '\n');
-  execFileSync('exiftool', ['-q', '-q', '-@', join(o.dir, 'exiftool.args')], { stdio: 'pipe' });
-  for (const f of ['exiftool.args', ...plan.poses.map((_, k) => `x${k}.xmp`)]) rmSync(join(o.dir, f));
+    return photoTags(file, k, lon, lat, gps[k]![2], plan.recordedYaw[k]!, plan.flightYaw[k]!, o.dir);
+  });
 
   const inset = Math.min(plan.footAlong, plan.footAcross) / 4;
   const interiorLocal: [number, number, number, number] = [plan.reach - inset, -(plan.reach + plan.spanY + inset), plan.reach + plan.spanX + inset, -(plan.reach - inset)];
   const checkpoints = placeCheckpoints(world, relief, interiorLocal, o.checkpointSpacingM, rand);
   const truePositions = plan.poses.map((p) => [p.x, p.y, p.z]), truePoints = checkpoints.map((c) => [c.x, c.y, relief.at(c.x, c.y)]);
   return {
-    dir: o.dir, files, epsg: frame.epsg, gsdM: gsd, poses: plan.poses, gpsPositions: gps,
+    dir: o.dir, files, epsg: frame.epsg, gsdM: gsd, focalPx, photoPx: [o.photoWidthPx, o.photoHeightPx], poses: plan.poses, relief, gpsPositions: gps,
     checkpoints: checkpoints.map((c) => ({ e: E0 + c.x, n: N0 + c.y, h: relief.at(c.x, c.y) })),
     interior: [E0 + interiorLocal[0], N0 + interiorLocal[1], E0 + interiorLocal[2], N0 + interiorLocal[3]],
     floor: levelFloor(truePositions, gps, truePoints), floorTilted: helmertFloor(truePositions, gps, truePoints), world,
@@ -355,6 +371,38 @@ export async function makeTruthSurvey(options: TruthSurveyOptions): Promise<Trut
     },
     seconds: (performance.now() - t0) / 1000,
   };
+}
+
+interface PhotoSet {
+  dir: string;
+  world: TruthWorld;
+  relief: Relief;
+  poses: CameraPose[];
+  W: number;
+  H: number;
+  focalPx: number;
+  rand: Rand;
+}
+
+/** Each pose's photo as a JPEG (each with its own exposure), then their tags (`tags`: exiftool arguments of photo k) in one exiftool run. */
+async function writePhotos(set: PhotoSet, tags: (k: number, file: string) => string[]): Promise<string[]> {
+  rmSync(set.dir, { recursive: true, force: true });
+  mkdirSync(set.dir, { recursive: true });
+  const files: string[] = [];
+  const args: string[] = [];
+  for (const [k, pose] of set.poses.entries()) {
+    const gain = 0.92 + 0.16 * set.rand.uniform();
+    const px = renderPhoto(set.world, set.relief, pose, set.W, set.H, set.focalPx, gain);
+    const file = join(set.dir, `DJI_${String(k + 1).padStart(4, '0')}.JPG`);
+    await sharp(px, { raw: { width: set.W, height: set.H, channels: 3 } }).jpeg({ quality: 90 }).toFile(file);
+    files.push(file);
+    args.push(...tags(k, file));
+  }
+  const argfile = join(set.dir, 'exiftool.args');
+  writeFileSync(argfile, args.join('\n') + '\n');
+  execFileSync('exiftool', ['-q', '-q', '-@', argfile], { stdio: 'pipe' });
+  for (const f of ['exiftool.args', ...set.poses.map((_, k) => `x${k}.xmp`)]) rmSync(join(set.dir, f));
+  return files;
 }
 
 /** Recorded positions: the true ones with GPS noise (σ/√2 on each horizontal axis, σ vertically). */
