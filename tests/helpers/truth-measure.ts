@@ -119,8 +119,11 @@ function peak(scores: Float64Array, shifts: number): [number, number, number] {
   return [c + dc, r + dr, scores[best]!];
 }
 
+/** Whether a located checkpoint was found: a clear correlation within the search. */
+export const isFound = (f: CheckpointOffset) => f.score >= MIN_SCORE && Math.hypot(f.dE, f.dN) <= SEARCH_M;
+
 /** Where the world's patch around `cp` lies in the mosaic, relative to `cp`: a search at twice the pixel, then one at the pixel. */
-export function locateCheckpoint(world: GreyAt, mosaic: GreyAt, cp: Checkpoint, gsd: number): CheckpointOffset | null {
+export function locateCheckpoint(world: GreyAt, mosaic: GreyAt, cp: Checkpoint, gsd: number): CheckpointOffset {
   const g = Math.max(gsd, MIN_MEASURE_GSD_M);
   let [e, n] = [cp.e, cp.n];
   let score = 0;
@@ -131,7 +134,6 @@ export function locateCheckpoint(world: GreyAt, mosaic: GreyAt, cp: Checkpoint, 
     const [c, r, s] = peak(correlate(template, area, 2 * half + 1, reach), 2 * reach + 1);
     [e, n, score] = [e + (c - reach) * step, n - (r - reach) * step, s];
   }
-  if (score < MIN_SCORE || Math.hypot(e - cp.e, n - cp.n) > SEARCH_M) return null;
   return { ...cp, dE: e - cp.e, dN: n - cp.n, score };
 }
 
@@ -160,7 +162,7 @@ export function neighbourDifferences(found: CheckpointOffset[], origin: [number,
 /** Every checkpoint of `truth` located in `mosaic`: RMSE and the neighbouring cells' disagreement. */
 export function measureMosaic(truth: Pick<TruthSurvey, 'checkpoints' | 'greyAt' | 'interior'>, mosaic: Pick<Mosaic, 'rawPath' | 'width' | 'height' | 'bands' | 'geoTransform' | 'gsdM'>): TruthMeasurement {
   const grey = mosaicGrey(mosaic);
-  const found = truth.checkpoints.map((cp) => locateCheckpoint(truth.greyAt, grey, cp, mosaic.gsdM)).filter((f): f is CheckpointOffset => f !== null);
+  const found = truth.checkpoints.map((cp) => locateCheckpoint(truth.greyAt, grey, cp, mosaic.gsdM)).filter(isFound);
   const rmseM = Math.sqrt(found.reduce((s, f) => s + f.dE ** 2 + f.dN ** 2, 0) / found.length);
   const diffs = neighbourDifferences(found, [truth.interior[0], truth.interior[1]]);
   return {
