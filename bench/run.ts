@@ -11,7 +11,7 @@ import { benchUpload } from './upload';
 import { benchZoningTasks } from './zoning-tasks';
 
 const IN_PROCESS: Record<string, () => Promise<Row[]>> = { fields: benchFields, pages: benchPages, upload: benchUpload, 'zoning-tasks': benchZoningTasks };
-const SCRIPTS = ['exports', 'boundaries', 'raster-zones', 'shapefile', 'drone', 'load', 'tiles'];
+const SCRIPTS = ['exports', 'boundaries', 'raster-zones', 'shapefile', 'drone', 'drone-truth', 'load', 'tiles'];
 
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
