@@ -1,16 +1,22 @@
 // GeoTIFFs opened for map tiles: each file opened once (its levels, CRS and band roles), and its
 // decoded blocks, both kept in memory-bounded LRU caches shared by every tile request of the process.
 import { stat } from 'node:fs/promises';
-import { type GeoTIFFImage, getDecoder } from 'geotiff';
+import type { GeoTIFFImage } from 'geotiff';
 import { LRUCache } from 'lru-cache';
 import proj4 from 'proj4';
 import './deflate-decoder';
 import { type OpenRaster, openRaster } from './inspect';
+import { type Block, type BlockLayout, blockLayout, readLayoutBlock } from './tile-blocks';
+
+export type { Block } from './tile-blocks';
 
 /** One resolution of the raster: the full image or one of its overviews, with its mask when it has one. */
 export interface RasterLevel {
   image: GeoTIFFImage;
   mask?: GeoTIFFImage;
+  /** How the image's and the mask's blocks are read directly; absent for layouts geotiff.js reads. */
+  layout?: BlockLayout;
+  maskLayout?: BlockLayout;
   width: number;
   height: number;
   blockWidth: number;
@@ -31,13 +37,6 @@ export interface TileRaster {
   /** The sample that is alpha, when one is. */
   alpha?: number;
   nodata?: number;
-}
-
-/** A decoded block: its samples interleaved pixel by pixel, `width` x `height` pixels. */
-export interface Block {
-  data: ArrayLike<number>;
-  width: number;
-  height: number;
 }
 
 // Files stay open (a descriptor each) while in the cache; one closed on eviction may still be read by
@@ -79,17 +78,23 @@ async function loadTileRaster(path: string, key: string): Promise<TileRaster> {
     if (subfile & 4) masks.push(img);
     else if (subfile & 1) overviews.push(img);
   }
-  const level = (img: GeoTIFFImage): RasterLevel => ({
-    image: img,
-    mask: masks.find((m) => m.getWidth() === img.getWidth() && m.getHeight() === img.getHeight()),
-    width: img.getWidth(),
-    height: img.getHeight(),
-    blockWidth: img.getTileWidth(),
-    blockHeight: img.getTileHeight(),
-    factorX: info.width / img.getWidth(),
-    factorY: info.height / img.getHeight(),
-  });
-  const levels = [image, ...overviews].map(level).sort((a, b) => a.factorX - b.factorX);
+  const level = async (img: GeoTIFFImage): Promise<RasterLevel> => {
+    const mask = masks.find((m) => m.getWidth() === img.getWidth() && m.getHeight() === img.getHeight());
+    const [layout, maskLayout] = await Promise.all([blockLayout(img), mask ? blockLayout(mask) : null]);
+    return {
+      image: img,
+      ...(mask ? { mask } : {}),
+      ...(layout ? { layout } : {}),
+      ...(maskLayout ? { maskLayout } : {}),
+      width: img.getWidth(),
+      height: img.getHeight(),
+      blockWidth: img.getTileWidth(),
+      blockHeight: img.getTileHeight(),
+      factorX: info.width / img.getWidth(),
+      factorY: info.height / img.getHeight(),
+    };
+  };
+  const levels = (await Promise.all([image, ...overviews].map(level))).sort((a, b) => a.factorX - b.factorX);
   const toRaster = proj4('EPSG:3857', info.crs.proj4);
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
   return {
@@ -115,40 +120,9 @@ const blocks = new LRUCache<string, Block, { read: () => Promise<Block> }>({
 export async function readBlock(raster: TileRaster, levelIndex: number, which: 'image' | 'mask', bx: number, by: number): Promise<Block> {
   const level = raster.levels[levelIndex]!;
   const image = which === 'mask' ? level.mask! : level.image;
-  const read = () => (canDecodeDirectly(image) ? decodeBlock(image, bx, by) : readWindow(image, level, bx, by));
+  const layout = which === 'mask' ? level.maskLayout : level.layout;
+  const read = () => (layout ? readLayoutBlock(image, layout, bx, by) : readWindow(image, level, bx, by));
   return (await blocks.fetch(`${raster.key}|${levelIndex}|${which}|${bx}|${by}`, { context: { read } }))!;
-}
-
-const TYPED: Record<string, new (buffer: ArrayBufferLike) => ArrayLike<number>> = {
-  '1/8': Uint8Array, '1/16': Uint16Array, '1/32': Uint32Array, '2/8': Int8Array, '2/16': Int16Array, '2/32': Int32Array, '3/32': Float32Array, '3/64': Float64Array,
-};
-
-/**
- * Whether a block's decoded bytes can be used as they are: uncompressed or DEFLATE, samples
- * interleaved, of one whole-byte type in this machine's byte order. Anything else goes through
- * geotiff.js's readRasters, which copies it sample by sample (several times slower).
- */
-function canDecodeDirectly(image: GeoTIFFImage): boolean {
-  const compression = Number(image.getFileDirectory().getValue('Compression') ?? 1);
-  const bits = image.getBitsPerSample(0);
-  const sameBits = Array.from({ length: image.getSamplesPerPixel() }, (_, i) => image.getBitsPerSample(i)).every((b) => b === bits);
-  return [1, 8, 32946].includes(compression) && image.planarConfiguration === 1 && sameBits && (bits === 8 || image.littleEndian) && `${image.getSampleFormat(0)}/${bits}` in TYPED;
-}
-
-async function decodeBlock(image: GeoTIFFImage, bx: number, by: number): Promise<Block> {
-  const fd = image.getFileDirectory();
-  const compression = Number(fd.getValue('Compression') ?? 1);
-  const decoder = await getDecoder(compression, {
-    tileWidth: image.getTileWidth(),
-    tileHeight: image.getTileHeight(),
-    planarConfiguration: image.planarConfiguration,
-    bitsPerSample: image.getBitsPerSample(0),
-    predictor: Number((await fd.loadValue('Predictor')) ?? 1),
-  });
-  const { data } = await image.getTileOrStrip(bx, by, 0, decoder, undefined);
-  const Typed = TYPED[`${image.getSampleFormat(0)}/${image.getBitsPerSample(0)}`]!;
-  // Rows of a tile are the tile's width even at the image's edge; a strip's, the image's.
-  return { data: new Typed(data), width: image.getTileWidth(), height: image.getTileHeight() };
 }
 
 const PHOTOMETRIC_YCBCR = 6;
