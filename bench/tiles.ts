@@ -80,7 +80,12 @@ async function cogOf(name: string, make: (target: string) => Promise<void>): Pro
   return { path, madeS: round((performance.now() - t) / 1000, 1) };
 }
 const deflateCog = await cogOf('mosaic.cog.tif', (target) => convertToCog(mosaic, target));
-const jpegCog = await cogOf('mosaic.jpeg.cog.tif', (target) => writeCog(mosaic, target, mosaicCogOptions(['red', 'green', 'blue'])));
+// The drone pipeline hands GDAL its alpha as an Alpha band, which the JPEG COG keeps as its internal mask.
+const jpegCog = await cogOf('mosaic.jpeg.cog.tif', async (target) => {
+  const rgba = join(dir, 'mosaic-rgba.vrt');
+  execFileSync('gdal_translate', ['-q', '-of', 'VRT', '-colorinterp', 'red,green,blue,alpha', mosaic, rgba]);
+  await writeCog(rgba, target, mosaicCogOptions(['red', 'green', 'blue']));
+});
 console.log(`mosaic ${mosaicMp} MP: ${round(statSync(mosaic).size / 2 ** 20, 0)} MB as written, ${round(statSync(deflateCog.path).size / 2 ** 20, 0)} MB as a DEFLATE COG, ${round(statSync(jpegCog.path).size / 2 ** 20, 0)} MB as a JPEG COG; tileable as written: ${await isTileable(mosaic)}`);
 
 /** Every tile from an empty block cache, wall and CPU time (the process's, libuv's threads included). */

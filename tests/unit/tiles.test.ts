@@ -152,6 +152,8 @@ describe('a drone mosaic written as the drone pipeline writes it (JPEG in YCbCr,
     const path = join(dir, 'ortho.tif');
     await writeCog(join(dir, 'rgba.vrt'), path, mosaicCogOptions(['red', 'green', 'blue']));
     const raster = await openTileRaster(path);
+    // Read directly: the JPEG blocks by libjpeg-turbo, the 1-bit mask unpacked.
+    expect([raster.levels[0]!.layout?.codec, raster.levels[0]!.maskLayout?.codec]).toEqual(['jpeg', 'bits']);
     const pixelAt = async (east: number) => {
       const [lon, lat] = proj4(UTM33, 'EPSG:4326', [east, n0 - 12.8]) as [number, number];
       const [x, y] = tileAt(lon, lat, 22);
