@@ -27,7 +27,7 @@ export interface RasterLevel {
 }
 
 export interface TileRaster {
-  /** Path, size and modification time: a file replaced in place is a new raster (and new ETags). */
+  /** Path, size, modification time and the reader's version: a file replaced in place is a new raster (and new ETags). */
   key: string;
   raster: OpenRaster;
   /** Full resolution first, then the overviews, finer to coarser. */
@@ -45,6 +45,12 @@ const OPEN_FILES = 32;
 const CLOSE_AFTER_MS = 30_000;
 const BLOCK_CACHE_BYTES = 128 * 1024 * 1024;
 
+/**
+ * Part of every raster's key, and so of its tiles' ETags: bumped when blocks decode to other pixels
+ * (2: multi-band DEFLATE with prediction drawn right, JPEG by libjpeg-turbo), so browsers drop old tiles.
+ */
+const READER_VERSION = 2;
+
 const rasters = new LRUCache<string, Promise<TileRaster>>({
   max: OPEN_FILES,
   dispose: (opened) => {
@@ -55,7 +61,7 @@ const rasters = new LRUCache<string, Promise<TileRaster>>({
 /** The raster at `path`, opened once per version of the file; 422 (`raster_*`) for a file that is no usable GeoTIFF. */
 export async function openTileRaster(path: string): Promise<TileRaster> {
   const s = await stat(path);
-  const key = `${path}|${s.size}|${s.mtimeMs}`;
+  const key = `${path}|${s.size}|${s.mtimeMs}|${READER_VERSION}`;
   let opened = rasters.get(key);
   if (!opened) {
     opened = loadTileRaster(path, key);

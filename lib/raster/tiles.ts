@@ -274,6 +274,19 @@ export function encodeTile(rgba: Buffer | null, format: TileFormat): Promise<Buf
     if (!empty) emptyTiles.set(format, (empty = encodeTile(Buffer.alloc(TILE_SIZE * TILE_SIZE * 4), format)));
     return empty;
   }
-  const image = sharp(rgba, { raw: { width: TILE_SIZE, height: TILE_SIZE, channels: 4 } });
-  return (format === 'png' ? image.png({ compressionLevel: 3, adaptiveFiltering: false }) : image.webp({ quality: 90, alphaQuality: 100, effort: 2 })).toBuffer();
+  const raw = sharp(rgba, { raw: { width: TILE_SIZE, height: TILE_SIZE, channels: 4 } });
+  // An opaque tile (most of a mosaic) is written without its alpha: a quarter fewer bytes to compress.
+  const image = isOpaque(rgba) ? raw.removeAlpha() : raw;
+  return (format === 'png' ? image.png({ compressionLevel: PNG_LEVEL, adaptiveFiltering: false }) : image.webp({ quality: 90, alphaQuality: 100, effort: 2 })).toBuffer();
+}
+
+/**
+ * zlib level of PNG tiles: photographic tiles barely compress whatever the level, and level 2 costs
+ * a fifth less CPU than 3 for a few per cent more bytes (bench/HISTORY.md).
+ */
+const PNG_LEVEL = 2;
+
+function isOpaque(rgba: Buffer): boolean {
+  for (let p = 3; p < rgba.length; p += 4) if (rgba[p] !== 255) return false;
+  return true;
 }

@@ -222,16 +222,18 @@ describe('multi-band rasters copied to a COG (DEFLATE with prediction across the
   const z = 19;
   const [x, y] = tileAt(lon, lat, z);
 
-  it('draws each band of a byte raster as it is (horizontal predictor)', async () => {
-    const colour = (c: number, r: number, b: number) => [c, r * 2, 255 - c][b]!;
-    const path = join(dir, 'rgb.cog.tif');
-    await convertToCog(rawVrt('rgb', 3, 'Byte', colour), path);
+  it('draws each band of a byte raster as it is (horizontal predictor, three samples a pixel and four)', async () => {
+    for (const bands of [3, 4]) {
+    const colour = (c: number, r: number, b: number) => [c, r * 2, 255 - c, (c * r) & 255][b]!;
+    const path = join(dir, `rgb${bands}.cog.tif`);
+    await convertToCog(rawVrt(`rgb${bands}`, bands, 'Byte', colour), path);
     const raster = await openTileRaster(path);
     expect(raster.levels[0]!.layout?.predictor).toBe(2);
     const rgba = (await renderTile(raster, z, x, y, { kind: 'rgb', samples: rgbSamples(raster) }))!;
     const pixels = clearPixels(z, x, y);
     expect(pixels.length).toBeGreaterThan(1000);
     for (const { p, c, r } of pixels) expect([...rgba.subarray(p, p + 4)]).toEqual([colour(c, r, 0), colour(c, r, 1), colour(c, r, 2), 255]);
+    }
   });
 
   it('computes an index from the bands of a float raster (floating-point predictor)', async () => {
