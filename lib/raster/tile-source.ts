@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import proj4 from 'proj4';
 import './deflate-decoder';
 import { type OpenRaster, openRaster } from './inspect';
-import { type Block, type BlockLayout, blockLayout, readLayoutBlock } from './tile-blocks';
+import { type Block, type BlockLayout, blockLayout, decodeBlockBytes, readLayoutBlock } from './tile-blocks';
 
 export type { Block } from './tile-blocks';
 
@@ -128,8 +128,79 @@ export async function readBlock(raster: TileRaster, levelIndex: number, which: '
   const image = which === 'mask' ? level.mask! : level.image;
   const layout = which === 'mask' ? level.maskLayout : level.layout;
   const read = () => (layout ? readLayoutBlock(image, layout, bx, by) : readWindow(image, level, bx, by));
-  return (await blocks.fetch(`${raster.key}|${levelIndex}|${which}|${bx}|${by}`, { context: { read } }))!;
+  return (await blocks.fetch(blockKey(raster, levelIndex, which, bx, by), { context: { read } }))!;
 }
+
+/** Blocks this close in the file are read in one go: a COG lays a row's blocks (and their mask's) end to end. */
+const MERGE_GAP_BYTES = 64 * 1024;
+
+interface PendingBlock {
+  key: string;
+  layout: BlockLayout;
+  bx: number;
+  by: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * The blocks of a window of a level, image and mask, row by row: those not cached are read with as
+ * few file reads as their places in the file allow (a COG's row of blocks is one), then decoded at once.
+ */
+export async function readBlocks(raster: TileRaster, levelIndex: number, bx0: number, by0: number, across: number, down: number): Promise<{ data: Block[]; mask?: Block[] }> {
+  const level = raster.levels[levelIndex]!;
+  const whiches = level.mask ? (['image', 'mask'] as const) : (['image'] as const);
+  const pending: PendingBlock[] = [];
+  for (const which of whiches) {
+    const layout = which === 'mask' ? level.maskLayout : level.layout;
+    if (!layout) continue;
+    for (let i = 0; i < across * down; i++) {
+      const [bx, by] = [bx0 + (i % across), by0 + Math.floor(i / across)];
+      const key = blockKey(raster, levelIndex, which, bx, by);
+      const index = by * layout.across + bx;
+      const length = Number(layout.byteCounts[index]);
+      if (length && !blocks.has(key)) pending.push({ key, layout, bx, by, offset: Number(layout.offsets[index]), length });
+    }
+  }
+  const stored = new Map(await readMerged(level.image, pending));
+  const load = (which: 'image' | 'mask') =>
+    Promise.all(
+      Array.from({ length: across * down }, (_, i) => {
+        const [bx, by] = [bx0 + (i % across), by0 + Math.floor(i / across)];
+        const key = blockKey(raster, levelIndex, which, bx, by);
+        const bytes = stored.get(key);
+        const layout = which === 'mask' ? level.maskLayout : level.layout;
+        if (!bytes || !layout) return readBlock(raster, levelIndex, which, bx, by);
+        const height = Math.min(layout.blockHeight, layout.imageHeight - by * layout.blockHeight);
+        return blocks.fetch(key, { context: { read: () => decodeBlockBytes(layout, bytes, layout.blockWidth, height) } }) as Promise<Block>;
+      }),
+    );
+  const [data, mask] = await Promise.all([load('image'), level.mask ? load('mask') : undefined]);
+  return { data, ...(mask ? { mask } : {}) };
+}
+
+/** Each pending block's stored bytes, read in runs of blocks lying close together in the file. */
+async function readMerged(image: GeoTIFFImage, pending: PendingBlock[]): Promise<[string, Uint8Array][]> {
+  const sorted = [...pending].sort((a, b) => a.offset - b.offset);
+  const runs: PendingBlock[][] = [];
+  for (const block of sorted) {
+    const run = runs.at(-1);
+    const last = run?.at(-1);
+    if (run && last && block.offset - (last.offset + last.length) <= MERGE_GAP_BYTES && block.offset >= last.offset + last.length) run.push(block);
+    else runs.push([block]);
+  }
+  const read = await Promise.all(
+    runs.map(async (run) => {
+      const start = run[0]!.offset;
+      const end = run.at(-1)!.offset + run.at(-1)!.length;
+      const [buffer] = await image.source.fetch([{ offset: start, length: end - start }]);
+      return run.map((b): [string, Uint8Array] => [b.key, new Uint8Array(buffer!, b.offset - start, b.length)]);
+    }),
+  );
+  return read.flat();
+}
+
+const blockKey = (raster: TileRaster, levelIndex: number, which: 'image' | 'mask', bx: number, by: number) => `${raster.key}|${levelIndex}|${which}|${bx}|${by}`;
 
 const PHOTOMETRIC_YCBCR = 6;
 

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { roleFromName } from './bands';
 import { mapToPixel } from './inspect';
 import { type IndexRamp, rampColorInto } from './ramp';
-import { type Block, type TileRaster, readBlock } from './tile-source';
+import { type Block, type TileRaster, readBlocks } from './tile-source';
 
 export const TILE_SIZE = 256;
 /** The deepest zoom a tile is drawn for: 2.4 cm pixels at the equator, finer than any drone mosaic here. */
@@ -157,9 +157,7 @@ export function planTile(raster: TileRaster, z: number, x: number, y: number): T
 export async function loadTileBlocks(raster: TileRaster, plan: TilePlan): Promise<LoadedBlocks> {
   const { levelIndex, bx0, by0, across, down } = plan;
   const level = raster.levels[levelIndex]!;
-  const load = (which: 'image' | 'mask') =>
-    Promise.all(Array.from({ length: across * down }, (_, i) => readBlock(raster, levelIndex, which, bx0 + (i % across), by0 + Math.floor(i / across))));
-  const [data, mask] = await Promise.all([load('image'), level.mask ? load('mask') : Promise.resolve(undefined)]);
+  const { data, mask } = await readBlocks(raster, levelIndex, bx0, by0, across, down);
   return { data, ...(mask ? { mask } : {}), bx0, by0, across, bw: level.blockWidth, bh: level.blockHeight, samples: raster.raster.info.bands };
 }
 
