@@ -215,7 +215,7 @@ async function readWindow(image: GeoTIFFImage, level: RasterLevel, bx: number, b
 }
 
 /** What the caches hold now (the bench reports it). */
-export const tileCacheUse = () => ({ openFiles: rasters.size, blockBytes: blocks.calculatedSize });
+export const tileCacheUse = () => ({ openFiles: rasters.size, blockBytes: blocks.calculatedSize, blockBudget: BLOCK_CACHE_BYTES });
 
 /** Forgets every decoded block (the bench measures tiles from a cold cache this way). */
 export const clearTileBlocks = () => blocks.clear();
