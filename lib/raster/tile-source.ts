@@ -60,8 +60,7 @@ const rasters = new LRUCache<string, Promise<TileRaster>>({
 
 /** The raster at `path`, opened once per version of the file; 422 (`raster_*`) for a file that is no usable GeoTIFF. */
 export async function openTileRaster(path: string): Promise<TileRaster> {
-  const s = await stat(path);
-  const key = `${path}|${s.size}|${s.mtimeMs}|${READER_VERSION}`;
+  const key = await rasterKey(path);
   let opened = rasters.get(key);
   if (!opened) {
     opened = loadTileRaster(path, key);
@@ -70,6 +69,21 @@ export async function openTileRaster(path: string): Promise<TileRaster> {
     opened.catch(() => rasters.delete(key));
   }
   return opened;
+}
+
+// A map asks for a screenful of tiles at once: the file's version is looked up once a second, not
+// once a tile (a stat is a trip through libuv's threads, which the blocks are waiting for too).
+const STAT_FOR_MS = 1000;
+const keys = new LRUCache<string, Promise<string>>({ max: 1024, ttl: STAT_FOR_MS });
+
+function rasterKey(path: string): Promise<string> {
+  let key = keys.get(path);
+  if (!key) {
+    key = stat(path).then((s) => `${path}|${s.size}|${s.mtimeMs}|${READER_VERSION}`);
+    keys.set(path, key);
+    key.catch(() => keys.delete(path));
+  }
+  return key;
 }
 
 async function loadTileRaster(path: string, key: string): Promise<TileRaster> {
