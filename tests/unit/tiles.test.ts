@@ -236,6 +236,18 @@ describe('multi-band rasters copied to a COG (DEFLATE with prediction across the
     }
   });
 
+  it('reads a layout it does not decode itself (LZW) through geotiff.js, to the same pixels', async () => {
+    const colour = (c: number, r: number, b: number) => [c, r * 2, 255 - c][b]!;
+    const path = join(dir, 'lzw.cog.tif');
+    execFileSync('gdal_translate', ['-q', '-of', 'COG', '-co', 'COMPRESS=LZW', '-co', 'BLOCKSIZE=256', rawVrt('lzw', 3, 'Byte', colour), path]);
+    const raster = await openTileRaster(path);
+    expect(raster.levels[0]!.layout).toBeUndefined();
+    const rgba = (await renderTile(raster, z, x, y, { kind: 'rgb', samples: rgbSamples(raster) }))!;
+    const pixels = clearPixels(z, x, y);
+    expect(pixels.length).toBeGreaterThan(1000);
+    for (const { p, c, r } of pixels) expect([...rgba.subarray(p, p + 4)]).toEqual([colour(c, r, 0), colour(c, r, 1), colour(c, r, 2), 255]);
+  });
+
   it('computes an index from the bands of a float raster (floating-point predictor)', async () => {
     const bands = (c: number, r: number, b: number) => (b === 0 ? c / W : r / H);
     const path = join(dir, 'float.cog.tif');
