@@ -1,16 +1,22 @@
 // GeoTIFFs opened for map tiles: each file opened once (its levels, CRS and band roles), and its
 // decoded blocks, both kept in memory-bounded LRU caches shared by every tile request of the process.
 import { stat } from 'node:fs/promises';
-import { type GeoTIFFImage, getDecoder } from 'geotiff';
+import type { GeoTIFFImage } from 'geotiff';
 import { LRUCache } from 'lru-cache';
 import proj4 from 'proj4';
 import './deflate-decoder';
 import { type OpenRaster, openRaster } from './inspect';
+import { type Block, type BlockLayout, blockLayout, decodeBlockBytes, readLayoutBlock } from './tile-blocks';
+
+export type { Block } from './tile-blocks';
 
 /** One resolution of the raster: the full image or one of its overviews, with its mask when it has one. */
 export interface RasterLevel {
   image: GeoTIFFImage;
   mask?: GeoTIFFImage;
+  /** How the image's and the mask's blocks are read directly; absent for layouts geotiff.js reads. */
+  layout?: BlockLayout;
+  maskLayout?: BlockLayout;
   width: number;
   height: number;
   blockWidth: number;
@@ -21,7 +27,7 @@ export interface RasterLevel {
 }
 
 export interface TileRaster {
-  /** Path, size and modification time: a file replaced in place is a new raster (and new ETags). */
+  /** Path, size, modification time and the reader's version: a file replaced in place is a new raster (and new ETags). */
   key: string;
   raster: OpenRaster;
   /** Full resolution first, then the overviews, finer to coarser. */
@@ -33,18 +39,17 @@ export interface TileRaster {
   nodata?: number;
 }
 
-/** A decoded block: its samples interleaved pixel by pixel, `width` x `height` pixels. */
-export interface Block {
-  data: ArrayLike<number>;
-  width: number;
-  height: number;
-}
-
 // Files stay open (a descriptor each) while in the cache; one closed on eviction may still be read by
 // a tile under way, so the close waits a little.
 const OPEN_FILES = 32;
 const CLOSE_AFTER_MS = 30_000;
 const BLOCK_CACHE_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Part of every raster's key, and so of its tiles' ETags: bumped when blocks decode to other pixels
+ * (2: multi-band DEFLATE with prediction drawn right, JPEG by libjpeg-turbo), so browsers drop old tiles.
+ */
+const READER_VERSION = 2;
 
 const rasters = new LRUCache<string, Promise<TileRaster>>({
   max: OPEN_FILES,
@@ -55,8 +60,7 @@ const rasters = new LRUCache<string, Promise<TileRaster>>({
 
 /** The raster at `path`, opened once per version of the file; 422 (`raster_*`) for a file that is no usable GeoTIFF. */
 export async function openTileRaster(path: string): Promise<TileRaster> {
-  const s = await stat(path);
-  const key = `${path}|${s.size}|${s.mtimeMs}`;
+  const key = await rasterKey(path);
   let opened = rasters.get(key);
   if (!opened) {
     opened = loadTileRaster(path, key);
@@ -65,6 +69,21 @@ export async function openTileRaster(path: string): Promise<TileRaster> {
     opened.catch(() => rasters.delete(key));
   }
   return opened;
+}
+
+// A map asks for a screenful of tiles at once: the file's version is looked up once a second, not
+// once a tile (a stat is a trip through libuv's threads, which the blocks are waiting for too).
+const STAT_FOR_MS = 1000;
+const keys = new LRUCache<string, Promise<string>>({ max: 1024, ttl: STAT_FOR_MS });
+
+function rasterKey(path: string): Promise<string> {
+  let key = keys.get(path);
+  if (!key) {
+    key = stat(path).then((s) => `${path}|${s.size}|${s.mtimeMs}|${READER_VERSION}`);
+    keys.set(path, key);
+    key.catch(() => keys.delete(path));
+  }
+  return key;
 }
 
 async function loadTileRaster(path: string, key: string): Promise<TileRaster> {
@@ -79,17 +98,23 @@ async function loadTileRaster(path: string, key: string): Promise<TileRaster> {
     if (subfile & 4) masks.push(img);
     else if (subfile & 1) overviews.push(img);
   }
-  const level = (img: GeoTIFFImage): RasterLevel => ({
-    image: img,
-    mask: masks.find((m) => m.getWidth() === img.getWidth() && m.getHeight() === img.getHeight()),
-    width: img.getWidth(),
-    height: img.getHeight(),
-    blockWidth: img.getTileWidth(),
-    blockHeight: img.getTileHeight(),
-    factorX: info.width / img.getWidth(),
-    factorY: info.height / img.getHeight(),
-  });
-  const levels = [image, ...overviews].map(level).sort((a, b) => a.factorX - b.factorX);
+  const level = async (img: GeoTIFFImage): Promise<RasterLevel> => {
+    const mask = masks.find((m) => m.getWidth() === img.getWidth() && m.getHeight() === img.getHeight());
+    const [layout, maskLayout] = await Promise.all([blockLayout(img), mask ? blockLayout(mask) : null]);
+    return {
+      image: img,
+      ...(mask ? { mask } : {}),
+      ...(layout ? { layout } : {}),
+      ...(maskLayout ? { maskLayout } : {}),
+      width: img.getWidth(),
+      height: img.getHeight(),
+      blockWidth: img.getTileWidth(),
+      blockHeight: img.getTileHeight(),
+      factorX: info.width / img.getWidth(),
+      factorY: info.height / img.getHeight(),
+    };
+  };
+  const levels = (await Promise.all([image, ...overviews].map(level))).sort((a, b) => a.factorX - b.factorX);
   const toRaster = proj4('EPSG:3857', info.crs.proj4);
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
   return {
@@ -115,41 +140,81 @@ const blocks = new LRUCache<string, Block, { read: () => Promise<Block> }>({
 export async function readBlock(raster: TileRaster, levelIndex: number, which: 'image' | 'mask', bx: number, by: number): Promise<Block> {
   const level = raster.levels[levelIndex]!;
   const image = which === 'mask' ? level.mask! : level.image;
-  const read = () => (canDecodeDirectly(image) ? decodeBlock(image, bx, by) : readWindow(image, level, bx, by));
-  return (await blocks.fetch(`${raster.key}|${levelIndex}|${which}|${bx}|${by}`, { context: { read } }))!;
+  const layout = which === 'mask' ? level.maskLayout : level.layout;
+  const read = () => (layout ? readLayoutBlock(image, layout, bx, by) : readWindow(image, level, bx, by));
+  return (await blocks.fetch(blockKey(raster, levelIndex, which, bx, by), { context: { read } }))!;
 }
 
-const TYPED: Record<string, new (buffer: ArrayBufferLike) => ArrayLike<number>> = {
-  '1/8': Uint8Array, '1/16': Uint16Array, '1/32': Uint32Array, '2/8': Int8Array, '2/16': Int16Array, '2/32': Int32Array, '3/32': Float32Array, '3/64': Float64Array,
-};
+/** Blocks this close in the file are read in one go: a COG lays a row's blocks (and their mask's) end to end. */
+const MERGE_GAP_BYTES = 64 * 1024;
+
+interface PendingBlock {
+  key: string;
+  layout: BlockLayout;
+  bx: number;
+  by: number;
+  offset: number;
+  length: number;
+}
 
 /**
- * Whether a block's decoded bytes can be used as they are: uncompressed or DEFLATE, samples
- * interleaved, of one whole-byte type in this machine's byte order. Anything else goes through
- * geotiff.js's readRasters, which copies it sample by sample (several times slower).
+ * The blocks of a window of a level, image and mask, row by row: those not cached are read with as
+ * few file reads as their places in the file allow (a COG's row of blocks is one), then decoded at once.
  */
-function canDecodeDirectly(image: GeoTIFFImage): boolean {
-  const compression = Number(image.getFileDirectory().getValue('Compression') ?? 1);
-  const bits = image.getBitsPerSample(0);
-  const sameBits = Array.from({ length: image.getSamplesPerPixel() }, (_, i) => image.getBitsPerSample(i)).every((b) => b === bits);
-  return [1, 8, 32946].includes(compression) && image.planarConfiguration === 1 && sameBits && (bits === 8 || image.littleEndian) && `${image.getSampleFormat(0)}/${bits}` in TYPED;
+export async function readBlocks(raster: TileRaster, levelIndex: number, bx0: number, by0: number, across: number, down: number): Promise<{ data: Block[]; mask?: Block[] }> {
+  const level = raster.levels[levelIndex]!;
+  const whiches = level.mask ? (['image', 'mask'] as const) : (['image'] as const);
+  const pending: PendingBlock[] = [];
+  for (const which of whiches) {
+    const layout = which === 'mask' ? level.maskLayout : level.layout;
+    if (!layout) continue;
+    for (let i = 0; i < across * down; i++) {
+      const [bx, by] = [bx0 + (i % across), by0 + Math.floor(i / across)];
+      const key = blockKey(raster, levelIndex, which, bx, by);
+      const index = by * layout.across + bx;
+      const length = Number(layout.byteCounts[index]);
+      if (length && !blocks.has(key)) pending.push({ key, layout, bx, by, offset: Number(layout.offsets[index]), length });
+    }
+  }
+  const stored = new Map(await readMerged(level.image, pending));
+  const load = (which: 'image' | 'mask') =>
+    Promise.all(
+      Array.from({ length: across * down }, (_, i) => {
+        const [bx, by] = [bx0 + (i % across), by0 + Math.floor(i / across)];
+        const key = blockKey(raster, levelIndex, which, bx, by);
+        const bytes = stored.get(key);
+        const layout = which === 'mask' ? level.maskLayout : level.layout;
+        if (!bytes || !layout) return readBlock(raster, levelIndex, which, bx, by);
+        const height = Math.min(layout.blockHeight, layout.imageHeight - by * layout.blockHeight);
+        return blocks.fetch(key, { context: { read: () => decodeBlockBytes(layout, bytes, layout.blockWidth, height) } }) as Promise<Block>;
+      }),
+    );
+  const [data, mask] = await Promise.all([load('image'), level.mask ? load('mask') : undefined]);
+  return { data, ...(mask ? { mask } : {}) };
 }
 
-async function decodeBlock(image: GeoTIFFImage, bx: number, by: number): Promise<Block> {
-  const fd = image.getFileDirectory();
-  const compression = Number(fd.getValue('Compression') ?? 1);
-  const decoder = await getDecoder(compression, {
-    tileWidth: image.getTileWidth(),
-    tileHeight: image.getTileHeight(),
-    planarConfiguration: image.planarConfiguration,
-    bitsPerSample: image.getBitsPerSample(0),
-    predictor: Number((await fd.loadValue('Predictor')) ?? 1),
-  });
-  const { data } = await image.getTileOrStrip(bx, by, 0, decoder, undefined);
-  const Typed = TYPED[`${image.getSampleFormat(0)}/${image.getBitsPerSample(0)}`]!;
-  // Rows of a tile are the tile's width even at the image's edge; a strip's, the image's.
-  return { data: new Typed(data), width: image.getTileWidth(), height: image.getTileHeight() };
+/** Each pending block's stored bytes, read in runs of blocks lying close together in the file. */
+async function readMerged(image: GeoTIFFImage, pending: PendingBlock[]): Promise<[string, Uint8Array][]> {
+  const sorted = [...pending].sort((a, b) => a.offset - b.offset);
+  const runs: PendingBlock[][] = [];
+  for (const block of sorted) {
+    const run = runs.at(-1);
+    const last = run?.at(-1);
+    if (run && last && block.offset - (last.offset + last.length) <= MERGE_GAP_BYTES && block.offset >= last.offset + last.length) run.push(block);
+    else runs.push([block]);
+  }
+  const read = await Promise.all(
+    runs.map(async (run) => {
+      const start = run[0]!.offset;
+      const end = run.at(-1)!.offset + run.at(-1)!.length;
+      const [buffer] = await image.source.fetch([{ offset: start, length: end - start }]);
+      return run.map((b): [string, Uint8Array] => [b.key, new Uint8Array(buffer!, b.offset - start, b.length)]);
+    }),
+  );
+  return read.flat();
 }
+
+const blockKey = (raster: TileRaster, levelIndex: number, which: 'image' | 'mask', bx: number, by: number) => `${raster.key}|${levelIndex}|${which}|${bx}|${by}`;
 
 const PHOTOMETRIC_YCBCR = 6;
 
@@ -164,7 +229,7 @@ async function readWindow(image: GeoTIFFImage, level: RasterLevel, bx: number, b
 }
 
 /** What the caches hold now (the bench reports it). */
-export const tileCacheUse = () => ({ openFiles: rasters.size, blockBytes: blocks.calculatedSize });
+export const tileCacheUse = () => ({ openFiles: rasters.size, blockBytes: blocks.calculatedSize, blockBudget: BLOCK_CACHE_BYTES });
 
 /** Forgets every decoded block (the bench measures tiles from a cold cache this way). */
 export const clearTileBlocks = () => blocks.clear();

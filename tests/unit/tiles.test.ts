@@ -9,7 +9,7 @@ import proj4 from 'proj4';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mosaicCogOptions, writeCog } from '@/lib/drone/cog';
-import { isTileable, tileablePath } from '@/lib/raster/cog';
+import { convertToCog, isTileable, tileablePath } from '@/lib/raster/cog';
 import { mapToPixel } from '@/lib/raster/inspect';
 import { INDEX_RANGES, indexRamp, rampColor } from '@/lib/raster/ramp';
 import { openTileRaster } from '@/lib/raster/tile-source';
@@ -152,6 +152,8 @@ describe('a drone mosaic written as the drone pipeline writes it (JPEG in YCbCr,
     const path = join(dir, 'ortho.tif');
     await writeCog(join(dir, 'rgba.vrt'), path, mosaicCogOptions(['red', 'green', 'blue']));
     const raster = await openTileRaster(path);
+    // Read directly: the JPEG blocks by libjpeg-turbo, the 1-bit mask unpacked.
+    expect([raster.levels[0]!.layout?.codec, raster.levels[0]!.maskLayout?.codec]).toEqual(['jpeg', 'bits']);
     const pixelAt = async (east: number) => {
       const [lon, lat] = proj4(UTM33, 'EPSG:4326', [east, n0 - 12.8]) as [number, number];
       const [x, y] = tileAt(lon, lat, 22);
@@ -174,5 +176,90 @@ describe('a drone mosaic written as the drone pipeline writes it (JPEG in YCbCr,
     expect((await pixelAt(e0 + 12))[3]).toBe(255);
     expect((await pixelAt(e0 + 13.5))[3]).toBe(0);
     expect((await pixelAt(e0 + 19))[3]).toBe(0);
+  });
+});
+
+/** A raw raster of `bands` samples a pixel (`type` Byte or Float32), W x H one-metre pixels in UTM 33N, as a VRT GDAL reads. */
+function rawVrt(name: string, bands: number, type: 'Byte' | 'Float32', sample: (c: number, r: number, band: number) => number): string {
+  const size = type === 'Byte' ? 1 : 4;
+  const raw = Buffer.alloc(W * H * bands * size);
+  for (let r = 0; r < H; r++) {
+    for (let c = 0; c < W; c++) {
+      for (let b = 0; b < bands; b++) {
+        const at = ((r * W + c) * bands + b) * size;
+        if (type === 'Byte') raw[at] = sample(c, r, b);
+        else raw.writeFloatLE(sample(c, r, b), at);
+      }
+    }
+  }
+  writeFileSync(join(dir, `${name}.bin`), raw);
+  const band = (n: number) =>
+    `<VRTRasterBand dataType="${type}" band="${n}" subClass="VRTRawRasterBand"><SourceFilename relativetoVRT="1">${name}.bin</SourceFilename><ImageOffset>${(n - 1) * size}</ImageOffset><PixelOffset>${bands * size}</PixelOffset><LineOffset>${W * bands * size}</LineOffset><ByteOrder>LSB</ByteOrder></VRTRasterBand>`;
+  const vrt = join(dir, `${name}.vrt`);
+  writeFileSync(vrt, `<VRTDataset rasterXSize="${W}" rasterYSize="${H}"><SRS>EPSG:32633</SRS><GeoTransform>${E0}, 1, 0, ${N0}, 0, -1</GeoTransform>${Array.from({ length: bands }, (_, i) => band(i + 1)).join('')}</VRTDataset>`);
+  return vrt;
+}
+
+/** Every pixel of the zoom-19 tile over the raster's middle whose centre lies clearly inside one raster pixel: its tile pixel and raster pixel. */
+function clearPixels(z: number, x: number, y: number): { p: number; c: number; r: number }[] {
+  const [west, , east, north] = tileBounds(z, x, y);
+  const step = (east - west) / TILE_SIZE;
+  const toUtm = proj4('EPSG:3857', UTM33);
+  const found: { p: number; c: number; r: number }[] = [];
+  for (let py = 0; py < TILE_SIZE; py += 3) {
+    for (let px = 0; px < TILE_SIZE; px += 3) {
+      const [e, n] = toUtm.forward([west + (px + 0.5) * step, north - (py + 0.5) * step]) as [number, number];
+      const [c, r] = [e - E0, N0 - n];
+      if (c < 0 || r < 0 || c >= W || r >= H || Math.abs(c - Math.round(c)) < 0.05 || Math.abs(r - Math.round(r)) < 0.05) continue;
+      found.push({ p: (py * TILE_SIZE + px) * 4, c: Math.floor(c), r: Math.floor(r) });
+    }
+  }
+  return found;
+}
+
+describe('multi-band rasters copied to a COG (DEFLATE with prediction across the samples of a pixel)', () => {
+  const [lon, lat] = proj4(UTM33, 'EPSG:4326', [E0 + 100, N0 - 60]) as [number, number];
+  const z = 19;
+  const [x, y] = tileAt(lon, lat, z);
+
+  it('draws each band of a byte raster as it is (horizontal predictor, three samples a pixel and four)', async () => {
+    for (const bands of [3, 4]) {
+    const colour = (c: number, r: number, b: number) => [c, r * 2, 255 - c, (c * r) & 255][b]!;
+    const path = join(dir, `rgb${bands}.cog.tif`);
+    await convertToCog(rawVrt(`rgb${bands}`, bands, 'Byte', colour), path);
+    const raster = await openTileRaster(path);
+    expect(raster.levels[0]!.layout?.predictor).toBe(2);
+    const rgba = (await renderTile(raster, z, x, y, { kind: 'rgb', samples: rgbSamples(raster) }))!;
+    const pixels = clearPixels(z, x, y);
+    expect(pixels.length).toBeGreaterThan(1000);
+    for (const { p, c, r } of pixels) expect([...rgba.subarray(p, p + 4)]).toEqual([colour(c, r, 0), colour(c, r, 1), colour(c, r, 2), 255]);
+    }
+  });
+
+  it('reads a layout it does not decode itself (LZW) through geotiff.js, to the same pixels', async () => {
+    const colour = (c: number, r: number, b: number) => [c, r * 2, 255 - c][b]!;
+    const path = join(dir, 'lzw.cog.tif');
+    execFileSync('gdal_translate', ['-q', '-of', 'COG', '-co', 'COMPRESS=LZW', '-co', 'BLOCKSIZE=256', rawVrt('lzw', 3, 'Byte', colour), path]);
+    const raster = await openTileRaster(path);
+    expect(raster.levels[0]!.layout).toBeUndefined();
+    const rgba = (await renderTile(raster, z, x, y, { kind: 'rgb', samples: rgbSamples(raster) }))!;
+    const pixels = clearPixels(z, x, y);
+    expect(pixels.length).toBeGreaterThan(1000);
+    for (const { p, c, r } of pixels) expect([...rgba.subarray(p, p + 4)]).toEqual([colour(c, r, 0), colour(c, r, 1), colour(c, r, 2), 255]);
+  });
+
+  it('computes an index from the bands of a float raster (floating-point predictor)', async () => {
+    const bands = (c: number, r: number, b: number) => (b === 0 ? c / W : r / H);
+    const path = join(dir, 'float.cog.tif');
+    await convertToCog(rawVrt('float', 2, 'Float32', bands), path);
+    const raster = await openTileRaster(path);
+    expect(raster.levels[0]!.layout?.predictor).toBe(3);
+    const ramp = indexRamp('ndvi');
+    const rgba = (await renderTile(raster, z, x, y, { kind: 'index', samples: [0, 1], compute: (a, b) => (a + b) / 2, ramp }))!;
+    const pixels = clearPixels(z, x, y);
+    for (const { p, c, r } of pixels) {
+      const v = (Math.fround(c / W) + Math.fround(r / H)) / 2;
+      expect([...rgba.subarray(p, p + 4)]).toEqual([...rampColor(v / ramp.max), 255]);
+    }
   });
 });
