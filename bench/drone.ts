@@ -140,7 +140,7 @@ interface PipelineRun {
 function printSurveys(surveys: { name: string; run: PipelineRun; opencvS?: number }[]): void {
   const head = ['survey', 'photos', 'output MP', 'GSD cm', 'ours s', 'OpenCV s', 'ours/OpenCV', 'peak RSS MB'];
   const lines = surveys.map(({ name, run, opencvS }) => [name, run.photos, round(run.megapixels, 1), round(run.gsdM * 100, 2), round(run.seconds, 1),
-    opencvS ?? '-', opencvS ? `${round(run.seconds / opencvS, 2)} x` : '-', round(run.peakRssMb, 0)].map(String));
+    opencvS ? round(opencvS, 1) : '-', opencvS ? `${round(run.seconds / opencvS, 2)} x` : '-', round(run.peakRssMb, 0)].map(String));
   const w = head.map((h, k) => Math.max(h.length, ...lines.map((l) => l[k]!.length)));
   console.log(`\nPer survey\n${[head, ...lines].map((l) => '  ' + l.map((c, k) => (k ? c.padStart(w[k]!) : c.padEnd(w[k]!))).join('  ')).join('\n')}`);
 }

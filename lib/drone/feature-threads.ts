@@ -1,6 +1,7 @@
 // Features (decoding + ORB) and pair matching on a small pool of worker threads, so that both cores
 // work: ORB and the matching are JavaScript and WebAssembly, which run on the thread that calls them.
-// Each thread loads opencv.js once and lives as long as the process (the drone job's own thread).
+// Each thread loads opencv.js once and lives as long as the process (the drone job's own thread); the
+// calling thread takes tasks too.
 // Features come back in shared memory, so that handing a pair to a thread copies no descriptors.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +12,12 @@ import type { DronePhoto } from './exif';
 import type { Features, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
 import { matchHere, photoFeatures } from './features';
 
-/** Threads in the pool: one a core, at most two (the machine this runs on has two). */
-const POOL_SIZE = Math.max(1, Math.min(2, availableParallelism()));
+/**
+ * Worker threads beside the calling thread, which takes its share of the tasks too: one thread a core,
+ * two at most (the machine this runs on has two). A worker of its own for the caller's share would
+ * cost another load of opencv.js (about a second of CPU) and its memory, for nothing.
+ */
+const WORKERS = Math.min(2, availableParallelism()) - 1;
 /** Tasks a thread holds at once: its next photo decodes (on libvips' threads) while ORB runs on the last. */
 const TASKS_PER_THREAD = 2;
 /**
@@ -62,7 +67,8 @@ export function serveFeatureTasks(port: MessagePort): void {
 }
 
 interface Thread {
-  worker: Worker;
+  /** null: the calling thread. */
+  worker: Worker | null;
   busy: number;
   pending: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
 }
@@ -72,6 +78,7 @@ interface Thread {
  * referenced only while it has tasks.
  */
 class FeaturePool {
+  private here: Thread = { worker: null, busy: 0, pending: new Map() };
   private threads: Thread[] = [];
   private queue: { task: Task; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
   private nextId = 0;
@@ -88,6 +95,14 @@ class FeaturePool {
       const thread = this.freeThread();
       if (!thread) return;
       const { task, resolve, reject } = this.queue.shift()!;
+      if (!thread.worker) {
+        this.here.busy++;
+        void runTask(task).then(resolve, reject).finally(() => {
+          this.here.busy--;
+          this.dispatch();
+        });
+        continue;
+      }
       const id = this.nextId++;
       thread.pending.set(id, { resolve, reject });
       if (thread.busy++ === 0) thread.worker.ref();
@@ -96,8 +111,8 @@ class FeaturePool {
   }
 
   private freeThread(): Thread | undefined {
-    while (this.threads.length < POOL_SIZE) this.threads.push(this.start());
-    const least = this.threads.reduce((x, y) => (y.busy < x.busy ? y : x));
+    while (this.threads.length < WORKERS) this.threads.push(this.start());
+    const least = this.threads.reduce((x, y) => (y.busy < x.busy ? y : x), this.here);
     return least.busy < TASKS_PER_THREAD ? least : undefined;
   }
 

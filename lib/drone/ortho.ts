@@ -207,7 +207,7 @@ function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, gr
 
 /**
  * ORB features of every capture's main photo (photoFeatures) on the feature threads
- * (feature-threads.ts), two photos a thread at a time. `progress` gets the share done, 0..1.
+ * (feature-threads.ts): this thread and one more, two photos each at a time. `progress` gets the share done, 0..1.
  */
 async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<Features[]> {
   let done = 0;
