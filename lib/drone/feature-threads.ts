@@ -1,7 +1,6 @@
-// Features (decoding + ORB) and pair matching on a small pool of worker threads, so that both cores
-// work: ORB and the matching are JavaScript and WebAssembly, which run on the thread that calls them.
-// Each thread loads opencv.js once and lives as long as the process (the drone job's own thread); the
-// calling thread takes tasks too.
+// Features (decoding + ORB) and pair matching on the calling thread and a worker thread, so that both
+// cores work: ORB and the matching are JavaScript and WebAssembly, which run on the thread that calls
+// them. The worker loads opencv.js once and lives as long as the process (the drone job's own thread).
 // Features come back in shared memory, so that handing a pair to a thread copies no descriptors.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { matchHere, photoFeatures } from './features';
 /**
  * Worker threads beside the calling thread, which takes its share of the tasks too: one thread a core,
  * two at most (the machine this runs on has two). A worker of its own for the caller's share would
- * cost another load of opencv.js (about a second of CPU) and its memory, for nothing.
+ * cost another start (about 2 s of CPU, opencv.js included) and its memory, for nothing.
  */
 const WORKERS = Math.min(2, availableParallelism()) - 1;
 /** Tasks a thread holds at once: its next photo decodes (on libvips' threads) while ORB runs on the last. */
