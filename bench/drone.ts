@@ -3,7 +3,9 @@
 // stitcher (python3-opencv, Stitcher SCANS: the original product's approach, which places nothing on
 // the map) on the same photos as the reference. Writes bench/results/drone.json.
 // The seams are re-matched in the output in an untimed run of their own.
-// Then the same on generated surveys of 50 and 200 photos of 20 MP (bench/drone-survey.ts).
+// Then the same on generated surveys of 50 and 200 photos of 20 MP (bench/drone-survey.ts). A line a
+// survey gives photos, output MP and GSD beside the times and peak RSS; the profile gives each step's
+// wall and CPU time (CPU of every thread: above the wall time when both cores work).
 // Usage: npx tsx bench/drone.ts  (DRONE_BENCH_SIZES=50 for the smaller one only, 0 for none)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +14,10 @@ import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { classifyCrop, measureRowPattern } from '@/lib/drone/classify';
+import sharp from 'sharp';
+import type { DronePhoto } from '@/lib/drone/exif';
 import { readDroneExif } from '@/lib/drone/exif';
+import { featureScale } from '@/lib/drone/features';
 import { analyseIndex } from '@/lib/drone/index';
 import { buildOrthomosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
@@ -29,6 +34,26 @@ function zipPhotos(files: string[], out: string): Promise<void> {
   for (const f of files) zip.addFile(f, `images/${basename(f)}`, { compress: false });
   zip.end();
   return pipeline(zip.outputStream, createWriteStream(out));
+}
+
+const cpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/**
+ * The features' decoding alone, after the timed run (not in its time): every photo at the features'
+ * size, two at a time as the feature threads take them. How much of the features' step is decoding.
+ */
+async function decodingAlone(photos: DronePhoto[]): Promise<{ s: number; cpuS: number }> {
+  const t = performance.now(), c = cpuSeconds();
+  const queue = [...photos];
+  await Promise.all([0, 1].map(async () => {
+    for (let p = queue.shift(); p; p = queue.shift()) {
+      await sharp(p.path).resize({ width: Math.round(p.widthPx * featureScale(p.widthPx, p.heightPx)) }).removeAlpha().raw().toBuffer();
+    }
+  }));
+  return { s: round((performance.now() - t) / 1000, 1), cpuS: round(cpuSeconds() - c, 1) };
 }
 
 const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
@@ -51,22 +76,28 @@ async function worker(imagesDir: string): Promise<void> {
   mark('exif');
   // The pipeline's own steps, from its progress: features to 35 %, matching to 45 %, adjustment to
   // 48 %, compositing to 89 %, the COG to 94 %, the sampled seam check to 98 %.
-  const reached: number[] = [];
-  const m0 = performance.now();
-  const mosaic = await buildOrthomosaic(photos, { workDir, onProgress: (p) => { for (let k = 0; k <= p; k++) reached[k] ??= (performance.now() - m0) / 1000; } });
+  // Wall and CPU time (every thread of the process) at each percent: CPU over wall shows how many
+  // cores a step keeps busy.
+  const reached: { wall: number; cpu: number }[] = [];
+  const m0 = performance.now(), c0 = cpuSeconds();
+  const mosaic = await buildOrthomosaic(photos, { workDir, onProgress: (p) => {
+    for (let k = 0; k <= p; k++) reached[k] ??= { wall: (performance.now() - m0) / 1000, cpu: cpuSeconds() - c0 };
+  } });
   const at = (p: number) => reached[p] ?? reached.at(-1)!;
+  const step = (from: number, to: number) => ({ s: round(at(to).wall - (from ? at(from).wall : 0), 1), cpuS: round(at(to).cpu - (from ? at(from).cpu : 0), 1) });
   const profile = {
-    features: round(at(35), 1), matching: round(at(45) - at(35), 1), adjustment: round(at(48) - at(45), 1),
-    compositing: round(at(89) - at(48), 1), cogWriting: round(at(94) - at(89), 1), seamCheck: round(at(98) - at(94), 1),
+    features: step(0, 35), matching: step(35, 45), adjustment: step(45, 48),
+    compositing: step(48, 89), cogWriting: step(89, 94), seamCheck: step(94, 98), preview: step(98, 100),
   };
   mark('mosaic');
+  const decoding = await decodingAlone(photos);
   const index = await analyseIndex(mosaic, mosaic.footprintWgs84);
   mark('index');
   const rowPattern = await measureRowPattern(mosaic);
   const crop = classifyCrop({ histogram: index.histogram, stats: index.stats, indexName: index.indexName, captureMonth: 6, rowPattern });
   mark('classification');
   rmSync(workDir, { recursive: true, force: true });
-  console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, uploadChecksS, phases, profile, peakRssMb: peakRssMb(), gsdM: mosaic.gsdM, size: [mosaic.width, mosaic.height],
+  console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, uploadChecksS, phases, profile, decoding, peakRssMb: peakRssMb(), gsdM: mosaic.gsdM, size: [mosaic.width, mosaic.height],
     megapixels: (mosaic.width * mosaic.height) / 1e6, misalignmentPx: mosaic.medianMisalignmentPx, seams: mosaic.seams, index: index.indexName, crop: crop.crop_type, photos: photos.length }));
 }
 
@@ -95,6 +126,23 @@ function openCvStitcher(): { seconds: number; peakRssMb: number; status: number 
   }
   const out = execFileSync('/usr/bin/python3', ['-c', OPENCV_STITCH, IMAGES], { maxBuffer: 1 << 20 }).toString().trim().split(/\s+/);
   return { status: Number(out[0]), seconds: Number(out[1]), peakRssMb: Number(out[2]) };
+}
+
+interface PipelineRun {
+  seconds: number;
+  photos: number;
+  megapixels: number;
+  gsdM: number;
+  peakRssMb: number;
+}
+
+/** One line a survey: its size, output and pixel beside our time, OpenCV's on the same photos and the peak RSS. */
+function printSurveys(surveys: { name: string; run: PipelineRun; opencvS?: number }[]): void {
+  const head = ['survey', 'photos', 'output MP', 'GSD cm', 'ours s', 'OpenCV s', 'ours/OpenCV', 'peak RSS MB'];
+  const lines = surveys.map(({ name, run, opencvS }) => [name, run.photos, round(run.megapixels, 1), round(run.gsdM * 100, 2), round(run.seconds, 1),
+    opencvS ? round(opencvS, 1) : '-', opencvS ? `${round(run.seconds / opencvS, 2)} x` : '-', round(run.peakRssMb, 0)].map(String));
+  const w = head.map((h, k) => Math.max(h.length, ...lines.map((l) => l[k]!.length)));
+  console.log(`\nPer survey\n${[head, ...lines].map((l) => '  ' + l.map((c, k) => (k ? c.padStart(w[k]!) : c.padEnd(w[k]!))).join('  ')).join('\n')}`);
 }
 
 /** The pipeline on one folder of photos, in a child process of its own (for its peak RSS). */
@@ -143,6 +191,11 @@ if (process.argv[2] === 'worker') {
     rows.push({ metric: `generated survey, ${run.photos} photos, seam misalignment`, value: round(run.misalignmentPx, 2), unit: 'px', target: '<= 3 px', ok: run.misalignmentPx <= 3 });
   }
   printTable('Drone orthomosaic', rows);
-  console.log('phases (s since start):', ours.phases, 'profile of the mosaic (s):', ours.profile, 'load average:', readFileSync('/proc/loadavg', 'utf8').trim());
+  printSurveys([
+    { name: 'brighton_beach', run: ours, opencvS: 'seconds' in ref ? ref.seconds : undefined },
+    ...Object.entries(generated).map(([n, run]) => ({ name: `generated ${n}`, run: run as PipelineRun })),
+  ]);
+  console.log('phases (s since start):', ours.phases, 'profile of the mosaic (wall s, CPU s of all threads):', ours.profile,
+    'decoding alone:', ours.decoding, 'load average:', readFileSync('/proc/loadavg', 'utf8').trim());
   writeResults('drone', rows, { ours, seams, generated, opencvStitcher: ref, loadAverage: readFileSync('/proc/loadavg', 'utf8').trim() });
 }

@@ -4,8 +4,11 @@ import { basename } from 'node:path';
 import sharp from 'sharp';
 import type { Placement } from './frame';
 import { toGround } from './frame';
+import type { DronePhoto } from './exif';
 import { decodingPhoto } from './photo-decode';
 import { openCv } from './opencv';
+import type { LevelledPhoto } from './radiometry';
+import { levelled, levelledBytes } from './radiometry';
 
 /** Longer side of the reduced copies features are found on. */
 export const FEATURE_SIDE = 1600;
@@ -38,6 +41,24 @@ export async function detectFeatures(path: string, width: number, height: number
   const scale = featureScale(width, height);
   const { data, info } = await decodingPhoto(basename(path), () => sharp(path).resize({ width: Math.round(width * scale) }).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
   return orbFeatures(data, info.width, info.height, info.channels, scale);
+}
+
+/**
+ * ORB features of one capture's main photo. A band photo that records its calibration is calibrated
+ * first: raw counts sit in a narrow range above the black level and darken towards the edges, which
+ * starves the detector and skews the exposure comparison. Other 16-bit photos are written to 8 bits
+ * from the survey's range (`radiometricScale`), as the compositing sees them.
+ */
+export async function photoFeatures(photo: DronePhoto, radiometricScale: number): Promise<Features> {
+  const lv = levelled(photo);
+  return lv ? levelledFeatures(lv, radiometricScale) : detectFeatures(photo.path, photo.widthPx, photo.heightPx);
+}
+
+/** ORB features of a calibrated or 16-bit photo on a copy reduced to FEATURE_SIDE, written to 8 bits with the survey's factor. */
+async function levelledFeatures(photo: LevelledPhoto, radiometricScale: number): Promise<Features> {
+  const s = featureScale(photo.widthPx, photo.heightPx);
+  const w = Math.round(photo.widthPx * s), h = Math.round(photo.heightPx * s);
+  return orbFeatures(await levelledBytes(photo, w, h, radiometricScale), w, h, photo.channels, w / photo.widthPx);
 }
 
 /**
@@ -103,6 +124,21 @@ export interface PairMatch {
 }
 
 export type PairRejection = 'no_matches' | 'gps_disagreement';
+
+/** One photo of a pair to match: its index, features, placement prior and centre (pixels). */
+export interface PairSide {
+  i: number;
+  features: Features;
+  placement: Placement;
+  centre: [number, number];
+}
+
+/** What matches a pair (matchPair), in this thread or another (feature-threads.ts). */
+export type PairMatcher = (a: PairSide, b: PairSide, maxGpsDisagreementM: number, searchRadiusM: number) => Promise<PairMatch | PairRejection>;
+
+/** matchPair in this thread. */
+export const matchHere: PairMatcher = (a, b, maxGpsDisagreementM, searchRadiusM) =>
+  matchPair(a.i, a.features, a.placement, a.centre, b.i, b.features, b.placement, b.centre, maxGpsDisagreementM, searchRadiusM);
 
 /**
  * Matches two photos; null when too few consistent matches. `maxGpsDisagreementM` rejects pairs whose

@@ -13,7 +13,8 @@ import type { Sources } from './composite';
 import { composite, decodeScale, PhotoCache } from './composite';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
-import { detectFeatures, FEATURE_SIDE, featureScale, median, orbFeatures } from './features';
+import { FEATURE_SIDE, median } from './features';
+import { featuresInThread, matchInThread } from './feature-threads';
 import type { Placement, UtmFrame } from './frame';
 import { footprint, toGround, utmFrame } from './frame';
 import { orthomosaicPath } from './files';
@@ -22,7 +23,7 @@ import { candidatePairs, GPS_SIGMA_M, matchedPairs } from './pairs';
 import type { Placed, Recorded } from './placed';
 import { placementPriors } from './placed';
 import type { LevelledPhoto } from './radiometry';
-import { levelled, levelledBytes, surveyScale } from './radiometry';
+import { levelled, surveyScale } from './radiometry';
 import type { ReliefGrid, TiePoints } from './relief';
 import { reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
 import type { GridWindow, SeamCheck, SeamSources } from './seams';
@@ -188,7 +189,7 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const radiometricScale = await radiometricScaleOf(captures);
   const features = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
   const { placed, recorded } = await placementPriors(captures, features, frame);
-  const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48));
+  const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread);
   const adjusted = adjustOnRelief(placed, pairs, recorded);
   progress(1);
   return { captures, frame, bands: bandsOf(captures), radiometricScale, features, placed, pairs, adjusted };
@@ -205,25 +206,16 @@ function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, gr
 }
 
 /**
- * ORB features of every capture's main photo on reduced copies, two photos at a time (sharp decodes on
- * its own threads). A band photo that records its calibration is calibrated first: raw counts sit in a
- * narrow range above the black level and darken towards the edges, which starves the detector and
- * skews the exposure comparison. Other 16-bit photos are written to 8 bits from the survey's range,
- * as the compositing sees them. `progress` gets the share done, 0..1.
+ * ORB features of every capture's main photo (photoFeatures) on the feature threads
+ * (feature-threads.ts): this thread and one more, two photos each at a time. `progress` gets the share done, 0..1.
  */
 async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<Features[]> {
-  const features: Features[] = new Array(mains.length);
   let done = 0;
-  const queue = mains.map((_, i) => i);
-  await Promise.all([0, 1].map(async () => {
-    for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-      const main = mains[i]!;
-      const lv = levelled(main);
-      features[i] = lv ? await levelledFeatures(lv, radiometricScale) : await detectFeatures(main.path, main.widthPx, main.heightPx);
-      progress(++done / mains.length);
-    }
+  return Promise.all(mains.map(async (main) => {
+    const features = await featuresInThread(main, radiometricScale);
+    progress(++done / mains.length);
+    return features;
   }));
-  return features;
 }
 
 /**
@@ -354,13 +346,6 @@ async function radiometricScaleOf(captures: Capture[]): Promise<number> {
   const withLevels = captures.map((c) => c.photos.map(levelled).filter((p): p is LevelledPhoto => p !== null)).filter((c) => c.length);
   const middle = withLevels[withLevels.length >> 1];
   return middle ? surveyScale(middle) : 1;
-}
-
-/** ORB features of a calibrated or 16-bit photo on a copy reduced to FEATURE_SIDE, written to 8 bits with the survey's factor. */
-async function levelledFeatures(photo: LevelledPhoto, radiometricScale: number): Promise<Features> {
-  const s = featureScale(photo.widthPx, photo.heightPx);
-  const w = Math.round(photo.widthPx * s), h = Math.round(photo.heightPx * s);
-  return orbFeatures(await levelledBytes(photo, w, h, radiometricScale), w, h, photo.channels, w / photo.widthPx);
 }
 
 /** Height of each photo above the reference plane: its GPS/optics height, rescaled with its adjusted scale. */

@@ -2,8 +2,8 @@
 // the number of photos, not its square), the 180° heading ambiguity of return lines settled along the
 // flight, then every candidate matched; the matched pairs must tie all photos into one block.
 import type { DronePhoto } from './exif';
-import type { Features, PairMatch } from './features';
-import { matchPair, median } from './features';
+import type { Features, PairMatch, PairMatcher } from './features';
+import { matchHere, median } from './features';
 import type { Placement } from './frame';
 import { footprint } from './frame';
 import type { Placed } from './placed';
@@ -43,15 +43,17 @@ export function candidatePairs(placed: Placed[]): [number, number][] {
 
 /**
  * The matched pairs among `candidates`, after turning the priors of photos logged 180° off (`placed`
- * is updated). Throws StitchError when nothing matches or the matches leave photos apart.
+ * is updated). Throws StitchError when nothing matches or the matches leave photos apart. Pairs are
+ * handed to `matcher` all at once (a pool of threads takes them as it can); the outcome does not
+ * depend on the order they finish in.
  */
 export async function matchedPairs(
   placed: Placed[], features: Features[], mains: DronePhoto[], candidates: [number, number][], progress: (percent: number) => void,
+  matcher: PairMatcher = matchHere,
 ): Promise<PairMatch[]> {
   const footprintSize = median(placed.map((p) => p.width * p.gsd));
-  const match = (i: number, j: number, flipI: boolean, flipJ: boolean) =>
-    matchPair(i, features[i]!, turned(placed[i]!.prior, flipI), placed[i]!.centre, j, features[j]!, turned(placed[j]!.prior, flipJ), placed[j]!.centre,
-      4 * GPS_SIGMA_M + 0.1 * footprintSize, 4 * GPS_SIGMA_M);
+  const side = (i: number, flip: boolean) => ({ i, features: features[i]!, placement: turned(placed[i]!.prior, flip), centre: placed[i]!.centre });
+  const match = (i: number, j: number, flipI: boolean, flipJ: boolean) => matcher(side(i, flipI), side(j, flipJ), 4 * GPS_SIGMA_M + 0.1 * footprintSize, 4 * GPS_SIGMA_M);
   const inliers = (r: PairMatch | string) => (typeof r === 'object' ? r.pts.length / 4 : 0);
 
   // Recorded headings can be off by 180° on return lines (some DJI firmware logs the aircraft's turn
@@ -61,9 +63,10 @@ export async function matchedPairs(
   const order = flightOrder(mains);
   const votes = new Array<number>(placed.length).fill(0);
   const tried = new Map<string, { flip: boolean; result: PairMatch | string }>();
-  for (let k = 0; k + 1 < order.length; k++) {
-    const [i, j] = [Math.min(order[k]!, order[k + 1]!), Math.max(order[k]!, order[k + 1]!)];
-    if (!isCandidate.has(`${i}:${j}`)) continue;
+  let lineDone = 0;
+  await Promise.all(order.slice(1).map(async (next, k) => {
+    const [i, j] = [Math.min(order[k]!, next), Math.max(order[k]!, next)];
+    if (!isCandidate.has(`${i}:${j}`)) return void progress((50 * ++lineDone) / order.length);
     const asLogged = await match(i, j, false, false);
     // A clear match as logged settles it; only doubtful pairs pay for the second hypothesis.
     const turnedBoth = inliers(asLogged) >= 60 ? 'no_matches' : await match(i, j, true, true);
@@ -71,8 +74,8 @@ export async function matchedPairs(
     votes[i] = votes[i]! + vote;
     votes[j] = votes[j]! + vote;
     tried.set(`${i}:${j}`, vote > 0 ? { flip: true, result: turnedBoth } : { flip: false, result: asLogged });
-    progress((50 * (k + 1)) / order.length);
-  }
+    progress((50 * ++lineDone) / order.length);
+  }));
   // Undecided photos (line ends, no overlap with the next shot) follow the nearest decided photo logged
   // with the same heading.
   const yaw = (i: number) => placed[i]!.headingDeg;
@@ -87,15 +90,15 @@ export async function matchedPairs(
   });
   placed.forEach((p, i) => (p.prior = turned(p.prior, flipped[i]!)));
 
-  const pairs: PairMatch[] = [];
-  let gpsRejected = 0;
-  for (const [k, [i, j]] of candidates.entries()) {
+  let done = 0;
+  const results = await Promise.all(candidates.map(async ([i, j]) => {
     const known = tried.get(`${i}:${j}`);
     const r = known && known.flip === flipped[i] && known.flip === flipped[j] ? known.result : await match(i, j, false, false);
-    if (typeof r === 'object') pairs.push(r);
-    else if (r === 'gps_disagreement') gpsRejected++;
-    progress(50 + (50 * (k + 1)) / candidates.length);
-  }
+    progress(50 + (50 * ++done) / candidates.length);
+    return r;
+  }));
+  const pairs = results.filter((r): r is PairMatch => typeof r === 'object');
+  const gpsRejected = results.filter((r) => r === 'gps_disagreement').length;
   if (!pairs.length) throw new StitchError('no_matches', gpsRejected ? `${gpsRejected} pairs contradict GPS` : '');
   const groups = components(placed.length, pairs);
   if (groups.length > 1) {

@@ -1,0 +1,152 @@
+// Features (decoding + ORB) and pair matching on the calling thread and a worker thread, so that both
+// cores work: ORB and the matching are JavaScript and WebAssembly, which run on the thread that calls
+// them. The worker loads opencv.js once and lives as long as the process (the drone job's own thread).
+// Features come back in shared memory, so that handing a pair to a thread copies no descriptors.
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
+import { AppError, isAppError } from '@/lib/errors';
+import type { DronePhoto } from './exif';
+import type { Features, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
+import { matchHere, photoFeatures } from './features';
+
+/**
+ * Worker threads beside the calling thread, which takes its share of the tasks too: one thread a core,
+ * two at most (the machine this runs on has two). A worker of its own for the caller's share would
+ * cost another start (about 2 s of CPU, opencv.js included) and its memory, for nothing.
+ */
+const WORKERS = Math.min(2, availableParallelism()) - 1;
+/** Tasks a thread holds at once: its next photo decodes (on libvips' threads) while ORB runs on the last. */
+const TASKS_PER_THREAD = 2;
+/**
+ * The thread's entry, from the working directory as lib/tasks/run-in-thread.ts finds its own: this
+ * code runs from source through tsx, and a bundler must not follow the path.
+ */
+const ENTRY = ['lib', 'drone', 'feature-worker.mjs'];
+
+type Task =
+  | { kind: 'features'; photo: DronePhoto; radiometricScale: number }
+  | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number };
+
+type Answer = { id: number; value: unknown } | { id: number; error: { message: string; app?: Pick<AppError, 'kind' | 'key' | 'params'> } };
+
+/** What a task computes, wherever it runs. */
+async function runTask(task: Task): Promise<Features | PairMatch | PairRejection> {
+  if (task.kind === 'features') return inSharedMemory(await photoFeatures(task.photo, task.radiometricScale));
+  return matchHere(task.a, task.b, task.maxGpsDisagreementM, task.searchRadiusM);
+}
+
+function shared<T extends Uint8Array | Float32Array | Float64Array>(a: T, make: (buffer: SharedArrayBuffer) => T): T {
+  const copy = make(new SharedArrayBuffer(a.byteLength));
+  copy.set(a);
+  return copy;
+}
+
+/** The same features with their arrays in shared memory (posting them to another thread then copies nothing). */
+function inSharedMemory(f: Features): Features {
+  return {
+    ...f,
+    points: shared(f.points, (s) => new Float64Array(s)),
+    colours: shared(f.colours, (s) => new Float32Array(s)),
+    descriptors: shared(f.descriptors, (s) => new Uint8Array(s)),
+  };
+}
+
+/** The worker side: answers each task posted to `port`. Called by feature-worker.mjs. */
+export function serveFeatureTasks(port: MessagePort): void {
+  port.on('message', async ({ id, task }: { id: number; task: Task }) => {
+    try {
+      port.postMessage({ id, value: await runTask(task) } satisfies Answer);
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      port.postMessage({ id, error: { message: e.message, ...(isAppError(e) ? { app: { kind: e.kind, key: e.key, params: e.params } } : {}) } } satisfies Answer);
+    }
+  });
+}
+
+interface Thread {
+  /** null: the calling thread. */
+  worker: Worker | null;
+  busy: number;
+  pending: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
+}
+
+/**
+ * The process's pool, started on first use. Idle threads do not keep the process alive: each is
+ * referenced only while it has tasks.
+ */
+class FeaturePool {
+  private here: Thread = { worker: null, busy: 0, pending: new Map() };
+  private threads: Thread[] = [];
+  private queue: { task: Task; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
+  private nextId = 0;
+
+  run(task: Task): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length) {
+      const thread = this.freeThread();
+      if (!thread) return;
+      const { task, resolve, reject } = this.queue.shift()!;
+      if (!thread.worker) {
+        this.here.busy++;
+        void runTask(task).then(resolve, reject).finally(() => {
+          this.here.busy--;
+          this.dispatch();
+        });
+        continue;
+      }
+      const id = this.nextId++;
+      thread.pending.set(id, { resolve, reject });
+      if (thread.busy++ === 0) thread.worker.ref();
+      thread.worker.postMessage({ id, task });
+    }
+  }
+
+  private freeThread(): Thread | undefined {
+    while (this.threads.length < WORKERS) this.threads.push(this.start());
+    const least = this.threads.reduce((x, y) => (y.busy < x.busy ? y : x), this.here);
+    return least.busy < TASKS_PER_THREAD ? least : undefined;
+  }
+
+  private start(): Thread {
+    const worker = new Worker(join(process.cwd(), ...ENTRY));
+    worker.unref();
+    const thread: Thread = { worker, busy: 0, pending: new Map() };
+    worker.on('message', (answer: Answer) => {
+      const waiting = thread.pending.get(answer.id)!;
+      thread.pending.delete(answer.id);
+      if (--thread.busy === 0) worker.unref();
+      if ('value' in answer) waiting.resolve(answer.value);
+      else waiting.reject(answer.error.app ? new AppError(answer.error.app.kind, answer.error.app.key, answer.error.app.params) : new Error(answer.error.message));
+      this.dispatch();
+    });
+    // A thread that dies (out of memory, a crash in WebAssembly) fails its tasks; the next task starts a new one.
+    const fail = (err: Error) => {
+      this.threads = this.threads.filter((t) => t !== thread);
+      for (const { reject } of thread.pending.values()) reject(err);
+      thread.pending.clear();
+      this.dispatch();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`feature thread exited with code ${code}`)));
+    return thread;
+  }
+}
+
+let pool: FeaturePool | undefined;
+const featurePool = () => (pool ??= new FeaturePool());
+
+/** ORB features of a capture's main photo (photoFeatures) on the pool. */
+export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>
+  featurePool().run({ kind: 'features', photo, radiometricScale }) as Promise<Features>;
+
+/** A pair matched (matchPair) on the pool. */
+export const matchInThread: PairMatcher = (a, b, maxGpsDisagreementM, searchRadiusM) =>
+  featurePool().run({ kind: 'match', a, b, maxGpsDisagreementM, searchRadiusM }) as Promise<PairMatch | PairRejection>;
