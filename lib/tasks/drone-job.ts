@@ -7,7 +7,7 @@ import { readDroneExifAll } from '../drone/exif';
 import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
 import { config } from '../config';
 import { buildOrthomosaic } from '../drone/ortho';
-import { boundaryFingerprint } from '../fields/boundary';
+import { boundaryFingerprint } from '../scans/boundary';
 import { AppError } from '../errors';
 import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
 import { resolveDataPath } from '../uploads/data-path';

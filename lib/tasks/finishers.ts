@@ -1,7 +1,7 @@
 // What each kind of task writes to the database when its job succeeded, and the result the task then
 // reports. They write within the transaction that marks the task completed (lib/tasks/lifecycle.ts).
 import type { DbTx } from '../db/client';
-import { type ScanData, type ZoneData, replaceZones, saveScan } from '../fields/scans';
+import { type ScanData, type ZoneData, replaceZones, saveScan } from '../scans/scans';
 import { notFound } from '../errors';
 import type { ZoningRecord } from '../raster/zones';
 import type { TaskKind } from './types';

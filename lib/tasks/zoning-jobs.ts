@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
-import { boundaryFingerprint } from '../fields/boundary';
+import { boundaryFingerprint } from '../scans/boundary';
 import { computeZones, zoningRecord, type ZoningOptions } from '../raster/zones';
 import { resolveDataPath } from '../uploads/data-path';
 import type { RezoneJobResult, ZoningJobResult } from './finishers';

@@ -1,7 +1,7 @@
 // The capture date a user gives a scan (at the raster upload or later): the forms accepted, the
 // instant each becomes, and what is refused.
 import { describe, expect, it } from 'vitest';
-import { captureDate, parseCaptureDate } from '@/lib/fields/schemas';
+import { captureDate, parseCaptureDate } from '@/lib/scans/schemas';
 
 const parse = (v: unknown) => {
   const r = captureDate.safeParse(v);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyCrop, expectedNdvi, isUncertain, rowPatternOfTile, type RowPattern } from '@/lib/drone/classify';
 import { CROPS } from '@/lib/drone/crops';
-import { userCrop } from '@/lib/fields/schemas';
-import { scanCropUnsure } from '@/lib/fields/scans';
+import { userCrop } from '@/lib/scans/schemas';
+import { scanCropUnsure } from '@/lib/scans/scans';
 import { labelledCropSet, seededRandom } from '@/lib/drone/crop-set';
 
 const N = 256;

@@ -2,7 +2,7 @@
 // the photos"; crop_type "auto" or none means "classify" and names no crop (null or absent); anything
 // else is refused with the field named.
 import { describe, expect, it } from 'vitest';
-import { parseDroneData } from '@/lib/fields/drone-survey';
+import { parseDroneData } from '@/lib/scans/drone-survey';
 import { AppError } from '@/lib/errors';
 
 const keyOf = (fn: () => unknown) => {

@@ -6,12 +6,12 @@ import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { tenantDb } from '@/lib/db/tenant';
 import { zoneRatesText } from '@/lib/exports/load';
-import { boundaryFingerprint } from '@/lib/fields/boundary';
+import { boundaryFingerprint } from '@/lib/scans/boundary';
 import { type ScanSummary, chosenScan, fieldPageId, indexTrend, loadFieldPage, meanChange, zoneTable } from '@/lib/fields/field-page';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/errors';
 import { INDEX_RANGES, previewLegend } from '@/lib/raster/ramp';
-import { scanTiles } from '@/lib/fields/scans';
+import { scanTiles } from '@/lib/scans/scans';
 
 const summary = (id: number, over: Partial<ScanSummary> = {}): ScanSummary => ({
   id,

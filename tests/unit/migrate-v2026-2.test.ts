@@ -334,7 +334,7 @@ c.execute("UPDATE fieldscan SET field_id = 3000000000 WHERE id = 2")`);
     ]);
     await db.$disconnect();
     // A failed scan says why, in the user's language, as the field page shows it.
-    const { listScans } = await import('@/lib/fields/scans');
+    const { listScans } = await import('@/lib/scans/scans');
     const { tenantDb } = await import('@/lib/db/tenant');
     const raw = createDb({ kind: 'sqlite', file });
     const company = await raw.company.findFirstOrThrow();

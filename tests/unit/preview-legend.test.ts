@@ -1,11 +1,11 @@
-// The legend of a scan's index preview (lib/raster/ramp.ts previewLegend, lib/fields/scans.ts
+// The legend of a scan's index preview (lib/raster/ramp.ts previewLegend, lib/scans/scans.ts
 // scanLegend) against the pixels previewPng and the zoning actually paint.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scanLegend } from '@/lib/fields/scans';
+import { scanLegend } from '@/lib/scans/scans';
 import { previewPng } from '@/lib/raster/preview';
 import { INDEX_RANGES, LEGEND_TICKS, legendDigits, previewLegend, previewStretch, RAMP_STOPS, rampColor } from '@/lib/raster/ramp';
 import { computeZones } from '@/lib/raster/zones';

@@ -1,4 +1,4 @@
-// An index raster's upload before its task runs (lib/fields/zoning.ts), on a real SQLite file: the
+// An index raster's upload before its task runs (lib/scans/zoning.ts), on a real SQLite file: the
 // field under it is found even where the clipper gives up, and a raster whose task row could not be
 // written is not left in the field's folder.
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { type TenantDb, tenantDb } from '@/lib/db/tenant';
 import { fieldDataDir } from '@/lib/fields/files';
-import { fieldUnderRaster, submitRasterZoning } from '@/lib/fields/zoning';
+import { fieldUnderRaster, submitRasterZoning } from '@/lib/scans/zoning';
 import { boundingBox, type FieldGeometry } from '@/lib/geo/geometry';
 import { allNodataIndexTiff } from '../helpers/tiff';
 

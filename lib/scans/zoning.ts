@@ -17,9 +17,9 @@ import { submitTask } from '../tasks/queue';
 import type { ZoningJobPayload } from '../tasks/zoning-jobs';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
-import { fieldsMeetingBox } from './fields';
+import { fieldsMeetingBox } from '../fields/fields';
 import { captureDate } from './schemas';
-import { fieldDataDir } from './files';
+import { fieldDataDir } from '../fields/files';
 import { recordIdText } from '../http/record-id';
 import { inspectUploadedRaster } from './upload-checks';
 

@@ -5,7 +5,7 @@
 import type { FieldGeometry } from '../geo/geometry';
 import type { ZoneShape } from '../geo/within';
 import { boundaryFingerprint } from './boundary';
-import { runBoundaryWork } from './boundary-work';
+import { runBoundaryWork } from '../fields/boundary-work';
 
 /** How many scans' clipped zones a process keeps (a large scan's are a megabyte or two). */
 const REMEMBERED = 8;

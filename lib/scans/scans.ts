@@ -13,7 +13,7 @@ import { taskErrorText } from '../tasks/view';
 import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { FieldGeometry } from '../geo/geometry';
 import { boundaryFingerprint } from './boundary';
-import { dronePhotosDir } from './files';
+import { dronePhotosDir } from '../fields/files';
 import { parseCaptureDate } from './schemas';
 
 export interface ZoneData {
