@@ -18,6 +18,8 @@ export async function register() {
       await cleanup({ staleAfterMs: 6 * 3600_000, ...(await taskFolders()) });
     } else if (webRole() !== 'web') {
       const { startLocalRunner } = await import('./lib/tasks/local-runner');
+      const { registerJobs } = await import('./lib/jobs');
+      registerJobs();
       // At a fresh start this process is alone on the folder (the cluster starts its other web
       // processes once this one is ready): everything left over is garbage. A runner started again
       // after a crash shares it with web processes that may be receiving uploads.

@@ -18,7 +18,7 @@ import { refuseUnstorableText, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { dispatchTask } from '../tasks/queue';
 import { currentStep, progressText, taskErrorText } from '../tasks/view';
-import type { DroneJobPayload } from '../tasks/drone-job';
+import type { DroneJobPayload } from '../jobs/drone-job';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
 import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';

@@ -9,7 +9,7 @@ import { indexRasterPath } from '../drone/files';
 import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../errors';
 import { DEFAULT_ZONING, DRONE_ZONING, type ZoningOptions, type ZoningRecord } from '../raster/zones';
-import type { RezoneJobPayload, ZoningJobPayload } from '../tasks/zoning-jobs';
+import type { RezoneJobPayload, ZoningJobPayload } from '../jobs/zoning-jobs';
 import { submitTask } from '../tasks/queue';
 import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { rezoneScanBody } from './schemas';

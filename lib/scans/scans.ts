@@ -3,7 +3,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { dirname } from 'node:path';
 import type { DbTx } from '../db/client';
-import type { TenantDb } from '../db/tenant';
+import { scopedRow, scopeTransaction, type TenantDb } from '../db/tenant';
 import { classifyCrop, isUncertain, type RowPattern } from '../drone/classify';
 import { type DroneGeotiff, indexRasterPath, orthomosaicPath } from '../drone/files';
 import { conflict, notFound } from '../errors';
@@ -69,30 +69,31 @@ export async function saveScan(tx: DbTx, companyId: number, fieldId: number, sca
     dataPath: storeDataPath(scan.previewPath),
     detailsJson: JSON.stringify(scan.details ?? {}),
   };
-  const saved = scanId
-    ? await tx.scan.update({ where: { id: scanId, companyId }, data })
-    : await tx.scan.create({ data: { ...data, companyId, fieldId } });
-  await replaceZones(tx, companyId, fieldId, saved.id, zones);
+  const scoped = scopeTransaction(tx, companyId);
+  const saved = scanId ? await scoped.scan.update({ where: { id: scanId }, data }) : await scoped.scan.create({ data: scopedRow({ ...data, fieldId }) });
+  await replaceZones(scoped, companyId, fieldId, saved.id, zones);
   return saved;
 }
 
 /** The scan's zones, all new rows (so anything remembered of the old ones, by their ids, is stale). */
 export async function replaceZones(tx: DbTx, companyId: number, fieldId: number, scanId: number, zones: ZoneData[]) {
-  await tx.zone.deleteMany({ where: { scanId, companyId } });
-  await tx.zone.createMany({
-    data: zones.map((z) => ({
-      companyId,
-      fieldId,
-      scanId,
-      classIndex: z.classIndex,
-      name: z.name,
-      minValue: z.min,
-      maxValue: z.max,
-      meanValue: z.mean,
-      areaHa: z.areaHa,
-      color: z.color,
-      geometry: JSON.stringify(z.geometry),
-    })),
+  const scoped = scopeTransaction(tx, companyId);
+  await scoped.zone.deleteMany({ where: { scanId } });
+  await scoped.zone.createMany({
+    data: zones.map((z) =>
+      scopedRow({
+        fieldId,
+        scanId,
+        classIndex: z.classIndex,
+        name: z.name,
+        minValue: z.min,
+        maxValue: z.max,
+        meanValue: z.mean,
+        areaHa: z.areaHa,
+        color: z.color,
+        geometry: JSON.stringify(z.geometry),
+      }),
+    ),
   });
 }
 

@@ -14,7 +14,7 @@ import { validate } from '../http/validate';
 import { type IndexName, bandOrder } from '../raster/bands';
 import { ZONING_METHODS } from '../raster/classify';
 import { submitTask } from '../tasks/queue';
-import type { ZoningJobPayload } from '../tasks/zoning-jobs';
+import type { ZoningJobPayload } from '../jobs/zoning-jobs';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
 import { fieldsMeetingBox } from '../fields/fields';

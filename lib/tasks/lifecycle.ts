@@ -5,10 +5,11 @@
 // tried again while the database is busy: one given up would leave the task "running" for good.
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
+import { scopeTransaction } from '../db/tenant';
 import { fromPrismaError, isAppError } from '../errors';
 import { log } from '../log';
 import { resolveDataPath } from '../uploads/data-path';
-import { FINISHERS } from './finishers';
+import { finisherOf } from './finishing';
 import { JobError } from './run-in-thread';
 import { MAX_ATTEMPTS, type TaskErrorInfo, type TaskKind } from './types';
 import { taskWorkDir } from './work-dir';
@@ -77,7 +78,7 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     // run the job again at restart and made a second scan.
     await endWrite(() =>
       db.$transaction(async (tx) => {
-        const publicResult = await FINISHERS[kind](tx, task, result);
+        const publicResult = await finisherOf(kind)(scopeTransaction(tx, task.companyId), task, result);
         const { count } = await tx.task.updateMany({
           where: held,
           // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.

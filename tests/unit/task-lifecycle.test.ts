@@ -10,7 +10,8 @@ import { type ScratchDb, scratchSqlite } from '@/lib/db/scratch';
 import { boundingBox } from '@/lib/geo/geometry';
 import { AppError } from '@/lib/errors';
 import { claimTask, failAbandonedTask, publicParams, releaseInterruptedTask, releaseOrphanedTasks, requeueInterrupted, runClaimedTask } from '@/lib/tasks/lifecycle';
-import type { ZoningJobResult } from '@/lib/tasks/finishers';
+import type { ZoningJobResult } from '@/lib/jobs/finishers';
+import { registerJobs } from '@/lib/jobs';
 import { MAX_ATTEMPTS } from '@/lib/tasks/types';
 import { taskWorkDir } from '@/lib/tasks/work-dir';
 
@@ -21,6 +22,8 @@ let fieldId: number;
 let scratchDir: string;
 
 beforeAll(async () => {
+  // The finishers the server registers when it starts (instrumentation.ts).
+  registerJobs();
   scratchDir = mkdtempSync(join(tmpdir(), 'lifecycle-'));
   // Task folders in a scratch data folder (read when the configuration is first asked for, below).
   process.env.DATA_DIR = scratchDir;

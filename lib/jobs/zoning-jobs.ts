@@ -1,5 +1,5 @@
 // The zoning jobs: an uploaded index raster made into a scan's zones, and a scan's zones made
-// again from the raster it keeps. Loaded by lib/tasks/jobs.ts only for these kinds, so that threads
+// again from the raster it keeps. Loaded by lib/jobs/jobs.ts only for these kinds, so that threads
 // of other kinds do not load the raster code.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { boundaryFingerprint } from '../scans/boundary';
 import { computeZones, zoningRecord, type ZoningOptions } from '../raster/zones';
 import { resolveDataPath } from '../uploads/data-path';
 import type { RezoneJobResult, ZoningJobResult } from './finishers';
-import type { JobContext } from './types';
+import type { JobContext } from '../tasks/types';
 
 export interface ZoningJobPayload {
   /** The uploaded raster, as recorded (lib/uploads/data-path.ts). */

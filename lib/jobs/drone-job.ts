@@ -12,7 +12,7 @@ import { AppError } from '../errors';
 import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
 import { resolveDataPath } from '../uploads/data-path';
 import type { DroneJobResult } from './finishers';
-import type { JobContext } from './types';
+import type { JobContext } from '../tasks/types';
 
 export interface DroneJobPayload {
   /** As recorded (lib/uploads/data-path.ts). */

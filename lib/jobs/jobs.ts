@@ -1,9 +1,9 @@
 // The jobs, by kind: pure processing that reads its inputs from disk, writes outputs into its work
-// folder and returns what the finisher (lib/tasks/finishers.ts) stores. Runs in a worker thread of the
+// folder and returns what the finisher (lib/jobs/finishers.ts) stores. Runs in a worker thread of the
 // server or in a worker process; never touches the database. Each kind's code is loaded when its job
 // runs, so that a thread loads only what its job needs (the raster code alone takes a new thread about
 // 0.3 s to load).
-import type { JobContext, JobKind } from './types';
+import type { JobContext, JobKind } from '../tasks/types';
 
 export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): Promise<unknown> {
   switch (kind) {

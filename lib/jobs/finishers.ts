@@ -1,12 +1,13 @@
 // What each kind of task writes to the database when its job succeeded, and the result the task then
-// reports. They write within the transaction that marks the task completed (lib/tasks/lifecycle.ts).
-import type { DbTx } from '../db/client';
+// reports. They write within the transaction that marks the task completed (lib/tasks/lifecycle.ts),
+// through a client confined to the task's company, and are registered with the runner by lib/jobs/index.ts.
 import { type ScanData, type ZoneData, replaceZones, saveScan } from '../scans/scans';
 import { notFound } from '../errors';
 import type { ZoningRecord } from '../raster/zones';
-import type { TaskKind } from './types';
+import type { Finisher } from '../tasks/finishing';
+import type { TaskKind } from '../tasks/types';
 
-/** What the zoning job returns (lib/tasks/jobs.ts). */
+/** What the zoning job returns (lib/jobs/jobs.ts). */
 export interface ZoningJobResult {
   scan: ScanData;
   zones: ZoneData[];
@@ -30,14 +31,6 @@ export interface RezoneJobResult {
   boundary: string;
 }
 
-interface TaskRow {
-  companyId: number;
-  fieldId: number | null;
-  scanId: number | null;
-}
-
-type Finisher = (tx: DbTx, task: TaskRow, result: unknown) => Promise<Record<string, unknown>>;
-
 const round = (n: number) => Math.round(n * 1e4) / 1e4;
 
 export const FINISHERS: Record<TaskKind, Finisher> = {
@@ -49,7 +42,7 @@ export const FINISHERS: Record<TaskKind, Finisher> = {
   drone: async (tx, task, result) => {
     const r = result as DroneJobResult;
     // What the upload recorded (the photos it left out, the captures) stays beside what the job found.
-    const upload = await tx.scan.findFirst({ where: { id: task.scanId!, companyId: task.companyId }, select: { detailsJson: true } });
+    const upload = await tx.scan.findFirst({ where: { id: task.scanId! }, select: { detailsJson: true } });
     const uploaded = JSON.parse(upload?.detailsJson || '{}') as { ignored_files?: string[] };
     const scan = await saveScan(tx, task.companyId, task.fieldId!, { ...r.scan, details: { ...uploaded, ...r.scan.details } }, r.zones, task.scanId);
     // crop_type holds only what the user named; the automatic result is kept beside it.
@@ -65,7 +58,7 @@ export const FINISHERS: Record<TaskKind, Finisher> = {
   rezone: async (tx, task, result) => {
     const r = result as RezoneJobResult;
     // The scan may have been deleted while its zones were being made: a final error, nothing written.
-    const scan = await tx.scan.findFirst({ where: { id: task.scanId!, companyId: task.companyId }, select: { id: true, fieldId: true, detailsJson: true } });
+    const scan = await tx.scan.findFirst({ where: { id: task.scanId! }, select: { id: true, fieldId: true, detailsJson: true } });
     if (!scan) throw notFound('scan_gone');
     const before = JSON.parse(scan.detailsJson) as Record<string, unknown>;
     const details = { ...before, boundary: r.boundary, zoning: r.zoning, ...('cell_factor' in before ? { cell_factor: r.cellFactor } : {}) };
