@@ -16,7 +16,7 @@ import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, 
 import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../errors';
 import { refuseUnstorableText, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
-import { dispatchTask } from '../tasks/queue';
+import { submitTask } from '../tasks/queue';
 import { currentStep, progressText, taskErrorText } from '../tasks/view';
 import type { DroneJobPayload } from '../jobs/drone-job';
 import { storeDataPath } from '../uploads/data-path';
@@ -172,7 +172,7 @@ export async function submitDroneSurvey(
   const staging = join(config().dataDir, 'companies', String(companyId), 'uploads', taskId);
   await ensureSpace(dirname(staging), entries.reduce((s, e) => s + e.size, 0));
   let photosDir = staging;
-  let committed = false;
+  let submitted = false;
   try {
     const photoNames = new Set(photoEntries.map((e) => e.name));
     const photoPaths = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
@@ -195,8 +195,8 @@ export async function submitDroneSurvey(
       ...(data.resolution_cm !== undefined ? { resolutionM: data.resolution_cm / 100 } : {}),
     };
     const cropType = data.crop_type ?? null;
-    const scan = await db.$transaction(async (tx) => {
-      const created = await tx.scan.create({
+    const announceScan = (tx: Pick<TenantDb, 'scan'>) =>
+      tx.scan.create({
         data: tenantCreate('scan', {
           source: 'drone',
           status: 'processing',
@@ -206,32 +206,20 @@ export async function submitDroneSurvey(
           detailsJson: JSON.stringify({ photos: photos.length, captures: groupCaptures(photos).length, ignored_files: ignored }),
         }),
       });
-      await tx.task.create({
-        data: tenantCreate('task', {
-          id: taskId,
-          kind: 'drone',
-          payloadJson: JSON.stringify(payload),
-          fileName: payload.fileName,
-          fieldId: field.id,
-          scanId: created.id,
-          createdBy: userId,
-        }),
-      });
-      return created;
-    });
-    committed = true;
-    await dispatchTask(taskId, 'drone');
+    // From here the photos are the task's: submitTask removes them when its row cannot be written.
+    submitted = true;
+    const task = await submitTask(db, { id: taskId, kind: 'drone', payload, fileName: payload.fileName, fieldId: field.id, createdBy: userId, ownedFiles: [photosDir], announceScan });
     return {
       task_id: taskId,
       field_id: field.id,
-      scan_id: scan.id,
+      scan_id: task.scanId!,
       estimated_seconds: estimateProcessingSeconds(photos.length),
       photos: photos.length,
       ignored_files: ignored,
     };
   } catch (err) {
     // Once the task row exists its photos belong to it (the local runner takes pending tasks up at start-up).
-    if (!committed) {
+    if (!submitted) {
       await rm(photosDir, { recursive: true, force: true });
       if (photosDir !== staging) await rm(staging, { recursive: true, force: true });
     }
