@@ -49,7 +49,7 @@ export interface MeanChange {
   change: number;
 }
 
-export interface ZoneRow {
+export interface ZoneTableRow {
   id: number;
   class: number;
   color: string | null;
@@ -61,7 +61,7 @@ export interface ZoneRow {
 }
 
 export interface ZoneTable {
-  rows: ZoneRow[];
+  rows: ZoneTableRow[];
   /** The ground no zone covers, a row of its own; null when that is only the edge of the pixels. */
   unzoned: { areaHa: number; share: number } | null;
 }

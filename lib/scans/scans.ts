@@ -12,28 +12,15 @@ import { indexRamp, previewLegend, type PreviewLegend, type PreviewStretch, prev
 import { taskErrorText } from '../tasks/view';
 import { resolveDataPath, storeDataPath } from '../uploads/data-path';
 import type { FieldGeometry } from '../geo/geometry';
+import type { IndexStats, Zone } from '../raster/zones';
 import { boundaryFingerprint } from './boundary';
 import { dronePhotosDir } from '../fields/files';
 import { parseCaptureDate } from './schemas';
 
-export interface ZoneData {
-  classIndex: number;
-  name: string;
-  min: number;
-  max: number;
-  mean: number;
-  areaHa: number;
-  color: string;
-  geometry: object;
-}
+/** A zone as a scan stores it: the zoning's zone (lib/raster/zones.ts) without its quartiles, its geometry as JSON. */
+export type ZoneData = Omit<Zone, 'q1' | 'q3' | 'geometry'> & { geometry: object };
 
-export interface IndexStats {
-  min?: number;
-  max?: number;
-  mean: number;
-  std: number;
-  median: number;
-}
+export type { IndexStats };
 
 export interface ScanData {
   source: 'raster' | 'drone';
