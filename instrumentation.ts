@@ -10,6 +10,9 @@ export async function register() {
   const { onClearSessionsFromPrimary, tellPrimary, webRole } = await import('./lib/server/ipc');
   const { clearProcessSessionCache } = await import('./lib/auth/session-cache');
   setRequestTimeout(config().REQUEST_TIMEOUT_S * 1000);
+  // Every process may end a task (a web process one its queue refused): the jobs' finishers and undoing first.
+  const { registerJobs } = await import('./lib/jobs');
+  registerJobs();
   if (webRole()) onClearSessionsFromPrimary(clearProcessSessionCache);
   try {
     if (process.env.REDIS_URL) {
@@ -18,8 +21,6 @@ export async function register() {
       await cleanup({ staleAfterMs: 6 * 3600_000, ...(await taskFolders()) });
     } else if (webRole() !== 'web') {
       const { startLocalRunner } = await import('./lib/tasks/local-runner');
-      const { registerJobs } = await import('./lib/jobs');
-      registerJobs();
       // At a fresh start this process is alone on the folder (the cluster starts its other web
       // processes once this one is ready): everything left over is garbage. A runner started again
       // after a crash shares it with web processes that may be receiving uploads.
