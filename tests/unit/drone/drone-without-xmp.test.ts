@@ -12,10 +12,10 @@ import { detectFeatures, guidedMatches, orbFeatures } from '@/lib/drone/features
 import { utmFrame } from '@/lib/drone/frame';
 import { openCv } from '@/lib/drone/opencv';
 import { buildOrthomosaic, type Mosaic } from '@/lib/drone/ortho';
-import { mosaicOnGrid } from '../helpers/mosaic-grid';
+import { mosaicOnGrid } from '../../helpers/mosaic-grid';
 import { baselineFactors, factorHeadingDeg, flightOrder, headingsDeg, isNadirMotion, spreadPairs, trackPriors } from '@/lib/drone/track';
-import { lasTopView, type TopView } from '../helpers/point-cloud';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { lasTopView, type TopView } from '../../helpers/point-cloud';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const skip = missingShared('drone', 'brighton_beach', 'images') ?? missingShared('drone', 'brighton_beach', 'model.laz');
 if (skip) console.warn(skip);

@@ -17,8 +17,8 @@ import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
 import { repairGeometry } from '@/lib/geo/repair';
 import { detectEncoding, encodingFromCpg, pickColumns, readShapefileFiles } from '@/lib/uploads/shapefile-layers';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
-import { missingShared, sharedPath } from '../helpers/shared-data';
-import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
+import { ogr2ogrAvailable, shapefileZip, square } from '../../helpers/shapefile-zip';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'shp-unit-'));
 const readZip = async (zip: string, dir = tmp()) => readShapefileFiles(await extractZipSafely(zip, dir), dir);
@@ -183,7 +183,7 @@ const CRS_CASES: [string, string, number, number][] = [
 describe.skipIf(!ogr2ogrAvailable())('coordinate systems written by GDAL', () => {
   for (const [label, srs, lon, lat] of CRS_CASES) {
     it(`${label}: read back within 5 cm of GDAL`, async () => {
-      const { shapefileZip } = await import('../helpers/shapefile-zip');
+      const { shapefileZip } = await import('../../helpers/shapefile-zip');
       const dir = tmp();
       const zipPath = join(dir, 'in.zip');
       const { writeFileSync } = await import('node:fs');

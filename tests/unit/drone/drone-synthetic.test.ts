@@ -12,8 +12,8 @@ import { measureRowPattern } from '@/lib/drone/classify';
 import { analyseIndex, fieldMask } from '@/lib/drone/index';
 import { buildOrthomosaic, StitchError, type Mosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
-import { makeSyntheticSurvey, missingExiftool, type SurveyTruth } from '../helpers/synthetic-survey';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { makeSyntheticSurvey, missingExiftool, type SurveyTruth } from '../../helpers/synthetic-survey';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const naip = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'];
 const skip = missingShared(...naip) ?? missingExiftool();

@@ -9,7 +9,7 @@ import { TargetNotEmptyError, copyDatabase } from '@/lib/db/copy';
 import { migrateV2026_2 } from '@/lib/db/legacy/v2026-2';
 import { migrate } from '@/lib/db/migrate';
 import { type ScratchDb, postgresAvailable, scratchPostgres, scratchSqlite } from '@/lib/db/scratch';
-import { SHARED_DIR } from '../helpers/shared-data';
+import { SHARED_DIR } from '../../helpers/shared-data';
 
 const FIXTURE = join(SHARED_DIR, 'fixtures', 'v2026_2', 'v2026_2.db');
 const noPostgres = !(await postgresAvailable()) ? 'no PostgreSQL server at 127.0.0.1:5432' : undefined;

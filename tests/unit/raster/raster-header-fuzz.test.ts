@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sparseHugeTiff } from '../helpers/hostile-input';
-import { allNodataIndexTiff, gradientIndexTiff, tiffBytes } from '../helpers/tiff';
+import { sparseHugeTiff } from '../../helpers/hostile-input';
+import { allNodataIndexTiff, gradientIndexTiff, tiffBytes } from '../../helpers/tiff';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const HEAP_CAP_MB = 256;
@@ -54,7 +54,7 @@ let died: Error | undefined;
 
 beforeAll(async () => {
   // workerData must be set: geotiff's web-worker dependency reads it in any thread.
-  worker = new Worker(new URL('../helpers/inspect-worker.mjs', import.meta.url), { workerData: {}, resourceLimits: { maxOldGenerationSizeMb: HEAP_CAP_MB } });
+  worker = new Worker(new URL('../../helpers/inspect-worker.mjs', import.meta.url), { workerData: {}, resourceLimits: { maxOldGenerationSizeMb: HEAP_CAP_MB } });
   worker.on('error', (err) => (died = err));
   worker.on('exit', (code) => (died ??= new Error(`the inspecting thread exited (${code})`)));
   await new Promise<void>((resolve, reject) => {

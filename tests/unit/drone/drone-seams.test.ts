@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
 import { outputGrid, sampledSeamCheck, tieSurvey, type TiedSurvey } from '@/lib/drone/ortho';
-import { makeSyntheticSurvey, missingExiftool } from '../helpers/synthetic-survey';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { makeSyntheticSurvey, missingExiftool } from '../../helpers/synthetic-survey';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const naip = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'];
 const skip = missingShared(...naip) ?? missingExiftool();

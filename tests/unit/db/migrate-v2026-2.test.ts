@@ -11,8 +11,8 @@ import { BlockingRowsError, migrateV2026_2 } from '@/lib/db/legacy/v2026-2';
 import { diffLiveSqlite } from '@/lib/db/schema-engine';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { readModels } from '@/prisma/generate';
-import { rectWkt, writeLegacyDb } from '../helpers/legacy-db';
-import { SHARED_DIR } from '../helpers/shared-data';
+import { rectWkt, writeLegacyDb } from '../../helpers/legacy-db';
+import { SHARED_DIR } from '../../helpers/shared-data';
 
 const FIXTURES = join(SHARED_DIR, 'fixtures', 'v2026_2');
 const missing = existsSync(FIXTURES) ? undefined : `v2026.2 fixtures not found at ${FIXTURES}`;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeZones } from '@/lib/raster/zones';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'];
 const missing = missingShared(...NAIP);

@@ -9,7 +9,7 @@ import { EXIF_READS_AT_ONCE, mapBounded, parseExifDate, readDroneExif, readDrone
 import { detectFeatures } from '@/lib/drone/features';
 import { checkSurvey, estimateProcessingSeconds, fieldUnderPhotos, groupCaptures, otherFlights, surveyCentroids } from '@/lib/drone/survey';
 import { AppError } from '@/lib/errors';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const skip = missingShared('drone', 'brighton_beach', 'images');
 if (skip) console.warn(skip);

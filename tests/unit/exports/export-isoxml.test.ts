@@ -12,7 +12,7 @@ import { parseUnzonedRate, resolveRates } from '@/lib/exports/load';
 import { exportWork, isQuick } from '@/lib/exports/export-work';
 import { buildIsoxml, type IsoxmlOptions } from '@/lib/exports/isoxml';
 import type { ExportZone } from '@/lib/exports/types';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const XSD = ['isoxml', 'isoxml-py', 'xsd', 'ISO11783_TaskFile_V4-3.xsd'] as const;
 const FARMDOC = ['isoxml', 'isoxml-py', 'samples', 'v4', 'farmdoc', 'fertilizer_map_1', 'TASKDATA.XML'] as const;

@@ -11,9 +11,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
 import { footprint, gpsPlacement, groundSampleM, heightM, utmFrame } from '@/lib/drone/frame';
 import { buildOrthomosaic, decodeScale, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
-import { mosaicOnGrid } from '../helpers/mosaic-grid';
-import { agreementWithCloud, lasTopView } from '../helpers/point-cloud';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { mosaicOnGrid } from '../../helpers/mosaic-grid';
+import { agreementWithCloud, lasTopView } from '../../helpers/point-cloud';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const skip = missingShared('drone', 'brighton_beach', 'images');
 if (skip) console.warn(skip);

@@ -14,7 +14,7 @@ import { mapToPixel } from '@/lib/raster/inspect';
 import { INDEX_RANGES, indexRamp, rampColor } from '@/lib/raster/ramp';
 import { openTileRaster } from '@/lib/raster/tile-source';
 import { TILE_SIZE, chooseLevel, encodeTile, isTile, renderTile, rgbSamples, tileBounds } from '@/lib/raster/tiles';
-import { tiffBytes } from '../helpers/tiff';
+import { tiffBytes } from '../../helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'tiles-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

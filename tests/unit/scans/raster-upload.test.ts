@@ -12,7 +12,7 @@ import { type TenantDb, tenantDb } from '@/lib/db/tenant';
 import { fieldDataDir } from '@/lib/fields/files';
 import { fieldUnderRaster, submitRasterZoning } from '@/lib/scans/zoning';
 import { boundingBox, type FieldGeometry } from '@/lib/geo/geometry';
-import { allNodataIndexTiff } from '../helpers/tiff';
+import { allNodataIndexTiff } from '../../helpers/tiff';
 
 let scratch: ScratchDb;
 let db: Db;
@@ -39,7 +39,7 @@ const newField = async (geometry: FieldGeometry) => (await db.field.create({ dat
 
 describe('the field under a raster', () => {
   it('is found where the clipper throws on the pair (a boundary and its copy from another coordinate system)', async () => {
-    // The pair tests/unit/shapefile-read.test.ts has turf's clipper throw on: the same rectangle, its
+    // The pair tests/unit/uploads/shapefile-read.test.ts has turf's clipper throw on: the same rectangle, its
     // edges a fifth of a millimetre apart. The upload had answered 500.
     const utm: FieldGeometry = { type: 'Polygon', coordinates: [[[39.54, 47.099999999999994], [39.54, 47.10499999999999], [39.550000000000004, 47.10499999999999], [39.550000000000004, 47.1], [39.54, 47.099999999999994]]] };
     const laea: FieldGeometry = { type: 'Polygon', coordinates: [[[39.53999999999999, 47.100000002145386], [39.54000000000001, 47.10500000214633], [39.550000000000004, 47.10500000214633], [39.55000000000001, 47.100000002145364], [39.53999999999999, 47.100000002145386]]] };

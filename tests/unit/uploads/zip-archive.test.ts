@@ -8,8 +8,8 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { isShapefilePart } from '@/lib/uploads/shapefile-layers';
 import { extractZipSafely, listZip } from '@/lib/uploads/zip-archive';
-import { rawZip } from '../helpers/raw-zip';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { rawZip } from '../../helpers/raw-zip';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'zip-unit-'));
 

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UploadBar } from '@/components/uploads/progress';
 import { download } from '@/lib/ui/api';
 import { MAX_RETRY_MS, POLL_MS, afterFailedPoll } from '@/lib/ui/task-poll';
-import en from '../../messages/en.json';
-import ru from '../../messages/ru.json';
-import sk from '../../messages/sk.json';
+import en from '../../../messages/en.json';
+import ru from '../../../messages/ru.json';
+import sk from '../../../messages/sk.json';
 
 afterEach(() => {
   vi.unstubAllGlobals();

@@ -176,7 +176,7 @@ describe('the validation_ui messages', () => {
 });
 
 describe('forms', () => {
-  const ROOT = join(import.meta.dirname, '..', '..');
+  const ROOT = join(import.meta.dirname, '..', '..', '..');
   const sources = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const p = join(dir, name);

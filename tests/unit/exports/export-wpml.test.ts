@@ -16,7 +16,7 @@ import { ValidationError } from '@/lib/http/validate';
 import {
   ALL_PLANS_ERRORS_FILE, MAX_WAYPOINTS, buildAllFlightPlansZip, buildFlightPlanKmz, estimateWaypoints, kmzFileName, planSurvey, uniqueKmzNames, validateFlightParams, type FlightOptions,
 } from '@/lib/exports/wpml';
-import { missingShared, sharedPath } from '../helpers/shared-data';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 
 // Fields near Levice (SK), built in metres east/north of a corner and turned into lon/lat here.
 const LON0 = 18.72, LAT0 = 48.2;
