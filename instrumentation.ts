@@ -10,6 +10,9 @@ export async function register() {
   const { onClearSessionsFromPrimary, tellPrimary, webRole } = await import('./lib/server/ipc');
   const { clearProcessSessionCache } = await import('./lib/auth/session-cache');
   setRequestTimeout(config().REQUEST_TIMEOUT_S * 1000);
+  // Every process may end a task (a web process one its queue refused): the jobs' finishers and undoing first.
+  const { registerJobs } = await import('./lib/jobs');
+  registerJobs();
   if (webRole()) onClearSessionsFromPrimary(clearProcessSessionCache);
   try {
     if (process.env.REDIS_URL) {

@@ -14,7 +14,7 @@ import { measureMosaic } from '@/tests/helpers/truth-measure';
 import { makeTruthSurvey } from '@/tests/helpers/truth-survey';
 import { round, type Row, writeResults } from './lib';
 
-/** Issue 38's targets (as in tests/unit/drone-truth.test.ts). */
+/** Issue 38's targets (as in tests/unit/drone/drone-truth.test.ts). */
 const RMSE_OVER_FLOOR_MAX = 1.2;
 const RMSE_MAX_M = 1.5;
 const NEIGHBOUR_P95_MAX_M = 0.5;

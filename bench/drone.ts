@@ -21,7 +21,7 @@ import { featureScale } from '@/lib/drone/features';
 import { analyseIndex } from '@/lib/drone/index';
 import { buildOrthomosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
-import { DRONE_ZIP_LIMITS } from '@/lib/fields/drone-survey';
+import { DRONE_ZIP_LIMITS } from '@/lib/scans/drone-survey';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
 import { sharedPath } from '@/tests/helpers/shared-data';
 import { generatedSurvey } from './drone-survey';

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { getTranslations } from 'next-intl/server';
 import { FieldsTable } from '@/components/fields/fields-table';
 import { fieldProperties, listFieldRows } from '@/lib/fields/fields';
-import { latestScansByField } from '@/lib/fields/scans';
+import { latestScansByField } from '@/lib/scans/scans';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/auth/abilities';
 import { requireUser } from '@/lib/ui/server';

@@ -1,7 +1,7 @@
 import { getTranslations } from 'next-intl/server';
 import { FieldMapLoader } from '@/components/map/field-map-loader';
 import { fieldsExtent } from '@/lib/fields/fields';
-import { latestScansByField } from '@/lib/fields/scans';
+import { latestScansByField } from '@/lib/scans/scans';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/auth/abilities';
 import { baseLayers, requireUser } from '@/lib/ui/server';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { config } from '@/lib/config';
 import { importShapefile, parseColumnMapping } from '@/lib/fields/import';
-import { submitRasterZoning } from '@/lib/fields/zoning';
+import { submitRasterZoning } from '@/lib/scans/zoning';
 import { unprocessable } from '@/lib/errors';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';

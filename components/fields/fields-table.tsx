@@ -4,7 +4,7 @@ import { useSearchParams } from 'next/navigation';
 import { useFormatter, useLocale, useTranslations } from 'next-intl';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { PARCEL_NUMBER } from '@/lib/fields/parcel-number';
-import type { LatestScan } from '@/lib/fields/scans';
+import type { LatestScan } from '@/lib/scans/scans';
 import { api, download, saveBlob } from '@/lib/ui/api';
 import { kmzExportPath } from '@/lib/ui/drone-choice';
 import { toCsv } from '@/lib/ui/csv';

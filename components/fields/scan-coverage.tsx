@@ -1,6 +1,6 @@
-import { type Coverage, PARTIAL_COVERAGE } from '@/lib/fields/coverage';
+import { type Coverage, PARTIAL_COVERAGE } from '@/lib/scans/coverage';
 
-/** A scan's coverage of its field (lib/fields/coverage.ts), set as a warning when it is partial. */
+/** A scan's coverage of its field (lib/scans/coverage.ts), set as a warning when it is partial. */
 export function ScanCoverage({ coverage, text, partialNote }: { coverage: Coverage; text: string; partialNote: string }) {
   const partial = coverage.share < PARTIAL_COVERAGE;
   return (

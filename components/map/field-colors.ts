@@ -12,7 +12,7 @@ import type { FieldFeature } from '@/lib/ui/types';
 
 export type ColorBy = 'status' | 'owner' | 'index' | 'crop';
 
-/** Each scanned field's latest scan (lib/fields/scans.ts): its index, mean and crop, by field id. */
+/** Each scanned field's latest scan (lib/scans/scans.ts): its index, mean and crop, by field id. */
 export type LatestScans = Record<number, { scanId: number; source: string; index: string | null; mean: number | null; crop: string | null; cropUnsure: boolean }>;
 
 export interface LegendEntry {

@@ -12,7 +12,7 @@ import { Form } from '../ui/validation-messages';
 import { FieldChooser } from './field-chooser';
 import { TaskProgress, UploadBar, useTask, useUpload } from './progress';
 
-/** POST /upload's answer for a raster (lib/fields/zoning.ts, submitRasterZoning). */
+/** POST /upload's answer for a raster (lib/scans/zoning.ts, submitRasterZoning). */
 interface RasterAccepted {
   task_id: string;
   field_id: number;

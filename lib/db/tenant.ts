@@ -1,7 +1,8 @@
 // Tenant isolation, in one place: a client extension that confines every query on a tenant model to
 // one company. Reads, counts and aggregates get `company_id = ?` added to their filter; updates and
 // deletes too, so another company's id fails exactly like an id that does not exist (P2025 -> 404);
-// creates are stamped with the company. Route code never filters by company by hand.
+// creates are stamped with the company. Route code never filters by company by hand, and neither do
+// background writes (`scopeTransaction`).
 import type { Db } from './client';
 
 /** Models that belong to a company, and the column that names it. */
@@ -63,6 +64,30 @@ export function scopeToCompany(db: Db, companyId: number) {
 
 export type TenantDb = ReturnType<typeof scopeToCompany>;
 
+const TENANT_MODEL_BY_PROPERTY = new Map(Object.keys(TENANT_KEY).map((m) => [m[0]!.toLowerCase() + m.slice(1), m]));
+
+/**
+ * A transaction's client confined to one company by the same rules (`scopeArgs`). It is how work done
+ * outside a request writes (a task's finisher, in the transaction that ends the task): a transaction
+ * cannot be extended like a client. Raw SQL passes through unscoped.
+ */
+export function scopeTransaction<T extends object>(tx: T, companyId: number): T {
+  return new Proxy(tx, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      const model = typeof property === 'string' ? TENANT_MODEL_BY_PROPERTY.get(property) : undefined;
+      if (!model || typeof value !== 'object' || value === null) return value;
+      return new Proxy(value, {
+        get(delegate, operation) {
+          const method: unknown = Reflect.get(delegate, operation);
+          if (typeof operation !== 'string' || typeof method !== 'function') return method;
+          return (args: Args = {}) => (method as (a: Args) => unknown).call(delegate, scopeArgs(model, operation, args, companyId));
+        },
+      });
+    },
+  });
+}
+
 type TenantModel = 'user' | 'owner' | 'field' | 'task' | 'scan' | 'zone';
 type CreateData<M extends TenantModel> = Parameters<TenantDb[M]['create']>[0]['data'];
 type WithoutCompany<T> = T extends unknown ? Omit<T, 'companyId' | 'company'> : never;
@@ -70,6 +95,9 @@ type WithoutCompany<T> = T extends unknown ? Omit<T, 'companyId' | 'company'> : 
 export type TenantCreate<M extends TenantModel> = WithoutCompany<CreateData<M>>;
 /** `data` for `db.<model>.create` on the tenant client, checked as `TenantCreate` (Prisma's own type asks for the company too). */
 export const tenantCreate = <M extends TenantModel>(_model: M, data: TenantCreate<M>) => data as unknown as CreateData<M>;
+
+/** A row written through `scopeTransaction`, typed with the company that the scope stamps on (the transaction's types ask for it). */
+export const scopedRow = <R extends object>(row: R) => row as R & { companyId: number };
 
 // Building an extended client per request costs more than the query it serves: keep one per company.
 const scopedClients = new WeakMap<Db, Map<number, TenantDb>>();

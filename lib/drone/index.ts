@@ -20,11 +20,8 @@ export const HISTOGRAM_RANGE: [number, number] = [-1, 1];
 const INDEX_MIN_GSD_M = 0.1;
 const NODATA = -9999;
 
-export interface IndexStats {
-  mean: number;
-  std: number;
-  median: number;
-}
+import type { IndexStats } from '@/lib/raster/zones';
+export type { IndexStats };
 
 export interface IndexAnalysis {
   indexName: IndexName;

@@ -1,10 +1,10 @@
 // Loads what the export builders take, from the company's database.
 import { z } from 'zod';
 import type { TenantDb } from '../db/tenant';
-import { boundaryFingerprint } from '../fields/boundary';
-import { photoShare } from '../fields/coverage';
-import { latestScanId, listScans, scanLegend } from '../fields/scans';
-import { scanZonesWithin } from '../fields/zones-within';
+import { boundaryFingerprint } from '../scans/boundary';
+import { photoShare } from '../scans/coverage';
+import { latestScanId, listScans, scanLegend } from '../scans/scans';
+import { scanZonesWithin } from '../scans/zones-within';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound, unprocessable } from '../errors';
 import { validate } from '../http/validate';
@@ -59,7 +59,7 @@ export async function loadScanHistory(db: TenantDb, fieldId: number, locale: Loc
  * A scan of the field (the completed one taken last when none is named) with its zones, within the
  * field's `boundary` as it is now: clipped to it when the scan was made for another (redrawn or split
  * since, or not known). Clipping 30,000 vertices of zones takes a second, so it is done only then
- * (in a worker thread, and once per process; lib/fields/zones-within.ts).
+ * (in a worker thread, and once per process; lib/scans/zones-within.ts).
  */
 export async function loadScanWithZones(
   db: TenantDb,

@@ -11,7 +11,7 @@ import { statusKey } from '@/lib/fields/land-status';
 import type { ExportField, ExportScan, ExportScanEntry, ExportZone, Rates } from './types';
 import { legendDigits, type PreviewLegend } from '@/lib/raster/ramp';
 import { isUncertain } from '@/lib/drone/classify';
-import { PARTIAL_COVERAGE, coverageOf, zonedGround } from '@/lib/fields/coverage';
+import { PARTIAL_COVERAGE, coverageOf, zonedGround } from '@/lib/scans/coverage';
 
 export interface ReportOptions {
   locale: Locale;

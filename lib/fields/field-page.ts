@@ -15,12 +15,12 @@ import { DEFAULT_ZONING, type ZoningRecord } from '../raster/zones';
 import { listTasks, type TaskListItem } from '../tasks/list';
 import { type Abilities, abilities } from '../auth/abilities';
 import { listOwners } from '../owners/owners';
-import { type Coverage, scanCoverage, zonedGround } from './coverage';
+import { type Coverage, scanCoverage, zonedGround } from '../scans/coverage';
 import { fieldDetail, getField } from './fields';
 import type { MergedFrom } from './merge';
-import { getScan, type IndexStats, listScans, scanDetail } from './scans';
+import { getScan, type IndexStats, listScans, scanDetail } from '../scans/scans';
 import type { SplitFrom } from './split';
-import { scanZonesWithin } from './zones-within';
+import { scanZonesWithin } from '../scans/zones-within';
 
 export interface FieldPageQuery {
   scan?: string;
@@ -49,7 +49,7 @@ export interface MeanChange {
   change: number;
 }
 
-export interface ZoneRow {
+export interface ZoneTableRow {
   id: number;
   class: number;
   color: string | null;
@@ -61,7 +61,7 @@ export interface ZoneRow {
 }
 
 export interface ZoneTable {
-  rows: ZoneRow[];
+  rows: ZoneTableRow[];
   /** The ground no zone covers, a row of its own; null when that is only the edge of the pixels. */
   unzoned: { areaHa: number; share: number } | null;
 }

@@ -10,7 +10,7 @@ import { type BBox, type FieldGeometry, boundingBox, validateFieldGeometry } fro
 import { simplifyGeometryText } from '../geo/simplify';
 import { conflict, notFound, unprocessable } from '../errors';
 import { resolveDataPath } from '../uploads/data-path';
-import { noteScansBoundary } from './boundary';
+import { noteScansBoundary } from '../scans/boundary';
 import { removeFieldFiles } from './files';
 import type { createFieldBody, fieldListQuery, updateFieldBody } from './schemas';
 

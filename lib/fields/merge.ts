@@ -4,7 +4,7 @@ import type { TenantDb } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
 import { conflict, notFound } from '../errors';
-import { noteScansBoundary } from './boundary';
+import { noteScansBoundary } from '../scans/boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, fieldsWithTasksInProgress, geometryColumns, lockFieldRows, roundArea } from './fields';
 import { removeFieldFiles } from './files';

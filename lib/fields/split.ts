@@ -4,7 +4,7 @@ import { type TenantDb, tenantCreate } from '../db/tenant';
 import { geometryAreaHa } from '../geo/area';
 import type { FieldGeometry } from '../geo/geometry';
 import { notFound } from '../errors';
-import { noteScansBoundary } from './boundary';
+import { noteScansBoundary } from '../scans/boundary';
 import { runBoundaryWork } from './boundary-work';
 import { assertFieldsUnchanged, geometryColumns, roundArea } from './fields';
 

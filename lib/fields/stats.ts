@@ -2,7 +2,7 @@
 // stored rounded to what the field list shows, so the sums agree with it to the last decimal.
 import type { TenantDb } from '../db/tenant';
 import { AREA_UNIT, roundArea } from './fields';
-import { latestPerField, scanCrop, scanCropUnsure } from './scans';
+import { latestPerField, scanCrop, scanCropUnsure } from '../scans/scans';
 
 /**
  * A scan's crop as the statistics count it: the one a user named, else the classifier's unless it

@@ -6,6 +6,7 @@ import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { unprocessable } from '../errors';
 import { geometryAreaM2 } from './area';
 import { hasSeveralRings, misnestedRings } from './nest-rings';
+import { planarRingArea } from './planar';
 
 export type FieldGeometry = Polygon | MultiPolygon;
 export const MAX_VERTICES = 100_000;
@@ -41,14 +42,8 @@ function checkRing(ring: unknown, where: RingPlace): asserts ring is Position[] 
  * ellipsoidal area for any field, and enough to tell a zero area, at a twentieth of the cost.
  */
 function planarAreaM2(g: FieldGeometry): number {
-  const ringArea = (ring: Position[]) => {
-    const [x0 = 0, y0 = 0] = ring[0] ?? [];
-    const k = 111_320 * 111_320 * Math.cos((y0 * Math.PI) / 180);
-    let sum = 0;
-    // Relative to the first vertex, so that no precision is lost to large coordinates.
-    for (let i = 0; i + 1 < ring.length; i++) sum += (ring[i]![0]! - x0) * (ring[i + 1]![1]! - y0) - (ring[i + 1]![0]! - x0) * (ring[i]![1]! - y0);
-    return (Math.abs(sum) / 2) * k;
-  };
+  // Degrees squared to square metres at the ring's latitude: a check for zero area, not a measurement.
+  const ringArea = (ring: Position[]) => Math.abs(planarRingArea(ring)) * 111_320 * 111_320 * Math.cos(((ring[0]?.[1] ?? 0) * Math.PI) / 180);
   const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
   return polygons.reduce((total, [outer, ...holes]) => total + Math.max(0, ringArea(outer ?? []) - holes.reduce((h, r) => h + ringArea(r), 0)), 0);
 }

@@ -26,10 +26,17 @@ export function convexOverlap(a: [number, number][], b: [number, number][]): num
   return out.length < 3 ? 0 : Math.abs(planarRingArea([...out, out[0]!]));
 }
 
-/** Signed area of a closed ring in plane coordinates (shoelace): positive anticlockwise. */
-export function planarRingArea(r: [number, number][]): number {
+/**
+ * Signed area of a closed ring in plane coordinates (shoelace): positive anticlockwise with y up
+ * (so negative for a clockwise ring, and for an anticlockwise one in row-down pixel coordinates).
+ * The one ring area of the code: lon/lat rings scaled to metres (geometry.ts) and pixel rings
+ * (raster/polygonize.ts) use it too.
+ */
+export function planarRingArea(r: readonly (readonly number[])[]): number {
+  const [x0 = 0, y0 = 0] = r[0] ?? [];
   let s = 0;
-  for (let i = 0; i + 1 < r.length; i++) s += r[i]![0] * r[i + 1]![1] - r[i + 1]![0] * r[i]![1];
+  // Relative to the first vertex, so that no precision is lost to large coordinates.
+  for (let i = 0; i + 1 < r.length; i++) s += (r[i]![0]! - x0) * (r[i + 1]![1]! - y0) - (r[i + 1]![0]! - x0) * (r[i]![1]! - y0);
   return s / 2;
 }
 

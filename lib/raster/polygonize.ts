@@ -3,6 +3,7 @@
 // holes. Vertices in the middle of straight runs are dropped unless a third patch meets there,
 // which keeps neighbouring patches' shared borders vertex-for-vertex identical (no slivers).
 import { pointInRing } from '../geo/point-in-ring';
+import { planarRingArea } from '../geo/planar';
 
 export type GridPolygon = Array<Array<[number, number]>>;
 
@@ -68,8 +69,9 @@ export function polygonizeLabels(labels: Int32Array, width: number, height: numb
 
   const polygons = new Map<number, GridPolygon[]>();
   for (const [label, list] of rings) {
-    const outers = list.filter((r) => signedArea(r) < 0);
-    const holes = list.filter((r) => signedArea(r) > 0);
+    // Shoelace area in row-down coordinates: negative for outer rings as traced here.
+    const outers = list.filter((r) => planarRingArea(r) < 0);
+    const holes = list.filter((r) => planarRingArea(r) > 0);
     const polys: GridPolygon[] = outers.map((o) => [o]);
     for (const hole of holes) {
       const probe = holeProbe(hole);
@@ -86,13 +88,6 @@ function plainStraight(at: (c: number, r: number) => number, x: number, y: numbe
   return d % 2 === 0
     ? at(x - 1, y - 1) === at(x, y - 1) && at(x - 1, y) === at(x, y)
     : at(x - 1, y - 1) === at(x - 1, y) && at(x, y - 1) === at(x, y);
-}
-
-/** Shoelace area in row-down coordinates: negative for outer rings as traced here. */
-export function signedArea(ring: Array<[number, number]>): number {
-  let a = 0;
-  for (let i = 0; i + 1 < ring.length; i++) a += ring[i]![0] * ring[i + 1]![1] - ring[i + 1]![0] * ring[i]![1];
-  return a / 2;
 }
 
 /** A point just inside the hole's first edge (inside the hole, so strictly inside its host). */

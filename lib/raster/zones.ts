@@ -88,9 +88,10 @@ export interface IndexInputRecord {
   index_encoding?: IndexEncoding;
 }
 
+/** An index's summary over the field's pixels. A drone survey's index records no minimum or maximum. */
 export interface IndexStats {
-  min: number;
-  max: number;
+  min?: number;
+  max?: number;
   mean: number;
   std: number;
   median: number;
@@ -114,7 +115,7 @@ export interface Zone {
 
 export interface ZoningResult {
   indexName: string;
-  stats: IndexStats;
+  stats: Required<IndexStats>;
   histogram: { min: number; max: number; counts: number[] };
   /** The area the zones cover: the sum of their areas, as clipped to the field (never more than the field). */
   validAreaHa: number;
@@ -286,7 +287,7 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     coarse[Math.min(HISTOGRAM_BINS - 1, Math.floor(((v - min) / span) * HISTOGRAM_BINS))]!++;
   }
   const mean = sum / n;
-  const stats: IndexStats = { min, max, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), median: histogramQuantile(fine, 0.5) };
+  const stats: Required<IndexStats> = { min, max, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), median: histogramQuantile(fine, 0.5) };
 
   // Signed integers without a scale are read as x10000; a field whose every value is then within
   // ±0.01 is in another scale (NDVI x 100 or x 1000), not a field of bare zero index.

@@ -5,10 +5,10 @@
 // tried again while the database is busy: one given up would leave the task "running" for good.
 import { rm } from 'node:fs/promises';
 import type { Db } from '../db/client';
+import { scopeTransaction } from '../db/tenant';
 import { fromPrismaError, isAppError } from '../errors';
 import { log } from '../log';
-import { resolveDataPath } from '../uploads/data-path';
-import { FINISHERS } from './finishers';
+import { handlersOf } from './finishing';
 import { JobError } from './run-in-thread';
 import { MAX_ATTEMPTS, type TaskErrorInfo, type TaskKind } from './types';
 import { taskWorkDir } from './work-dir';
@@ -77,7 +77,7 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     // run the job again at restart and made a second scan.
     await endWrite(() =>
       db.$transaction(async (tx) => {
-        const publicResult = await FINISHERS[kind](tx, task, result);
+        const publicResult = await handlersOf(kind).finish(scopeTransaction(tx, task.companyId), task, result);
         const { count } = await tx.task.updateMany({
           where: held,
           // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
@@ -159,11 +159,8 @@ async function failTask(db: Db, task: FailingTask, error: { key: string; params:
         data: { status: 'error', error: JSON.stringify(error), finishedAt: new Date(), lockedBy: null },
       });
       if (count !== 1) return; // another runner has it, and the raster
-      // A drone task's scan was announced at its upload; a task remaking a scan's zones leaves the scan as it was.
-      if (task.scanId && task.kind === 'drone') await tx.scan.updateMany({ where: { id: task.scanId }, data: { status: 'error' } });
-      // Before the error is seen, so that no one finds the task failed and its raster still there.
-      const { rasterPath } = task.kind === 'raster_zones' ? (JSON.parse(task.payloadJson) as { rasterPath?: string }) : {};
-      if (rasterPath) await rm(resolveDataPath(rasterPath), { force: true });
+      // The kind's own undoing (lib/jobs/finishers.ts): a drone survey's scan, an uploaded raster.
+      await handlersOf(task.kind as TaskKind).undo?.(scopeTransaction(tx, task.companyId), task);
       await rm(taskWorkDir(task.companyId, task.id), { recursive: true, force: true });
     }),
   );

@@ -3,7 +3,7 @@
 // payload, reports progress, writes its output files into its work folder and returns a result;
 // the database is written afterwards, in one transaction, by the task's finisher.
 
-// `rezone`: a completed scan's zones made again from its kept index raster (lib/fields/rezone.ts).
+// `rezone`: a completed scan's zones made again from its kept index raster (lib/scans/rezone.ts).
 export const TASK_KINDS = ['raster_zones', 'drone', 'rezone'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 /** Work run in a thread for a request that waits for it, not stored as a task. */

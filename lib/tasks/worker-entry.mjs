@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register({ tsconfig: new URL('../../tsconfig.json', import.meta.url).pathname });
-const { runJob } = await import(new URL('./jobs.ts', import.meta.url).href);
+const { runJob } = await import(new URL('../jobs/jobs.ts', import.meta.url).href);
 const { isAppError } = await import(new URL('../errors.ts', import.meta.url).href);
 
 try {

@@ -12,7 +12,7 @@ import { ROLES, type Role, hasRole } from '@/lib/auth/roles';
 import { Api, unique } from '../helpers/api';
 import { PASSWORD, type TestCompany, createCompany } from '../helpers/company';
 import { baseUrl, directDb, retried } from '../helpers/context';
-import { saveScan } from '@/lib/fields/scans';
+import { saveScan } from '@/lib/scans/scans';
 import { tiffBytes } from '../helpers/tiff';
 
 const rect = (lon: number, lat: number) => ({ type: 'Polygon', coordinates: [[[lon, lat], [lon + 0.01, lat], [lon + 0.01, lat + 0.01], [lon, lat + 0.01], [lon, lat]]] });

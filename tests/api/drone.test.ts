@@ -397,7 +397,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     const meta = await sharp(pngBytes).metadata();
     expect(meta.width! * meta.height!).toBeGreaterThan(100_000);
     // The preview, laid on the map by its bounds, shows what ODM reconstructed where ODM puts it
-    // (as tests/unit/drone-ortho.test.ts checks on the GeoTIFF).
+    // (as tests/unit/drone/drone-ortho.test.ts checks on the GeoTIFF).
     const cloud = await lasTopView(sharedPath('drone', 'brighton_beach', 'model.laz'), 0.2);
     const { data: preview, info } = await sharp(pngBytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     const frame = utmFrame(-92, 46.84);

@@ -1,10 +1,10 @@
 // Merging fields into one and splitting one along a line: register parcels made into the fields farmed.
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
-import { boundaryFingerprint } from '@/lib/fields/boundary';
+import { boundaryFingerprint } from '@/lib/scans/boundary';
 import { tenantDb } from '@/lib/db/tenant';
 import { assertFieldsUnchanged } from '@/lib/fields/fields';
-import { saveScan } from '@/lib/fields/scans';
+import { saveScan } from '@/lib/scans/scans';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { createCompany, registerCompany } from '../helpers/company';
 import { baseUrl, directDb, retried } from '../helpers/context';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import proj4 from 'proj4';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { saveScan } from '@/lib/fields/scans';
+import { saveScan } from '@/lib/scans/scans';
 import { INDEX_RANGES, previewLegend, rampColor } from '@/lib/raster/ramp';
 import en from '../../messages/en.json';
 import type { Api } from '../helpers/api';

@@ -7,7 +7,7 @@
 // vertical error in the relative altitude too), the yaw with an error, and no tilt (the gimbal says
 // straight down). The truth: poses, checkpoints on the ground, and the floor the GPS noise allows (the
 // true block fitted to the noisy positions by a 3-D similarity, as any processor without ground
-// control can at best do). Used by tests/unit/drone-truth.test.ts and bench/drone-truth.ts.
+// control can at best do). Used by tests/unit/drone/drone-truth.test.ts and bench/drone-truth.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@ export interface TestWorker {
 
 export async function startWorker(env: Record<string, string>): Promise<TestWorker> {
   // --import rather than the tsx CLI: the CLI runs the script in a child, and tests kill by pid.
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'lib/tasks/worker-process.ts'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'lib/jobs/worker.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

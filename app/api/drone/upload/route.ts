@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { requireFeature } from '@/lib/capabilities';
 import { config } from '@/lib/config';
-import { DRONE_ZIP_MAX_BYTES, submitDroneSurvey } from '@/lib/fields/drone-survey';
+import { DRONE_ZIP_MAX_BYTES, submitDroneSurvey } from '@/lib/scans/drone-survey';
 import { unprocessable } from '@/lib/errors';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';

@@ -1,5 +1,5 @@
-import { deleteScan, getScan, scanDetail, updateScan } from '@/lib/fields/scans';
-import { updateScanBody } from '@/lib/fields/schemas';
+import { deleteScan, getScan, scanDetail, updateScan } from '@/lib/scans/scans';
+import { updateScanBody } from '@/lib/scans/schemas';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId, readJson } from '@/lib/http/validate';

@@ -1,4 +1,4 @@
-import { listScans } from '@/lib/fields/scans';
+import { listScans } from '@/lib/scans/scans';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';

@@ -1,4 +1,4 @@
-import { scanPreview } from '@/lib/fields/scans';
+import { scanPreview } from '@/lib/scans/scans';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';
 

@@ -1,6 +1,6 @@
-// POST /api/scans/{id}/zones: make a completed scan's zones again (lib/fields/rezone.ts).
-import { rezoneScanBody } from '@/lib/fields/schemas';
-import { submitRezoning } from '@/lib/fields/rezone';
+// POST /api/scans/{id}/zones: make a completed scan's zones again (lib/scans/rezone.ts).
+import { rezoneScanBody } from '@/lib/scans/schemas';
+import { submitRezoning } from '@/lib/scans/rezone';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId, readJson } from '@/lib/http/validate';

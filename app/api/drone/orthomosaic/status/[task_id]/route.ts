@@ -1,5 +1,5 @@
 // GET /api/drone/orthomosaic/status/{task_id} (spec 4.7): a drone task's state in the drone wording.
-import { droneTaskStatus } from '@/lib/fields/drone-survey';
+import { droneTaskStatus } from '@/lib/scans/drone-survey';
 import { ok } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 

@@ -1,4 +1,4 @@
-import { openDroneGeotiff } from '@/lib/fields/scans';
+import { openDroneGeotiff } from '@/lib/scans/scans';
 import { fileResponse } from '@/lib/http/respond';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';

@@ -1,4 +1,4 @@
-import { TILE_MAX_AGE_S, parseTileAddress, scanTile } from '@/lib/fields/scan-tiles';
+import { TILE_MAX_AGE_S, parseTileAddress, scanTile } from '@/lib/scans/scan-tiles';
 import { route } from '@/lib/http/route';
 import { pathId } from '@/lib/http/validate';
 

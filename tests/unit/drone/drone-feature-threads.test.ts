@@ -1,0 +1,68 @@
+// Features and pair matching on the feature threads (lib/drone/feature-threads.ts) give exactly what
+// the same functions give in the test's own thread: the same keypoints, descriptors and colours, the
+// same matches and the same headings settled.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { readDroneExif } from '@/lib/drone/exif';
+import { featuresInThread, matchInThread } from '@/lib/drone/feature-threads';
+import type { Features, PairMatch } from '@/lib/drone/features';
+import { median, photoFeatures } from '@/lib/drone/features';
+import { utmFrame } from '@/lib/drone/frame';
+import { candidatePairs, matchedPairs } from '@/lib/drone/pairs';
+import { placementPriors } from '@/lib/drone/placed';
+import { groupCaptures } from '@/lib/drone/survey';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
+
+const skip = missingShared('drone', 'brighton_beach', 'images');
+if (skip) console.warn(skip);
+const dir = sharedPath('drone', 'brighton_beach', 'images');
+
+/** Plain arrays, whichever memory the typed arrays live in (the threads' are shared). */
+const plainFeatures = (f: Features) => ({ ...f, points: Array.from(f.points), colours: Array.from(f.colours), descriptors: Array.from(f.descriptors) });
+const plainMatch = (m: PairMatch) => ({ ...m, pts: Array.from(m.pts) });
+
+describe.skipIf(skip)('feature threads', () => {
+  it('find the same features and matches as one thread, and settle the same headings', async () => {
+    // Five consecutive photos of the first line and the turn: pairs along the line and across it.
+    const files = readdirSync(dir).sort().slice(0, 5);
+    const photos = await Promise.all(files.map((f) => readDroneExif(join(dir, f))));
+    const captures = groupCaptures(photos);
+    const mains = captures.map((c) => c.main);
+    const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
+
+    const here: Features[] = [];
+    for (const m of mains) here.push(await photoFeatures(m, 1));
+    const threaded = await Promise.all(mains.map((m) => featuresInThread(m, 1)));
+    expect(here[0]!.count).toBeGreaterThan(1000);
+    expect(threaded.map(plainFeatures)).toEqual(here.map(plainFeatures));
+
+    const pairsWith = async (features: Features[], threads: boolean) => {
+      const { placed } = await placementPriors(captures, features, frame);
+      const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), () => {}, ...(threads ? [matchInThread] : []));
+      return { pairs: pairs.map(plainMatch), priors: placed.map((p) => p.prior) };
+    };
+    const one = await pairsWith(here, false);
+    const two = await pairsWith(threaded, true);
+    expect(one.pairs.length).toBeGreaterThanOrEqual(4);
+    expect(two).toEqual(one);
+  });
+
+  it('fail a photo damaged past its head naming it, as in one thread', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'feature-threads-'));
+    const whole = join(tmp, 'whole.jpg');
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toFile(whole);
+    const bytes = readFileSync(whole);
+    // Four at once: the calling thread holds two, so a worker thread gets the others.
+    const names = ['DJI_0096.JPG', 'DJI_0097.JPG', 'DJI_0098.JPG', 'DJI_0099.JPG'];
+    for (const name of names) writeFileSync(join(tmp, name), bytes.subarray(0, bytes.length / 2));
+    const cut = await Promise.all(names.map((name) => readDroneExif(join(tmp, name))));
+    const failures = await Promise.all(cut.map((photo) => featuresInThread(photo, 1).then(() => null, (err: unknown) => err)));
+    expect(failures).toMatchObject(names.map((file) => ({ name: 'AppError', key: 'drone_corrupt_image', params: { file } })));
+    // The threads that reported them still work.
+    const sound = await readDroneExif(whole);
+    expect(plainFeatures(await featuresInThread(sound, 1))).toEqual(plainFeatures(await photoFeatures(sound, 1)));
+  });
+});

@@ -1,0 +1,100 @@
+// The checks lib/uploads/zip-archive.ts makes before a byte is extracted: zip bombs made of one large
+// entry, of many 1 MB entries and of many small ones; archives that compress well but honestly
+// (real LPIS exports) pass; and the filter that extracts only the files a caller wants.
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import JSZip from 'jszip';
+import { describe, expect, it } from 'vitest';
+import { isShapefilePart } from '@/lib/uploads/shapefile-layers';
+import { extractZipSafely, listZip } from '@/lib/uploads/zip-archive';
+import { rawZip } from '../../helpers/raw-zip';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'zip-unit-'));
+
+/** An archive of `count` entries of `size` zero bytes each, deflated, written to a file. */
+async function zerosZip(count: number, size: number): Promise<string> {
+  const zip = new JSZip();
+  const zeros = new Uint8Array(size);
+  for (let i = 0; i < count; i++) zip.file(`f${i}.dbf`, zeros);
+  const path = join(tmp(), `zeros-${count}x${size}.zip`);
+  writeFileSync(path, await zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE', compressionOptions: { level: 9 } }));
+  return path;
+}
+
+const filesUnder = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => relative(dir, join(d.parentPath, d.name)));
+
+describe('zip bombs are refused before extraction', () => {
+  it('an entry of exactly 1 MB of zeros is checked (a thousand of them were written out as a gigabyte)', async () => {
+    const zip = await zerosZip(20, 1024 * 1024);
+    const dest = tmp();
+    await expect(extractZipSafely(zip, dest)).rejects.toMatchObject({ key: 'zip_bomb', params: { name: 'f0.dbf' } });
+    expect(filesUnder(dest)).toEqual([]);
+  });
+
+  it('entries above 64 kB are checked one by one', async () => {
+    await expect(listZip(await zerosZip(1, 100 * 1024))).rejects.toMatchObject({ key: 'zip_bomb', params: { name: 'f0.dbf' } });
+  });
+
+  it('many small entries that together inflate too much are refused as a whole', async () => {
+    // 300 entries of 60 kB: each under the per-entry check, 18 MB from a few dozen kB together.
+    const zip = await zerosZip(300, 60 * 1024);
+    const dest = tmp();
+    await expect(extractZipSafely(zip, dest)).rejects.toMatchObject({ key: 'zip_bomb_total' });
+    expect(filesUnder(dest)).toEqual([]);
+  });
+
+  it('small archives that compress very well still pass', async () => {
+    // 100 entries of 60 kB of zeros: 6 MB in all, under the floor of the whole-archive check.
+    expect(await listZip(await zerosZip(100, 60 * 1024))).toHaveLength(100);
+    expect(await listZip(await zerosZip(1, 64 * 1024))).toHaveLength(1);
+  });
+
+  const missing = missingShared('vector', 'lpis', 'sk_lpis_2024.zip');
+  it.skipIf(!!missing)('real LPIS exports pass (their attribute tables inflate 30 to 55 times)', async () => {
+    for (const file of ['sk_lpis_2024', 'cz_lpis_2023', 'de_bb_gsa_2025', 'bg_arable_2024', 'ro_eurocrops_2021']) {
+      expect((await listZip(sharedPath('vector', 'lpis', `${file}.zip`))).length).toBeGreaterThan(3);
+    }
+  });
+});
+
+describe('extracting only the wanted entries', () => {
+  it('a shapefile import takes the layer files, in any case and folder, and leaves the rest in the archive', async () => {
+    const zip = new JSZip();
+    for (const name of ['a/Parcels.SHP', 'a/Parcels.shx', 'a/Parcels.DBF', 'a/Parcels.prj', 'a/Parcels.Cpg', 'readme.txt', 'photo.jpg', 'a/Parcels.shp.xml', 'a/Parcels.sbn']) zip.file(name, 'x');
+    const path = join(tmp(), 'mixed.zip');
+    writeFileSync(path, await zip.generateAsync({ type: 'uint8array' }));
+    const dest = tmp();
+    const written = await extractZipSafely(path, dest, {}, isShapefilePart);
+    expect(written.map((p) => relative(dest, p)).sort()).toEqual(['a/Parcels.Cpg', 'a/Parcels.DBF', 'a/Parcels.SHP', 'a/Parcels.prj', 'a/Parcels.shx']);
+    expect(filesUnder(dest).sort()).toEqual(['a/Parcels.Cpg', 'a/Parcels.DBF', 'a/Parcels.SHP', 'a/Parcels.prj', 'a/Parcels.shx']);
+  });
+});
+
+describe('entries yauzl cannot read are refused with their name, never thrown as they come', () => {
+  const write = (zip: Buffer) => {
+    const path = join(tmp(), 'raw.zip');
+    writeFileSync(path, zip);
+    return path;
+  };
+
+  it('a method other than stored or deflated is refused before a byte is extracted', async () => {
+    const zip = write(rawZip([{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.dbf', data: Buffer.from('table'), method: 12 }]));
+    await expect(listZip(zip)).rejects.toMatchObject({ key: 'zip_unsupported_method', params: { name: 'a.dbf', method: 'BZip2 (12)' } });
+    const dest = tmp();
+    await expect(extractZipSafely(zip, dest)).rejects.toMatchObject({ key: 'zip_unsupported_method' });
+    expect(filesUnder(dest)).toEqual([]);
+  });
+
+  it('a damaged local header, and a name that is both a file and a folder, are the damaged entry; what was written goes', async () => {
+    for (const [entries, name] of [
+      [[{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.dbf', data: Buffer.from('table'), damagedLocalHeader: true }], 'a.dbf'],
+      [[{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.shp/b.dbf', data: Buffer.from('table') }], 'a.shp/b.dbf'],
+    ] as const) {
+      const dest = tmp();
+      await expect(extractZipSafely(write(rawZip([...entries])), dest)).rejects.toMatchObject({ name: 'AppError', key: 'zip_corrupt', params: { name } });
+      expect(filesUnder(dest)).toEqual([]);
+    }
+  });
+});
