@@ -1,7 +1,7 @@
 // Imports done within their request (a shapefile's fields) kept as finished tasks, so that the list of
 // recent tasks shows them beside rasters and surveys: who imported which file, when, and how it went.
 import { randomUUID } from 'node:crypto';
-import type { TenantDb } from '../db/tenant';
+import { type TenantDb, tenantCreate } from '../db/tenant';
 import { AppError } from '../errors';
 
 export const IMPORT_KINDS = ['shapefile'] as const;
@@ -24,7 +24,7 @@ function errorJson(err: unknown): string {
 export async function recordImport(db: TenantDb, record: ImportRecord): Promise<void> {
   const failed = 'error' in record.outcome;
   await db.task.create({
-    data: {
+    data: tenantCreate('task', {
       id: randomUUID(),
       kind: record.kind,
       status: failed ? 'error' : 'completed',
@@ -35,6 +35,6 @@ export async function recordImport(db: TenantDb, record: ImportRecord): Promise<
       error: 'error' in record.outcome ? errorJson(record.outcome.error) : null,
       startedAt: record.startedAt,
       finishedAt: new Date(),
-    } as Parameters<TenantDb['task']['create']>[0]['data'],
+    }),
   });
 }
