@@ -37,13 +37,13 @@ export const POSE_KEYS = ['E', 'N', 'Z', 'yaw', 'pitch', 'roll'] as const;
  */
 export function rotation(yaw: number, pitch: number, roll: number): Float64Array {
   const sy = Math.sin(yaw), cyw = Math.cos(yaw);
-  const x0 = [cyw, -sy, 0], y0 = [-sy, -cyw, 0], z0 = [0, 0, -1];
   const cp = Math.cos(pitch), sp = Math.sin(pitch), cr = Math.cos(roll), sr = Math.sin(roll);
-  const y = [0, 1, 2].map((k) => cp * y0[k]! + sp * z0[k]!);
-  const z1 = [0, 1, 2].map((k) => cp * z0[k]! - sp * y0[k]!);
-  const x = [0, 1, 2].map((k) => cr * x0[k]! - sr * z1[k]!);
-  const z = [0, 1, 2].map((k) => cr * z1[k]! + sr * x0[k]!);
-  return Float64Array.from([...x, ...y, ...z]);
+  // Nadir axes: x0 = (cos yaw, −sin yaw, 0), y0 = (−sin yaw, −cos yaw, 0), z0 = (0, 0, −1).
+  const y = [-cp * sy, -cp * cyw, -sp];
+  const z1 = [sp * sy, sp * cyw, -cp];
+  const x = [cr * cyw - sr * z1[0]!, -cr * sy - sr * z1[1]!, -sr * z1[2]!];
+  const z = [cr * z1[0]! + sr * cyw, cr * z1[1]! - sr * sy, cr * z1[2]!];
+  return Float64Array.of(x[0]!, x[1]!, x[2]!, y[0]!, y[1]!, y[2]!, z[0]!, z[1]!, z[2]!);
 }
 
 /** Radial distortion factor at normalised radius² r2. */
