@@ -169,7 +169,7 @@ function reprojection(tracks: Tracks, cameras: Camera[], X: Points, sigma: numbe
 }
 
 /** Huber weights of the observations around a robust scale; gross outliers get 0. */
-function robustWeights(res: Float64Array, n: number): Float64Array {
+function robustWeights(res: Float64Array, n: number): Float64Array<ArrayBuffer> {
   const norms = new Float64Array(n);
   for (let o = 0; o < n; o++) norms[o] = Math.hypot(res[2 * o]!, res[2 * o + 1]!);
   // The whitened residuals' scale: no smaller than the stated pixel sigma (1 after whitening).
@@ -324,7 +324,7 @@ export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, 
   let X = Float64Array.from(points);
   const res = new Float64Array(2 * no);
   let lambda = 1e-3, iterations = 0;
-  let w = new Float64Array(no).fill(1);
+  let w: Float64Array<ArrayBuffer> = new Float64Array(no).fill(1);
   let converged = false;
   while (!converged && iterations < (opts.maxIterations ?? 20)) {
     iterations++;

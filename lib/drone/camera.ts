@@ -127,10 +127,20 @@ export function cameraFromPlacement(
   const R = rotation(yaw, tilt.pitch, tilt.roll);
   // Principal ray direction = camera z axis (third row of R); its ground hit is (tx, ty).
   const t = (groundH - Z) / R[8]!;
-  return { E: q.tx - t * R[6]!, N: q.ty - t * R[7]!, Z, yaw, pitch: tilt.pitch, roll: tilt.roll, f, ...intr };
+  return { E: q.tx - t * R[6]!, N: q.ty - t * R[7]!, Z, yaw, pitch: tilt.pitch, roll: tilt.roll, f, cx: intr.cx, cy: intr.cy, k1: intr.k1, k2: intr.k2 };
 }
 
 /** Where the camera's principal point lands on the relief: the photo's centre on the ground. */
 export function centreOnGround(c: Camera, relief: ReliefGrid): [number, number, number] {
   return pixelRayToGround(c, c.cx, c.cy, relief);
+}
+
+/**
+ * The similarity placement that stands for a camera (its inverse is cameraFromPlacement with ground
+ * height 0): turn from the heading, scale Z / f, centre where the principal ray meets the reference.
+ */
+export function placementOfCamera(c: Camera): Placement {
+  const s = c.Z / c.f;
+  const [tx, ty] = pixelRayToPlane(c, c.cx, c.cy, 0);
+  return { a: s * Math.cos(-c.yaw), b: s * Math.sin(-c.yaw), tx, ty };
 }

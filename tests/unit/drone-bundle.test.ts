@@ -56,7 +56,10 @@ function block(seed: number) {
   for (let i = 0; i < truth.length; i++) {
     for (let j = i + 1; j < truth.length; j++) {
       const pts: number[] = [];
-      seen.forEach((s) => { if (s[i] && s[j]) pts.push(s[i][0], s[i][1], s[j][0], s[j][1]); });
+      seen.forEach((s) => {
+        const [a, b] = [s[i], s[j]];
+        if (a && b) pts.push(a[0], a[1], b[0], b[1]);
+      });
       if (pts.length >= 4 * 20) pairs.push({ i, j, pts: Float64Array.from(pts), logRatio: [0], gpsDisagreementM: 0, rotation: 0 });
     }
   }

@@ -2,7 +2,7 @@
 // way their names say, and a nadir camera from a similarity placement draws what the similarity draws.
 import { describe, expect, it } from 'vitest';
 import type { Camera } from '@/lib/drone/camera';
-import { cameraFromPlacement, pixelRayToGround, pixelRayToPlane, projectToPixel, rotation } from '@/lib/drone/camera';
+import { cameraFromPlacement, placementOfCamera, pixelRayToGround, pixelRayToPlane, projectToPixel, rotation } from '@/lib/drone/camera';
 import { dewarpData } from '@/lib/drone/exif';
 import { toGround } from '@/lib/drone/frame';
 import type { ReliefGrid } from '@/lib/drone/relief';
@@ -80,6 +80,10 @@ describe('pinhole camera', () => {
     const [e3, n3] = pixelRayToPlane(tilted, 2000, 1500, 5);
     expect(Math.hypot(e3 - q.tx, n3 - q.ty)).toBeLessThan(1e-6);
     expect(Math.hypot(tilted.E - q.tx, tilted.N - q.ty)).toBeGreaterThan(4);
+    // A camera and the placement that stands for it make each other again.
+    const c2 = camera();
+    const back = cameraFromPlacement(placementOfCamera(c2), c2.Z, 0, c2.f, { pitch: c2.pitch, roll: c2.roll }, c2);
+    for (const key of ['E', 'N', 'Z', 'yaw', 'pitch', 'roll'] as const) expect(back[key]).toBeCloseTo(c2[key], 6);
   });
 
   it("reads DJI's DewarpData (principal point offsets and k1, k2) and refuses other forms", () => {
