@@ -123,6 +123,12 @@ export interface BundleOptions {
   /** Standard deviation of a match's pixel position (full-resolution pixels). */
   obsSigmaPx: number;
   maxIterations?: number;
+  /**
+   * Self-calibration: photos with the same `group` (one camera model) share one focal length, held to
+   * its starting value with standard deviation `sigmaShare` of it, and, with `k1Sigma`, one radial k1
+   * held to its starting value with that standard deviation. Absent: the intrinsics stay fixed.
+   */
+  focal?: { group: ArrayLike<number>; sigmaShare: number; k1Sigma?: number };
 }
 
 export interface BundleResult {
@@ -136,6 +142,11 @@ export interface BundleResult {
 }
 
 const POSE = 6;
+/** Parameters a single observation touches in the reduced system: its photo's pose, its focal and k1. */
+const EXT = POSE + 2;
+/** Intrinsic parameters per camera group: focal, k1. */
+const INTR = 2;
+const STEP_K1 = 1e-5;
 const wrap = (a: number) => a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
 /** Huber threshold and outlier cut, in robust standard deviations of the reprojection error. */
 const HUBER_K = 2;
@@ -145,6 +156,30 @@ const CONVERGED_GAIN = 1e-7;
 
 const poseOf = (c: Camera) => [c.E, c.N, c.Z, c.yaw, c.pitch, c.roll];
 const withPose = (c: Camera, p: ArrayLike<number>): Camera => ({ ...c, E: p[0]!, N: p[1]!, Z: p[2]!, yaw: p[3]!, pitch: p[4]!, roll: p[5]! });
+
+/**
+ * The shared intrinsics: which photos share which, their prior values and sigmas, INTR per group
+ * (focal, k1). A k1 that is not adjusted keeps a zero Jacobian and so never moves.
+ */
+interface Focals {
+  group: Int32Array;
+  prior: Float64Array;
+  sigma: Float64Array;
+  k1Free: boolean;
+}
+
+function focalsOf(cameras: Camera[], opts: BundleOptions): Focals {
+  if (!opts.focal) return { group: new Int32Array(cameras.length).fill(-1), prior: new Float64Array(0), sigma: new Float64Array(0), k1Free: false };
+  const group = Int32Array.from(opts.focal.group);
+  const n = Math.max(0, ...group) + 1;
+  const prior = new Float64Array(INTR * n), sigma = new Float64Array(INTR * n);
+  cameras.forEach((c, k) => {
+    const g = group[k]!;
+    prior[INTR * g] = c.f; prior[INTR * g + 1] = c.k1;
+    sigma[INTR * g] = c.f * opts.focal!.sigmaShare; sigma[INTR * g + 1] = opts.focal!.k1Sigma ?? 1;
+  });
+  return { group, prior, sigma, k1Free: opts.focal.k1Sigma !== undefined };
+}
 
 /** Prior residuals (whitened) of a pose, in POSE order. */
 function priorResiduals(p: ArrayLike<number>, q: PosePrior): number[] {
@@ -178,10 +213,11 @@ function robustWeights(res: Float64Array, n: number): Float64Array<ArrayBuffer> 
   return norms.map((e) => (e > OUTLIER_K * scale * Math.SQRT2 ? 0 : e <= HUBER_K * scale ? 1 : (HUBER_K * scale) / e));
 }
 
-function cost(res: Float64Array, w: Float64Array, cameras: Camera[], priors: PosePrior[]): number {
+function cost(res: Float64Array, w: Float64Array, cameras: Camera[], priors: PosePrior[], focals: Focals, f: Float64Array): number {
   let s = 0;
   for (let o = 0; o < w.length; o++) s += w[o]! * (res[2 * o]! ** 2 + res[2 * o + 1]! ** 2);
   cameras.forEach((c, k) => { for (const r of priorResiduals(poseOf(c), priors[k]!)) s += r * r; });
+  f.forEach((v, g) => { s += ((v - focals.prior[g]!) / focals.sigma[g]!) ** 2; });
   return s;
 }
 
@@ -189,20 +225,21 @@ function cost(res: Float64Array, w: Float64Array, cameras: Camera[], priors: Pos
 const STEP_POSE = [1e-3, 1e-3, 1e-3, 1e-6, 1e-6, 1e-6];
 
 /**
- * Normal equations of the reprojection terms, per photo (U: 6×6, g: 6), per point (V: 3×3, gp: 3)
- * and per observation (W: 6×3), from forward-difference Jacobians. g = −Jᵀr.
+ * Normal equations of the reprojection terms, per photo (U: 7×7 over pose and focal, g: 7), per point
+ * (V: 3×3, gp: 3) and per observation (W: 7×3), from forward-difference Jacobians (the focal's is
+ * exact). g = −Jᵀr. The focal rows are zero when the focal is fixed.
  */
-function normalEquations(tracks: Tracks, cameras: Camera[], X: Points, sigma: number, res: Float64Array, w: Float64Array) {
+function normalEquations(tracks: Tracks, cameras: Camera[], X: Points, sigma: number, res: Float64Array, w: Float64Array, focalFree: boolean, k1Free: boolean) {
   const nc = cameras.length, nt = tracks.start.length - 1, no = tracks.cam.length;
-  const U = new Float64Array(nc * 36), g = new Float64Array(nc * POSE);
-  const V = new Float64Array(nt * 9), gp = new Float64Array(nt * 3), W = new Float64Array(no * 18);
+  const U = new Float64Array(nc * EXT * EXT), g = new Float64Array(nc * EXT);
+  const V = new Float64Array(nt * 9), gp = new Float64Array(nt * 3), W = new Float64Array(no * EXT * 3);
   const R = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
   // Rotations with each angle stepped, per photo, for the angle derivatives.
   const Rd = cameras.map((c) => [3, 4, 5].map((d) => {
     const h = STEP_POSE[d]!;
     return rotation(c.yaw + (d === 3 ? h : 0), c.pitch + (d === 4 ? h : 0), c.roll + (d === 5 ? h : 0));
   }));
-  const Jc = new Float64Array(12), Jp = new Float64Array(6);
+  const Jc = new Float64Array(2 * EXT), Jp = new Float64Array(6);
   for (let t = 0; t < nt; t++) {
     const x = X[3 * t]!, y = X[3 * t + 1]!, z = X[3 * t + 2]!;
     for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) {
@@ -223,12 +260,21 @@ function normalEquations(tracks: Tracks, cameras: Camera[], X: Points, sigma: nu
         const [u, v] = projectToPixel(cam, x, y, z, Rd[k]![d - 3]);
         Jc[2 * d] = (u - u0) / h / sigma; Jc[2 * d + 1] = (v - v0) / h / sigma;
       }
+      // u = cx + f·x·d: the focal scales the offset from the principal point.
+      Jc[12] = focalFree ? (u0 - cam.cx) / cam.f / sigma : 0;
+      Jc[13] = focalFree ? (v0 - cam.cy) / cam.f / sigma : 0;
+      if (k1Free) {
+        const [u, v] = projectToPixel({ ...cam, k1: cam.k1 + STEP_K1 }, x, y, z, R[k]);
+        Jc[14] = (u - u0) / STEP_K1 / sigma; Jc[15] = (v - v0) / STEP_K1 / sigma;
+      } else {
+        Jc[14] = 0; Jc[15] = 0;
+      }
       const ru = res[2 * o]!, rv = res[2 * o + 1]!;
-      for (let a = 0; a < 6; a++) {
+      for (let a = 0; a < EXT; a++) {
         const ja = Jc[2 * a]!, jb = Jc[2 * a + 1]!;
-        g[k * 6 + a] = g[k * 6 + a]! - wo * (ja * ru + jb * rv);
-        for (let b = 0; b < 6; b++) U[k * 36 + a * 6 + b] = U[k * 36 + a * 6 + b]! + wo * (ja * Jc[2 * b]! + jb * Jc[2 * b + 1]!);
-        for (let b = 0; b < 3; b++) W[o * 18 + a * 3 + b] = wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
+        g[k * EXT + a] = g[k * EXT + a]! - wo * (ja * ru + jb * rv);
+        for (let b = 0; b < EXT; b++) U[(k * EXT + a) * EXT + b] = U[(k * EXT + a) * EXT + b]! + wo * (ja * Jc[2 * b]! + jb * Jc[2 * b + 1]!);
+        for (let b = 0; b < 3; b++) W[(o * EXT + a) * 3 + b] = wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
       }
       for (let a = 0; a < 3; a++) {
         const ja = Jp[2 * a]!, jb = Jp[2 * a + 1]!;
@@ -293,22 +339,33 @@ function inverse3(M: Float64Array, off: number): Float64Array {
 }
 
 /**
- * One damped step: the Schur complement of the point blocks, the photos' step by Cholesky, then each
- * point's step. Returns null when the reduced system is not positive definite.
+ * One damped step: the Schur complement of the point blocks, the photos' step (poses, then the shared
+ * focals) by Cholesky, then each point's step. Returns null when the reduced system is not positive
+ * definite.
  */
-function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEquations>, priorU: Float64Array, priorG: Float64Array, lambda: number) {
-  const m = nc * POSE, nt = tracks.start.length - 1;
+function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEquations>, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
+  const nf = focals.prior.length, m = nc * POSE + nf, nt = tracks.start.length - 1;
+  // Index in the reduced system of parameter a (0..6, 6 = focal) of photo k; -1 for a fixed focal.
+  const at = (k: number, a: number) => (a < POSE ? k * POSE + a : focals.group[k]! < 0 ? -1 : nc * POSE + INTR * focals.group[k]! + a - POSE);
   const S = new Float64Array(m * m), b = new Float64Array(m);
   for (let k = 0; k < nc; k++) {
-    for (let a = 0; a < 6; a++) {
-      b[k * 6 + a] = ne.g[k * 6 + a]! + priorG[k * 6 + a]!;
-      for (let c = 0; c < 6; c++) S[(k * 6 + a) * m + k * 6 + c] = ne.U[k * 36 + a * 6 + c]! + (a === c ? priorU[k * 6 + a]! : 0);
-      const d = (k * 6 + a) * m + k * 6 + a;
-      S[d] = S[d]! * (1 + lambda) + 1e-9;
+    for (let a = 0; a < EXT; a++) {
+      const i = at(k, a);
+      if (i < 0) continue;
+      b[i] = b[i]! + ne.g[k * EXT + a]!;
+      for (let c = 0; c < EXT; c++) {
+        const j = at(k, c);
+        if (j >= 0) S[i * m + j] = S[i * m + j]! + ne.U[(k * EXT + a) * EXT + c]!;
+      }
     }
   }
+  for (let i = 0; i < m; i++) {
+    b[i] = b[i]! + priorG[i]!;
+    S[i * m + i] = (S[i * m + i]! + priorU[i]!) * (1 + lambda) + 1e-9;
+  }
   const Vinv: Float64Array[] = [];
-  const WV = new Float64Array(18);
+  const WV = new Float64Array(EXT * 3);
+  const W = (o: number, r: number, c: number) => ne.W[(o * EXT + r) * 3 + c]!;
   for (let t = 0; t < nt; t++) {
     const Vt = ne.V.slice(t * 9, t * 9 + 9);
     for (let a = 0; a < 3; a++) Vt[a * 4] = Vt[a * 4]! * (1 + lambda) + 1e-9;
@@ -319,17 +376,21 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
     const viG = [0, 1, 2].map((r) => vi[r * 3]! * gpt[0]! + vi[r * 3 + 1]! * gpt[1]! + vi[r * 3 + 2]! * gpt[2]!);
     for (let o = a0; o < a1; o++) {
       const k = tracks.cam[o]!;
-      // WV = W_o · V⁻¹ (6×3)
-      for (let r = 0; r < 6; r++) {
-        for (let c = 0; c < 3; c++) WV[r * 3 + c] = ne.W[o * 18 + r * 3]! * vi[c]! + ne.W[o * 18 + r * 3 + 1]! * vi[3 + c]! + ne.W[o * 18 + r * 3 + 2]! * vi[6 + c]!;
-        b[k * 6 + r] = b[k * 6 + r]! - (ne.W[o * 18 + r * 3]! * viG[0]! + ne.W[o * 18 + r * 3 + 1]! * viG[1]! + ne.W[o * 18 + r * 3 + 2]! * viG[2]!);
+      // WV = W_o · V⁻¹ (7×3)
+      for (let r = 0; r < EXT; r++) {
+        const i = at(k, r);
+        if (i < 0) continue;
+        for (let c = 0; c < 3; c++) WV[r * 3 + c] = W(o, r, 0) * vi[c]! + W(o, r, 1) * vi[3 + c]! + W(o, r, 2) * vi[6 + c]!;
+        b[i] = b[i]! - (W(o, r, 0) * viG[0]! + W(o, r, 1) * viG[1]! + W(o, r, 2) * viG[2]!);
       }
       for (let o2 = a0; o2 < a1; o2++) {
         const l = tracks.cam[o2]!;
-        for (let r = 0; r < 6; r++) {
-          const row = (k * 6 + r) * m + l * 6;
-          for (let c = 0; c < 6; c++) {
-            S[row + c] = S[row + c]! - (WV[r * 3]! * ne.W[o2 * 18 + c * 3]! + WV[r * 3 + 1]! * ne.W[o2 * 18 + c * 3 + 1]! + WV[r * 3 + 2]! * ne.W[o2 * 18 + c * 3 + 2]!);
+        for (let r = 0; r < EXT; r++) {
+          const i = at(k, r);
+          if (i < 0) continue;
+          for (let c = 0; c < EXT; c++) {
+            const j = at(l, c);
+            if (j >= 0) S[i * m + j] = S[i * m + j]! - (WV[r * 3]! * W(o2, c, 0) + WV[r * 3 + 1]! * W(o2, c, 1) + WV[r * 3 + 2]! * W(o2, c, 2));
           }
         }
       }
@@ -348,7 +409,10 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
       const k = tracks.cam[o]!;
       for (let c = 0; c < 3; c++) {
         let s = 0;
-        for (let r = 0; r < 6; r++) s += ne.W[o * 18 + r * 3 + c]! * dc[k * 6 + r]!;
+        for (let r = 0; r < EXT; r++) {
+          const i = at(k, r);
+          if (i >= 0) s += W(o, r, c) * dc[i]!;
+        }
         rhs[c] = rhs[c]! - s;
       }
     }
@@ -360,11 +424,14 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
 
 /**
  * Adjusts `cameras` and the tracks' `points` (from triangulateOnRelief) against the tracks' pixels and
- * each photo's `priors`. Cameras keep their intrinsics; only the pose moves.
+ * each photo's `priors`. The pose always moves; the focal length too when `opts.focal` asks for it
+ * and radial k1 (shared within a group); the principal point and k2 stay.
  */
 export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, priors: PosePrior[], opts: BundleOptions): BundleResult {
   const nc = cameras.length, no = tracks.cam.length, sigma = opts.obsSigmaPx;
+  const focals = focalsOf(cameras, opts), nf = focals.prior.length, np = nc * POSE;
   let cams = cameras.map((c) => ({ ...c }));
+  let f = Float64Array.from(focals.prior);
   let X = Float64Array.from(points);
   const res = new Float64Array(2 * no);
   let lambda = 1e-3, iterations = 0;
@@ -374,27 +441,36 @@ export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, 
     iterations++;
     reprojection(tracks, cams, X, sigma, res);
     w = robustWeights(res, no);
-    const before = cost(res, w, cams, priors);
-    const ne = normalEquations(tracks, cams, X, sigma, res, w);
+    const before = cost(res, w, cams, priors, focals, f);
+    const ne = normalEquations(tracks, cams, X, sigma, res, w, nf > 0, focals.k1Free);
     // Prior terms: diagonal (each is one parameter's own residual).
-    const priorU = new Float64Array(nc * POSE), priorG = new Float64Array(nc * POSE);
+    const priorU = new Float64Array(np + nf), priorG = new Float64Array(np + nf);
     cams.forEach((c, k) => {
       const r = priorResiduals(poseOf(c), priors[k]!), s = priorSigmas(priors[k]!);
       for (let a = 0; a < 6; a++) { priorU[k * 6 + a] = 1 / s[a]! ** 2; priorG[k * 6 + a] = -r[a]! / s[a]!; }
     });
+    f.forEach((v, g) => {
+      const s = focals.sigma[g]!;
+      priorU[np + g] = 1 / s ** 2; priorG[np + g] = -(v - focals.prior[g]!) / s ** 2;
+    });
     let improved = false;
     for (let attempt = 0; attempt < 8 && !improved; attempt++) {
-      const step = dampedStep(tracks, nc, ne, priorU, priorG, lambda);
+      const step = dampedStep(tracks, nc, ne, priorU, priorG, focals, lambda);
       if (step) {
-        const next = cams.map((c, k) => withPose(c, poseOf(c).map((v, a) => v + step.dc[k * 6 + a]!)));
+        const fn = f.map((v, g) => v + step.dc[np + g]!);
+        const next = cams.map((c, k) => {
+          const moved = withPose(c, poseOf(c).map((v, a) => v + step.dc[k * 6 + a]!));
+          const g = focals.group[k]!;
+          return g >= 0 ? { ...moved, f: fn[INTR * g]!, k1: fn[INTR * g + 1]! } : moved;
+        });
         const Xn = X.map((v, k) => v + step.dp[k]!);
         const resN = new Float64Array(2 * no);
         reprojection(tracks, next, Xn, sigma, resN);
-        const after = cost(resN, w, next, priors);
+        const after = cost(resN, w, next, priors, focals, fn);
         if (after < before) {
           improved = true;
           const gain = (before - after) / before;
-          cams = next; X = Xn;
+          cams = next; X = Xn; f = fn;
           lambda = Math.max(1e-7, lambda / 3);
           converged = gain < CONVERGED_GAIN;
         }

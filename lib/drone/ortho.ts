@@ -129,12 +129,17 @@ export interface Adjusted {
   flyingHeightM: number[];
   /** Each photo's tilt from nadir (radians; camera.ts). */
   tilts: { pitch: number; roll: number }[];
+  /** Each photo's focal length (pixels) and radial k1 as the bundle adjustment left them; else the EXIF's and DewarpData's. */
+  lenses?: { f: number; k1: number }[];
   relief: ReliefGrid;
 }
 
 /** Each photo's camera as `adjusted` places it. */
 export function camerasOf(placed: Placed[], adjusted: Adjusted): Camera[] {
-  return placed.map((p, i) => cameraFromPlacement(adjusted.placements[i]!, adjusted.flyingHeightM[i]!, 0, focalPx(p.heightM, p.gsd), adjusted.tilts[i]!, intrinsics(p.width, p.height, p.capture.main.dewarp)));
+  return placed.map((p, i) => {
+    const intr = intrinsics(p.width, p.height, p.capture.main.dewarp), lens = adjusted.lenses?.[i];
+    return cameraFromPlacement(adjusted.placements[i]!, adjusted.flyingHeightM[i]!, 0, lens?.f ?? focalPx(p.heightM, p.gsd), adjusted.tilts[i]!, lens ? { ...intr, k1: lens.k1 } : intr);
+  });
 }
 
 /** The output grid and each photo's footprint on the relief (closed ring) and its [minE, maxE, minN, maxN]. */
@@ -311,7 +316,7 @@ function bundleOnRelief(placed: Placed[], pairs: PairMatch[], recorded: Recorded
   const tie: TiePoints = { e: Float64Array.from(kept, (t) => points[3 * t]!), n: Float64Array.from(kept, (t) => points[3 * t + 1]!), z: Float64Array.from(kept, (t) => points[3 * t + 2]!) };
   return {
     placements: result.cameras.map(placementOfCamera), flyingHeightM: result.cameras.map((c) => c.Z),
-    tilts: result.cameras.map((c) => ({ pitch: c.pitch, roll: c.roll })), relief: reliefGrid(tie, RELIEF_CELL_M),
+    tilts: result.cameras.map((c) => ({ pitch: c.pitch, roll: c.roll })), lenses: result.cameras.map((c) => ({ f: c.f, k1: c.k1 })), relief: reliefGrid(tie, RELIEF_CELL_M),
   };
 }
 

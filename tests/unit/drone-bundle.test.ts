@@ -115,4 +115,20 @@ describe('bundle adjustment', () => {
     const flatErr = rms(Array.from({ length: tracks.start.length - 1 }, (_, t) => Math.abs(points[3 * t + 2]! - hillAt(points[3 * t]!, points[3 * t + 1]!))));
     expect(flatErr).toBeGreaterThan(1);
   });
+
+  it('calibrates a focal length started 3 % off and a radial k1 started at 0 (true −0.05), shared by all photos', () => {
+    const { truth, pairs, priors, start } = block(23);
+    const wrong = start.map((c) => ({ ...c, f: c.f * 1.03, k1: 0 }));
+    const tracks = chainTracks(pairs);
+    const points = triangulateOnRelief(tracks, wrong, flat);
+    const group = wrong.map(() => 0);
+    const result = bundleAdjust(wrong, tracks, points, priors, { obsSigmaPx: 1, focal: { group, sigmaShare: 0.05, k1Sigma: 0.1 } });
+    const fixed = bundleAdjust(wrong, tracks, points, priors, { obsSigmaPx: 1 });
+    const fErr = result.cameras[0]!.f / truth[0]!.f - 1;
+    console.log(`bundle focal: started +3 %, ended ${(fErr * 100).toFixed(2)} %; k1 ${result.cameras[0]!.k1.toFixed(4)} (${result.rmsPx.toFixed(2)} px; fixed focal ${fixed.rmsPx.toFixed(2)} px)`);
+    expect(new Set(result.cameras.map((c) => c.f)).size).toBe(1);
+    expect(Math.abs(fErr)).toBeLessThan(0.005);
+    expect(Math.abs(result.cameras[0]!.k1 - truth[0]!.k1)).toBeLessThan(0.01);
+    expect(result.rmsPx).toBeLessThan(fixed.rmsPx);
+  });
 });
