@@ -1,9 +1,10 @@
 // Compositing: each output pixel is drawn from the photo nearest nadir there, with feathered seams
-// and per-photo exposure gains, through each photo's placement on the relief (inverse mapping: from
-// the output pixel back into the photo). Rows are made a band at a time from a bounded cache of
+// and per-photo exposure gains, through each photo's camera (camera.ts) from the output pixel's spot
+// on the relief (inverse mapping: from the output pixel back into the photo). Rows are made a band at a time from a bounded cache of
 // decoded photos, so a mosaic of any size is never held whole in memory.
 import sharp from 'sharp';
-import type { Placement } from './frame';
+import type { Camera } from './camera';
+import { rotation } from './camera';
 import { levelled, levelledBytes } from './radiometry';
 import { decodingPhoto } from './photo-decode';
 import type { Placed } from './placed';
@@ -112,11 +113,10 @@ export class PhotoCache {
 /** Takes each band of composited rows [row0, row1) (pixel-interleaved bands + alpha); the buffer is reused after. */
 export type BandSink = (rows: Uint8Array, row0: number, row1: number) => Promise<void>;
 
-/** What compositing draws from: the photos as finally placed on the relief. */
+/** What compositing draws from: the photos' cameras as finally adjusted, and the relief. */
 export interface Sources {
   placed: Placed[];
-  placements: Placement[];
-  flyingHeightM: number[];
+  cameras: Camera[];
   relief: ReliefGrid;
   /** Per-photo exposure gains, per channel. */
   gains: number[][];
@@ -134,24 +134,20 @@ export interface Sources {
  * there with feathered seams, drawn from `only` these photos (null: all of them).
  */
 export async function composite(src: Sources, grid: GridWindow, only: number[] | null, sink?: BandSink): Promise<Uint8Array> {
-  const { placed, placements, relief, gains, nb, scale, bbox, cache } = src;
+  const { placed, cameras, relief, gains, nb, scale, bbox, cache } = src;
   const { x0, y0, gsd, W, H } = grid;
   const stride = nb + 1;
   // With a sink, one band of rows at a time (handed over and reused); without, the whole window.
   const out = new Uint8Array(W * (sink ? Math.min(H, BLOCK_ROWS) : H) * stride);
-  // Inverse placements: pixel = centre + M · (ground - t), M = inverse of [[a, -b], [b, a]] with y flipped.
-  const inv = placements.map((p, i) => {
-    const k = p.a * p.a + p.b * p.b;
-    return { p, cx: placed[i]!.centre[0], cy: placed[i]!.centre[1], ia: p.a / k, ib: p.b / k };
-  });
-  // Decoded-pixel coordinates of each photo's centre (pixel centres scale about the corner), its height.
-  const cxd = Float64Array.from(placed, (p) => (p.centre[0] + 0.5) * scale - 0.5), cyd = Float64Array.from(placed, (p) => (p.centre[1] + 0.5) * scale - 0.5);
-  const flyH = Float64Array.from(src.flyingHeightM);
+  const rot = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
+  const distorted = Uint8Array.from(cameras, (c) => (c.k1 || c.k2 ? 1 : 0));
   const cutoff = 6 * FEATHER_M;
   const acc = new Float64Array(nb);
   const nCap = placed.length;
-  // Per-row state of each candidate photo: pixel position at column 0 and its step per column.
-  const u0 = new Float64Array(nCap), v0 = new Float64Array(nCap), du = new Float64Array(nCap), dv = new Float64Array(nCap);
+  // Per-row state of each candidate photo: the camera-frame coordinates of the row's ground points at
+  // column 0 on the camera's own height, their steps per column (x, y, z), and the z column of R.
+  const px0 = new Float64Array(nCap), py0 = new Float64Array(nCap), pz0 = new Float64Array(nCap);
+  const pxs = new Float64Array(nCap), pys = new Float64Array(nCap), pzs = new Float64Array(nCap);
   const cu = new Float64Array(nCap), cvv = new Float64Array(nCap), cd = new Float64Array(nCap), ce = new Float64Array(nCap);
   const cand = new Int32Array(nCap);
   const rowHeights = new Float64Array(W);
@@ -174,27 +170,33 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
       const rowCands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
       heightsAlongRow(relief, n, x0 + 0.5 * gsd, gsd, rowHeights);
       for (const i of rowCands) {
-        const { p, cx, cy, ia, ib } = inv[i]!;
-        const dx = x0 + 0.5 * gsd - p.tx, dy = n - p.ty;
-        // Decoded-pixel coordinates on flat ground.
-        u0[i] = (cx + ia * dx + ib * dy + 0.5) * scale - 0.5;
-        v0[i] = (cy + ib * dx - ia * dy + 0.5) * scale - 0.5;
-        du[i] = ia * gsd * scale;
-        dv[i] = ib * gsd * scale;
+        const c = cameras[i]!, R = rot[i]!;
+        const dx = x0 + 0.5 * gsd - c.E, dy = n - c.N;
+        px0[i] = R[0]! * dx + R[1]! * dy; py0[i] = R[3]! * dx + R[4]! * dy; pz0[i] = R[6]! * dx + R[7]! * dy;
+        pxs[i] = R[0]! * gsd; pys[i] = R[3]! * gsd; pzs[i] = R[6]! * gsd;
       }
       const rowOut = (sink ? row - row0 : row) * W * stride;
+      const e0 = x0 + 0.5 * gsd;
       for (let col = 0; col < W; col++) {
         let dmin = Infinity;
         let nc = 0;
         const z = rowHeights[col]!;
         for (let k = 0; k < rowCands.length; k++) {
           const i = rowCands[k]!;
-          // Flat-ground pixel moved out from the centre by H / (H - h) at this spot's height.
-          const spread = flyH[i]! / (flyH[i]! - z);
-          const u = cxd[i]! + (u0[i]! + du[i]! * col - cxd[i]!) * spread, v = cyd[i]! + (v0[i]! + dv[i]! * col - cyd[i]!) * spread;
+          const c = cameras[i]!, R = rot[i]!;
+          const dz = z - c.Z;
+          const zc = pz0[i]! + pzs[i]! * col + R[8]! * dz;
+          if (!(zc > 0)) continue;
+          let xn = (px0[i]! + pxs[i]! * col + R[2]! * dz) / zc, yn = (py0[i]! + pys[i]! * col + R[5]! * dz) / zc;
+          if (distorted[i]) {
+            const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
+            xn *= dist; yn *= dist;
+          }
+          // Decoded-pixel coordinates (pixel centres scale about the corner).
+          const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
           const w = widths[i]! - 1, h = heights[i]! - 1;
           if (u < 0 || v < 0 || u >= w || v >= h) continue;
-          const ex = x0 + (col + 0.5) * gsd - inv[i]!.p.tx, ey = n - inv[i]!.p.ty;
+          const ex = e0 + col * gsd - c.E, ey = n - c.N;
           const d = Math.sqrt(ex * ex + ey * ey);
           cu[i] = u; cvv[i] = v; cd[i] = d;
           const edge = Math.min(u, v, w - u, h - v) + 1;

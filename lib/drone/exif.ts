@@ -14,6 +14,14 @@ export interface Attitude {
   roll: number;
 }
 
+/** DJI's lens calibration (XMP DewarpData): principal point offsets from the image centre (pixels) and radial distortion. */
+export interface Dewarp {
+  cx: number;
+  cy: number;
+  k1: number;
+  k2: number;
+}
+
 export interface DronePhoto {
   path: string;
   file: string;
@@ -25,6 +33,8 @@ export interface DronePhoto {
   relativeAltitudeM: number | null;
   gimbal: Attitude | null;
   flight: Attitude | null;
+  /** Lens calibration when the XMP records it (DJI DewarpData). */
+  dewarp?: Dewarp | null;
   focalLengthMm: number | null;
   focalLength35mm: number | null;
   widthPx: number;
@@ -83,6 +93,15 @@ function attitude(x: Record<string, unknown>, prefix: 'Gimbal' | 'Flight'): Atti
   const pitch = num(x[`${prefix}PitchDegree`]);
   const roll = num(x[`${prefix}RollDegree`]);
   return yaw === null && pitch === null ? null : { yaw: yaw ?? 0, pitch: pitch ?? 0, roll: roll ?? 0 };
+}
+
+/** DJI's "date;fx,fy,cx,cy,k1,k2,p1,p2,k3"; null when absent or not of that form. */
+export function dewarpData(v: unknown): Dewarp | null {
+  if (typeof v !== 'string') return null;
+  const values = (v.split(';')[1] ?? '').split(',').map(Number);
+  if (values.length < 6 || values.slice(0, 6).some((k) => !Number.isFinite(k))) return null;
+  const [, , cx, cy, k1, k2] = values as [number, number, number, number, number, number];
+  return { cx, cy, k1, k2 };
 }
 
 /** The photo's size from the JPEG/TIFF itself (EXIF may leave it out), and its sample depth. */
@@ -176,6 +195,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
     relativeAltitudeM: num(x.RelativeAltitude),
     gimbal: attitude(x, 'Gimbal'),
     flight: attitude(x, 'Flight'),
+    dewarp: dewarpData(x.DewarpData),
     focalLengthMm: focal,
     focalLength35mm: focal35,
     widthPx: width,

@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import type { Polygon } from 'geojson';
 import { convexHull } from '@/lib/geo/planar';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
+import type { PosePrior } from './bundle';
+import { bundleAdjust, chainTracks, triangulateOnRelief } from './bundle';
+import type { Camera } from './camera';
+import { cameraFromPlacement, centreOnGround, focalPx, intrinsics, pixelRayToGround, placementOfCamera, recordedTilt, rotation } from './camera';
 import { mosaicCogOptions, writeCog } from './cog';
 import type { Sources } from './composite';
 import { composite, decodeScale, PhotoCache } from './composite';
@@ -16,7 +20,7 @@ import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
 import { featuresInThread, matchInThread } from './feature-threads';
 import type { Placement, UtmFrame } from './frame';
-import { footprint, toGround, utmFrame } from './frame';
+import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
 import { PreviewSampler, rawVrt } from './mosaic-files';
 import { candidatePairs, GPS_SIGMA_M, matchedPairs } from './pairs';
@@ -25,7 +29,7 @@ import { placementPriors } from './placed';
 import type { LevelledPhoto } from './radiometry';
 import { levelled, surveyScale } from './radiometry';
 import type { ReliefGrid, TiePoints } from './relief';
-import { reliefFactors, reliefGrid, ringOnRelief, tiePointHeights } from './relief';
+import { heightAt, reliefFactors, reliefGrid, tiePointHeights } from './relief';
 import type { GridWindow, SeamCheck, SeamSources } from './seams';
 import { rematchSeams } from './seams';
 import { StitchError } from './stitch-error';
@@ -94,6 +98,10 @@ const TRACK_PRIOR_SIGMA = { scale: 1, headingRad: Math.PI };
 const RELIEF_CELL_M = 2;
 /** Adjustments on the relief of the previous one (heights and placements settle together). */
 const RELIEF_ROUNDS = 2;
+/** Pose priors of the bundle adjustment beyond GPS_SIGMA_M: recorded height, compass, gimbal tilt (docs/drone.md). */
+const POSE_PRIOR_SIGMA = { recordedHeightM: 3, guessedHeightShare: 0.3, headingRad: (3 * Math.PI) / 180, tiltRad: (3 * Math.PI) / 180 };
+/** Tracks kept a photo in the bundle adjustment (longest first): plenty for 6 pose parameters, and bounded work. */
+const TRACKS_PER_PHOTO = 600;
 /** Points per side of a footprint traced over the relief (bounds of the output grid and of each photo). */
 const FOOTPRINT_POINTS_PER_SIDE = 16;
 const DEFAULT_CACHE_BYTES = 900 * 1024 * 1024;
@@ -112,12 +120,27 @@ function bandsOf(captures: Capture[]): string[] {
   return names.sort((x, y) => (MS_BANDS.indexOf(x) + 99) % 99 - (MS_BANDS.indexOf(y) + 99) % 99);
 }
 
-/** The block as adjusted on its relief. */
+/**
+ * The block as adjusted on its relief. Each photo's camera is its placement (the similarity standing
+ * for it: placementOfCamera), its height and its tilt from nadir: camerasOf makes the cameras.
+ */
 export interface Adjusted {
   placements: Placement[];
   /** Each photo's height above the reference plane (m). */
   flyingHeightM: number[];
+  /** Each photo's tilt from nadir (radians; camera.ts). */
+  tilts: { pitch: number; roll: number }[];
+  /** Each photo's focal length (pixels) and radial k1 as the bundle adjustment left them; else the EXIF's and DewarpData's. */
+  lenses?: { f: number; k1: number }[];
   relief: ReliefGrid;
+}
+
+/** Each photo's camera as `adjusted` places it. */
+export function camerasOf(placed: Placed[], adjusted: Adjusted): Camera[] {
+  return placed.map((p, i) => {
+    const intr = intrinsics(p.width, p.height, p.capture.main.dewarp), lens = adjusted.lenses?.[i];
+    return cameraFromPlacement(adjusted.placements[i]!, adjusted.flyingHeightM[i]!, 0, lens?.f ?? focalPx(p.heightM, p.gsd), adjusted.tilts[i]!, lens ? { ...intr, k1: lens.k1 } : intr);
+  });
 }
 
 /** The output grid and each photo's footprint on the relief (closed ring) and its [minE, maxE, minN, maxN]. */
@@ -145,7 +168,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const rematchedSeams = opts.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, pairs) : undefined;
 
   const hull = convexHull(grid.rings.flat()).map(([e, n]) => frame.toWgs84(e, n));
-  const centres = placed.map((p) => p.centre);
+  const cameras = camerasOf(placed, adjusted);
   progress(100);
   return {
     ...files,
@@ -159,7 +182,10 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     width: grid.W,
     height: grid.H,
     bands,
-    photoCentresWgs84: adjusted.placements.map((p, i) => frame.toWgs84(...toGround(p, centres[i]![0], centres[i]![1], centres[i]![0], centres[i]![1]))),
+    photoCentresWgs84: cameras.map((c) => {
+      const [e, n] = centreOnGround(c, adjusted.relief);
+      return frame.toWgs84(e, n);
+    }),
   };
 }
 
@@ -190,7 +216,8 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const features = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
   const { placed, recorded } = await placementPriors(captures, features, frame);
   const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread);
-  const adjusted = adjustOnRelief(placed, pairs, recorded);
+  const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
+  const adjusted = bundleOnRelief(placed, pairs, recorded, adjustOnRelief(placed, pairs, recorded), gps);
   progress(1);
   return { captures, frame, bands: bandsOf(captures), radiometricScale, features, placed, pairs, adjusted };
 }
@@ -199,7 +226,7 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
 function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, grid: OutputGrid, cacheBytes: number): Sources {
   const { placed, bands, features, pairs, radiometricScale } = survey;
   return {
-    placed, placements: adjusted.placements, flyingHeightM: adjusted.flyingHeightM, relief: adjusted.relief,
+    placed, cameras: camerasOf(placed, adjusted), relief: adjusted.relief,
     gains: exposureGains(placed.length, features[0]!.channels, pairs), nb: bands.length, scale, bbox: grid.bbox,
     cache: new PhotoCache(placed, bands, cacheBytes, scale, radiometricScale),
   };
@@ -246,7 +273,43 @@ function adjustOnRelief(placed: Placed[], pairs: PairMatch[], recorded: Recorded
     relief = reliefGrid(tie, RELIEF_CELL_M);
     if (round < RELIEF_ROUNDS) factors = reliefFactors(pairs, tie, relief, flyingHeightM);
   }
-  return { placements: adj.placements, flyingHeightM, relief };
+  return { placements: adj.placements, flyingHeightM, tilts: placed.map((p) => recordedTilt(p.capture.main)), relief };
+}
+
+/**
+ * The bundle adjustment (bundle.ts) from the similarity block: cameras from the placements, the
+ * matches chained into tracks and cast onto the relief, then poses and points adjusted together
+ * against GPS, height, compass and gimbal priors. The relief is then the adjusted points' own.
+ */
+function bundleOnRelief(placed: Placed[], pairs: PairMatch[], recorded: Recorded, similar: Adjusted, gps: [number, number][]): Adjusted {
+  const tracks = chainTracks(pairs, TRACKS_PER_PHOTO);
+  if (tracks.start.length < 2) return similar;
+  const start = placed.map((p, i) => {
+    const q = similar.placements[i]!;
+    return cameraFromPlacement(q, similar.flyingHeightM[i]!, heightAt(similar.relief, q.tx, q.ty), focalPx(p.heightM, p.gsd), similar.tilts[i]!, intrinsics(p.width, p.height, p.capture.main.dewarp));
+  });
+  const s = POSE_PRIOR_SIGMA;
+  const priors = placed.map((p, i): PosePrior => ({
+    E: gps[i]![0], N: gps[i]![1], horizontalSigmaM: GPS_SIGMA_M,
+    Z: recorded.height ? p.heightM : start[i]!.Z, verticalSigmaM: recorded.height ? s.recordedHeightM : s.guessedHeightShare * start[i]!.Z,
+    // The heading as the similarity block settled it: the compass weighed against the GPS track as a whole (gpsBlockFit).
+    yaw: start[i]!.yaw, yawSigmaRad: recorded.heading ? s.headingRad : Math.PI,
+    ...similar.tilts[i]!, tiltSigmaRad: s.tiltRad,
+  }));
+  const obsSigmaPx = median(placed.map((p) => Math.max(p.width, p.height) / FEATURE_SIDE));
+  const result = bundleAdjust(start, tracks, triangulateOnRelief(tracks, start, similar.relief), priors, { obsSigmaPx });
+  const { points } = result;
+  const kept: number[] = [];
+  for (let t = 0; t + 1 < tracks.start.length; t++) {
+    let seen = 0;
+    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) seen += result.inlier[o]!;
+    if (seen >= 2) kept.push(t);
+  }
+  const tie: TiePoints = { e: Float64Array.from(kept, (t) => points[3 * t]!), n: Float64Array.from(kept, (t) => points[3 * t + 1]!), z: Float64Array.from(kept, (t) => points[3 * t + 2]!) };
+  return {
+    placements: result.cameras.map(placementOfCamera), flyingHeightM: result.cameras.map((c) => c.Z),
+    tilts: result.cameras.map((c) => ({ pitch: c.pitch, roll: c.roll })), lenses: result.cameras.map((c) => ({ f: c.f, k1: c.k1 })), relief: reliefGrid(tie, RELIEF_CELL_M),
+  };
 }
 
 /**
@@ -255,11 +318,9 @@ function adjustOnRelief(placed: Placed[], pairs: PairMatch[], recorded: Recorded
  * that is coarser.
  */
 export function outputGrid(placed: Placed[], adjusted: Adjusted, resolutionM = 0): OutputGrid {
-  const { placements, relief, flyingHeightM } = adjusted;
-  const rings = placed.map((p, i) => {
-    const q = placements[i]!;
-    return ringOnRelief(relief, footprint(q, p.width, p.height), [q.tx, q.ty], flyingHeightM[i]!, FOOTPRINT_POINTS_PER_SIDE);
-  });
+  const { placements, relief } = adjusted;
+  const cameras = camerasOf(placed, adjusted);
+  const rings = placed.map((p, i) => footprintOnRelief(cameras[i]!, p.width, p.height, relief));
   const bbox = rings.map((r) => [Math.min(...r.map((q) => q[0])), Math.max(...r.map((q) => q[0])), Math.min(...r.map((q) => q[1])), Math.max(...r.map((q) => q[1]))]);
   const minE = Math.min(...bbox.map((b) => b[0]!)), maxE = Math.max(...bbox.map((b) => b[1]!));
   const minN = Math.min(...bbox.map((b) => b[2]!)), maxN = Math.max(...bbox.map((b) => b[3]!));
@@ -269,9 +330,25 @@ export function outputGrid(placed: Placed[], adjusted: Adjusted, resolutionM = 0
   return { x0, y0, gsd, W: Math.ceil((maxE - x0) / gsd), H: Math.ceil((y0 - minN) / gsd), nativeGsd, rings, bbox };
 }
 
+/** A photo's frame traced over the relief through its camera (closed ring), FOOTPRINT_POINTS_PER_SIDE points a side. */
+function footprintOnRelief(c: Camera, width: number, height: number, relief: ReliefGrid): [number, number][] {
+  const corners = [[0, 0], [width, 0], [width, height], [0, height]] as const;
+  const R = rotation(c.yaw, c.pitch, c.roll);
+  const ring: [number, number][] = [];
+  for (let k = 0; k < 4; k++) {
+    const [a, b] = [corners[k]!, corners[(k + 1) % 4]!];
+    for (let s = 0; s < FOOTPRINT_POINTS_PER_SIDE; s++) {
+      const f = s / FOOTPRINT_POINTS_PER_SIDE;
+      const [e, n] = pixelRayToGround(c, a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, relief, R);
+      ring.push([e, n]);
+    }
+  }
+  return [...ring, ring[0]!];
+}
+
 /** What the seam checks draw: each photo alone, through the same compositing as the mosaic. */
 function seamSources(sources: Sources, grid: OutputGrid): SeamSources {
-  return { rings: grid.rings, bbox: grid.bbox, nadirs: sources.placements.map((p) => [p.tx, p.ty]), nb: sources.nb, render: (win, i) => composite(sources, win, [i]) };
+  return { rings: grid.rings, bbox: grid.bbox, nadirs: sources.cameras.map((c) => [c.E, c.N]), nb: sources.nb, render: (win, i) => composite(sources, win, [i]) };
 }
 
 /** The sampled check's pixel: about four of the photos' own (a quarter-size decoding), at most 10 cm, never finer than the output's. */

@@ -1,0 +1,487 @@
+// Bundle adjustment: every photo's pose (camera.ts) and every tie point's ground position settle
+// together so that each point projects onto the pixels where the matches saw it. Sparse
+// Levenberg–Marquardt as OpenSfM and Ceres do it: the point blocks (3×3) are eliminated first (Schur
+// complement), leaving a dense system in the 6 pose parameters per photo, solved by Cholesky. Soft
+// priors on GPS position, recorded heading and gimbal tilt set the datum and keep poorly seen photos
+// in place; the tilt's prior is loose, so unrecorded gimbal tilt of a few degrees is left to the tie
+// points to show. Reprojection residuals are reweighted (Huber) and gross outliers dropped.
+import type { Camera } from './camera';
+import { pixelRayToGround, projectToPixel, rotation } from './camera';
+import type { PairMatch } from './features';
+import { median } from './features';
+import type { ReliefGrid } from './relief';
+
+/** Multi-photo tracks: observations of track t are obs[start[t] .. start[t + 1]). */
+export interface Tracks {
+  start: Int32Array;
+  cam: Int32Array;
+  u: Float64Array;
+  v: Float64Array;
+}
+
+/** Matches whose point lies within this many pixels of another's in the same photo are the same feature. */
+const SAME_POINT_PX = 1;
+
+/**
+ * Chains pairwise matches into multi-photo tracks (union-find on photo and rounded pixel position).
+ * A track seen twice in one photo keeps its first observation there; tracks seen by fewer than two
+ * photos are dropped. At most `perPhoto` tracks are kept for each photo (longest first), which
+ * bounds the adjustment's work on dense surveys.
+ */
+export function chainTracks(pairs: PairMatch[], perPhoto = Infinity): Tracks {
+  const ids = new Map<number, number>();
+  const keyCam: number[] = [], keyU: number[] = [], keyV: number[] = [], parent: number[] = [];
+  const node = (cam: number, u: number, v: number) => {
+    const key = (cam * 65536 + Math.round(v / SAME_POINT_PX)) * 65536 + Math.round(u / SAME_POINT_PX);
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = parent.length;
+      ids.set(key, id);
+      parent.push(id); keyCam.push(cam); keyU.push(u); keyV.push(v);
+    }
+    return id;
+  };
+  const find = (a: number): number => {
+    while (parent[a] !== a) a = parent[a] = parent[parent[a]!]!;
+    return a;
+  };
+  for (const { i, j, pts } of pairs) {
+    for (let q = 0; q < pts.length; q += 4) {
+      const a = find(node(i, pts[q]!, pts[q + 1]!)), b = find(node(j, pts[q + 2]!, pts[q + 3]!));
+      if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+    }
+  }
+  const groups = new Map<number, number[]>();
+  for (let k = 0; k < parent.length; k++) {
+    const r = find(k);
+    const g = groups.get(r);
+    if (g) g.push(k); else groups.set(r, [k]);
+  }
+  const tracks: number[][] = [];
+  for (const g of groups.values()) {
+    const seen = new Set<number>();
+    const kept = g.filter((k) => !seen.has(keyCam[k]!) && !!seen.add(keyCam[k]!));
+    if (kept.length >= 2) tracks.push(kept);
+  }
+  tracks.sort((a, b) => b.length - a.length || a[0]! - b[0]!);
+  const count = new Map<number, number>();
+  const chosen = tracks.filter((t) => {
+    if (!t.some((k) => (count.get(keyCam[k]!) ?? 0) < perPhoto)) return false;
+    for (const k of t) count.set(keyCam[k]!, (count.get(keyCam[k]!) ?? 0) + 1);
+    return true;
+  });
+  const total = chosen.reduce((s, t) => s + t.length, 0);
+  const out: Tracks = { start: new Int32Array(chosen.length + 1), cam: new Int32Array(total), u: new Float64Array(total), v: new Float64Array(total) };
+  let o = 0;
+  chosen.forEach((t, k) => {
+    out.start[k] = o;
+    for (const id of t) {
+      out.cam[o] = keyCam[id]!; out.u[o] = keyU[id]!; out.v[o] = keyV[id]!;
+      o++;
+    }
+  });
+  out.start[chosen.length] = o;
+  return out;
+}
+
+/** Tie points' ground positions (E, N, h), three per track. */
+export type Points = Float64Array;
+
+/** Each track's point: the mean of its rays' hits on the relief under the initial cameras. */
+export function triangulateOnRelief(tracks: Tracks, cameras: Camera[], relief: ReliefGrid): Points {
+  const nt = tracks.start.length - 1;
+  const X = new Float64Array(3 * nt);
+  const R = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
+  for (let t = 0; t < nt; t++) {
+    const a = tracks.start[t]!, b = tracks.start[t + 1]!;
+    for (let o = a; o < b; o++) {
+      const c = tracks.cam[o]!;
+      const g = pixelRayToGround(cameras[c]!, tracks.u[o]!, tracks.v[o]!, relief, R[c]);
+      for (let k = 0; k < 3; k++) X[3 * t + k] = X[3 * t + k]! + g[k]! / (b - a);
+    }
+  }
+  return X;
+}
+
+/** Soft priors of one photo's pose; null where nothing is known. */
+export interface PosePrior {
+  /** GPS position (m) and its horizontal standard deviation. */
+  E: number;
+  N: number;
+  horizontalSigmaM: number;
+  /** Height above the reference (m) and its standard deviation. */
+  Z: number;
+  verticalSigmaM: number;
+  yaw: number;
+  yawSigmaRad: number;
+  pitch: number;
+  roll: number;
+  tiltSigmaRad: number;
+}
+
+export interface BundleOptions {
+  /** Standard deviation of a match's pixel position (full-resolution pixels). */
+  obsSigmaPx: number;
+  maxIterations?: number;
+  /**
+   * Self-calibration: photos with the same `group` (one camera model) share one focal length, held to
+   * its starting value with standard deviation `sigmaShare` of it, and, with `k1Sigma`, one radial k1
+   * held to its starting value with that standard deviation. Absent: the intrinsics stay fixed.
+   */
+  focal?: { group: ArrayLike<number>; sigmaShare: number; k1Sigma?: number };
+}
+
+export interface BundleResult {
+  cameras: Camera[];
+  points: Points;
+  /** Per observation: whether it was kept (not a gross outlier) in the final pass. */
+  inlier: Uint8Array;
+  /** Root mean square reprojection error of the kept observations (pixels). */
+  rmsPx: number;
+  iterations: number;
+}
+
+const POSE = 6;
+/** Parameters a single observation touches in the reduced system: its photo's pose, its focal and k1. */
+const EXT = POSE + 2;
+/** Intrinsic parameters per camera group: focal, k1. */
+const INTR = 2;
+const STEP_K1 = 1e-5;
+const wrap = (a: number) => a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
+/** Huber threshold and outlier cut, in robust standard deviations of the reprojection error. */
+const HUBER_K = 2;
+const OUTLIER_K = 6;
+/** A step that lowers the cost by less than this share ends the adjustment. */
+const CONVERGED_GAIN = 1e-7;
+
+const poseOf = (c: Camera) => [c.E, c.N, c.Z, c.yaw, c.pitch, c.roll];
+const withPose = (c: Camera, p: ArrayLike<number>): Camera => ({ ...c, E: p[0]!, N: p[1]!, Z: p[2]!, yaw: p[3]!, pitch: p[4]!, roll: p[5]! });
+
+/**
+ * The shared intrinsics: which photos share which, their prior values and sigmas, INTR per group
+ * (focal, k1). A k1 that is not adjusted keeps a zero Jacobian and so never moves.
+ */
+interface Focals {
+  group: Int32Array;
+  prior: Float64Array;
+  sigma: Float64Array;
+  k1Free: boolean;
+}
+
+function focalsOf(cameras: Camera[], opts: BundleOptions): Focals {
+  if (!opts.focal) return { group: new Int32Array(cameras.length).fill(-1), prior: new Float64Array(0), sigma: new Float64Array(0), k1Free: false };
+  const group = Int32Array.from(opts.focal.group);
+  const n = Math.max(0, ...group) + 1;
+  const prior = new Float64Array(INTR * n), sigma = new Float64Array(INTR * n);
+  cameras.forEach((c, k) => {
+    const g = group[k]!;
+    prior[INTR * g] = c.f; prior[INTR * g + 1] = c.k1;
+    sigma[INTR * g] = c.f * opts.focal!.sigmaShare; sigma[INTR * g + 1] = opts.focal!.k1Sigma ?? 1;
+  });
+  return { group, prior, sigma, k1Free: opts.focal.k1Sigma !== undefined };
+}
+
+/** Prior residuals (whitened) of a pose, in POSE order. */
+function priorResiduals(p: ArrayLike<number>, q: PosePrior): number[] {
+  return [
+    (p[0]! - q.E) / q.horizontalSigmaM, (p[1]! - q.N) / q.horizontalSigmaM, (p[2]! - q.Z) / q.verticalSigmaM,
+    wrap(p[3]! - q.yaw) / q.yawSigmaRad, (p[4]! - q.pitch) / q.tiltSigmaRad, (p[5]! - q.roll) / q.tiltSigmaRad,
+  ];
+}
+const priorSigmas = (q: PosePrior) => [q.horizontalSigmaM, q.horizontalSigmaM, q.verticalSigmaM, q.yawSigmaRad, q.tiltSigmaRad, q.tiltSigmaRad];
+
+/** Whitened reprojection residuals of every observation (NaN-free: a point behind a camera counts as far off). */
+function reprojection(tracks: Tracks, cameras: Camera[], X: Points, sigma: number, out: Float64Array): void {
+  const R = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
+  const nt = tracks.start.length - 1;
+  for (let t = 0; t < nt; t++) {
+    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) {
+      const c = tracks.cam[o]!;
+      const [u, v] = projectToPixel(cameras[c]!, X[3 * t]!, X[3 * t + 1]!, X[3 * t + 2]!, R[c]);
+      out[2 * o] = Number.isFinite(u) ? (u - tracks.u[o]!) / sigma : 1e6;
+      out[2 * o + 1] = Number.isFinite(v) ? (v - tracks.v[o]!) / sigma : 1e6;
+    }
+  }
+}
+
+/** Huber weights of the observations around a robust scale; gross outliers get 0. */
+function robustWeights(res: Float64Array, n: number): Float64Array<ArrayBuffer> {
+  const norms = new Float64Array(n);
+  for (let o = 0; o < n; o++) norms[o] = Math.hypot(res[2 * o]!, res[2 * o + 1]!);
+  // The whitened residuals' scale: no smaller than the stated pixel sigma (1 after whitening).
+  const scale = Math.max(1, 1.4826 * median(Array.from(norms)) / Math.SQRT2);
+  return norms.map((e) => (e > OUTLIER_K * scale * Math.SQRT2 ? 0 : e <= HUBER_K * scale ? 1 : (HUBER_K * scale) / e));
+}
+
+function cost(res: Float64Array, w: Float64Array, cameras: Camera[], priors: PosePrior[], focals: Focals, f: Float64Array): number {
+  let s = 0;
+  for (let o = 0; o < w.length; o++) s += w[o]! * (res[2 * o]! ** 2 + res[2 * o + 1]! ** 2);
+  cameras.forEach((c, k) => { for (const r of priorResiduals(poseOf(c), priors[k]!)) s += r * r; });
+  f.forEach((v, g) => { s += ((v - focals.prior[g]!) / focals.sigma[g]!) ** 2; });
+  return s;
+}
+
+/** Finite-difference steps of the pose (m, m, m, rad, rad, rad) and of a point (m). */
+const STEP_POSE = [1e-3, 1e-3, 1e-3, 1e-6, 1e-6, 1e-6];
+
+/**
+ * Normal equations of the reprojection terms, per photo (U: 7×7 over pose and focal, g: 7), per point
+ * (V: 3×3, gp: 3) and per observation (W: 7×3), from forward-difference Jacobians (the focal's is
+ * exact). g = −Jᵀr. The focal rows are zero when the focal is fixed.
+ */
+function normalEquations(tracks: Tracks, cameras: Camera[], X: Points, sigma: number, res: Float64Array, w: Float64Array, focalFree: boolean, k1Free: boolean) {
+  const nc = cameras.length, nt = tracks.start.length - 1, no = tracks.cam.length;
+  const U = new Float64Array(nc * EXT * EXT), g = new Float64Array(nc * EXT);
+  const V = new Float64Array(nt * 9), gp = new Float64Array(nt * 3), W = new Float64Array(no * EXT * 3);
+  const R = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
+  // Rotations with each angle stepped, per photo, for the angle derivatives.
+  const Rd = cameras.map((c) => [3, 4, 5].map((d) => {
+    const h = STEP_POSE[d]!;
+    return rotation(c.yaw + (d === 3 ? h : 0), c.pitch + (d === 4 ? h : 0), c.roll + (d === 5 ? h : 0));
+  }));
+  const Jc = new Float64Array(2 * EXT), Jp = new Float64Array(6);
+  for (let t = 0; t < nt; t++) {
+    const x = X[3 * t]!, y = X[3 * t + 1]!, z = X[3 * t + 2]!;
+    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) {
+      const wo = w[o]!;
+      if (wo === 0) continue;
+      const k = tracks.cam[o]!, cam = cameras[k]!;
+      const [u0, v0] = projectToPixel(cam, x, y, z, R[k]);
+      if (!Number.isFinite(u0)) continue;
+      // Point derivatives; the camera centre's are their negatives.
+      for (let d = 0; d < 3; d++) {
+        const h = STEP_POSE[d]!;
+        const [u, v] = projectToPixel(cam, x + (d === 0 ? h : 0), y + (d === 1 ? h : 0), z + (d === 2 ? h : 0), R[k]);
+        Jp[2 * d] = (u - u0) / h / sigma; Jp[2 * d + 1] = (v - v0) / h / sigma;
+        Jc[2 * d] = -Jp[2 * d]!; Jc[2 * d + 1] = -Jp[2 * d + 1]!;
+      }
+      for (let d = 3; d < 6; d++) {
+        const h = STEP_POSE[d]!;
+        const [u, v] = projectToPixel(cam, x, y, z, Rd[k]![d - 3]);
+        Jc[2 * d] = (u - u0) / h / sigma; Jc[2 * d + 1] = (v - v0) / h / sigma;
+      }
+      // u = cx + f·x·d: the focal scales the offset from the principal point.
+      Jc[12] = focalFree ? (u0 - cam.cx) / cam.f / sigma : 0;
+      Jc[13] = focalFree ? (v0 - cam.cy) / cam.f / sigma : 0;
+      if (k1Free) {
+        const [u, v] = projectToPixel({ ...cam, k1: cam.k1 + STEP_K1 }, x, y, z, R[k]);
+        Jc[14] = (u - u0) / STEP_K1 / sigma; Jc[15] = (v - v0) / STEP_K1 / sigma;
+      } else {
+        Jc[14] = 0; Jc[15] = 0;
+      }
+      const ru = res[2 * o]!, rv = res[2 * o + 1]!;
+      for (let a = 0; a < EXT; a++) {
+        const ja = Jc[2 * a]!, jb = Jc[2 * a + 1]!;
+        g[k * EXT + a] = g[k * EXT + a]! - wo * (ja * ru + jb * rv);
+        for (let b = 0; b < EXT; b++) U[(k * EXT + a) * EXT + b] = U[(k * EXT + a) * EXT + b]! + wo * (ja * Jc[2 * b]! + jb * Jc[2 * b + 1]!);
+        for (let b = 0; b < 3; b++) W[(o * EXT + a) * 3 + b] = wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
+      }
+      for (let a = 0; a < 3; a++) {
+        const ja = Jp[2 * a]!, jb = Jp[2 * a + 1]!;
+        gp[t * 3 + a] = gp[t * 3 + a]! - wo * (ja * ru + jb * rv);
+        for (let b = 0; b < 3; b++) V[t * 9 + a * 3 + b] = V[t * 9 + a * 3 + b]! + wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
+      }
+    }
+  }
+  return { U, g, V, gp, W };
+}
+
+/**
+ * Solves S x = b (S symmetric positive definite, row-major m×m) by Cholesky within S's envelope: rows
+ * of photos far apart along the flight share no point, so the factor is zero left of each row's first
+ * non-zero, and the work falls from m³/6 to about m·band²/2. Throws when S is not positive definite.
+ */
+export function solveEnvelope(S: Float64Array, b: Float64Array, m: number): Float64Array {
+  const first = new Int32Array(m);
+  for (let i = 0; i < m; i++) {
+    let k = 0;
+    while (k < i && S[i * m + k] === 0) k++;
+    first[i] = k;
+  }
+  for (let j = 0; j < m; j++) {
+    const rj = j * m, fj = first[j]!;
+    let d = S[rj + j]!;
+    for (let k = fj; k < j; k++) d -= S[rj + k]! ** 2;
+    if (!(d > 0)) throw new Error('bundle adjustment is singular');
+    const ljj = Math.sqrt(d);
+    S[rj + j] = ljj;
+    for (let i = j + 1; i < m; i++) {
+      const fi = first[i]!;
+      if (fi > j) continue;
+      const ri = i * m;
+      let s = S[ri + j]!;
+      for (let k = Math.max(fi, fj); k < j; k++) s -= S[ri + k]! * S[rj + k]!;
+      S[ri + j] = s / ljj;
+    }
+  }
+  const y = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    let s = b[i]!;
+    for (let k = first[i]!; k < i; k++) s -= S[i * m + k]! * y[k]!;
+    y[i] = s / S[i * m + i]!;
+  }
+  const x = new Float64Array(m);
+  for (let i = m - 1; i >= 0; i--) {
+    let s = y[i]!;
+    for (let k = i + 1; k < m; k++) if (first[k]! <= i) s -= S[k * m + i]! * x[k]!;
+    x[i] = s / S[i * m + i]!;
+  }
+  return x;
+}
+
+/** Inverse of a symmetric 3×3 block at `off` (adjugate); zeros when singular. */
+function inverse3(M: Float64Array, off: number): Float64Array {
+  const [a, b, c, d, e, f, g, h, i] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((k) => M[off + k]!) as [number, number, number, number, number, number, number, number, number];
+  const A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (!(Math.abs(det) > 1e-300)) return new Float64Array(9);
+  return Float64Array.from([A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d]).map((v) => v / det);
+}
+
+/**
+ * One damped step: the Schur complement of the point blocks, the photos' step (poses, then the shared
+ * focals) by Cholesky, then each point's step. Returns null when the reduced system is not positive
+ * definite.
+ */
+function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEquations>, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
+  const nf = focals.prior.length, m = nc * POSE + nf, nt = tracks.start.length - 1;
+  // Index in the reduced system of parameter a (0..6, 6 = focal) of photo k; -1 for a fixed focal.
+  const at = (k: number, a: number) => (a < POSE ? k * POSE + a : focals.group[k]! < 0 ? -1 : nc * POSE + INTR * focals.group[k]! + a - POSE);
+  const S = new Float64Array(m * m), b = new Float64Array(m);
+  for (let k = 0; k < nc; k++) {
+    for (let a = 0; a < EXT; a++) {
+      const i = at(k, a);
+      if (i < 0) continue;
+      b[i] = b[i]! + ne.g[k * EXT + a]!;
+      for (let c = 0; c < EXT; c++) {
+        const j = at(k, c);
+        if (j >= 0) S[i * m + j] = S[i * m + j]! + ne.U[(k * EXT + a) * EXT + c]!;
+      }
+    }
+  }
+  for (let i = 0; i < m; i++) {
+    b[i] = b[i]! + priorG[i]!;
+    S[i * m + i] = (S[i * m + i]! + priorU[i]!) * (1 + lambda) + 1e-9;
+  }
+  const Vinv: Float64Array[] = [];
+  const WV = new Float64Array(EXT * 3);
+  const W = (o: number, r: number, c: number) => ne.W[(o * EXT + r) * 3 + c]!;
+  for (let t = 0; t < nt; t++) {
+    const Vt = ne.V.slice(t * 9, t * 9 + 9);
+    for (let a = 0; a < 3; a++) Vt[a * 4] = Vt[a * 4]! * (1 + lambda) + 1e-9;
+    const vi = inverse3(Vt, 0);
+    Vinv.push(vi);
+    const a0 = tracks.start[t]!, a1 = tracks.start[t + 1]!;
+    const gpt = [0, 1, 2].map((k) => ne.gp[t * 3 + k]!);
+    const viG = [0, 1, 2].map((r) => vi[r * 3]! * gpt[0]! + vi[r * 3 + 1]! * gpt[1]! + vi[r * 3 + 2]! * gpt[2]!);
+    for (let o = a0; o < a1; o++) {
+      const k = tracks.cam[o]!;
+      // WV = W_o · V⁻¹ (7×3)
+      for (let r = 0; r < EXT; r++) {
+        const i = at(k, r);
+        if (i < 0) continue;
+        for (let c = 0; c < 3; c++) WV[r * 3 + c] = W(o, r, 0) * vi[c]! + W(o, r, 1) * vi[3 + c]! + W(o, r, 2) * vi[6 + c]!;
+        b[i] = b[i]! - (W(o, r, 0) * viG[0]! + W(o, r, 1) * viG[1]! + W(o, r, 2) * viG[2]!);
+      }
+      for (let o2 = a0; o2 < a1; o2++) {
+        const l = tracks.cam[o2]!;
+        for (let r = 0; r < EXT; r++) {
+          const i = at(k, r);
+          if (i < 0) continue;
+          for (let c = 0; c < EXT; c++) {
+            const j = at(l, c);
+            if (j >= 0) S[i * m + j] = S[i * m + j]! - (WV[r * 3]! * W(o2, c, 0) + WV[r * 3 + 1]! * W(o2, c, 1) + WV[r * 3 + 2]! * W(o2, c, 2));
+          }
+        }
+      }
+    }
+  }
+  let dc: Float64Array;
+  try {
+    dc = solveEnvelope(S, b, m);
+  } catch {
+    return null;
+  }
+  const dp = new Float64Array(nt * 3);
+  for (let t = 0; t < nt; t++) {
+    const rhs = [0, 1, 2].map((k) => ne.gp[t * 3 + k]!);
+    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) {
+      const k = tracks.cam[o]!;
+      for (let c = 0; c < 3; c++) {
+        let s = 0;
+        for (let r = 0; r < EXT; r++) {
+          const i = at(k, r);
+          if (i >= 0) s += W(o, r, c) * dc[i]!;
+        }
+        rhs[c] = rhs[c]! - s;
+      }
+    }
+    const vi = Vinv[t]!;
+    for (let r = 0; r < 3; r++) dp[t * 3 + r] = vi[r * 3]! * rhs[0]! + vi[r * 3 + 1]! * rhs[1]! + vi[r * 3 + 2]! * rhs[2]!;
+  }
+  return { dc, dp };
+}
+
+/**
+ * Adjusts `cameras` and the tracks' `points` (from triangulateOnRelief) against the tracks' pixels and
+ * each photo's `priors`. The pose always moves; the focal length too when `opts.focal` asks for it
+ * and radial k1 (shared within a group); the principal point and k2 stay.
+ */
+export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, priors: PosePrior[], opts: BundleOptions): BundleResult {
+  const nc = cameras.length, no = tracks.cam.length, sigma = opts.obsSigmaPx;
+  const focals = focalsOf(cameras, opts), nf = focals.prior.length, np = nc * POSE;
+  let cams = cameras.map((c) => ({ ...c }));
+  let f = Float64Array.from(focals.prior);
+  let X = Float64Array.from(points);
+  const res = new Float64Array(2 * no);
+  let lambda = 1e-3, iterations = 0;
+  let w: Float64Array<ArrayBuffer> = new Float64Array(no).fill(1);
+  let converged = false;
+  while (!converged && iterations < (opts.maxIterations ?? 20)) {
+    iterations++;
+    reprojection(tracks, cams, X, sigma, res);
+    w = robustWeights(res, no);
+    const before = cost(res, w, cams, priors, focals, f);
+    const ne = normalEquations(tracks, cams, X, sigma, res, w, nf > 0, focals.k1Free);
+    // Prior terms: diagonal (each is one parameter's own residual).
+    const priorU = new Float64Array(np + nf), priorG = new Float64Array(np + nf);
+    cams.forEach((c, k) => {
+      const r = priorResiduals(poseOf(c), priors[k]!), s = priorSigmas(priors[k]!);
+      for (let a = 0; a < 6; a++) { priorU[k * 6 + a] = 1 / s[a]! ** 2; priorG[k * 6 + a] = -r[a]! / s[a]!; }
+    });
+    f.forEach((v, g) => {
+      const s = focals.sigma[g]!;
+      priorU[np + g] = 1 / s ** 2; priorG[np + g] = -(v - focals.prior[g]!) / s ** 2;
+    });
+    let improved = false;
+    for (let attempt = 0; attempt < 8 && !improved; attempt++) {
+      const step = dampedStep(tracks, nc, ne, priorU, priorG, focals, lambda);
+      if (step) {
+        const fn = f.map((v, g) => v + step.dc[np + g]!);
+        const next = cams.map((c, k) => {
+          const moved = withPose(c, poseOf(c).map((v, a) => v + step.dc[k * 6 + a]!));
+          const g = focals.group[k]!;
+          return g >= 0 ? { ...moved, f: fn[INTR * g]!, k1: fn[INTR * g + 1]! } : moved;
+        });
+        const Xn = X.map((v, k) => v + step.dp[k]!);
+        const resN = new Float64Array(2 * no);
+        reprojection(tracks, next, Xn, sigma, resN);
+        const after = cost(resN, w, next, priors, focals, fn);
+        if (after < before) {
+          improved = true;
+          const gain = (before - after) / before;
+          cams = next; X = Xn; f = fn;
+          lambda = Math.max(1e-7, lambda / 3);
+          converged = gain < CONVERGED_GAIN;
+        }
+      }
+      if (!improved) lambda *= 8;
+    }
+    if (!improved) converged = true;
+  }
+  reprojection(tracks, cams, X, sigma, res);
+  w = robustWeights(res, no);
+  let s = 0, n = 0;
+  for (let o = 0; o < no; o++) if (w[o]! > 0) { s += res[2 * o]! ** 2 + res[2 * o + 1]! ** 2; n++; }
+  return { cameras: cams, points: X, inlier: Uint8Array.from(w, (v) => (v > 0 ? 1 : 0)), rmsPx: sigma * Math.sqrt(s / Math.max(1, n)), iterations };
+}
