@@ -99,7 +99,7 @@ const RELIEF_CELL_M = 2;
 /** Adjustments on the relief of the previous one (heights and placements settle together). */
 const RELIEF_ROUNDS = 2;
 /** Pose priors of the bundle adjustment beyond GPS_SIGMA_M: recorded height, compass, gimbal tilt (docs/drone.md). */
-const POSE_PRIOR_SIGMA = { recordedHeightM: 3, guessedHeightShare: 0.3, headingRad: (3 * Math.PI) / 180, tiltRad: (3 * Math.PI) / 180 };
+const POSE_PRIOR_SIGMA = { recordedHeightM: 3, guessedHeightShare: 0.3, headingRad: (3 * Math.PI) / 180, tiltRad: (1.2 * Math.PI) / 180 };
 /** Tracks kept a photo in the bundle adjustment (longest first): plenty for 6 pose parameters, and bounded work. */
 const TRACKS_PER_PHOTO = 600;
 /** Points per side of a footprint traced over the relief (bounds of the output grid and of each photo). */
