@@ -160,6 +160,11 @@ export interface CraftedJson {
   status: number;
   /** Whether the request needs the session (else it goes without one). */
   signedIn: boolean;
+  /**
+   * Refused on its declared length alone: only its first bytes are sent. Sent whole, the client may
+   * still be writing when the 413 closes the connection, and fails with EPIPE before it reads the answer.
+   */
+  refusedOnLength?: true;
 }
 
 const ring = (n: number) => {
@@ -179,7 +184,7 @@ export function craftedJson(): CraftedJson[] {
     login(`[${'0,'.repeat(1_000_000)}0]`, 422, 'login: an array of 1,000,000 numbers'),
     login(JSON.stringify({ email: 'a@example.test', password: 'p', list: Array(300_000).fill('x') }), 401, 'login: 300,000 strings beside the fields (they overflowed the stack: a 500)'),
     login(JSON.stringify({ email: 'a'.repeat(15_000_000), password: 'p' }), 422, 'login: a 15 MB e-mail'),
-    login(`{"email":"a@example.test","password":"${'x'.repeat(17 * 1024 * 1024)}"}`, 413, 'login: a 17 MB body'),
+    { ...login(`{"email":"a@example.test","password":"${'x'.repeat(17 * 1024 * 1024)}"}`, 413, 'login: a 17 MB body'), refusedOnLength: true },
     login('{"__proto__":{"admin":true},"email":"nobody@example.test","password":"whatever-1"}', 401, 'login: a __proto__ key'),
     { name: 'a ring of 200,000 vertices', method: 'POST', path: '/api/fields', body: JSON.stringify({ name: 'Ring', geometry: { type: 'Polygon', coordinates: [ring(200_000)] } }), status: 422, signedIn: true },
     { name: 'a field nested 200,000 deep', method: 'POST', path: '/api/fields', body: JSON.stringify({ name: 'Deep' }).replace('}', `,"geometry":${deep}}`), status: 422, signedIn: true },
