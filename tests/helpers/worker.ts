@@ -1,4 +1,5 @@
 // Starts `npm run worker` (a BullMQ worker process) with the given environment.
+import { randomUUID } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -56,12 +57,30 @@ export async function redisAvailable(url: string): Promise<boolean> {
   }
 }
 
-/** A Redis database of its own at `base`, emptied first, so that queues of other runs do not mix in. */
+/** How long a claimed Redis database stays another file's: longer than any test file that uses one runs. */
+const REDIS_DB_CLAIM_S = 900;
+
+/**
+ * A Redis database of its own at `base` (1-15), emptied first, so that queues of other runs do not mix
+ * in. Claimed in database 0 (SET NX with an expiry): test files run in parallel, and two that drew the
+ * same number at random flushed each other's queues and counted each other's workers.
+ */
 export async function emptyRedisDb(base: string): Promise<string> {
   const { default: IORedis } = await import('ioredis');
-  const url = `${base}/${7 + Math.floor(Math.random() * 8)}`;
-  const r = new IORedis(url);
-  await r.flushdb();
-  r.disconnect();
-  return url;
+  const claims = new IORedis(`${base}/0`);
+  try {
+    const token = `${process.pid}-${randomUUID()}`;
+    const order = Array.from({ length: 15 }, (_, i) => i + 1).sort(() => Math.random() - 0.5);
+    for (const n of order) {
+      if ((await claims.set(`fieldmap-test:redis-db:${n}`, token, 'EX', REDIS_DB_CLAIM_S, 'NX')) !== 'OK') continue;
+      const url = `${base}/${n}`;
+      const r = new IORedis(url);
+      await r.flushdb();
+      r.disconnect();
+      return url;
+    }
+    throw new Error(`every Redis database 1-15 at ${base} is claimed by a test file of the last ${REDIS_DB_CLAIM_S} s`);
+  } finally {
+    claims.disconnect();
+  }
 }
