@@ -175,9 +175,9 @@ for (const [label, cog] of [['JPEG COG (drone mosaics)', jpegCog], ['DEFLATE COG
   const drawTile = async (z: number, x: number, y: number) => encodeTile(await renderTile(raster, z, x, y, style), 'png');
   const { perZoom, cpu } = await coldTiles(raster, drawTile);
   const all = Object.values(perZoom).flat();
-  // Zooms the map shows (it stops at 21): the target is theirs.
+  // The issue's target spans zooms 14-22; the map itself stops at 21, reported beside it.
   const mapZooms = Object.entries(perZoom).filter(([z]) => Number(z) <= 21).flatMap(([, ms]) => ms);
-  const p95 = round(quantile(mapZooms, 0.95), 1);
+  const p95 = round(quantile(all, 0.95), 1);
   const cpuP95 = round(quantile(cpu, 0.95), 1);
   const stages = await stageProfile(cog.path, raster, style);
   const { rss, settledAt } = await memoryRounds(drawTile);
@@ -185,10 +185,11 @@ for (const [label, cog] of [['JPEG COG (drone mosaics)', jpegCog], ['DEFLATE COG
   const last = rss.at(-1)!;
   const growth = round(((last - settled) / settled) * 100, 1);
   rows.push(
-    { metric: `${label}: tile (256 px PNG), cold, zooms 14-21, p95`, value: p95, unit: 'ms', target: '< 40', ok: p95 < 40 },
-    { metric: `${label}: tile, cold, zooms 14-22, p95`, value: round(quantile(all, 0.95), 1), unit: 'ms' },
+    { metric: `${label}: tile (256 px PNG), cold, zooms 14-22, p95`, value: p95, unit: 'ms', target: '< 40', ok: p95 < 40 },
+    { metric: `${label}: tile, cold, zooms 14-21 (the map's), p95`, value: round(quantile(mapZooms, 0.95), 1), unit: 'ms' },
     { metric: `${label}: tile, cold, p50`, value: round(quantile(all, 0.5), 1), unit: 'ms' },
-    { metric: `${label}: tile, cold, CPU time p95`, value: cpuP95, unit: 'ms', target: '< 40', ok: cpuP95 < 40 },
+    // CPU of every thread (libvips and zlib beside the main one): the tile's cost, not its latency.
+    { metric: `${label}: tile, cold, CPU time p95`, value: cpuP95, unit: 'ms' },
     { metric: `${label}: tile, cold, CPU time p50`, value: round(quantile(cpu, 0.5), 1), unit: 'ms' },
     { metric: `${label}: tile, cold, max`, value: round(Math.max(...all), 1), unit: 'ms' },
     { metric: `${label}: opening the COG (once per file)`, value: openMs, unit: 'ms' },
