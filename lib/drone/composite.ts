@@ -110,6 +110,41 @@ export class PhotoCache {
   }
 }
 
+/** Narrowest strip of columns compositing splits a mosaic into (compositeStrips). */
+const MIN_STRIP_COLUMNS = 512;
+
+/**
+ * Strips of columns [c0, c1) to composite one after another so that the photos two bands of rows of a
+ * strip need (the band drawn and the one decoding ahead) fit in `budget` bytes: a band across a wide
+ * survey needs a photo from every flight line, which would hold more photos than the cache may. One
+ * strip when they fit; a photo spanning two strips is decoded once for each. No strip is wider than
+ * `maxColumns`.
+ */
+export function compositeStrips(src: Pick<Sources, 'placed' | 'bbox' | 'nb' | 'scale'>, grid: GridWindow, budget: number, maxColumns = Infinity): [number, number][] {
+  const { x0, y0, gsd, W, H } = grid;
+  const bytes = src.placed.map((p) => Math.round(p.width * src.scale) * Math.round(p.height * src.scale) * src.nb);
+  const strips = (k: number) => Array.from({ length: k }, (_, s): [number, number] => [Math.floor((s * W) / k), Math.floor(((s + 1) * W) / k)]);
+  const peak = (k: number) => {
+    let most = 0;
+    for (const [c0, c1] of strips(k)) {
+      for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
+        const top = y0 - row0 * gsd, bottom = y0 - Math.min(H, row0 + 2 * BLOCK_ROWS) * gsd;
+        let sum = 0;
+        src.bbox.forEach((b, i) => {
+          if (b[3]! >= bottom && b[2]! <= top && b[1]! >= x0 + c0 * gsd && b[0]! <= x0 + c1 * gsd) sum += bytes[i]!;
+        });
+        most = Math.max(most, sum);
+      }
+    }
+    return most;
+  };
+  // Where the photos' own overlap holds more than the budget at any width, the fewest strips within half
+  // again of the least that narrower strips reach: each further strip decodes the photos it cuts again.
+  const peaks = Array.from({ length: Math.max(1, Math.floor(W / MIN_STRIP_COLUMNS)) }, (_, k) => peak(k + 1));
+  const enough = Math.max(budget, 1.5 * Math.min(...peaks));
+  return strips(Math.max(peaks.findIndex((p) => p <= enough) + 1, Math.ceil(W / maxColumns)));
+}
+
 /** Takes each band of composited rows [row0, row1) (pixel-interleaved bands + alpha); the buffer is reused after. */
 export type BandSink = (rows: Uint8Array, row0: number, row1: number) => Promise<void>;
 
@@ -148,7 +183,7 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
   // column 0 on the camera's own height, their steps per column (x, y, z), and the z column of R.
   const px0 = new Float64Array(nCap), py0 = new Float64Array(nCap), pz0 = new Float64Array(nCap);
   const pxs = new Float64Array(nCap), pys = new Float64Array(nCap), pzs = new Float64Array(nCap);
-  const cu = new Float64Array(nCap), cvv = new Float64Array(nCap), cd = new Float64Array(nCap), ce = new Float64Array(nCap);
+  const cu = new Float64Array(nCap), cvv = new Float64Array(nCap), cd = new Float64Array(nCap), cd2 = new Float64Array(nCap), ce = new Float64Array(nCap);
   const cand = new Int32Array(nCap);
   const rowHeights = new Float64Array(W);
   const imgs: Uint8Array[] = new Array<Uint8Array>(nCap).fill(EMPTY);
@@ -177,30 +212,46 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
       }
       const rowOut = (sink ? row - row0 : row) * W * stride;
       const e0 = x0 + 0.5 * gsd;
+      /** Projects the column's ground point into photo i; true (and cu, cvv, ce set) when it falls inside the frame. */
+      const inFrame = (i: number, col: number, z: number): boolean => {
+        const c = cameras[i]!, R = rot[i]!;
+        const dz = z - c.Z;
+        const zc = pz0[i]! + pzs[i]! * col + R[8]! * dz;
+        if (!(zc > 0)) return false;
+        let xn = (px0[i]! + pxs[i]! * col + R[2]! * dz) / zc, yn = (py0[i]! + pys[i]! * col + R[5]! * dz) / zc;
+        if (distorted[i]) {
+          const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
+          xn *= dist; yn *= dist;
+        }
+        // Decoded-pixel coordinates (pixel centres scale about the corner).
+        const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
+        const w = widths[i]! - 1, h = heights[i]! - 1;
+        if (u < 0 || v < 0 || u >= w || v >= h) return false;
+        cu[i] = u; cvv[i] = v;
+        const edge = Math.min(u, v, w - u, h - v) + 1;
+        ce[i] = edge < EDGE_FEATHER_PX * scale ? edge / (EDGE_FEATHER_PX * scale) : 1;
+        return true;
+      };
       for (let col = 0; col < W; col++) {
-        let dmin = Infinity;
-        let nc = 0;
         const z = rowHeights[col]!;
+        // The photo nearest nadir first: when it sees the spot, only photos within the feather's cutoff
+        // of it can weigh in, and most pixels need one projection instead of one per candidate.
+        let nearest = -1, nearestD2 = Infinity;
+        for (let k = 0; k < rowCands.length; k++) {
+          const i = rowCands[k]!, c = cameras[i]!;
+          const ex = e0 + col * gsd - c.E, ey = n - c.N;
+          const d2 = ex * ex + ey * ey;
+          cd2[i] = d2;
+          if (d2 < nearestD2) { nearestD2 = d2; nearest = i; }
+        }
+        let dmin = Infinity, nc = 0;
+        const nearestSees = nearest >= 0 && inFrame(nearest, col, z);
+        const reach = nearestSees ? (Math.sqrt(nearestD2) + cutoff) ** 2 : Infinity;
         for (let k = 0; k < rowCands.length; k++) {
           const i = rowCands[k]!;
-          const c = cameras[i]!, R = rot[i]!;
-          const dz = z - c.Z;
-          const zc = pz0[i]! + pzs[i]! * col + R[8]! * dz;
-          if (!(zc > 0)) continue;
-          let xn = (px0[i]! + pxs[i]! * col + R[2]! * dz) / zc, yn = (py0[i]! + pys[i]! * col + R[5]! * dz) / zc;
-          if (distorted[i]) {
-            const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
-            xn *= dist; yn *= dist;
-          }
-          // Decoded-pixel coordinates (pixel centres scale about the corner).
-          const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
-          const w = widths[i]! - 1, h = heights[i]! - 1;
-          if (u < 0 || v < 0 || u >= w || v >= h) continue;
-          const ex = e0 + col * gsd - c.E, ey = n - c.N;
-          const d = Math.sqrt(ex * ex + ey * ey);
-          cu[i] = u; cvv[i] = v; cd[i] = d;
-          const edge = Math.min(u, v, w - u, h - v) + 1;
-          ce[i] = edge < EDGE_FEATHER_PX * scale ? edge / (EDGE_FEATHER_PX * scale) : 1;
+          if (i === nearest ? !nearestSees : cd2[i]! > reach || !inFrame(i, col, z)) continue;
+          const d = Math.sqrt(cd2[i]!);
+          cd[i] = d;
           cand[nc++] = i;
           if (d < dmin) dmin = d;
         }

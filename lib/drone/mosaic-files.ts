@@ -73,13 +73,18 @@ export class PreviewSampler {
     srcRow.forEach((r, k) => { if (r >= 0) this.order[next[r]!++] = k; });
   }
 
-  /** Samples rows [row0, row1) of the mosaic; `chans`: the source channels of red, green, blue and alpha. */
-  take(rows: Uint8Array, row0: number, row1: number, stride: number, chans: number[]): void {
+  /**
+   * Samples rows [row0, row1) of the mosaic, or of its strip of columns from `col0` on;
+   * `chans`: the source channels of red, green, blue and alpha.
+   */
+  take(rows: Uint8Array, row0: number, row1: number, stride: number, chans: number[], col0 = 0): void {
     const W = rows.length / stride / (row1 - row0);
     for (let r = row0; r < row1; r++) {
       for (let q = this.rowStart[r]!; q < this.rowStart[r + 1]!; q++) {
         const k = this.order[q]!;
-        const o = ((r - row0) * W + this.srcCol[k]!) * stride;
+        const col = this.srcCol[k]! - col0;
+        if (col < 0 || col >= W) continue;
+        const o = ((r - row0) * W + col) * stride;
         for (let c = 0; c < 4; c++) this.img[4 * k + c] = rows[o + chans[c]!]!;
       }
     }

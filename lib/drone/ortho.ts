@@ -14,7 +14,7 @@ import type { Camera } from './camera';
 import { cameraFromPlacement, centreOnGround, focalPx, intrinsics, pixelRayToGround, placementOfCamera, recordedTilt, rotation } from './camera';
 import { mosaicCogOptions, writeCog } from './cog';
 import type { Sources } from './composite';
-import { composite, decodeScale, PhotoCache } from './composite';
+import { composite, compositeStrips, decodeScale, PhotoCache } from './composite';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
@@ -67,6 +67,8 @@ export interface Mosaic {
   geoTransform: [number, number, number, number, number, number];
   /** Pixel-interleaved raw copy (bands + alpha, 8 bit) the analysis reads without decoding the GeoTIFF. */
   rawPath: string;
+  /** Strips of columns the mosaic was composited in (compositeStrips): 1 unless its photos outgrow the cache. */
+  compositedStrips: number;
   /** The raw copy and its GDAL header: four times the GeoTIFF's size, removed once the analysis is done. */
   scratchPaths: string[];
   /** Final placement of each capture's centre, [lon, lat], in input order of captures. */
@@ -83,6 +85,8 @@ export interface BuildOptions {
   resolutionM?: number;
   /** Budget for decoded full-resolution photos held at once. */
   cacheBytes?: number;
+  /** Widest strip of columns to composite in (compositeStrips; default: as wide as the cache allows). */
+  maxStripColumns?: number;
   /** Also re-match features along the seams in the output (rematchSeams): a check for tests and benchmarks, seconds more. */
   rematchSeams?: boolean;
 }
@@ -161,8 +165,10 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   await mkdir(opts.workDir, { recursive: true });
   const { captures, frame, placed, pairs, adjusted, bands } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);
-  const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, opts.cacheBytes ?? DEFAULT_CACHE_BYTES);
-  const files = await writeMosaicFiles(sources, grid, bands, frame, opts.workDir, (p) => progress(48 + 46 * p));
+  const cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
+  const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, cacheBytes);
+  const strips = compositeStrips(sources, grid, cacheBytes, opts.maxStripColumns);
+  const files = await writeMosaicFiles(sources, grid, strips, bands, frame, opts.workDir, (p) => progress(48 + 46 * p));
   const seams = await sampledSeamCheck(survey, adjusted, grid);
   progress(98);
   const rematchedSeams = opts.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, pairs) : undefined;
@@ -380,12 +386,12 @@ export async function sampledSeamCheck(survey: TiedSurvey, adjusted: Adjusted, g
 }
 
 /**
- * Bands of rows composited straight into the raw copy (and sampled for the preview), so that no whole
+ * Bands of rows of each strip of columns composited straight into the raw copy (and sampled for the preview), so that no whole
  * mosaic is ever held in memory; then raw + VRT -> Cloud-Optimized GeoTIFF through GDAL.
  */
 async function writeMosaicFiles(
-  sources: Sources, grid: GridWindow, bands: string[], frame: UtmFrame, workDir: string, progress: (share: number) => void,
-): Promise<Pick<Mosaic, 'geotiffPath' | 'previewPng' | 'boundsWgs84' | 'geoTransform' | 'rawPath' | 'scratchPaths'>> {
+  sources: Sources, grid: GridWindow, strips: [number, number][], bands: string[], frame: UtmFrame, workDir: string, progress: (share: number) => void,
+): Promise<Pick<Mosaic, 'geotiffPath' | 'previewPng' | 'boundsWgs84' | 'geoTransform' | 'rawPath' | 'scratchPaths' | 'compositedStrips'>> {
   const { x0, y0, gsd, W, H } = grid;
   const nb = bands.length, stride = nb + 1;
   const rawPath = join(workDir, 'mosaic.raw');
@@ -398,11 +404,15 @@ async function writeMosaicFiles(
   const chans = rgb.every((k) => k >= 0) ? rgb : [0, 0, 0].map((_, k) => Math.min(k, nb - 1));
   const raw = await open(rawPath, 'w');
   try {
-    await composite(sources, grid, null, async (rows, row0, row1) => {
-      await raw.write(rows, 0, rows.length, row0 * W * stride);
-      preview.take(rows, row0, row1, stride, [...chans, nb]);
-      progress((0.9 * row1) / H);
-    });
+    for (const [s, [c0, c1]] of strips.entries()) {
+      const Ws = c1 - c0, rowBytes = Ws * stride;
+      await composite(sources, { ...grid, x0: x0 + c0 * gsd, W: Ws }, null, async (rows, row0, row1) => {
+        if (Ws === W) await raw.write(rows, 0, rows.length, row0 * W * stride);
+        else for (let r = row0; r < row1; r++) await raw.write(rows, (r - row0) * rowBytes, rowBytes, (r * W + c0) * stride);
+        preview.take(rows, row0, row1, stride, [...chans, nb], c0);
+        progress((0.9 * (s + row1 / H)) / strips.length);
+      });
+    }
   } finally {
     await raw.close();
   }
@@ -411,7 +421,7 @@ async function writeMosaicFiles(
   await writeCog(vrtPath, geotiffPath, mosaicCogOptions(bands));
   progress(1);
   await preview.write(previewPng);
-  return { geotiffPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths: [rawPath, vrtPath] };
+  return { geotiffPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths: [rawPath, vrtPath], compositedStrips: strips.length };
 }
 
 /**

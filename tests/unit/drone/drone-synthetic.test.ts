@@ -61,6 +61,18 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     expect(seams.medianPx).toBeLessThanOrEqual(3);
   });
 
+  it('composites in strips of columns, to the same bytes, when the photos a band of rows needs exceed the cache', async () => {
+    // A one-byte cache and strips of at most 512 columns: each photo is decoded once for every strip it spans.
+    const photos = await Promise.all(truth.files.map(readDroneExif));
+    const stripped = await buildOrthomosaic(photos, { workDir: join(root, 'strips'), cacheBytes: 1, maxStripColumns: 512 });
+    expect(mosaic.compositedStrips).toBe(1);
+    expect(stripped.compositedStrips).toBe(Math.ceil(mosaic.width / 512));
+    expect(stripped.compositedStrips).toBeGreaterThan(1);
+    expect([stripped.width, stripped.height]).toEqual([mosaic.width, mosaic.height]);
+    expect(readFileSync(stripped.rawPath).equals(readFileSync(mosaic.rawPath))).toBe(true);
+    expect(readFileSync(stripped.previewPng).equals(readFileSync(mosaic.previewPng))).toBe(true);
+  }, 600_000);
+
   it('computes NDVI inside the field within 0.02 of the source image and writes the index GeoTIFF', async () => {
     const field = [200, 150, 700, 550] as const;
     const result = await analyseIndex(mosaic, truth.fieldWgs84(...field));
