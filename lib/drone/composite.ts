@@ -138,11 +138,16 @@ export function compositeStrips(src: Pick<Sources, 'placed' | 'bbox' | 'nb' | 's
     }
     return most;
   };
-  // Where the photos' own overlap holds more than the budget at any width, the fewest strips within half
-  // again of the least that narrower strips reach: each further strip decodes the photos it cuts again.
-  const peaks = Array.from({ length: Math.max(1, Math.floor(W / MIN_STRIP_COLUMNS)) }, (_, k) => peak(k + 1));
-  const enough = Math.max(budget, 1.5 * Math.min(...peaks));
-  return strips(Math.max(peaks.findIndex((p) => p <= enough) + 1, Math.ceil(W / maxColumns)));
+  const fewest = Math.ceil(W / maxColumns), most = Math.max(1, Math.floor(W / MIN_STRIP_COLUMNS));
+  const peaks: number[] = [];
+  for (let k = 1; k <= most; k++) {
+    peaks.push(peak(k));
+    if (peaks[k - 1]! <= budget) return strips(Math.max(k, fewest));
+  }
+  // The photos' own overlap holds more than the budget at any width: the fewest strips within half again
+  // of the least that narrower strips reach, as each further strip decodes the photos it cuts again.
+  const enough = 1.5 * Math.min(...peaks);
+  return strips(Math.max(peaks.findIndex((p) => p <= enough) + 1, fewest));
 }
 
 /** Takes each band of composited rows [row0, row1) (pixel-interleaved bands + alpha); the buffer is reused after. */

@@ -386,8 +386,9 @@ export async function sampledSeamCheck(survey: TiedSurvey, adjusted: Adjusted, g
 }
 
 /**
- * Bands of rows of each strip of columns composited straight into the raw copy (and sampled for the preview), so that no whole
- * mosaic is ever held in memory; then raw + VRT -> Cloud-Optimized GeoTIFF through GDAL.
+ * Bands of rows of each strip of columns composited straight into the raw copy (and sampled for the
+ * preview), so that no whole mosaic is ever held in memory; then raw + VRT -> Cloud-Optimized GeoTIFF
+ * through GDAL.
  */
 async function writeMosaicFiles(
   sources: Sources, grid: GridWindow, strips: [number, number][], bands: string[], frame: UtmFrame, workDir: string, progress: (share: number) => void,
