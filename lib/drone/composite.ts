@@ -1,22 +1,15 @@
-// Compositing: each output pixel is drawn from the photo nearest nadir there, with feathered seams
-// and per-photo exposure gains, through each photo's camera (camera.ts) from the output pixel's spot
-// on the relief (inverse mapping: from the output pixel back into the photo). Rows are made a band at a time from a bounded cache of
-// decoded photos, so a mosaic of any size is never held whole in memory.
+// Compositing: the mosaic made a band of rows at a time (each drawn by composite-rows.ts on two
+// threads) from a bounded cache of decoded photos, in strips of columns when a band's photos outgrow
+// the cache, so that a mosaic of any size is never held whole in memory.
 import sharp from 'sharp';
-import type { Camera } from './camera';
-import { rotation } from './camera';
+import type { RowSources } from './composite-rows';
 import { levelled, levelledBytes } from './radiometry';
 import { decodingPhoto } from './photo-decode';
 import type { Placed } from './placed';
-import type { ReliefGrid } from './relief';
-import { heightsAlongRow } from './relief';
 import type { GridWindow } from './seams';
 import { StitchError } from './stitch-error';
+import { drawRowsOnThreads } from './threads';
 
-/** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
-export const FEATHER_M = 0.6;
-/** Photo edges fade over this many pixels so a neighbour can take over smoothly. */
-const EDGE_FEATHER_PX = 60;
 const BLOCK_ROWS = 128;
 
 const EMPTY = new Uint8Array(0);
@@ -31,11 +24,22 @@ export function decodeScale(nativeGsd: number, outputGsd: number): number {
   return scale;
 }
 
-/** Decoded pixels of captures, least recently used dropped beyond the byte budget. */
+/**
+ * Decoded pixels of captures in at most `budget` bytes of shared memory (more only when the photos of
+ * the band being drawn fill it), so that rows can be drawn on another thread without copying a photo.
+ * A newly decoded photo takes the buffer of one released, else of the least recently used one outside
+ * the band: buffers are reused, not left to two threads' garbage collectors, which let gigabytes of
+ * them pile up. Serves one compositing at a time (see startBand).
+ */
 export class PhotoCache {
   private readonly items = new Map<number, Uint8Array>();
   private readonly decoding = new Map<number, Promise<Uint8Array>>();
-  private bytes = 0;
+  /** Bytes of shared buffers made so far (held by photos or spare). */
+  private allocated = 0;
+  /** Photos the band being drawn reads: their buffers are not taken. */
+  private inBand = new Set<number>();
+  /** Buffers free to take a newly decoded photo. */
+  private readonly spare: SharedArrayBuffer[] = [];
   constructor(
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
     /** Decoding scale (1, 1/2, 1/4 or 1/8, see decodeScale): a coarser output grid does not need every source pixel. */
@@ -64,23 +68,37 @@ export class PhotoCache {
     for (const i of ids) if (!this.items.has(i)) this.get(i).catch(() => undefined);
   }
 
-  private keep(i: number, px: Uint8Array): Uint8Array {
+  private keep(i: number, decoded: Uint8Array): Uint8Array {
+    const px = new Uint8Array(this.bufferFor(decoded.length));
+    px.set(decoded);
     this.items.set(i, px);
-    this.bytes += px.length;
-    for (const [k, v] of this.items) {
-      if (this.bytes <= this.budget || k === i) break;
-      this.items.delete(k);
-      this.bytes -= v.length;
-    }
     return px;
   }
 
-  /** Forgets a photo that no later part of the mosaic needs. */
+  private bufferFor(size: number): SharedArrayBuffer {
+    for (;;) {
+      const k = this.spare.findIndex((b) => b.byteLength === size);
+      if (k >= 0) return this.spare.splice(k, 1)[0]!;
+      if (this.allocated + size <= this.budget) break;
+      const oldest = [...this.items.keys()].find((j) => !this.inBand.has(j));
+      if (oldest === undefined) break;
+      this.release(oldest);
+    }
+    this.allocated += size;
+    return new SharedArrayBuffer(size);
+  }
+
+  /** Forgets a photo that no rows still to be drawn need (its buffer then takes another). */
   release(i: number): void {
     const px = this.items.get(i);
     if (!px) return;
     this.items.delete(i);
-    this.bytes -= px.length;
+    this.spare.push(px.buffer as SharedArrayBuffer);
+  }
+
+  /** Names the photos the next band reads, before they are asked for; call between bands, when no rows are being drawn. */
+  startBand(ids: number[]): void {
+    this.inBand = new Set(ids);
   }
 
   /** Pixel-interleaved bands in `this.bands` order. */
@@ -153,19 +171,9 @@ export function compositeStrips(src: Pick<Sources, 'placed' | 'bbox' | 'nb' | 's
 /** Takes each band of composited rows [row0, row1) (pixel-interleaved bands + alpha); the buffer is reused after. */
 export type BandSink = (rows: Uint8Array, row0: number, row1: number) => Promise<void>;
 
-/** What compositing draws from: the photos' cameras as finally adjusted, and the relief. */
-export interface Sources {
+/** What compositing draws from: the photos as placed, their cameras as finally adjusted, the relief, and the cache of decoded photos. */
+export interface Sources extends RowSources {
   placed: Placed[];
-  cameras: Camera[];
-  relief: ReliefGrid;
-  /** Per-photo exposure gains, per channel. */
-  gains: number[][];
-  /** Bands (alpha follows in the output). */
-  nb: number;
-  /** Decoding scale of the photos (decodeScale). */
-  scale: number;
-  /** Each photo's [minE, maxE, minN, maxN] on the relief. */
-  bbox: number[][];
   cache: PhotoCache;
 }
 
@@ -174,141 +182,30 @@ export interface Sources {
  * there with feathered seams, drawn from `only` these photos (null: all of them).
  */
 export async function composite(src: Sources, grid: GridWindow, only: number[] | null, sink?: BandSink): Promise<Uint8Array> {
-  const { placed, cameras, relief, gains, nb, scale, bbox, cache } = src;
+  const { placed, bbox, cache } = src;
   const { x0, y0, gsd, W, H } = grid;
-  const stride = nb + 1;
+  const stride = src.nb + 1;
   // With a sink, one band of rows at a time (handed over and reused); without, the whole window.
-  const out = new Uint8Array(W * (sink ? Math.min(H, BLOCK_ROWS) : H) * stride);
-  const rot = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
-  const distorted = Uint8Array.from(cameras, (c) => (c.k1 || c.k2 ? 1 : 0));
-  const cutoff = 6 * FEATHER_M;
-  const acc = new Float64Array(nb);
-  const nCap = placed.length;
-  // Per-row state of each candidate photo: the camera-frame coordinates of the row's ground points at
-  // column 0 on the camera's own height, their steps per column (x, y, z), and the z column of R.
-  const px0 = new Float64Array(nCap), py0 = new Float64Array(nCap), pz0 = new Float64Array(nCap);
-  const pxs = new Float64Array(nCap), pys = new Float64Array(nCap), pzs = new Float64Array(nCap);
-  const cu = new Float64Array(nCap), cvv = new Float64Array(nCap), cd = new Float64Array(nCap), cd2 = new Float64Array(nCap), ce = new Float64Array(nCap);
-  const cand = new Int32Array(nCap);
-  const rowHeights = new Float64Array(W);
-  const imgs: Uint8Array[] = new Array<Uint8Array>(nCap).fill(EMPTY);
-  const widths = Int32Array.from(placed.map((p) => Math.round(p.width * scale))), heights = Int32Array.from(placed.map((p) => Math.round(p.height * scale)));
+  const out = new Uint8Array(new SharedArrayBuffer(W * (sink ? Math.min(H, BLOCK_ROWS) : H) * stride));
+  // What another thread needs (the photos' captures and the cache stay here).
+  const rowSrc: RowSources = { placed: placed.map(({ width, height }) => ({ width, height })), cameras: src.cameras, relief: src.relief, gains: src.gains, nb: src.nb, scale: src.scale, bbox };
   const photosBetween = (row0: number, row1: number) => (only ?? placed.map((_, i) => i)).filter((i) =>
     bbox[i]![3]! >= y0 - row1 * gsd && bbox[i]![2]! <= y0 - row0 * gsd && bbox[i]![1]! >= x0 && bbox[i]![0]! <= x0 + W * gsd);
   for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
     const row1 = Math.min(H, row0 + BLOCK_ROWS);
-    const nBottom = y0 - row1 * gsd;
     const inBlock = photosBetween(row0, row1);
+    cache.startBand(inBlock);
     const px = await Promise.all(inBlock.map((i) => cache.get(i)));
     // The next band's new photos decode on sharp's threads while this band is composited here.
     if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)));
-    // Only this block's photos stay referenced here, so that the cache's evictions free memory.
-    imgs.fill(EMPTY);
-    inBlock.forEach((i, k) => (imgs[i] = px[k]!));
-    for (let row = row0; row < row1; row++) {
-      const n = y0 - (row + 0.5) * gsd;
-      const rowCands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
-      heightsAlongRow(relief, n, x0 + 0.5 * gsd, gsd, rowHeights);
-      for (const i of rowCands) {
-        const c = cameras[i]!, R = rot[i]!;
-        const dx = x0 + 0.5 * gsd - c.E, dy = n - c.N;
-        px0[i] = R[0]! * dx + R[1]! * dy; py0[i] = R[3]! * dx + R[4]! * dy; pz0[i] = R[6]! * dx + R[7]! * dy;
-        pxs[i] = R[0]! * gsd; pys[i] = R[3]! * gsd; pzs[i] = R[6]! * gsd;
-      }
-      const rowOut = (sink ? row - row0 : row) * W * stride;
-      const e0 = x0 + 0.5 * gsd;
-      /** Projects the column's ground point into photo i; true (and cu, cvv, ce set) when it falls inside the frame. */
-      const inFrame = (i: number, col: number, z: number): boolean => {
-        const c = cameras[i]!, R = rot[i]!;
-        const dz = z - c.Z;
-        const zc = pz0[i]! + pzs[i]! * col + R[8]! * dz;
-        if (!(zc > 0)) return false;
-        let xn = (px0[i]! + pxs[i]! * col + R[2]! * dz) / zc, yn = (py0[i]! + pys[i]! * col + R[5]! * dz) / zc;
-        if (distorted[i]) {
-          const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
-          xn *= dist; yn *= dist;
-        }
-        // Decoded-pixel coordinates (pixel centres scale about the corner).
-        const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
-        const w = widths[i]! - 1, h = heights[i]! - 1;
-        if (u < 0 || v < 0 || u >= w || v >= h) return false;
-        cu[i] = u; cvv[i] = v;
-        const edge = Math.min(u, v, w - u, h - v) + 1;
-        ce[i] = edge < EDGE_FEATHER_PX * scale ? edge / (EDGE_FEATHER_PX * scale) : 1;
-        return true;
-      };
-      for (let col = 0; col < W; col++) {
-        const z = rowHeights[col]!;
-        // The photo nearest nadir first: when it sees the spot, only photos within the feather's cutoff
-        // of it can weigh in, and most pixels need one projection instead of one per candidate.
-        let nearest = -1, nearestD2 = Infinity;
-        for (let k = 0; k < rowCands.length; k++) {
-          const i = rowCands[k]!, c = cameras[i]!;
-          const ex = e0 + col * gsd - c.E, ey = n - c.N;
-          const d2 = ex * ex + ey * ey;
-          cd2[i] = d2;
-          if (d2 < nearestD2) { nearestD2 = d2; nearest = i; }
-        }
-        let dmin = Infinity, nc = 0;
-        const nearestSees = nearest >= 0 && inFrame(nearest, col, z);
-        const reach = nearestSees ? (Math.sqrt(nearestD2) + cutoff) ** 2 : Infinity;
-        for (let k = 0; k < rowCands.length; k++) {
-          const i = rowCands[k]!;
-          if (i === nearest ? !nearestSees : cd2[i]! > reach || !inFrame(i, col, z)) continue;
-          const d = Math.sqrt(cd2[i]!);
-          cd[i] = d;
-          cand[nc++] = i;
-          if (d < dmin) dmin = d;
-        }
-        if (!nc) continue;
-        const o = rowOut + col * stride;
-        if (nc === 1) {
-          // Inside a single photo (most of the mosaic): no blending needed.
-          const i = cand[0]!;
-          const img = imgs[i]!, w = widths[i]!, g = gains[i]!;
-          const u = cu[i]!, v = cvv[i]!;
-          const ui = u | 0, vi = v | 0;
-          const fu = u - ui, fv = v - vi;
-          const o00 = (vi * w + ui) * nb, o01 = o00 + w * nb;
-          for (let b = 0; b < nb; b++) {
-            const val = (img[o00 + b]! * (1 - fu) + img[o00 + nb + b]! * fu) * (1 - fv) + (img[o01 + b]! * (1 - fu) + img[o01 + nb + b]! * fu) * fv;
-            out[o + b] = Math.min(255, Math.round(val * (g[b] ?? g[0]!)));
-          }
-          out[o + nb] = 255;
-          continue;
-        }
-        acc.fill(0);
-        let wsum = 0;
-        for (let k = 0; k < nc; k++) {
-          const i = cand[k]!;
-          const excess = cd[i]! - dmin;
-          if (excess > cutoff) continue;
-          const wt = (excess === 0 ? 1 : Math.exp(-excess / FEATHER_M)) * ce[i]!;
-          const img = imgs[i]!;
-          const w = widths[i]!;
-          const u = cu[i]!, v = cvv[i]!;
-          const ui = u | 0, vi = v | 0;
-          const fu = u - ui, fv = v - vi;
-          const w00 = (1 - fu) * (1 - fv), w10 = fu * (1 - fv), w01 = (1 - fu) * fv, w11 = fu * fv;
-          const o00 = (vi * w + ui) * nb, o01 = o00 + w * nb;
-          const g = gains[i]!;
-          for (let b = 0; b < nb; b++) {
-            const val = img[o00 + b]! * w00 + img[o00 + nb + b]! * w10 + img[o01 + b]! * w01 + img[o01 + nb + b]! * w11;
-            acc[b] = acc[b]! + wt * val * (g[b] ?? g[0]!);
-          }
-          wsum += wt;
-        }
-        for (let b = 0; b < nb; b++) out[o + b] = Math.min(255, Math.round(acc[b]! / wsum));
-        out[o + nb] = 255;
-      }
-    }
+    await drawRowsOnThreads({ src: rowSrc, grid, inBlock, imgs: px, out, row0, row1, outRow0: sink ? 0 : row0 });
     // Rows go north to south: a photo that ends above this block is done with (on the whole grid).
-    if (!only) for (const i of inBlock) if (bbox[i]![2]! > nBottom) cache.release(i);
+    if (!only) for (const i of inBlock) if (bbox[i]![2]! > y0 - row1 * gsd) cache.release(i);
     if (sink) {
       await sink(out.subarray(0, (row1 - row0) * W * stride), row0, row1);
       out.fill(0);
     }
   }
-  return sink ? EMPTY : out;
+  // Out of shared memory: callers hand the window to libraries that may not take it there.
+  return sink ? EMPTY : new Uint8Array(out);
 }
-

@@ -133,7 +133,7 @@ export interface PairSide {
   centre: [number, number];
 }
 
-/** What matches a pair (matchPair), in this thread or another (feature-threads.ts). */
+/** What matches a pair (matchPair), in this thread or another (threads.ts). */
 export type PairMatcher = (a: PairSide, b: PairSide, maxGpsDisagreementM: number, searchRadiusM: number) => Promise<PairMatch | PairRejection>;
 
 /** matchPair in this thread. */

@@ -18,7 +18,7 @@ import { composite, compositeStrips, decodeScale, PhotoCache } from './composite
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
-import { featuresInThread, matchInThread } from './feature-threads';
+import { featuresInThread, matchInThread } from './threads';
 import type { Placement, UtmFrame } from './frame';
 import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
@@ -240,7 +240,7 @@ function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, gr
 
 /**
  * ORB features of every capture's main photo (photoFeatures) on the feature threads
- * (feature-threads.ts): this thread and one more, two photos each at a time. `progress` gets the share done, 0..1.
+ * (threads.ts): this thread and one more, two photos each at a time. `progress` gets the share done, 0..1.
  */
 async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<Features[]> {
   let done = 0;

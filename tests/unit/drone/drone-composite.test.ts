@@ -1,7 +1,11 @@
-// How compositing splits a mosaic into strips of columns (compositeStrips): the byte-for-byte check of
-// a mosaic made in strips is in drone-synthetic.test.ts.
-import { describe, expect, it } from 'vitest';
-import { compositeStrips } from '@/lib/drone/composite';
+// How compositing splits a mosaic into strips of columns (compositeStrips) and holds decoded photos
+// (PhotoCache): the byte-for-byte check of a mosaic made in strips is in drone-synthetic.test.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compositeStrips, PhotoCache } from '@/lib/drone/composite';
 import type { Placed } from '@/lib/drone/placed';
 
 /** `lines` flight lines of `perLine` photos of 5472 x 3648 px at 2.5 cm, each footprint 137 x 91 m, lines 40 m apart. */
@@ -40,5 +44,57 @@ describe('compositeStrips', () => {
     const strips = compositeStrips(src, grid, 1);
     expect(strips.length).toBeGreaterThan(1);
     expect(Math.min(...strips.map(([a, b]) => b - a))).toBeGreaterThanOrEqual(512);
+  });
+});
+
+describe('PhotoCache', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'photo-cache-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const W = 64, H = 48, BYTES = W * H * 3;
+
+  /** Eight JPEGs of one flat colour each, as placed photos. */
+  async function photos(): Promise<Placed[]> {
+    return Promise.all(Array.from({ length: 8 }, async (_, i) => {
+      const path = join(dir, `p${i}.jpg`);
+      await sharp({ create: { width: W, height: H, channels: 3, background: { r: 30 * i, g: 100, b: 200 - 20 * i } } }).jpeg({ quality: 100 }).toFile(path);
+      return { width: W, height: H, capture: { main: { path, file: `p${i}.jpg`, widthPx: W, heightPx: H } } } as unknown as Placed;
+    }));
+  }
+
+  it('holds at most its budget of shared memory, reusing the buffers of photos outside the band', async () => {
+    const cache = new PhotoCache(await photos(), ['red', 'green', 'blue'], 3 * BYTES, 1, 1);
+    const buffers = new Set<ArrayBufferLike>();
+    for (let band = 0; band < 6; band++) {
+      const ids = [band, band + 1, band + 2];
+      cache.startBand(ids);
+      const px = await Promise.all(ids.map((i) => cache.get(i)));
+      px.forEach((p, k) => {
+        expect(p.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect(Math.abs(p[0]! - 30 * ids[k]!)).toBeLessThanOrEqual(2);
+        buffers.add(p.buffer);
+      });
+    }
+    expect(buffers.size).toBe(3);
+  });
+
+  it('never hands a photo of the band being drawn to another, going over the budget instead', async () => {
+    const cache = new PhotoCache(await photos(), ['red', 'green', 'blue'], 2 * BYTES, 1, 1);
+    const red = (p: Uint8Array, i: number) => expect(Math.abs(p[0]! - 30 * i)).toBeLessThanOrEqual(2);
+    const ids = [0, 1, 2, 3];
+    cache.startBand(ids);
+    const px = await Promise.all(ids.map((i) => cache.get(i)));
+    // The next band's photos decode while this one is drawn: they must not take its buffers.
+    cache.prefetch([4, 5]);
+    await Promise.all([cache.get(4), cache.get(5)]);
+    px.forEach((p, k) => red(p, ids[k]!));
+    const seen = new Set<ArrayBufferLike>(px.map((p) => p.buffer));
+    for (const band of [[4, 5], [6, 7]]) {
+      cache.startBand(band);
+      const next = await Promise.all(band.map((i) => cache.get(i)));
+      next.forEach((p, k) => red(p, band[k]!));
+      next.forEach((p) => seen.add(p.buffer));
+    }
+    // Four buffers for the band that needed four, then one more for the prefetch at most; none since.
+    expect(seen.size).toBeLessThanOrEqual(5);
   });
 });

@@ -1,4 +1,4 @@
-// Features and pair matching on the feature threads (lib/drone/feature-threads.ts) give exactly what
+// Features and pair matching on the feature threads (lib/drone/threads.ts) give exactly what
 // the same functions give in the test's own thread: the same keypoints, descriptors and colours, the
 // same matches and the same headings settled.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
-import { featuresInThread, matchInThread } from '@/lib/drone/feature-threads';
+import { featuresInThread, matchInThread } from '@/lib/drone/threads';
 import type { Features, PairMatch } from '@/lib/drone/features';
 import { median, photoFeatures } from '@/lib/drone/features';
 import { utmFrame } from '@/lib/drone/frame';

@@ -1,15 +1,18 @@
-// Features (decoding + ORB) and pair matching on the calling thread and a worker thread, so that both
-// cores work: ORB and the matching are JavaScript and WebAssembly, which run on the thread that calls
-// them. The worker loads opencv.js once and lives as long as the process (the drone job's own thread).
-// Features come back in shared memory, so that handing a pair to a thread copies no descriptors.
+// Features (decoding + ORB), pair matching and compositing's rows on the calling thread and a worker
+// thread, so that both cores work: they are JavaScript and WebAssembly, which run on the thread that
+// calls them. The worker loads opencv.js once and lives as long as the process (the drone job's own
+// thread). Features, decoded photos and rows live in shared memory, so that handing them over copies nothing.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import { Worker } from 'node:worker_threads';
 import { AppError, isAppError } from '@/lib/errors';
+import type { RowSources } from './composite-rows';
+import { drawRows } from './composite-rows';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
 import { matchHere, photoFeatures } from './features';
+import type { GridWindow } from './seams';
 
 /**
  * Worker threads beside the calling thread, which takes its share of the tasks too: one thread a core,
@@ -23,16 +26,30 @@ const TASKS_PER_THREAD = 2;
  * The thread's entry, from the working directory as lib/tasks/run-in-thread.ts finds its own: this
  * code runs from source through tsx, and a bundler must not follow the path.
  */
-const ENTRY = ['lib', 'drone', 'feature-worker.mjs'];
+const ENTRY = ['lib', 'drone', 'thread-worker.mjs'];
 
 type Task =
   | { kind: 'features'; photo: DronePhoto; radiometricScale: number }
-  | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number };
+  | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number }
+  | { kind: 'rows'; rows: RowsTask };
+
+/** Rows [row0, row1) of a window drawn into `out` from its row `outRow0` (drawRows); `imgs` and `out` in shared memory. */
+export interface RowsTask {
+  src: RowSources;
+  grid: GridWindow;
+  inBlock: number[];
+  imgs: Uint8Array[];
+  out: Uint8Array;
+  row0: number;
+  row1: number;
+  outRow0: number;
+}
 
 type Answer = { id: number; value: unknown } | { id: number; error: { message: string; app?: Pick<AppError, 'kind' | 'key' | 'params'> } };
 
 /** What a task computes, wherever it runs. */
-async function runTask(task: Task): Promise<Features | PairMatch | PairRejection> {
+async function runTask(task: Task): Promise<Features | PairMatch | PairRejection | null> {
+  if (task.kind === 'rows') return drawRowsOf(task.rows);
   if (task.kind === 'features') return inSharedMemory(await photoFeatures(task.photo, task.radiometricScale));
   return matchHere(task.a, task.b, task.maxGpsDisagreementM, task.searchRadiusM);
 }
@@ -53,7 +70,9 @@ function inSharedMemory(f: Features): Features {
   };
 }
 
-/** The worker side: answers each task posted to `port`. Called by feature-worker.mjs. */
+const drawRowsOf = ({ src, grid, inBlock, imgs, out, row0, row1, outRow0 }: RowsTask) => (drawRows(src, grid, inBlock, imgs, out, row0, row1, outRow0), null);
+
+/** The worker side: answers each task posted to `port`. Called by thread-worker.mjs. */
 export function serveFeatureTasks(port: MessagePort): void {
   port.on('message', async ({ id, task }: { id: number; task: Task }) => {
     try {
@@ -76,7 +95,7 @@ interface Thread {
  * The process's pool, started on first use. Idle threads do not keep the process alive: each is
  * referenced only while it has tasks.
  */
-class FeaturePool {
+class DronePool {
   private here: Thread = { worker: null, busy: 0, pending: new Map() };
   private threads: Thread[] = [];
   private queue: { task: Task; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
@@ -102,16 +121,31 @@ class FeaturePool {
         });
         continue;
       }
-      const id = this.nextId++;
-      thread.pending.set(id, { resolve, reject });
-      if (thread.busy++ === 0) thread.worker.ref();
-      thread.worker.postMessage({ id, task });
+      this.post(thread, task, resolve, reject);
     }
   }
 
-  private freeThread(): Thread | undefined {
+  /** Runs `task` on a worker thread now, beside whatever it holds (null: there is none). */
+  runOnWorker(task: Task): Promise<unknown> | null {
+    const thread = this.workers()[0];
+    if (!thread) return null;
+    return new Promise((resolve, reject) => this.post(thread, task, resolve, reject));
+  }
+
+  private post(thread: Thread, task: Task, resolve: (v: unknown) => void, reject: (e: Error) => void): void {
+    const id = this.nextId++;
+    thread.pending.set(id, { resolve, reject });
+    if (thread.busy++ === 0) thread.worker!.ref();
+    thread.worker!.postMessage({ id, task });
+  }
+
+  private workers(): Thread[] {
     while (this.threads.length < WORKERS) this.threads.push(this.start());
-    const least = this.threads.reduce((x, y) => (y.busy < x.busy ? y : x), this.here);
+    return this.threads;
+  }
+
+  private freeThread(): Thread | undefined {
+    const least = this.workers().reduce((x, y) => (y.busy < x.busy ? y : x), this.here);
     return least.busy < TASKS_PER_THREAD ? least : undefined;
   }
 
@@ -140,8 +174,8 @@ class FeaturePool {
   }
 }
 
-let pool: FeaturePool | undefined;
-const featurePool = () => (pool ??= new FeaturePool());
+let pool: DronePool | undefined;
+const featurePool = () => (pool ??= new DronePool());
 
 /** ORB features of a capture's main photo (photoFeatures) on the pool. */
 export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>
@@ -150,3 +184,15 @@ export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>
 /** A pair matched (matchPair) on the pool. */
 export const matchInThread: PairMatcher = (a, b, maxGpsDisagreementM, searchRadiusM) =>
   featurePool().run({ kind: 'match', a, b, maxGpsDisagreementM, searchRadiusM }) as Promise<PairMatch | PairRejection>;
+
+/**
+ * Rows [row0, row1) drawn half on a worker thread, half here at the same time (all here without a
+ * worker). The photos and `out` must be in shared memory, or each band would be copied to the thread.
+ */
+export async function drawRowsOnThreads(task: Omit<RowsTask, 'outRow0'> & { outRow0?: number }): Promise<void> {
+  const { row0, row1, outRow0 = 0 } = task;
+  const mid = row1 - row0 > 1 && WORKERS ? row0 + Math.ceil((row1 - row0) / 2) : row1;
+  const there = mid < row1 ? featurePool().runOnWorker({ kind: 'rows', rows: { ...task, row0: mid, outRow0: outRow0 + mid - row0 } }) : null;
+  drawRowsOf({ ...task, row1: there ? mid : row1, outRow0 });
+  await there;
+}

@@ -1,0 +1,225 @@
+// Drawing rows of the mosaic: each output pixel from the photo nearest nadir there, with feathered
+// seams and per-photo exposure gains, through each photo's camera (camera.ts) from the output pixel's
+// spot on the relief (inverse mapping). Pure and synchronous, so that any thread can draw any rows
+// (threads.ts) from photos decoded once in shared memory (composite.ts).
+import type { Camera } from './camera';
+import { rotation } from './camera';
+import type { Placed } from './placed';
+import type { ReliefGrid } from './relief';
+import { heightsAlongRow } from './relief';
+import type { GridWindow } from './seams';
+
+/** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
+const FEATHER_M = 0.6;
+/** Photo edges fade over this many pixels so a neighbour can take over smoothly. */
+const EDGE_FEATHER_PX = 60;
+
+/** What drawing rows needs to know of the photos: their cameras, decoded sizes, gains, bounds and the relief. */
+export interface RowSources {
+  placed: Pick<Placed, 'width' | 'height'>[];
+  cameras: Camera[];
+  relief: ReliefGrid;
+  /** Per-photo exposure gains, per channel. */
+  gains: number[][];
+  /** Bands (alpha follows in the output). */
+  nb: number;
+  /** Decoding scale of the photos (decodeScale). */
+  scale: number;
+  /** Each photo's [minE, maxE, minN, maxN] on the relief. */
+  bbox: number[][];
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Columns of a row whose photos are sorted out at once (RowCompositor.soleOwner). */
+const SEGMENT_COLUMNS = 32;
+/** Distances (m) closer than this to the feather's cutoff count as within it: rounding cannot flip a pixel. */
+const CUTOFF_MARGIN_M = 1e-6;
+
+/**
+ * One row of a window at a time: each candidate photo's camera-frame coordinates of the row's ground
+ * points at column 0 on the camera's own height and their steps per column, then each pixel drawn
+ * from the photo nearest nadir there, blended with those within the feather's cutoff of it.
+ */
+class RowCompositor {
+  private readonly rot: Float64Array[];
+  private readonly distorted: Uint8Array;
+  private readonly widths: Int32Array;
+  private readonly heights: Int32Array;
+  private readonly px0: Float64Array; private readonly py0: Float64Array; private readonly pz0: Float64Array;
+  private readonly pxs: Float64Array; private readonly pys: Float64Array; private readonly pzs: Float64Array;
+  /** The last projection of each photo (decoded-pixel u, v, edge fade), its distance from nadir and its square. */
+  private readonly cu: Float64Array; private readonly cvv: Float64Array; private readonly ce: Float64Array;
+  private readonly cd: Float64Array; private readonly cd2: Float64Array;
+  private readonly cand: Int32Array;
+  private readonly acc: Float64Array;
+  private readonly heightsOfRow: Float64Array;
+  private readonly cutoff = 6 * FEATHER_M;
+  /** Decoded pixels of the photos of the band being drawn (EMPTY for the others). */
+  readonly imgs: Uint8Array[];
+  private cands: number[] = [];
+  private north = 0;
+  private readonly e0: number;
+
+  constructor(private readonly src: RowSources, private readonly grid: GridWindow) {
+    const n = src.placed.length;
+    this.rot = src.cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
+    this.distorted = Uint8Array.from(src.cameras, (c) => (c.k1 || c.k2 ? 1 : 0));
+    this.widths = Int32Array.from(src.placed, (p) => Math.round(p.width * src.scale));
+    this.heights = Int32Array.from(src.placed, (p) => Math.round(p.height * src.scale));
+    this.px0 = new Float64Array(n); this.py0 = new Float64Array(n); this.pz0 = new Float64Array(n);
+    this.pxs = new Float64Array(n); this.pys = new Float64Array(n); this.pzs = new Float64Array(n);
+    this.cu = new Float64Array(n); this.cvv = new Float64Array(n); this.ce = new Float64Array(n);
+    this.cd = new Float64Array(n); this.cd2 = new Float64Array(n);
+    this.cand = new Int32Array(n);
+    this.acc = new Float64Array(src.nb);
+    this.heightsOfRow = new Float64Array(grid.W);
+    this.imgs = new Array<Uint8Array>(n).fill(EMPTY);
+    this.e0 = grid.x0 + 0.5 * grid.gsd;
+  }
+
+  /** Draws row `row` from the photos of `inBlock` whose bounds cross it into `out` from offset `rowOut`. */
+  drawRow(row: number, inBlock: number[], out: Uint8Array, rowOut: number): void {
+    const { gsd, W } = this.grid, { bbox, cameras, relief } = this.src, stride = this.src.nb + 1;
+    const n = (this.north = this.grid.y0 - (row + 0.5) * gsd);
+    this.cands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
+    heightsAlongRow(relief, n, this.e0, gsd, this.heightsOfRow);
+    for (const i of this.cands) {
+      const c = cameras[i]!, R = this.rot[i]!;
+      const dx = this.e0 - c.E, dy = n - c.N;
+      this.px0[i] = R[0]! * dx + R[1]! * dy; this.py0[i] = R[3]! * dx + R[4]! * dy; this.pz0[i] = R[6]! * dx + R[7]! * dy;
+      this.pxs[i] = R[0]! * gsd; this.pys[i] = R[3]! * gsd; this.pzs[i] = R[6]! * gsd;
+    }
+    for (let a = 0; a < W; a += SEGMENT_COLUMNS) {
+      const b = Math.min(W, a + SEGMENT_COLUMNS) - 1;
+      const owner = this.soleOwner(a, b);
+      for (let col = a; col <= b; col++) {
+        const o = rowOut + col * stride;
+        if (owner >= 0 && this.inFrame(owner, col)) this.sampleOne(owner, out, o);
+        else this.drawPixel(col, out, o);
+      }
+    }
+  }
+
+  /**
+   * The photo nearest nadir all along columns [a, b] with every other photo beyond the feather's cutoff
+   * of it, or -1. Checked at both ends only: the ground nearer one nadir than another by more than a
+   * distance is convex (inside a hyperbola's branch), so what holds at both ends holds between.
+   */
+  private soleOwner(a: number, b: number): number {
+    const owner = this.nearestAt(a);
+    return owner >= 0 && this.othersBeyondCutoff(owner, a) && this.othersBeyondCutoff(owner, b) ? owner : -1;
+  }
+
+  /** The photo whose nadir is nearest column `col`'s ground point, each photo's squared distance left in cd2. */
+  private nearestAt(col: number): number {
+    const { cameras } = this.src, e = this.e0 + col * this.grid.gsd;
+    let nearest = -1, nearestD2 = Infinity;
+    for (const i of this.cands) {
+      const c = cameras[i]!, ex = e - c.E, ey = this.north - c.N;
+      const d2 = ex * ex + ey * ey;
+      this.cd2[i] = d2;
+      if (d2 < nearestD2) { nearestD2 = d2; nearest = i; }
+    }
+    return nearest;
+  }
+
+  private othersBeyondCutoff(owner: number, col: number): boolean {
+    if (this.nearestAt(col) !== owner) return false;
+    const reach = Math.sqrt(this.cd2[owner]!) + this.cutoff + CUTOFF_MARGIN_M;
+    for (const i of this.cands) if (i !== owner && this.cd2[i]! <= reach * reach) return false;
+    return true;
+  }
+
+  /** Projects column `col`'s ground point into photo i; true (and cu, cvv, ce set) when it falls inside the frame. */
+  private inFrame(i: number, col: number): boolean {
+    const c = this.src.cameras[i]!, R = this.rot[i]!, scale = this.src.scale;
+    const dz = this.heightsOfRow[col]! - c.Z;
+    const zc = this.pz0[i]! + this.pzs[i]! * col + R[8]! * dz;
+    if (!(zc > 0)) return false;
+    let xn = (this.px0[i]! + this.pxs[i]! * col + R[2]! * dz) / zc, yn = (this.py0[i]! + this.pys[i]! * col + R[5]! * dz) / zc;
+    if (this.distorted[i]) {
+      const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
+      xn *= dist; yn *= dist;
+    }
+    // Decoded-pixel coordinates (pixel centres scale about the corner).
+    const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
+    const w = this.widths[i]! - 1, h = this.heights[i]! - 1;
+    if (u < 0 || v < 0 || u >= w || v >= h) return false;
+    this.cu[i] = u; this.cvv[i] = v;
+    const edge = Math.min(u, v, w - u, h - v) + 1;
+    this.ce[i] = edge < EDGE_FEATHER_PX * scale ? edge / (EDGE_FEATHER_PX * scale) : 1;
+    return true;
+  }
+
+  /**
+   * One pixel with every photo weighed: the photo nearest nadir first; when it sees the spot, only
+   * photos within the feather's cutoff of it can weigh in.
+   */
+  private drawPixel(col: number, out: Uint8Array, o: number): void {
+    const nearest = this.nearestAt(col);
+    const nearestSees = nearest >= 0 && this.inFrame(nearest, col);
+    const reach = nearestSees ? (Math.sqrt(this.cd2[nearest]!) + this.cutoff) ** 2 : Infinity;
+    let dmin = Infinity, nc = 0;
+    for (const i of this.cands) {
+      if (i === nearest ? !nearestSees : this.cd2[i]! > reach || !this.inFrame(i, col)) continue;
+      const d = Math.sqrt(this.cd2[i]!);
+      this.cd[i] = d;
+      this.cand[nc++] = i;
+      if (d < dmin) dmin = d;
+    }
+    if (nc === 1) this.sampleOne(this.cand[0]!, out, o);
+    else if (nc > 1) this.blend(nc, dmin, out, o);
+  }
+
+  /** Inside a single photo (most of the mosaic): its bilinear sample at the last projection, no blending. */
+  private sampleOne(i: number, out: Uint8Array, o: number): void {
+    const nb = this.src.nb, img = this.imgs[i]!, w = this.widths[i]!, g = this.src.gains[i]!;
+    const u = this.cu[i]!, v = this.cvv[i]!;
+    const ui = u | 0, vi = v | 0;
+    const fu = u - ui, fv = v - vi;
+    const o00 = (vi * w + ui) * nb, o01 = o00 + w * nb;
+    for (let b = 0; b < nb; b++) {
+      const val = (img[o00 + b]! * (1 - fu) + img[o00 + nb + b]! * fu) * (1 - fv) + (img[o01 + b]! * (1 - fu) + img[o01 + nb + b]! * fu) * fv;
+      out[o + b] = Math.min(255, Math.round(val * (g[b] ?? g[0]!)));
+    }
+    out[o + nb] = 255;
+  }
+
+  /** The `nc` candidates' samples feathered by their extra distance from nadir over `dmin` and faded at their edges. */
+  private blend(nc: number, dmin: number, out: Uint8Array, o: number): void {
+    const nb = this.src.nb, acc = this.acc;
+    acc.fill(0);
+    let wsum = 0;
+    for (let k = 0; k < nc; k++) {
+      const i = this.cand[k]!;
+      const excess = this.cd[i]! - dmin;
+      if (excess > this.cutoff) continue;
+      const wt = (excess === 0 ? 1 : Math.exp(-excess / FEATHER_M)) * this.ce[i]!;
+      const img = this.imgs[i]!, w = this.widths[i]!, g = this.src.gains[i]!;
+      const u = this.cu[i]!, v = this.cvv[i]!;
+      const ui = u | 0, vi = v | 0;
+      const fu = u - ui, fv = v - vi;
+      const w00 = (1 - fu) * (1 - fv), w10 = fu * (1 - fv), w01 = (1 - fu) * fv, w11 = fu * fv;
+      const o00 = (vi * w + ui) * nb, o01 = o00 + w * nb;
+      for (let b = 0; b < nb; b++) {
+        const val = img[o00 + b]! * w00 + img[o00 + nb + b]! * w10 + img[o01 + b]! * w01 + img[o01 + nb + b]! * w11;
+        acc[b] = acc[b]! + wt * val * (g[b] ?? g[0]!);
+      }
+      wsum += wt;
+    }
+    for (let b = 0; b < nb; b++) out[o + b] = Math.min(255, Math.round(acc[b]! / wsum));
+    out[o + nb] = 255;
+  }
+}
+
+/**
+ * Rows [row0, row1) of `grid` drawn into `out` (pixel-interleaved bands + alpha) from row `outRow0` of
+ * it, from the photos `inBlock` (decoded pixels `imgs`, in the same order).
+ */
+export function drawRows(src: RowSources, grid: GridWindow, inBlock: number[], imgs: Uint8Array[], out: Uint8Array, row0: number, row1: number, outRow0: number): void {
+  const rows = new RowCompositor(src, grid);
+  inBlock.forEach((i, k) => (rows.imgs[i] = imgs[k]!));
+  const rowBytes = grid.W * (src.nb + 1);
+  for (let row = row0; row < row1; row++) rows.drawRow(row, inBlock, out, (row - row0 + outRow0) * rowBytes);
+}
