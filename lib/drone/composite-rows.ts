@@ -4,6 +4,7 @@
 // (threads.ts) from photos decoded once in shared memory (composite.ts).
 import type { Camera } from './camera';
 import { rotation } from './camera';
+import type { DecodedPart } from './photo-region';
 import type { Placed } from './placed';
 import type { ReliefGrid } from './relief';
 import { heightsAlongRow } from './relief';
@@ -44,11 +45,14 @@ const CUTOFF_MARGIN_M = 1e-6;
 class RowCompositor {
   private readonly rot: Float64Array[];
   private readonly distorted: Uint8Array;
+  /** Decoded frame of each photo: what it sees. */
   private readonly widths: Int32Array;
   private readonly heights: Int32Array;
+  /** The part of each photo at hand (PixelRegion): what can be read. */
+  private readonly ru0: Int32Array; private readonly rv0: Int32Array; private readonly rw: Int32Array; private readonly rh: Int32Array;
   private readonly px0: Float64Array; private readonly py0: Float64Array; private readonly pz0: Float64Array;
   private readonly pxs: Float64Array; private readonly pys: Float64Array; private readonly pzs: Float64Array;
-  /** The last projection of each photo (decoded-pixel u, v, edge fade), its distance from nadir and its square. */
+  /** The last projection of each photo (u, v in its part at hand, edge fade), its distance from nadir and its square. */
   private readonly cu: Float64Array; private readonly cvv: Float64Array; private readonly ce: Float64Array;
   private readonly cd: Float64Array; private readonly cd2: Float64Array;
   private readonly cand: Int32Array;
@@ -56,7 +60,7 @@ class RowCompositor {
   private readonly heightsOfRow: Float64Array;
   private readonly cutoff = 6 * FEATHER_M;
   /** Decoded pixels of the photos of the band being drawn (EMPTY for the others). */
-  readonly imgs: Uint8Array[];
+  private readonly imgs: Uint8Array[];
   private cands: number[] = [];
   private north = 0;
   private readonly e0: number;
@@ -71,11 +75,18 @@ class RowCompositor {
     this.pxs = new Float64Array(n); this.pys = new Float64Array(n); this.pzs = new Float64Array(n);
     this.cu = new Float64Array(n); this.cvv = new Float64Array(n); this.ce = new Float64Array(n);
     this.cd = new Float64Array(n); this.cd2 = new Float64Array(n);
+    this.ru0 = new Int32Array(n); this.rv0 = new Int32Array(n); this.rw = new Int32Array(n); this.rh = new Int32Array(n);
     this.cand = new Int32Array(n);
     this.acc = new Float64Array(src.nb);
     this.heightsOfRow = new Float64Array(grid.W);
     this.imgs = new Array<Uint8Array>(n).fill(EMPTY);
     this.e0 = grid.x0 + 0.5 * grid.gsd;
+  }
+
+  /** Takes photo i's decoded part for the rows drawn next. */
+  hold(i: number, { px, region }: DecodedPart): void {
+    this.imgs[i] = px;
+    this.ru0[i] = region.u0; this.rv0[i] = region.v0; this.rw[i] = region.w; this.rh[i] = region.h;
   }
 
   /** Draws row `row` from the photos of `inBlock` whose bounds cross it into `out` from offset `rowOut`. */
@@ -146,7 +157,10 @@ class RowCompositor {
     const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
     const w = this.widths[i]! - 1, h = this.heights[i]! - 1;
     if (u < 0 || v < 0 || u >= w || v >= h) return false;
-    this.cu[i] = u; this.cvv[i] = v;
+    // Outside the part at hand: never for a part from photoRegion, which holds all the window can see.
+    const ur = u - this.ru0[i]!, vr = v - this.rv0[i]!;
+    if (ur < 0 || vr < 0 || ur >= this.rw[i]! - 1 || vr >= this.rh[i]! - 1) return false;
+    this.cu[i] = ur; this.cvv[i] = vr;
     const edge = Math.min(u, v, w - u, h - v) + 1;
     this.ce[i] = edge < EDGE_FEATHER_PX * scale ? edge / (EDGE_FEATHER_PX * scale) : 1;
     return true;
@@ -174,7 +188,7 @@ class RowCompositor {
 
   /** Inside a single photo (most of the mosaic): its bilinear sample at the last projection, no blending. */
   private sampleOne(i: number, out: Uint8Array, o: number): void {
-    const nb = this.src.nb, img = this.imgs[i]!, w = this.widths[i]!, g = this.src.gains[i]!;
+    const nb = this.src.nb, img = this.imgs[i]!, w = this.rw[i]!, g = this.src.gains[i]!;
     const u = this.cu[i]!, v = this.cvv[i]!;
     const ui = u | 0, vi = v | 0;
     const fu = u - ui, fv = v - vi;
@@ -196,7 +210,7 @@ class RowCompositor {
       const excess = this.cd[i]! - dmin;
       if (excess > this.cutoff) continue;
       const wt = (excess === 0 ? 1 : Math.exp(-excess / FEATHER_M)) * this.ce[i]!;
-      const img = this.imgs[i]!, w = this.widths[i]!, g = this.src.gains[i]!;
+      const img = this.imgs[i]!, w = this.rw[i]!, g = this.src.gains[i]!;
       const u = this.cu[i]!, v = this.cvv[i]!;
       const ui = u | 0, vi = v | 0;
       const fu = u - ui, fv = v - vi;
@@ -215,11 +229,11 @@ class RowCompositor {
 
 /**
  * Rows [row0, row1) of `grid` drawn into `out` (pixel-interleaved bands + alpha) from row `outRow0` of
- * it, from the photos `inBlock` (decoded pixels `imgs`, in the same order).
+ * it, from the photos `inBlock` (their decoded parts `parts`, in the same order).
  */
-export function drawRows(src: RowSources, grid: GridWindow, inBlock: number[], imgs: Uint8Array[], out: Uint8Array, row0: number, row1: number, outRow0: number): void {
+export function drawRows(src: RowSources, grid: GridWindow, inBlock: number[], parts: DecodedPart[], out: Uint8Array, row0: number, row1: number, outRow0: number): void {
   const rows = new RowCompositor(src, grid);
-  inBlock.forEach((i, k) => (rows.imgs[i] = imgs[k]!));
+  inBlock.forEach((i, k) => rows.hold(i, parts[k]!));
   const rowBytes = grid.W * (src.nb + 1);
   for (let row = row0; row < row1; row++) rows.drawRow(row, inBlock, out, (row - row0 + outRow0) * rowBytes);
 }

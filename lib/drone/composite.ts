@@ -3,6 +3,8 @@
 // the cache, so that a mosaic of any size is never held whole in memory.
 import sharp from 'sharp';
 import type { RowSources } from './composite-rows';
+import type { DecodedPart, PixelRegion } from './photo-region';
+import { frameOnGround, photoRegion, sameRegion, wholeFrame } from './photo-region';
 import { levelled, levelledBytes } from './radiometry';
 import { decodingPhoto } from './photo-decode';
 import type { Placed } from './placed';
@@ -25,21 +27,21 @@ export function decodeScale(nativeGsd: number, outputGsd: number): number {
 }
 
 /**
- * Decoded pixels of captures in at most `budget` bytes of shared memory (more only when the photos of
- * the band being drawn fill it), so that rows can be drawn on another thread without copying a photo.
- * A newly decoded photo takes the buffer of one released, else of the least recently used one outside
- * the band: buffers are reused, not left to two threads' garbage collectors, which let gigabytes of
- * them pile up. Serves one compositing at a time (see startBand).
+ * Decoded parts of captures (photo-region.ts) in at most `budget` bytes of shared memory (more only
+ * when the photos of the band being drawn fill it), so that rows can be drawn on another thread
+ * without copying a photo. A newly decoded part takes the buffer of one released, else of the least
+ * recently used one outside the band: buffers are reused, not left to two threads' garbage
+ * collectors, which let gigabytes of them pile up. Serves one compositing at a time (see startBand).
  */
 export class PhotoCache {
-  private readonly items = new Map<number, Uint8Array>();
-  private readonly decoding = new Map<number, Promise<Uint8Array>>();
-  /** Bytes of shared buffers made so far (held by photos or spare). */
+  private readonly items = new Map<number, DecodedPart>();
+  private readonly decoding = new Map<string, Promise<DecodedPart>>();
+  /** Bytes of shared buffers made so far (held by parts or spare). */
   private allocated = 0;
   /** Photos the band being drawn reads: their buffers are not taken. */
   private inBand = new Set<number>();
-  /** Buffers free to take a newly decoded photo. */
-  private readonly spare: SharedArrayBuffer[] = [];
+  /** Buffers free to take a newly decoded part. */
+  private spare: SharedArrayBuffer[] = [];
   constructor(
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
     /** Decoding scale (1, 1/2, 1/4 or 1/8, see decodeScale): a coarser output grid does not need every source pixel. */
@@ -48,41 +50,54 @@ export class PhotoCache {
     private readonly radiometricScale: number,
   ) {}
 
-  get(i: number): Promise<Uint8Array> {
+  /** Photo i's part `region` decoded (the whole frame when not given, or when the photo is decoded whole: see decode). */
+  get(i: number, region?: PixelRegion): Promise<DecodedPart> {
+    const p = this.placed[i]!, frame = wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale));
+    const want = region && cutAsDecoded(p) ? region : frame;
     const hit = this.items.get(i);
-    if (hit) {
+    if (hit && sameRegion(hit.region, want)) {
       this.items.delete(i);
       this.items.set(i, hit);
       return Promise.resolve(hit);
     }
-    let decoding = this.decoding.get(i);
+    const key = `${i} ${want.u0} ${want.v0} ${want.w} ${want.h}`;
+    let decoding = this.decoding.get(key);
     if (!decoding) {
-      decoding = this.decode(this.placed[i]!).then((px) => this.keep(i, px)).finally(() => this.decoding.delete(i));
-      this.decoding.set(i, decoding);
+      decoding = this.decode(p, want).then((part) => this.keep(i, part)).finally(() => this.decoding.delete(key));
+      this.decoding.set(key, decoding);
     }
     return decoding;
   }
 
-  /** Starts decoding photos not held yet (a failure surfaces when they are asked for). */
-  prefetch(ids: number[]): void {
-    for (const i of ids) if (!this.items.has(i)) this.get(i).catch(() => undefined);
+  /** Starts decoding parts not held yet (a failure surfaces when they are asked for). */
+  prefetch(ids: number[], regionOf?: (i: number) => PixelRegion): void {
+    for (const i of ids) this.get(i, regionOf?.(i)).catch(() => undefined);
   }
 
-  private keep(i: number, decoded: Uint8Array): Uint8Array {
-    const px = new Uint8Array(this.bufferFor(decoded.length));
+  private keep(i: number, { px: decoded, region }: DecodedPart): DecodedPart {
+    const px = new Uint8Array(this.bufferFor(decoded.length), 0, decoded.length);
     px.set(decoded);
-    this.items.set(i, px);
-    return px;
+    // A part of the same photo an earlier window held goes.
+    this.release(i);
+    const part = { px, region };
+    this.items.set(i, part);
+    return part;
   }
 
   private bufferFor(size: number): SharedArrayBuffer {
     for (;;) {
-      const k = this.spare.findIndex((b) => b.byteLength === size);
-      if (k >= 0) return this.spare.splice(k, 1)[0]!;
+      // The smallest spare buffer that holds it.
+      const fit = this.spare.reduce((best, b, k) => (b.byteLength >= size && (best < 0 || b.byteLength < this.spare[best]!.byteLength) ? k : best), -1);
+      if (fit >= 0) return this.spare.splice(fit, 1)[0]!;
       if (this.allocated + size <= this.budget) break;
       const oldest = [...this.items.keys()].find((j) => !this.inBand.has(j));
       if (oldest === undefined) break;
       this.release(oldest);
+    }
+    // Over the budget with spare buffers too small for this part: they go, so that memory stays bounded.
+    if (this.allocated + size > this.budget) {
+      for (const b of this.spare) this.allocated -= b.byteLength;
+      this.spare = [];
     }
     this.allocated += size;
     return new SharedArrayBuffer(size);
@@ -90,10 +105,10 @@ export class PhotoCache {
 
   /** Forgets a photo that no rows still to be drawn need (its buffer then takes another). */
   release(i: number): void {
-    const px = this.items.get(i);
-    if (!px) return;
+    const part = this.items.get(i);
+    if (!part) return;
     this.items.delete(i);
-    this.spare.push(px.buffer as SharedArrayBuffer);
+    this.spare.push(part.px.buffer as SharedArrayBuffer);
   }
 
   /** Names the photos the next band reads, before they are asked for; call between bands, when no rows are being drawn. */
@@ -101,19 +116,28 @@ export class PhotoCache {
     this.inBand = new Set(ids);
   }
 
-  /** Pixel-interleaved bands in `this.bands` order. */
-  private async decode(p: Placed): Promise<Uint8Array> {
-    const nb = this.bands.length;
+  /** Pixel-interleaved bands in `this.bands` order of `region` of the photo. */
+  private async decode(p: Placed, region: PixelRegion): Promise<DecodedPart> {
     const { capture } = p;
     const width = Math.round(p.width * this.scale), height = Math.round(p.height * this.scale);
-    if (!capture.main.bandName) {
-      const main = levelled(capture.main);
-      if (main) return levelledBytes(main, width, height, this.radiometricScale);
+    const whole = sameRegion(region, wholeFrame(width, height));
+    if (cutAsDecoded(p)) {
+      // libvips cuts the part out as it decodes: the rest of the frame is never held.
       const img = sharp(capture.main.path).removeAlpha().toColourspace('srgb');
-      const { data, info } = await decodingPhoto(capture.main.file, () => (this.scale < 1 ? img.resize(width, height, { fit: 'fill' }) : img).raw().toBuffer({ resolveWithObject: true }));
-      if (info.width !== width || info.height !== height) throw new StitchError('no_matches', `size of ${capture.main.file}`);
-      return new Uint8Array(data.buffer, data.byteOffset, data.length);
+      const sized = this.scale < 1 ? img.resize(width, height, { fit: 'fill' }) : img;
+      const { u0, v0, w, h } = region;
+      const { data, info } = await decodingPhoto(capture.main.file, () => (whole ? sized : sized.extract({ left: u0, top: v0, width: w, height: h })).raw().toBuffer({ resolveWithObject: true }));
+      if (info.width !== w || info.height !== h) throw new StitchError('no_matches', `size of ${capture.main.file}`);
+      return { px: new Uint8Array(data.buffer, data.byteOffset, data.length), region };
     }
+    // Calibrated and multispectral photos are decoded whole (their levelling works on the frame).
+    return { px: await this.decodeLevelled(p, width, height), region: wholeFrame(width, height) };
+  }
+
+  private async decodeLevelled(p: Placed, width: number, height: number): Promise<Uint8Array> {
+    const nb = this.bands.length;
+    const { capture } = p;
+    if (!capture.main.bandName) return levelledBytes(levelled(capture.main)!, width, height, this.radiometricScale);
     const out = new Uint8Array(width * height * nb);
     for (const photo of capture.photos) {
       const b = this.bands.indexOf((photo.bandName ?? '').toLowerCase().replace(/[^a-z]/g, ''));
@@ -127,6 +151,9 @@ export class PhotoCache {
     return out;
   }
 }
+
+/** Plain 8-bit photos are cut to the part a window needs as they are decoded; calibrated and multispectral ones are decoded whole. */
+const cutAsDecoded = (p: Placed) => !p.capture.main.bandName && !levelled(p.capture.main);
 
 /** Narrowest strip of columns compositing splits a mosaic into (compositeStrips). */
 const MIN_STRIP_COLUMNS = 512;
@@ -191,14 +218,20 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
   const rowSrc: RowSources = { placed: placed.map(({ width, height }) => ({ width, height })), cameras: src.cameras, relief: src.relief, gains: src.gains, nb: src.nb, scale: src.scale, bbox };
   const photosBetween = (row0: number, row1: number) => (only ?? placed.map((_, i) => i)).filter((i) =>
     bbox[i]![3]! >= y0 - row1 * gsd && bbox[i]![2]! <= y0 - row0 * gsd && bbox[i]![1]! >= x0 && bbox[i]![0]! <= x0 + W * gsd);
+  const regions = new Map<number, PixelRegion>();
+  const regionOf = (i: number) => {
+    let r = regions.get(i);
+    if (!r) regions.set(i, (r = photoRegion(frameOnGround(src.cameras[i]!, placed[i]!.width, placed[i]!.height, src.relief), placed[i]!.width, placed[i]!.height, src.scale, grid)));
+    return r;
+  };
   for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
     const row1 = Math.min(H, row0 + BLOCK_ROWS);
     const inBlock = photosBetween(row0, row1);
     cache.startBand(inBlock);
-    const px = await Promise.all(inBlock.map((i) => cache.get(i)));
+    const parts = await Promise.all(inBlock.map((i) => cache.get(i, regionOf(i))));
     // The next band's new photos decode on sharp's threads while this band is composited here.
-    if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)));
-    await drawRowsOnThreads({ src: rowSrc, grid, inBlock, imgs: px, out, row0, row1, outRow0: sink ? 0 : row0 });
+    if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
+    await drawRowsOnThreads({ src: rowSrc, grid, inBlock, parts, out, row0, row1, outRow0: sink ? 0 : row0 });
     // Rows go north to south: a photo that ends above this block is done with (on the whole grid).
     if (!only) for (const i of inBlock) if (bbox[i]![2]! > y0 - row1 * gsd) cache.release(i);
     if (sink) {

@@ -12,6 +12,7 @@ import { drawRows } from './composite-rows';
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
 import { matchHere, photoFeatures } from './features';
+import type { DecodedPart } from './photo-region';
 import type { GridWindow } from './seams';
 
 /**
@@ -33,12 +34,12 @@ type Task =
   | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number }
   | { kind: 'rows'; rows: RowsTask };
 
-/** Rows [row0, row1) of a window drawn into `out` from its row `outRow0` (drawRows); `imgs` and `out` in shared memory. */
+/** Rows [row0, row1) of a window drawn into `out` from its row `outRow0` (drawRows); the parts' pixels and `out` in shared memory. */
 export interface RowsTask {
   src: RowSources;
   grid: GridWindow;
   inBlock: number[];
-  imgs: Uint8Array[];
+  parts: DecodedPart[];
   out: Uint8Array;
   row0: number;
   row1: number;
@@ -70,7 +71,7 @@ function inSharedMemory(f: Features): Features {
   };
 }
 
-const drawRowsOf = ({ src, grid, inBlock, imgs, out, row0, row1, outRow0 }: RowsTask) => (drawRows(src, grid, inBlock, imgs, out, row0, row1, outRow0), null);
+const drawRowsOf = ({ src, grid, inBlock, parts, out, row0, row1, outRow0 }: RowsTask) => (drawRows(src, grid, inBlock, parts, out, row0, row1, outRow0), null);
 
 /** The worker side: answers each task posted to `port`. Called by thread-worker.mjs. */
 export function serveFeatureTasks(port: MessagePort): void {

@@ -4,13 +4,15 @@ import { describe, expect, it } from 'vitest';
 import type { Camera } from '@/lib/drone/camera';
 import type { RowSources } from '@/lib/drone/composite-rows';
 import { drawRows } from '@/lib/drone/composite-rows';
+import type { DecodedPart, PixelRegion } from '@/lib/drone/photo-region';
+import { frameOnGround, photoRegion, wholeFrame } from '@/lib/drone/photo-region';
 import type { GridWindow } from '@/lib/drone/seams';
 import { drawRowsOnThreads } from '@/lib/drone/threads';
 
 const PHOTO_W = 200, PHOTO_H = 150, NB = 3;
 
 /** Two lines of five photos 12 m apart, each seeing about 50 x 37 m from 50 m, tilted up to 2°, over a 6 m hill. */
-function scene(): { src: RowSources; imgs: Uint8Array[]; grid: GridWindow } {
+function scene(): { src: RowSources; imgs: DecodedPart[]; grid: GridWindow } {
   let seed = 7;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const deg = Math.PI / 180;
@@ -24,7 +26,7 @@ function scene(): { src: RowSources; imgs: Uint8Array[]; grid: GridWindow } {
   const imgs = cameras.map(() => {
     const px = new Uint8Array(new SharedArrayBuffer(PHOTO_W * PHOTO_H * NB));
     for (let k = 0; k < px.length; k++) px[k] = Math.floor(256 * rand());
-    return px;
+    return { px, region: wholeFrame(PHOTO_W, PHOTO_H) };
   });
   const src: RowSources = {
     placed: cameras.map(() => ({ width: PHOTO_W, height: PHOTO_H })), cameras, relief, nb: NB, scale: 1,
@@ -55,7 +57,7 @@ describe('drawRows', () => {
     // a blended pixel is one no photo drawn alone gives.
     const alone = all.map((i) => {
       const out = shared(grid.W * grid.H * stride);
-      drawRows(src, grid, [i], imgs, out, 0, grid.H, 0);
+      drawRows(src, grid, [i], [imgs[i]!], out, 0, grid.H, 0);
       return out;
     });
     for (let k = 0; k < grid.W * grid.H * stride; k += stride) {
@@ -71,8 +73,27 @@ describe('drawRows', () => {
     const all = src.placed.map((_, i) => i), bytes = grid.W * grid.H * (NB + 1);
     const here = shared(bytes), threads = shared(bytes);
     drawRows(src, grid, all, imgs, here, 0, grid.H, 0);
-    await drawRowsOnThreads({ src, grid, inBlock: all, imgs, out: threads, row0: 0, row1: grid.H });
+    await drawRowsOnThreads({ src, grid, inBlock: all, parts: imgs, out: threads, row0: 0, row1: grid.H });
     expect(Buffer.compare(Buffer.from(here.buffer), Buffer.from(threads.buffer))).toBe(0);
     expect(here.some((v, k) => k % (NB + 1) === NB && v === 255)).toBe(true);
+  });
+
+  it('draws a strip of columns from the parts of the photos photoRegion cuts as from the whole photos', () => {
+    const { src, imgs, grid } = scene();
+    const all = src.placed.map((_, i) => i), stride = NB + 1;
+    const strip: GridWindow = { ...grid, x0: grid.x0 + 150 * grid.gsd, W: 60 };
+    const cut = (part: DecodedPart, r: PixelRegion): DecodedPart => {
+      const px = new Uint8Array(new SharedArrayBuffer(r.w * r.h * NB));
+      for (let v = 0; v < r.h; v++) px.set(part.px.subarray(((r.v0 + v) * PHOTO_W + r.u0) * NB, ((r.v0 + v) * PHOTO_W + r.u0 + r.w) * NB), v * r.w * NB);
+      return { px, region: r };
+    };
+    const regions = all.map((i) => photoRegion(frameOnGround(src.cameras[i]!, PHOTO_W, PHOTO_H, src.relief), PHOTO_W, PHOTO_H, 1, strip));
+    const fromWhole = shared(strip.W * strip.H * stride), fromParts = shared(strip.W * strip.H * stride);
+    drawRows(src, strip, all, imgs, fromWhole, 0, strip.H, 0);
+    drawRows(src, strip, all, all.map((i) => cut(imgs[i]!, regions[i]!)), fromParts, 0, strip.H, 0);
+    expect(Buffer.compare(Buffer.from(fromWhole.buffer), Buffer.from(fromParts.buffer))).toBe(0);
+    // The parts are much smaller than the frames, or nothing was cut.
+    const held = regions.reduce((sum, r) => sum + r.w * r.h, 0);
+    expect(held).toBeLessThan(0.6 * all.length * PHOTO_W * PHOTO_H);
   });
 });

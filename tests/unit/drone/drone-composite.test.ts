@@ -68,7 +68,7 @@ describe('PhotoCache', () => {
       const ids = [band, band + 1, band + 2];
       cache.startBand(ids);
       const px = await Promise.all(ids.map((i) => cache.get(i)));
-      px.forEach((p, k) => {
+      px.forEach(({ px: p }, k) => {
         expect(p.buffer).toBeInstanceOf(SharedArrayBuffer);
         expect(Math.abs(p[0]! - 30 * ids[k]!)).toBeLessThanOrEqual(2);
         buffers.add(p.buffer);
@@ -79,7 +79,7 @@ describe('PhotoCache', () => {
 
   it('never hands a photo of the band being drawn to another, going over the budget instead', async () => {
     const cache = new PhotoCache(await photos(), ['red', 'green', 'blue'], 2 * BYTES, 1, 1);
-    const red = (p: Uint8Array, i: number) => expect(Math.abs(p[0]! - 30 * i)).toBeLessThanOrEqual(2);
+    const red = ({ px }: { px: Uint8Array }, i: number) => expect(Math.abs(px[0]! - 30 * i)).toBeLessThanOrEqual(2);
     const ids = [0, 1, 2, 3];
     cache.startBand(ids);
     const px = await Promise.all(ids.map((i) => cache.get(i)));
@@ -87,12 +87,12 @@ describe('PhotoCache', () => {
     cache.prefetch([4, 5]);
     await Promise.all([cache.get(4), cache.get(5)]);
     px.forEach((p, k) => red(p, ids[k]!));
-    const seen = new Set<ArrayBufferLike>(px.map((p) => p.buffer));
+    const seen = new Set<ArrayBufferLike>(px.map((p) => p.px.buffer));
     for (const band of [[4, 5], [6, 7]]) {
       cache.startBand(band);
       const next = await Promise.all(band.map((i) => cache.get(i)));
       next.forEach((p, k) => red(p, band[k]!));
-      next.forEach((p) => seen.add(p.buffer));
+      next.forEach((p) => seen.add(p.px.buffer));
     }
     // Four buffers for the band that needed four, then one more for the prefetch at most; none since.
     expect(seen.size).toBeLessThanOrEqual(5);

@@ -1,7 +1,7 @@
 // Drone surveys with known truth (tests/helpers/truth-survey.ts: photos rendered through a pinhole
 // camera with unrecorded tilt over a hill and a tree line, GPS with noise) and the orthomosaic measured
 // at 30+ checkpoints against issue 38's targets. bench/drone-truth.ts measures the same on larger surveys.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,7 @@ describe.skipIf(skip)('the truth generator and the measure', () => {
 
 for (const c of CASES) {
   describe.skipIf(skip)(`3 x 6 photos, ${c.name}`, () => {
+    let built: { photos: Awaited<ReturnType<typeof readDroneExif>>[]; mosaic: Awaited<ReturnType<typeof buildOrthomosaic>> } | undefined;
     it(`RMSE at ${MIN_CHECKPOINTS}+ checkpoints ≤ ${RMSE_MAX_M} m and ≤ ${RMSE_OVER_FLOOR_MAX} x the floor; neighbouring 50 m areas p95 ≤ ${NEIGHBOUR_P95_MAX_M} m (targets ${RMSE_OVER_FLOOR_TARGET} x and ${NEIGHBOUR_P95_TARGET_M} m printed)`, async () => {
       const truth = await makeTruthSurvey({ naipPath: sharedPath(...naip), dir: join(root, `${c.seed}`), longSide: c.longSide, tiltDeg: c.tiltDeg, relief: c.relief, seed: c.seed });
       const photos = await Promise.all(truth.files.map(readDroneExif));
@@ -126,6 +127,7 @@ for (const c of CASES) {
       const t0 = performance.now();
       const mosaic = await buildOrthomosaic(photos, { workDir: join(root, `${c.seed}-out`) });
       const seconds = (performance.now() - t0) / 1000;
+      built = { photos, mosaic };
       const m = measureMosaic(truth, mosaic);
       const floor = truth.floor.horizontalM;
       console.log(`truth ${c.name}: ${photos.length} photos generated in ${truth.seconds.toFixed(1)} s, mosaic ${mosaic.width} x ${mosaic.height} at ${(mosaic.gsdM * 100).toFixed(1)} cm in ${seconds.toFixed(1)} s; `
@@ -137,5 +139,17 @@ for (const c of CASES) {
       expect(m.rmseM).toBeLessThanOrEqual(RMSE_MAX_M);
       expect(m.neighbourP95M).toBeLessThanOrEqual(NEIGHBOUR_P95_MAX_M);
     }, 900_000);
+
+    // JPEG photos are cut to the part each strip needs as they are decoded (photo-region.ts): the bytes must not move.
+    if (c === CASES[0]) {
+      it('composites the same bytes in strips of 512 columns from the parts of the photos each strip needs', async () => {
+        expect(built, 'the mosaic of the test above').toBeDefined();
+        const { photos, mosaic } = built!;
+        const stripped = await buildOrthomosaic(photos, { workDir: join(root, `${c.seed}-strips`), cacheBytes: 1, maxStripColumns: 512 });
+        expect(stripped.compositedStrips).toBe(Math.ceil(mosaic.width / 512));
+        expect(stripped.compositedStrips).toBeGreaterThan(2);
+        expect(readFileSync(stripped.rawPath).equals(readFileSync(mosaic.rawPath))).toBe(true);
+      }, 900_000);
+    }
   });
 }
