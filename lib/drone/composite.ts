@@ -130,8 +130,8 @@ export class PhotoCache {
       if (info.width !== w || info.height !== h) throw new StitchError('no_matches', `size of ${capture.main.file}`);
       return { px: new Uint8Array(data.buffer, data.byteOffset, data.length), region };
     }
-    // Calibrated and multispectral photos are decoded whole (their levelling works on the frame).
-    return { px: await this.decodeLevelled(p, width, height), region: wholeFrame(width, height) };
+    // Calibrated and multispectral photos are decoded whole (their levelling works on the frame): get asks for the frame.
+    return { px: await this.decodeLevelled(p, width, height), region };
   }
 
   private async decodeLevelled(p: Placed, width: number, height: number): Promise<Uint8Array> {

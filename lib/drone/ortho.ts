@@ -83,7 +83,7 @@ export interface BuildOptions {
    * own median ground resolution.
    */
   resolutionM?: number;
-  /** Budget for decoded full-resolution photos held at once. */
+  /** Budget for the decoded photos (or their parts a strip needs) held at once. */
   cacheBytes?: number;
   /** Widest strip of columns to composite in (compositeStrips; default: as wide as the cache allows). */
   maxStripColumns?: number;

@@ -176,15 +176,15 @@ class DronePool {
 }
 
 let pool: DronePool | undefined;
-const featurePool = () => (pool ??= new DronePool());
+const dronePool = () => (pool ??= new DronePool());
 
 /** ORB features of a capture's main photo (photoFeatures) on the pool. */
 export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>
-  featurePool().run({ kind: 'features', photo, radiometricScale }) as Promise<Features>;
+  dronePool().run({ kind: 'features', photo, radiometricScale }) as Promise<Features>;
 
 /** A pair matched (matchPair) on the pool. */
 export const matchInThread: PairMatcher = (a, b, maxGpsDisagreementM, searchRadiusM) =>
-  featurePool().run({ kind: 'match', a, b, maxGpsDisagreementM, searchRadiusM }) as Promise<PairMatch | PairRejection>;
+  dronePool().run({ kind: 'match', a, b, maxGpsDisagreementM, searchRadiusM }) as Promise<PairMatch | PairRejection>;
 
 /**
  * Rows [row0, row1) drawn half on a worker thread, half here at the same time (all here without a
@@ -193,7 +193,7 @@ export const matchInThread: PairMatcher = (a, b, maxGpsDisagreementM, searchRadi
 export async function drawRowsOnThreads(task: Omit<RowsTask, 'outRow0'> & { outRow0?: number }): Promise<void> {
   const { row0, row1, outRow0 = 0 } = task;
   const mid = row1 - row0 > 1 && WORKERS ? row0 + Math.ceil((row1 - row0) / 2) : row1;
-  const there = mid < row1 ? featurePool().runOnWorker({ kind: 'rows', rows: { ...task, row0: mid, outRow0: outRow0 + mid - row0 } }) : null;
+  const there = mid < row1 ? dronePool().runOnWorker({ kind: 'rows', rows: { ...task, row0: mid, outRow0: outRow0 + mid - row0 } }) : null;
   drawRowsOf({ ...task, row1: there ? mid : row1, outRow0 });
   await there;
 }
