@@ -1,6 +1,7 @@
 // Compositing: the mosaic made a band of rows at a time (each drawn by composite-rows.ts on two
 // threads) from a bounded cache of decoded photos, in strips of columns when a band's photos outgrow
 // the cache, so that a mosaic of any size is never held whole in memory.
+import pLimit from 'p-limit';
 import sharp from 'sharp';
 import type { RowSources } from './composite-rows';
 import type { DecodedPart, PixelRegion } from './photo-region';
@@ -15,6 +16,11 @@ import { drawRowsOnThreads } from './threads';
 const BLOCK_ROWS = 128;
 
 const EMPTY = new Uint8Array(0);
+/**
+ * Parts decoding at once: one a core. More only queue on the same cores, each holding its decoded
+ * pixels twice (libvips' and the copy handed over) until the cache takes them.
+ */
+const DECODES_AT_ONCE = 2;
 
 /**
  * The coarsest decoding of the photos (JPEG decoders shrink by 2, 4 and 8 almost for free) whose
@@ -42,6 +48,7 @@ export class PhotoCache {
   private inBand = new Set<number>();
   /** Buffers free to take a newly decoded part. */
   private spare: SharedArrayBuffer[] = [];
+  private readonly decodeSlot = pLimit(DECODES_AT_ONCE);
   constructor(
     private readonly placed: Placed[], private readonly bands: string[], private readonly budget: number,
     /** Decoding scale (1, 1/2, 1/4 or 1/8, see decodeScale): a coarser output grid does not need every source pixel. */
@@ -63,7 +70,7 @@ export class PhotoCache {
     const key = `${i} ${want.u0} ${want.v0} ${want.w} ${want.h}`;
     let decoding = this.decoding.get(key);
     if (!decoding) {
-      decoding = this.decode(p, want).then((part) => this.keep(i, part)).finally(() => this.decoding.delete(key));
+      decoding = this.decodeSlot(() => this.decode(p, want)).then((part) => this.keep(i, part)).finally(() => this.decoding.delete(key));
       this.decoding.set(key, decoding);
     }
     return decoding;

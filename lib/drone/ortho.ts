@@ -18,7 +18,7 @@ import { composite, compositeStrips, decodeScale, PhotoCache } from './composite
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
-import { featuresInThread, matchInThread } from './threads';
+import { featuresInThread, matchInThread, retireDroneThreads } from './threads';
 import type { Placement, UtmFrame } from './frame';
 import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
@@ -162,6 +162,8 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const progress = (p: number) => opts.onProgress?.(Math.round(p), 'stitching');
   progress(0);
   const survey = await tieSurvey(photos, (p) => progress(48 * p));
+  // opencv.js's heap in the worker thread is not needed again: compositing holds the photos.
+  await retireDroneThreads();
   await mkdir(opts.workDir, { recursive: true });
   const { captures, frame, placed, pairs, adjusted, bands } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);

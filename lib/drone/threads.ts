@@ -1,7 +1,8 @@
 // Features (decoding + ORB), pair matching and compositing's rows on the calling thread and a worker
 // thread, so that both cores work: they are JavaScript and WebAssembly, which run on the thread that
-// calls them. The worker loads opencv.js once and lives as long as the process (the drone job's own
-// thread). Features, decoded photos and rows live in shared memory, so that handing them over copies nothing.
+// calls them. The worker loads opencv.js when a task first needs it; a build ends the worker once its
+// photos are tied (retireDroneThreads), so that compositing's rows start a thread without that heap.
+// Features, decoded photos and rows live in shared memory, so that handing them over copies nothing.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
@@ -140,6 +141,13 @@ class DronePool {
     thread.worker!.postMessage({ id, task });
   }
 
+  /** Ends the idle worker threads (their opencv.js heaps with them); the next task starts a new one. */
+  async retire(): Promise<void> {
+    const idle = this.threads.filter((t) => t.busy === 0);
+    this.threads = this.threads.filter((t) => t.busy > 0);
+    await Promise.all(idle.map((t) => t.worker!.terminate()));
+  }
+
   private workers(): Thread[] {
     while (this.threads.length < WORKERS) this.threads.push(this.start());
     return this.threads;
@@ -177,6 +185,12 @@ class DronePool {
 
 let pool: DronePool | undefined;
 const dronePool = () => (pool ??= new DronePool());
+
+/**
+ * Ends the pool's idle worker threads, freeing what they hold: a thread that found features keeps
+ * opencv.js's heap, which drawing rows does not need. Later tasks start a new thread.
+ */
+export const retireDroneThreads = () => pool?.retire();
 
 /** ORB features of a capture's main photo (photoFeatures) on the pool. */
 export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>

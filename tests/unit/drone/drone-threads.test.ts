@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
-import { featuresInThread, matchInThread } from '@/lib/drone/threads';
+import { featuresInThread, matchInThread, retireDroneThreads } from '@/lib/drone/threads';
 import type { Features, PairMatch } from '@/lib/drone/features';
 import { median, photoFeatures } from '@/lib/drone/features';
 import { utmFrame } from '@/lib/drone/frame';
@@ -64,5 +64,25 @@ describe.skipIf(skip)('feature threads', () => {
     // The threads that reported them still work.
     const sound = await readDroneExif(whole);
     expect(plainFeatures(await featuresInThread(sound, 1))).toEqual(plainFeatures(await photoFeatures(sound, 1)));
+  });
+});
+
+describe('retiring the worker threads', () => {
+  it('ends only idle worker threads, and starts a new one for the next tasks', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'feature-threads-'));
+    const paths = await Promise.all([0, 1, 2, 3].map(async (k) => {
+      const path = join(tmp, `DJI_010${k}.JPG`);
+      await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toFile(path);
+      return path;
+    }));
+    const photos = await Promise.all(paths.map((p) => readDroneExif(p)));
+    const alone = await Promise.all(photos.map(async (p) => plainFeatures(await photoFeatures(p, 1))));
+    // Retired while four photos are in flight (two of them on the worker): they all still arrive.
+    const inFlight = Promise.all(photos.map((p) => featuresInThread(p, 1)));
+    await retireDroneThreads();
+    expect((await inFlight).map(plainFeatures)).toEqual(alone);
+    // Retired idle: the next tasks start a new worker and give the same.
+    await retireDroneThreads();
+    expect((await Promise.all(photos.map((p) => featuresInThread(p, 1)))).map(plainFeatures)).toEqual(alone);
   });
 });
