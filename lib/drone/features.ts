@@ -228,6 +228,9 @@ export async function unguidedMotion(fi: Features, ci: [number, number], fj: Fea
   return [m00, m01, m02 / s, m10, m11, m12 / s];
 }
 
+/** What finds a pair's motion without a placement guess (unguidedMotion), in this thread or another (threads.ts). */
+export type MotionFinder = typeof unguidedMotion;
+
 function popcount32(v: number): number {
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);

@@ -18,7 +18,7 @@ import { composite, compositeStrips, decodeScale, PhotoCache } from './composite
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
-import { featuresInThread, matchInThread, retireDroneThreads } from './threads';
+import { featuresInThread, matchInThread, motionInThread, retireDroneThreads } from './threads';
 import type { Placement, UtmFrame } from './frame';
 import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
@@ -222,7 +222,7 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
   const radiometricScale = await radiometricScaleOf(captures);
   const features = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
-  const { placed, recorded } = await placementPriors(captures, features, frame);
+  const { placed, recorded } = await placementPriors(captures, features, frame, motionInThread);
   const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread);
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
   const adjusted = bundleOnRelief(placed, pairs, recorded, adjustOnRelief(placed, pairs, recorded), gps);

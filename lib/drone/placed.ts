@@ -2,7 +2,7 @@
 // Photos that record no heading or height above take-off (no DJI XMP) take them from the flight track
 // and the matches along it (track.ts).
 import type { DronePhoto } from './exif';
-import type { Features } from './features';
+import type { Features, MotionFinder } from './features';
 import { median } from './features';
 import type { Placement, UtmFrame } from './frame';
 import { gpsPlacement, groundSampleM, headingDeg, heightM, recordsHeading, recordsHeight, TYPICAL_FOV_H } from './frame';
@@ -28,10 +28,13 @@ export interface Recorded {
   height: boolean;
 }
 
-export async function placementPriors(captures: Capture[], features: Features[], frame: UtmFrame): Promise<{ placed: Placed[]; recorded: Recorded }> {
+/** Each capture's prior; headings and heights a photo does not record come from the track, its pairs' motion found by `motion`. */
+export async function placementPriors(
+  captures: Capture[], features: Features[], frame: UtmFrame, motion?: MotionFinder,
+): Promise<{ placed: Placed[]; recorded: Recorded }> {
   const mains: DronePhoto[] = captures.map((c) => c.main);
   const recorded = { heading: mains.every(recordsHeading), height: mains.every(recordsHeight) };
-  const fromTrack = recorded.heading && recorded.height ? null : await trackPriors(mains, features, mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat)));
+  const fromTrack = recorded.heading && recorded.height ? null : await trackPriors(mains, features, mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat)), motion);
   const medianHeight = median(mains.map((p) => heightM(p, 100)));
   const placed: Placed[] = captures.map((capture, i) => {
     const p = capture.main;

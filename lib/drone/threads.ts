@@ -11,8 +11,8 @@ import { AppError, isAppError } from '@/lib/errors';
 import type { RowSources } from './composite-rows';
 import { drawRows } from './composite-rows';
 import type { DronePhoto } from './exif';
-import type { Features, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
-import { matchHere, photoFeatures } from './features';
+import type { Features, MotionFinder, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
+import { matchHere, photoFeatures, unguidedMotion } from './features';
 import type { DecodedPart } from './photo-region';
 import type { GridWindow } from './seams';
 
@@ -33,6 +33,7 @@ const ENTRY = ['lib', 'drone', 'thread-worker.mjs'];
 type Task =
   | { kind: 'features'; photo: DronePhoto; radiometricScale: number }
   | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number }
+  | { kind: 'motion'; fi: Features; ci: [number, number]; fj: Features; stride: number }
   | { kind: 'rows'; rows: RowsTask };
 
 /** Rows [row0, row1) of a window drawn into `out` from its row `outRow0` (drawRows); the parts' pixels and `out` in shared memory. */
@@ -50,8 +51,9 @@ export interface RowsTask {
 type Answer = { id: number; value: unknown } | { id: number; error: { message: string; app?: Pick<AppError, 'kind' | 'key' | 'params'> } };
 
 /** What a task computes, wherever it runs. */
-async function runTask(task: Task): Promise<Features | PairMatch | PairRejection | null> {
+async function runTask(task: Task): Promise<Features | PairMatch | PairRejection | number[] | null> {
   if (task.kind === 'rows') return drawRowsOf(task.rows);
+  if (task.kind === 'motion') return unguidedMotion(task.fi, task.ci, task.fj, task.stride);
   if (task.kind === 'features') return inSharedMemory(await photoFeatures(task.photo, task.radiometricScale));
   return matchHere(task.a, task.b, task.maxGpsDisagreementM, task.searchRadiusM);
 }
@@ -199,6 +201,9 @@ export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>
 /** A pair matched (matchPair) on the pool. */
 export const matchInThread: PairMatcher = (a, b, maxGpsDisagreementM, searchRadiusM) =>
   dronePool().run({ kind: 'match', a, b, maxGpsDisagreementM, searchRadiusM }) as Promise<PairMatch | PairRejection>;
+
+/** A pair's motion found without a placement guess (unguidedMotion) on the pool. */
+export const motionInThread: MotionFinder = (fi, ci, fj, stride) => dronePool().run({ kind: 'motion', fi, ci, fj, stride }) as Promise<number[] | null>;
 
 /**
  * Rows [row0, row1) drawn half on a worker thread, half here at the same time (all here without a

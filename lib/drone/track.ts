@@ -5,7 +5,7 @@
 // photos' heading, whichever way the camera is mounted or turned, and the ground size of a pixel,
 // hence the height above the matched ground. The global adjustment refines both afterwards.
 import type { DronePhoto } from './exif';
-import type { Features } from './features';
+import type { Features, MotionFinder } from './features';
 import { median, unguidedMotion } from './features';
 import { heightForGroundSample } from './frame';
 
@@ -120,21 +120,27 @@ export interface TrackPriors {
  * positions (`positions`: metres east and north). Heights follow the photos' GPS altitudes about the
  * survey's median, at the level the matches measured.
  */
-export async function trackPriors(photos: DronePhoto[], features: Features[], positions: [number, number][]): Promise<TrackPriors> {
+export async function trackPriors(
+  photos: DronePhoto[], features: Features[], positions: [number, number][], motion: MotionFinder = unguidedMotion,
+): Promise<TrackPriors> {
   const order = flightOrder(photos);
   const centre = (i: number): [number, number] => [photos[i]!.widthPx / 2, photos[i]!.heightPx / 2];
   const factors: GroundFactor[][] = photos.map(() => []);
-  for (const k of spreadPairs(order.length - 1, MAX_TRACK_PAIRS)) {
+  const pairs = spreadPairs(order.length - 1, MAX_TRACK_PAIRS).map((k) => {
     const [i, j] = [order[k]!, order[k + 1]!];
     const baseline: [number, number] = [positions[j]![0] - positions[i]![0], positions[j]![1] - positions[i]![1]];
-    if (Math.hypot(...baseline) < MIN_BASELINE_M) continue;
-    const affine = await unguidedMotion(features[i]!, centre(i), features[j]!, UNGUIDED_STRIDE);
+    return { i, j, baseline };
+  }).filter(({ baseline }) => Math.hypot(...baseline) >= MIN_BASELINE_M);
+  // All pairs at once (a pool of threads takes them as it can); their factors in flight order.
+  const affines = await Promise.all(pairs.map(({ i, j }) => motion(features[i]!, centre(i), features[j]!, UNGUIDED_STRIDE)));
+  pairs.forEach(({ i, j, baseline }, k) => {
+    const affine = affines[k]!;
     const z = affine && isNadirMotion(affine) && baselineFactors(affine, centre(i), centre(j), baseline);
     if (z) {
       factors[i]!.push(z[0]);
       factors[j]!.push(z[1]);
     }
-  }
+  });
   const headingDeg = headingsDeg(factors, trackHeadingsDeg(order, positions));
   const altitudes = photos.map((p) => p.gps?.altM ?? null);
   const medianAlt = median(altitudes.filter((a) => a !== null));

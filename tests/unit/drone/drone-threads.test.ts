@@ -1,13 +1,14 @@
 // Features and pair matching on the feature threads (lib/drone/threads.ts) give exactly what
 // the same functions give in the test's own thread: the same keypoints, descriptors and colours, the
-// same matches and the same headings settled.
+// same matches, the same headings settled and the same priors from the track.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
-import { featuresInThread, matchInThread, retireDroneThreads } from '@/lib/drone/threads';
+import { featuresInThread, matchInThread, motionInThread, retireDroneThreads } from '@/lib/drone/threads';
+import { trackPriors } from '@/lib/drone/track';
 import type { Features, PairMatch } from '@/lib/drone/features';
 import { median, photoFeatures } from '@/lib/drone/features';
 import { utmFrame } from '@/lib/drone/frame';
@@ -48,6 +49,12 @@ describe.skipIf(skip)('feature threads', () => {
     const two = await pairsWith(threaded, true);
     expect(one.pairs.length).toBeGreaterThanOrEqual(4);
     expect(two).toEqual(one);
+
+    // Headings and heights from the track's unguided matches, all pairs at once on the pool.
+    const positions = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
+    const track = await trackPriors(mains, here, positions);
+    expect(track.heightM).not.toBeNull();
+    expect(await trackPriors(mains, here, positions, motionInThread)).toEqual(track);
   });
 
   it('fail a photo damaged past its head naming it, as in one thread', async () => {
