@@ -119,10 +119,12 @@ class DronePool {
       const { task, resolve, reject } = this.queue.shift()!;
       if (!thread.worker) {
         this.here.busy++;
-        void runTask(task).then(resolve, reject).finally(() => {
+        // On a later turn, not inline: a task's synchronous part (a pair's matching) would hold this
+        // loop, and the worker's answers, while the worker waits for its next task.
+        setImmediate(() => void runTask(task).then(resolve, reject).finally(() => {
           this.here.busy--;
           this.dispatch();
-        });
+        }));
         continue;
       }
       this.post(thread, task, resolve, reject);
