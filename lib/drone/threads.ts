@@ -1,7 +1,8 @@
-// Features (decoding + ORB), pair matching and compositing's rows on the calling thread and a worker
-// thread, so that both cores work: they are JavaScript and WebAssembly, which run on the thread that
-// calls them. The worker loads opencv.js when a task first needs it; a build ends the worker once its
-// photos are tied (retireDroneThreads), so that compositing's rows start a thread without that heap.
+// Features (decoding + ORB), the track's and the pairs' matching and compositing's rows on the
+// calling thread and a worker thread, so that both cores work: they are JavaScript and WebAssembly,
+// which run on the thread that calls them. The worker loads opencv.js when a task first needs it; a
+// build ends the worker once its photos are tied (retireDroneThreads), so that compositing's rows
+// start a thread without that heap.
 // Features, decoded photos and rows live in shared memory, so that handing them over copies nothing.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
