@@ -17,8 +17,9 @@ const BLOCK_ROWS = 128;
 
 const EMPTY = new Uint8Array(0);
 /**
- * Parts decoding at once: one a core. More only queue on the same cores, each holding its decoded
- * pixels twice (libvips' and the copy handed over) until the cache takes them.
+ * Parts decoding at once: as many as the threads drawing rows (two at most, threads.ts). More only
+ * queue for the same cores, each holding its decoded pixels twice (libvips' and the copy handed
+ * over) until the cache takes them.
  */
 const DECODES_AT_ONCE = 2;
 
