@@ -146,11 +146,12 @@ class DronePool {
     thread.worker!.postMessage({ id, task });
   }
 
-  /** Ends the idle worker threads (their opencv.js heaps with them); the next task starts a new one. */
-  async retire(): Promise<void> {
+  /** Ends the idle worker threads (their opencv.js heaps with them); the next task starts a new one. How many ended. */
+  async retire(): Promise<number> {
     const idle = this.threads.filter((t) => t.busy === 0);
     this.threads = this.threads.filter((t) => t.busy > 0);
     await Promise.all(idle.map((t) => t.worker!.terminate()));
+    return idle.length;
   }
 
   private workers(): Thread[] {
@@ -195,7 +196,7 @@ const dronePool = () => (pool ??= new DronePool());
  * Ends the pool's idle worker threads, freeing what they hold: a thread that found features keeps
  * opencv.js's heap, which drawing rows does not need. Later tasks start a new thread.
  */
-export const retireDroneThreads = () => pool?.retire();
+export const retireDroneThreads = async () => (pool ? pool.retire() : 0);
 
 /** ORB features of a capture's main photo (photoFeatures) on the pool. */
 export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>

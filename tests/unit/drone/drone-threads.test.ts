@@ -1,7 +1,7 @@
 // Features and pair matching on the feature threads (lib/drone/threads.ts) give exactly what
 // the same functions give in the test's own thread: the same keypoints, descriptors and colours, the
 // same matches, the same headings settled and the same priors from the track.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -82,14 +82,19 @@ describe('retiring the worker threads', () => {
       await sharp({ create: { width: 800, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toFile(path);
       return path;
     }));
-    const photos = await Promise.all(paths.map((p) => readDroneExif(p)));
-    const alone = await Promise.all(photos.map(async (p) => plainFeatures(await photoFeatures(p, 1))));
-    // Retired while four photos are in flight (two of them on the worker): they all still arrive.
-    const inFlight = Promise.all(photos.map((p) => featuresInThread(p, 1)));
-    await retireDroneThreads();
-    expect((await inFlight).map(plainFeatures)).toEqual(alone);
-    // Retired idle: the next tasks start a new worker and give the same.
-    await retireDroneThreads();
-    expect((await Promise.all(photos.map((p) => featuresInThread(p, 1)))).map(plainFeatures)).toEqual(alone);
+    try {
+      const photos = await Promise.all(paths.map((p) => readDroneExif(p)));
+      const alone = await Promise.all(photos.map(async (p) => plainFeatures(await photoFeatures(p, 1))));
+      // Retired while four photos are in flight (two of them on the worker): none ends, they all arrive.
+      const inFlight = Promise.all(photos.map((p) => featuresInThread(p, 1)));
+      expect(await retireDroneThreads()).toBe(0);
+      expect((await inFlight).map(plainFeatures)).toEqual(alone);
+      // Retired idle: the worker ends, and the next tasks start a new one that gives the same.
+      expect(await retireDroneThreads()).toBe(1);
+      expect(await retireDroneThreads()).toBe(0);
+      expect((await Promise.all(photos.map((p) => featuresInThread(p, 1)))).map(plainFeatures)).toEqual(alone);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
