@@ -75,7 +75,8 @@ async function worker(imagesDir: string): Promise<void> {
   const uploadChecksS = (performance.now() - u0) / 1000;
   mark('exif');
   // The pipeline's own steps, from its progress: features to 35 %, matching to 45 %, adjustment to
-  // 48 %, compositing to 89 %, the COG to 94 %, the sampled seam check to 98 %.
+  // 48 %, compositing (and the preview) to 89 %, then the COG (in GDAL's process, whose CPU is not
+  // counted here) beside the sampled seam check to 98 %.
   // Wall and CPU time (every thread of the process) at each percent: CPU over wall shows how many
   // cores a step keeps busy.
   const reached: { wall: number; cpu: number }[] = [];
@@ -87,7 +88,7 @@ async function worker(imagesDir: string): Promise<void> {
   const step = (from: number, to: number) => ({ s: round(at(to).wall - (from ? at(from).wall : 0), 1), cpuS: round(at(to).cpu - (from ? at(from).cpu : 0), 1) });
   const profile = {
     features: step(0, 35), matching: step(35, 45), adjustment: step(45, 48),
-    compositing: step(48, 89), cogWriting: step(89, 94), seamCheck: step(94, 98), preview: step(98, 100),
+    compositing: step(48, 89), cogBesideSeamCheck: step(89, 98), rest: step(98, 100),
   };
   mark('mosaic');
   const index = await analyseIndex(mosaic, mosaic.footprintWgs84);

@@ -32,15 +32,28 @@ export interface RowSources {
 
 const EMPTY = new Uint8Array(0);
 
-/** Columns of a row whose photos are sorted out at once (RowCompositor.soleOwner). */
-const SEGMENT_COLUMNS = 32;
+/**
+ * Columns of a row handled at once: whose photos are sorted out together (RowCompositor.soleOwner)
+ * and across which each photo's projection steps linearly (RowCompositor.fitSegment). Segments start
+ * at multiples of it in the whole mosaic, and strips of columns hold whole segments (compositeStrips),
+ * so that a strip draws the bytes the whole mosaic would.
+ */
+export const SEGMENT_COLUMNS = 32;
+/**
+ * A projection steps linearly across a segment only when the exact one at its middle is this close
+ * (decoded pixels) to the straight line between its ends: relief bends the line at most once in a
+ * segment, so its worst miss is no more than twice the middle's.
+ */
+const STEP_ERROR_PX = 0.01;
 /** Distances (m) closer than this to the feather's cutoff count as within it: rounding cannot flip a pixel. */
 const CUTOFF_MARGIN_M = 1e-6;
 
 /**
  * One row of a window at a time: each candidate photo's camera-frame coordinates of the row's ground
- * points at column 0 on the camera's own height and their steps per column, then each pixel drawn
- * from the photo nearest nadir there, blended with those within the feather's cutoff of it.
+ * points at the mosaic's column 0 on the camera's own height and their steps per column; then, a
+ * segment of columns at a time, each photo's projection fitted to a straight line, segments no photo
+ * sees skipped, and each pixel drawn from the photo nearest nadir there, blended with those within
+ * the feather's cutoff of it.
  */
 class RowCompositor {
   private readonly rot: Float64Array[];
@@ -52,21 +65,37 @@ class RowCompositor {
   private readonly ru0: Int32Array; private readonly rv0: Int32Array; private readonly rw: Int32Array; private readonly rh: Int32Array;
   private readonly px0: Float64Array; private readonly py0: Float64Array; private readonly pz0: Float64Array;
   private readonly pxs: Float64Array; private readonly pys: Float64Array; private readonly pzs: Float64Array;
+  /** Each photo's projection across the current segment: whether it steps linearly, u and v at its start and their steps per column. */
+  private readonly linear: Uint8Array;
+  private readonly su: Float64Array; private readonly sdu: Float64Array; private readonly sv: Float64Array; private readonly sdv: Float64Array;
+  /** The current segment: its first and last column. */
+  private segA = 0; private segB = 0;
+  /** The last exact projection (project). */
+  private pu = 0; private pv = 0;
   /** The last projection of each photo (u, v in its part at hand, edge fade), its distance from nadir and its square. */
   private readonly cu: Float64Array; private readonly cvv: Float64Array; private readonly ce: Float64Array;
   private readonly cd: Float64Array; private readonly cd2: Float64Array;
   private readonly cand: Int32Array;
   private readonly acc: Float64Array;
+  /** Each photo's gain per band (a single gain repeated for every band). */
+  private readonly gain: Float64Array[];
   private readonly heightsOfRow: Float64Array;
   private readonly cutoff = 6 * FEATHER_M;
   /** Decoded pixels of the photos of the band being drawn (EMPTY for the others). */
   private readonly imgs: Uint8Array[];
+  /** Photos whose bounds cross the row, and of them those that may see the current segment. */
   private cands: number[] = [];
+  private readonly seeing: Int32Array;
+  private nSeeing = 0;
   private north = 0;
+  /** Easting of the whole mosaic's first column's centres, and this window's first column in it. */
   private readonly e0: number;
+  private readonly col0: number;
 
   constructor(private readonly src: RowSources, private readonly grid: GridWindow) {
     const n = src.placed.length;
+    this.linear = new Uint8Array(n);
+    this.su = new Float64Array(n); this.sdu = new Float64Array(n); this.sv = new Float64Array(n); this.sdv = new Float64Array(n);
     this.rot = src.cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
     this.distorted = Uint8Array.from(src.cameras, (c) => (c.k1 || c.k2 ? 1 : 0));
     this.widths = Int32Array.from(src.placed, (p) => Math.round(p.width * src.scale));
@@ -77,10 +106,15 @@ class RowCompositor {
     this.cd = new Float64Array(n); this.cd2 = new Float64Array(n);
     this.ru0 = new Int32Array(n); this.rv0 = new Int32Array(n); this.rw = new Int32Array(n); this.rh = new Int32Array(n);
     this.cand = new Int32Array(n);
+    this.seeing = new Int32Array(n);
     this.acc = new Float64Array(src.nb);
+    this.gain = src.gains.map((g) => Float64Array.from({ length: src.nb }, (_, b) => g[b] ?? g[0]!));
     this.heightsOfRow = new Float64Array(grid.W);
     this.imgs = new Array<Uint8Array>(n).fill(EMPTY);
-    this.e0 = grid.x0 + 0.5 * grid.gsd;
+    // Ground positions from the whole mosaic's columns: a strip's pixels are then computed from the
+    // very numbers the whole mosaic's are, to the last bit.
+    this.e0 = (grid.inMosaic?.x0 ?? grid.x0) + 0.5 * grid.gsd;
+    this.col0 = grid.inMosaic?.col0 ?? 0;
   }
 
   /** Takes photo i's decoded part for the rows drawn next. */
@@ -94,21 +128,40 @@ class RowCompositor {
     const { gsd, W } = this.grid, { bbox, cameras, relief } = this.src, stride = this.src.nb + 1;
     const n = (this.north = this.grid.y0 - (row + 0.5) * gsd);
     this.cands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
-    heightsAlongRow(relief, n, this.e0, gsd, this.heightsOfRow);
+    heightsAlongRow(relief, n, this.e0, gsd, this.heightsOfRow, this.col0);
     for (const i of this.cands) {
       const c = cameras[i]!, R = this.rot[i]!;
       const dx = this.e0 - c.E, dy = n - c.N;
       this.px0[i] = R[0]! * dx + R[1]! * dy; this.py0[i] = R[3]! * dx + R[4]! * dy; this.pz0[i] = R[6]! * dx + R[7]! * dy;
       this.pxs[i] = R[0]! * gsd; this.pys[i] = R[3]! * gsd; this.pzs[i] = R[6]! * gsd;
     }
-    for (let a = 0; a < W; a += SEGMENT_COLUMNS) {
-      const b = Math.min(W, a + SEGMENT_COLUMNS) - 1;
+    for (let a = 0; a < W; a = this.segB + 1) {
+      const b = Math.min(W, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS)) - 1;
+      this.startSegment(a, b);
+      // Beyond every photo's frame (the no-data corners of a mosaic's bounding box): nothing to draw.
+      if (!this.nSeeing) continue;
       const owner = this.soleOwner(a, b);
       for (let col = a; col <= b; col++) {
         const o = rowOut + col * stride;
         if (owner >= 0 && this.inFrame(owner, col)) this.sampleOne(owner, out, o);
         else this.drawPixel(col, out, o);
       }
+    }
+  }
+
+  /** Fits each photo of the row to columns [a, b] and keeps those whose frame the segment may cross. */
+  private startSegment(a: number, b: number): void {
+    this.segA = a; this.segB = b;
+    this.nSeeing = 0;
+    for (const i of this.cands) {
+      this.fitSegment(i);
+      if (this.linear[i]) {
+        // A straight line in the photo, so out of the frame at both ends on one side is out all along.
+        const ua = this.su[i]!, va = this.sv[i]!, ub = ua + this.sdu[i]! * (b - a), vb = va + this.sdv[i]! * (b - a);
+        const w = this.widths[i]! - 1, h = this.heights[i]! - 1;
+        if ((ua < 0 && ub < 0) || (va < 0 && vb < 0) || (ua >= w && ub >= w) || (va >= h && vb >= h)) continue;
+      }
+      this.seeing[this.nSeeing++] = i;
     }
   }
 
@@ -124,9 +177,10 @@ class RowCompositor {
 
   /** The photo whose nadir is nearest column `col`'s ground point, each photo's squared distance left in cd2. */
   private nearestAt(col: number): number {
-    const { cameras } = this.src, e = this.e0 + col * this.grid.gsd;
+    const { cameras } = this.src, e = this.e0 + (this.col0 + col) * this.grid.gsd;
     let nearest = -1, nearestD2 = Infinity;
-    for (const i of this.cands) {
+    for (let k = 0; k < this.nSeeing; k++) {
+      const i = this.seeing[k]!;
       const c = cameras[i]!, ex = e - c.E, ey = this.north - c.N;
       const d2 = ex * ex + ey * ey;
       this.cd2[i] = d2;
@@ -138,31 +192,62 @@ class RowCompositor {
   private othersBeyondCutoff(owner: number, col: number): boolean {
     if (this.nearestAt(col) !== owner) return false;
     const reach = Math.sqrt(this.cd2[owner]!) + this.cutoff + CUTOFF_MARGIN_M;
-    for (const i of this.cands) if (i !== owner && this.cd2[i]! <= reach * reach) return false;
+    for (let k = 0; k < this.nSeeing; k++) {
+      const i = this.seeing[k]!;
+      if (i !== owner && this.cd2[i]! <= reach * reach) return false;
+    }
     return true;
   }
 
-  /** Projects column `col`'s ground point into photo i; true (and cu, cvv, ce set) when it falls inside the frame. */
+  /** Column `col`'s ground point in photo i (fitted to the segment); true (and cu, cvv, ce set) when it falls inside the frame. */
   private inFrame(i: number, col: number): boolean {
-    const c = this.src.cameras[i]!, R = this.rot[i]!, scale = this.src.scale;
-    const dz = this.heightsOfRow[col]! - c.Z;
-    const zc = this.pz0[i]! + this.pzs[i]! * col + R[8]! * dz;
-    if (!(zc > 0)) return false;
-    let xn = (this.px0[i]! + this.pxs[i]! * col + R[2]! * dz) / zc, yn = (this.py0[i]! + this.pys[i]! * col + R[5]! * dz) / zc;
-    if (this.distorted[i]) {
-      const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
-      xn *= dist; yn *= dist;
+    let u: number, v: number;
+    if (this.linear[i]) {
+      const t = col - this.segA;
+      u = this.su[i]! + this.sdu[i]! * t; v = this.sv[i]! + this.sdv[i]! * t;
+    } else {
+      if (!this.project(i, col)) return false;
+      u = this.pu; v = this.pv;
     }
-    // Decoded-pixel coordinates (pixel centres scale about the corner).
-    const u = (c.cx + c.f * xn + 0.5) * scale - 0.5, v = (c.cy + c.f * yn + 0.5) * scale - 0.5;
     const w = this.widths[i]! - 1, h = this.heights[i]! - 1;
     if (u < 0 || v < 0 || u >= w || v >= h) return false;
     // Outside the part at hand: never for a part from photoRegion, which holds all the window can see.
     const ur = u - this.ru0[i]!, vr = v - this.rv0[i]!;
     if (ur < 0 || vr < 0 || ur >= this.rw[i]! - 1 || vr >= this.rh[i]! - 1) return false;
     this.cu[i] = ur; this.cvv[i] = vr;
-    const edge = Math.min(u, v, w - u, h - v) + 1;
-    this.ce[i] = edge < EDGE_FEATHER_PX * scale ? edge / (EDGE_FEATHER_PX * scale) : 1;
+    const edge = Math.min(u, v, w - u, h - v) + 1, fade = EDGE_FEATHER_PX * this.src.scale;
+    this.ce[i] = edge < fade ? edge / fade : 1;
+    return true;
+  }
+
+  /** Whether photo i's projection steps linearly across the current segment (its ends and middle in front of the camera, the middle on the line). */
+  private fitSegment(i: number): void {
+    const a = this.segA, b = this.segB, m = (a + b) >> 1;
+    this.linear[i] = 0;
+    if (b - a < 2 || !this.project(i, b)) return;
+    const ub = this.pu, vb = this.pv;
+    if (!this.project(i, m)) return;
+    const um = this.pu, vm = this.pv;
+    if (!this.project(i, a)) return;
+    const du = (ub - this.pu) / (b - a), dv = (vb - this.pv) / (b - a);
+    if (Math.abs(this.pu + du * (m - a) - um) > STEP_ERROR_PX || Math.abs(this.pv + dv * (m - a) - vm) > STEP_ERROR_PX) return;
+    this.su[i] = this.pu; this.sv[i] = this.pv; this.sdu[i] = du; this.sdv[i] = dv;
+    this.linear[i] = 1;
+  }
+
+  /** Column `col`'s ground point in photo i's decoded pixels (pu, pv); false when it lies behind the camera. */
+  private project(i: number, col: number): boolean {
+    const c = this.src.cameras[i]!, R = this.rot[i]!, scale = this.src.scale;
+    const dz = this.heightsOfRow[col]! - c.Z, g = this.col0 + col;
+    const zc = this.pz0[i]! + this.pzs[i]! * g + R[8]! * dz;
+    if (!(zc > 0)) return false;
+    let xn = (this.px0[i]! + this.pxs[i]! * g + R[2]! * dz) / zc, yn = (this.py0[i]! + this.pys[i]! * g + R[5]! * dz) / zc;
+    if (this.distorted[i]) {
+      const r2 = xn * xn + yn * yn, dist = 1 + r2 * (c.k1 + c.k2 * r2);
+      xn *= dist; yn *= dist;
+    }
+    // Decoded-pixel coordinates (pixel centres scale about the corner).
+    this.pu = (c.cx + c.f * xn + 0.5) * scale - 0.5; this.pv = (c.cy + c.f * yn + 0.5) * scale - 0.5;
     return true;
   }
 
@@ -175,7 +260,8 @@ class RowCompositor {
     const nearestSees = nearest >= 0 && this.inFrame(nearest, col);
     const reach = nearestSees ? (Math.sqrt(this.cd2[nearest]!) + this.cutoff) ** 2 : Infinity;
     let dmin = Infinity, nc = 0;
-    for (const i of this.cands) {
+    for (let k = 0; k < this.nSeeing; k++) {
+      const i = this.seeing[k]!;
       if (i === nearest ? !nearestSees : this.cd2[i]! > reach || !this.inFrame(i, col)) continue;
       const d = Math.sqrt(this.cd2[i]!);
       this.cd[i] = d;
@@ -188,14 +274,15 @@ class RowCompositor {
 
   /** Inside a single photo (most of the mosaic): its bilinear sample at the last projection, no blending. */
   private sampleOne(i: number, out: Uint8Array, o: number): void {
-    const nb = this.src.nb, img = this.imgs[i]!, w = this.rw[i]!, g = this.src.gains[i]!;
+    const nb = this.src.nb, img = this.imgs[i]!, g = this.gain[i]!;
     const u = this.cu[i]!, v = this.cvv[i]!;
     const ui = u | 0, vi = v | 0;
     const fu = u - ui, fv = v - vi;
-    const o00 = (vi * w + ui) * nb, o01 = o00 + w * nb;
+    const w00 = (1 - fu) * (1 - fv), w10 = fu * (1 - fv), w01 = (1 - fu) * fv, w11 = fu * fv;
+    const o00 = (vi * this.rw[i]! + ui) * nb, o01 = o00 + this.rw[i]! * nb;
     for (let b = 0; b < nb; b++) {
-      const val = (img[o00 + b]! * (1 - fu) + img[o00 + nb + b]! * fu) * (1 - fv) + (img[o01 + b]! * (1 - fu) + img[o01 + nb + b]! * fu) * fv;
-      out[o + b] = Math.min(255, Math.round(val * (g[b] ?? g[0]!)));
+      const val = (img[o00 + b]! * w00 + img[o00 + nb + b]! * w10 + img[o01 + b]! * w01 + img[o01 + nb + b]! * w11) * g[b]!;
+      out[o + b] = val >= 255 ? 255 : Math.round(val);
     }
     out[o + nb] = 255;
   }
@@ -203,26 +290,28 @@ class RowCompositor {
   /** The `nc` candidates' samples feathered by their extra distance from nadir over `dmin` and faded at their edges. */
   private blend(nc: number, dmin: number, out: Uint8Array, o: number): void {
     const nb = this.src.nb, acc = this.acc;
-    acc.fill(0);
+    for (let b = 0; b < nb; b++) acc[b] = 0;
     let wsum = 0;
     for (let k = 0; k < nc; k++) {
       const i = this.cand[k]!;
       const excess = this.cd[i]! - dmin;
       if (excess > this.cutoff) continue;
       const wt = (excess === 0 ? 1 : Math.exp(-excess / FEATHER_M)) * this.ce[i]!;
-      const img = this.imgs[i]!, w = this.rw[i]!, g = this.src.gains[i]!;
+      const img = this.imgs[i]!, w = this.rw[i]!, g = this.gain[i]!;
       const u = this.cu[i]!, v = this.cvv[i]!;
       const ui = u | 0, vi = v | 0;
       const fu = u - ui, fv = v - vi;
-      const w00 = (1 - fu) * (1 - fv), w10 = fu * (1 - fv), w01 = (1 - fu) * fv, w11 = fu * fv;
+      const w00 = (1 - fu) * (1 - fv) * wt, w10 = fu * (1 - fv) * wt, w01 = (1 - fu) * fv * wt, w11 = fu * fv * wt;
       const o00 = (vi * w + ui) * nb, o01 = o00 + w * nb;
       for (let b = 0; b < nb; b++) {
-        const val = img[o00 + b]! * w00 + img[o00 + nb + b]! * w10 + img[o01 + b]! * w01 + img[o01 + nb + b]! * w11;
-        acc[b] = acc[b]! + wt * val * (g[b] ?? g[0]!);
+        acc[b] = acc[b]! + (img[o00 + b]! * w00 + img[o00 + nb + b]! * w10 + img[o01 + b]! * w01 + img[o01 + nb + b]! * w11) * g[b]!;
       }
       wsum += wt;
     }
-    for (let b = 0; b < nb; b++) out[o + b] = Math.min(255, Math.round(acc[b]! / wsum));
+    for (let b = 0; b < nb; b++) {
+      const val = acc[b]! / wsum;
+      out[o + b] = val >= 255 ? 255 : Math.round(val);
+    }
     out[o + nb] = 255;
   }
 }

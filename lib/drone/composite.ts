@@ -4,6 +4,7 @@
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import type { RowSources } from './composite-rows';
+import { SEGMENT_COLUMNS } from './composite-rows';
 import type { DecodedPart, PixelRegion } from './photo-region';
 import { frameOnGround, photoRegion, sameRegion, wholeFrame } from './photo-region';
 import { levelled, levelledBytes } from './radiometry';
@@ -171,12 +172,15 @@ const MIN_STRIP_COLUMNS = 512;
  * strip need (the band drawn and the one decoding ahead) fit in `budget` bytes: a band across a wide
  * survey needs a photo from every flight line, which would hold more photos than the cache may. One
  * strip when they fit; a photo spanning two strips is decoded once for each. No strip is wider than
- * `maxColumns`.
+ * `maxColumns` (rounded down to whole segments).
  */
 export function compositeStrips(src: Pick<Sources, 'placed' | 'bbox' | 'nb' | 'scale'>, grid: GridWindow, budget: number, maxColumns = Infinity): [number, number][] {
   const { x0, y0, gsd, W, H } = grid;
   const bytes = src.placed.map((p) => Math.round(p.width * src.scale) * Math.round(p.height * src.scale) * src.nb);
-  const strips = (k: number) => Array.from({ length: k }, (_, s): [number, number] => [Math.floor((s * W) / k), Math.floor(((s + 1) * W) / k)]);
+  // Whole segments of columns each (composite-rows.ts), so that strips draw the whole mosaic's bytes.
+  const segments = Math.ceil(W / SEGMENT_COLUMNS);
+  const edge = (s: number, k: number) => Math.min(W, SEGMENT_COLUMNS * Math.floor((s * segments) / k));
+  const strips = (k: number) => Array.from({ length: k }, (_, s): [number, number] => [edge(s, k), edge(s + 1, k)]);
   const peak = (k: number) => {
     let most = 0;
     for (const [c0, c1] of strips(k)) {
@@ -191,7 +195,7 @@ export function compositeStrips(src: Pick<Sources, 'placed' | 'bbox' | 'nb' | 's
     }
     return most;
   };
-  const fewest = Math.ceil(W / maxColumns), most = Math.max(1, Math.floor(W / MIN_STRIP_COLUMNS));
+  const fewest = Math.ceil(segments / Math.max(1, Math.floor(maxColumns / SEGMENT_COLUMNS))), most = Math.max(1, Math.floor(W / MIN_STRIP_COLUMNS));
   const peaks: number[] = [];
   for (let k = 1; k <= most; k++) {
     peaks.push(peak(k));

@@ -170,8 +170,9 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
   const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, cacheBytes);
   const strips = compositeStrips(sources, grid, cacheBytes, opts.maxStripColumns);
-  const files = await writeMosaicFiles(sources, grid, strips, bands, frame, opts.workDir, (p) => progress(48 + 46 * p));
-  const seams = await sampledSeamCheck(survey, adjusted, grid);
+  const { vrtPath, ...files } = await writeMosaicFiles(sources, grid, strips, bands, frame, opts.workDir, (p) => progress(48 + 41 * p));
+  // GDAL writes the COG in its own process while the seams are checked here, on this process's threads.
+  const [seams] = await Promise.all([sampledSeamCheck(survey, adjusted, grid), writeCog(vrtPath, files.geotiffPath, mosaicCogOptions(bands))]);
   progress(98);
   const rematchedSeams = opts.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, pairs) : undefined;
 
@@ -389,12 +390,12 @@ export async function sampledSeamCheck(survey: TiedSurvey, adjusted: Adjusted, g
 
 /**
  * Bands of rows of each strip of columns composited straight into the raw copy (and sampled for the
- * preview), so that no whole mosaic is ever held in memory; then raw + VRT -> Cloud-Optimized GeoTIFF
- * through GDAL.
+ * preview), so that no whole mosaic is ever held in memory, and the VRT that GDAL reads the raw copy
+ * through (for the Cloud-Optimized GeoTIFF at `geotiffPath`, written after).
  */
 async function writeMosaicFiles(
   sources: Sources, grid: GridWindow, strips: [number, number][], bands: string[], frame: UtmFrame, workDir: string, progress: (share: number) => void,
-): Promise<Pick<Mosaic, 'geotiffPath' | 'previewPng' | 'boundsWgs84' | 'geoTransform' | 'rawPath' | 'scratchPaths' | 'compositedStrips'>> {
+): Promise<Pick<Mosaic, 'geotiffPath' | 'previewPng' | 'boundsWgs84' | 'geoTransform' | 'rawPath' | 'scratchPaths' | 'compositedStrips'> & { vrtPath: string }> {
   const { x0, y0, gsd, W, H } = grid;
   const nb = bands.length, stride = nb + 1;
   const rawPath = join(workDir, 'mosaic.raw');
@@ -409,11 +410,11 @@ async function writeMosaicFiles(
   try {
     for (const [s, [c0, c1]] of strips.entries()) {
       const Ws = c1 - c0, rowBytes = Ws * stride;
-      await composite(sources, { ...grid, x0: x0 + c0 * gsd, W: Ws }, null, async (rows, row0, row1) => {
+      await composite(sources, { ...grid, x0: x0 + c0 * gsd, W: Ws, inMosaic: { x0, col0: c0 } }, null, async (rows, row0, row1) => {
         if (Ws === W) await raw.write(rows, 0, rows.length, row0 * W * stride);
         else for (let r = row0; r < row1; r++) await raw.write(rows, (r - row0) * rowBytes, rowBytes, (r * W + c0) * stride);
         preview.take(rows, row0, row1, stride, [...chans, nb], c0);
-        progress((0.9 * (s + row1 / H)) / strips.length);
+        progress((s + row1 / H) / strips.length);
       });
     }
   } finally {
@@ -421,10 +422,8 @@ async function writeMosaicFiles(
   }
   await writeFile(vrtPath, rawVrt('mosaic.raw', W, H, [...bands, 'alpha'], frame, geoTransform));
   await unlink(geotiffPath).catch(() => undefined);
-  await writeCog(vrtPath, geotiffPath, mosaicCogOptions(bands));
-  progress(1);
   await preview.write(previewPng);
-  return { geotiffPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths: [rawPath, vrtPath], compositedStrips: strips.length };
+  return { geotiffPath, vrtPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths: [rawPath, vrtPath], compositedStrips: strips.length };
 }
 
 /**

@@ -103,15 +103,15 @@ function neighbourMean(z: Float32Array, cols: number, rows: number, onlyEmpty: b
 }
 
 /**
- * Heights along a row of ground points (e0 + c·step, n), c = 0 .. out.length - 1: bilinear between
- * cell centres, the edge value beyond the grid. One row at a time is what the compositing needs.
+ * Heights along a row of ground points (e0 + (first + c)·step, n), c = 0 .. out.length - 1: bilinear
+ * between cell centres, the edge value beyond the grid. One row at a time is what the compositing needs.
  */
-export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array): Float64Array {
+export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array, first = 0): Float64Array {
   const y = Math.min(g.rows - 1, Math.max(0, (n - g.n0) / g.cellM));
   const r0 = Math.min(Math.max(0, g.rows - 2), Math.floor(y)), r1 = Math.min(g.rows - 1, r0 + 1), fy = y - r0;
   const lastCol = g.cols - 1;
   for (let c = 0; c < out.length; c++) {
-    const x = Math.min(lastCol, Math.max(0, (e0 + c * step - g.e0) / g.cellM));
+    const x = Math.min(lastCol, Math.max(0, (e0 + (first + c) * step - g.e0) / g.cellM));
     const c0 = Math.min(Math.max(0, lastCol - 1), Math.floor(x)), c1 = Math.min(lastCol, c0 + 1), fx = x - c0;
     const south = g.z[r0 * g.cols + c0]! * (1 - fx) + g.z[r0 * g.cols + c1]! * fx;
     const north = g.z[r1 * g.cols + c0]! * (1 - fx) + g.z[r1 * g.cols + c1]! * fx;

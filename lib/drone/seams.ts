@@ -14,6 +14,8 @@ export interface GridWindow {
   gsd: number;
   W: number;
   H: number;
+  /** A strip's place in its mosaic: the mosaic's x0 and the strip's first column (composite-rows.ts draws a strip as the whole). */
+  inMosaic?: { x0: number; col0: number };
 }
 
 export interface SeamCheck {

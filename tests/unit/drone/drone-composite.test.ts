@@ -1,11 +1,13 @@
 // How compositing splits a mosaic into strips of columns (compositeStrips) and holds decoded photos
-// (PhotoCache): the byte-for-byte check of a mosaic made in strips is in drone-synthetic.test.ts.
+// (PhotoCache): the byte-for-byte check of a mosaic made in strips is in drone-synthetic.test.ts and
+// drone-composite-rows.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compositeStrips, PhotoCache } from '@/lib/drone/composite';
+import { SEGMENT_COLUMNS } from '@/lib/drone/composite-rows';
 import type { Placed } from '@/lib/drone/placed';
 
 /** `lines` flight lines of `perLine` photos of 5472 x 3648 px at 2.5 cm, each footprint 137 x 91 m, lines 40 m apart. */
@@ -33,6 +35,8 @@ describe('compositeStrips', () => {
     expect(strips[0]![0]).toBe(0);
     expect(strips.at(-1)![1]).toBe(grid.W);
     strips.slice(1).forEach(([c0], k) => expect(c0).toBe(strips[k]![1]));
+    // Whole segments each, so that a strip draws the bytes the whole mosaic would (composite-rows.ts).
+    strips.slice(1).forEach(([c0]) => expect(c0 % SEGMENT_COLUMNS).toBe(0));
     // Photos under the top two bands of rows (256 rows) of a strip: a full-width band meets all 10 lines.
     const photosIn = ([c0, c1]: [number, number]) => src.bbox.filter((b) => b[1]! >= grid.x0 + c0 * grid.gsd && b[0]! <= grid.x0 + c1 * grid.gsd && b[3]! >= grid.y0 - 256 * grid.gsd && b[2]! <= grid.y0).length;
     const most = Math.max(...strips.map(photosIn));
