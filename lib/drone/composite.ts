@@ -224,8 +224,11 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
   const { placed, bbox, cache } = src;
   const { x0, y0, gsd, W, H } = grid;
   const stride = src.nb + 1;
-  // With a sink, one band of rows at a time (handed over and reused); without, the whole window.
-  const out = new Uint8Array(new SharedArrayBuffer(W * (sink ? Math.min(H, BLOCK_ROWS) : H) * stride));
+  // With a sink, bands of rows in two buffers taken in turn (the sink writes one while the next band
+  // is drawn into the other); without, the whole window.
+  const bandBuffer = () => new Uint8Array(new SharedArrayBuffer(W * (sink ? Math.min(H, BLOCK_ROWS) : H) * stride));
+  const outs = sink ? [bandBuffer(), bandBuffer()] : [bandBuffer()];
+  let sinking: Promise<void> = Promise.resolve();
   // What another thread needs (the photos' captures and the cache stay here).
   const rowSrc: RowSources = { placed: placed.map(({ width, height }) => ({ width, height })), cameras: src.cameras, relief: src.relief, gains: src.gains, nb: src.nb, scale: src.scale, bbox };
   const photosBetween = (row0: number, row1: number) => (only ?? placed.map((_, i) => i)).filter((i) =>
@@ -236,8 +239,8 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
     if (!r) regions.set(i, (r = photoRegion(frameOnGround(src.cameras[i]!, placed[i]!.width, placed[i]!.height, src.relief), placed[i]!.width, placed[i]!.height, src.scale, grid)));
     return r;
   };
-  for (let row0 = 0; row0 < H; row0 += BLOCK_ROWS) {
-    const row1 = Math.min(H, row0 + BLOCK_ROWS);
+  for (let row0 = 0, band = 0; row0 < H; row0 += BLOCK_ROWS, band++) {
+    const row1 = Math.min(H, row0 + BLOCK_ROWS), out = outs[band % outs.length]!;
     const inBlock = photosBetween(row0, row1);
     cache.startBand(inBlock);
     const parts = await Promise.all(inBlock.map((i) => cache.get(i, regionOf(i))));
@@ -247,10 +250,14 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
     // Rows go north to south: a photo that ends above this block is done with (on the whole grid).
     if (!only) for (const i of inBlock) if (bbox[i]![2]! > y0 - row1 * gsd) cache.release(i);
     if (sink) {
-      await sink(out.subarray(0, (row1 - row0) * W * stride), row0, row1);
-      out.fill(0);
+      // The band before has been handed over, so its buffer is free for the next band.
+      await sinking;
+      sinking = sink(out.subarray(0, (row1 - row0) * W * stride), row0, row1).then(() => void out.fill(0));
+      // Seen as handled now: a failure surfaces at the next await of it, not as an unhandled rejection.
+      sinking.catch(() => undefined);
     }
   }
+  await sinking;
   // Out of shared memory: callers hand the window to libraries that may not take it there.
-  return sink ? EMPTY : new Uint8Array(out);
+  return sink ? EMPTY : new Uint8Array(outs[0]!);
 }
