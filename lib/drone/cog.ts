@@ -1,6 +1,7 @@
 // Cloud-Optimized GeoTIFFs (GDAL's COG driver): tiled, with internal overviews, readable by a tile
 // server a range request at a time and by any GIS.
 import { execFile } from 'node:child_process';
+import { unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -18,8 +19,9 @@ export const mosaicCogOptions = (bands: string[]): string[] =>
 /** The index (Float32, nodata): floating-point prediction. */
 export const INDEX_COG_OPTIONS = ['COMPRESS=DEFLATE', 'PREDICTOR=YES', 'OVERVIEW_RESAMPLING=AVERAGE'];
 
-/** Writes `source` (any GDAL dataset, here a VRT over raw pixels) as a COG at `target`. */
+/** Writes `source` (any GDAL dataset, here a VRT over raw pixels) as a COG at `target`, in place of any file there. */
 export async function writeCog(source: string, target: string, creationOptions: string[]): Promise<void> {
+  await unlink(target).catch(() => undefined);
   const co = [...creationOptions, 'BLOCKSIZE=256', 'BIGTIFF=IF_SAFER', 'NUM_THREADS=ALL_CPUS'].flatMap((o) => ['-co', o]);
   await run('gdal_translate', ['-q', '-of', 'COG', ...co, source, target]);
 }

@@ -40,9 +40,10 @@ const EMPTY = new Uint8Array(0);
  */
 export const SEGMENT_COLUMNS = 32;
 /**
- * A projection steps linearly across a segment only when the exact one at its middle is this close
- * (decoded pixels) to the straight line between its ends: relief bends the line at most once in a
- * segment, so its worst miss is no more than twice the middle's.
+ * A projection steps linearly across a segment only when the segment spans at most one relief cell
+ * and the exact projection at its middle is this close (decoded pixels) to the straight line between
+ * its ends: the relief then bends the line at most once, so its worst miss is no more than twice the
+ * middle's.
  */
 const STEP_ERROR_PX = 0.01;
 /** Distances (m) closer than this to the feather's cutoff count as within it: rounding cannot flip a pixel. */
@@ -135,8 +136,8 @@ class RowCompositor {
       this.px0[i] = R[0]! * dx + R[1]! * dy; this.py0[i] = R[3]! * dx + R[4]! * dy; this.pz0[i] = R[6]! * dx + R[7]! * dy;
       this.pxs[i] = R[0]! * gsd; this.pys[i] = R[3]! * gsd; this.pzs[i] = R[6]! * gsd;
     }
-    for (let a = 0; a < W; a = this.segB + 1) {
-      const b = Math.min(W, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS)) - 1;
+    for (let a = 0, b = 0; a < W; a = b + 1) {
+      b = Math.min(W, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS)) - 1;
       this.startSegment(a, b);
       // Beyond every photo's frame (the no-data corners of a mosaic's bounding box): nothing to draw.
       if (!this.nSeeing) continue;
@@ -224,7 +225,8 @@ class RowCompositor {
   private fitSegment(i: number): void {
     const a = this.segA, b = this.segB, m = (a + b) >> 1;
     this.linear[i] = 0;
-    if (b - a < 2 || !this.project(i, b)) return;
+    // Wider than a relief cell (grids coarser than about 6 cm on 2 m cells), two bends could hide from the middle.
+    if (b - a < 2 || (b - a) * this.grid.gsd > this.src.relief.cellM || !this.project(i, b)) return;
     const ub = this.pu, vb = this.pv;
     if (!this.project(i, m)) return;
     const um = this.pu, vm = this.pv;

@@ -148,7 +148,6 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
   </VRTRasterBand>
 </VRTDataset>
 `);
-  await unlink(tif).catch(() => undefined);
   await writeCog(vrt, tif, INDEX_COG_OPTIONS);
   await Promise.all([unlink(raw), unlink(vrt)]);
   // The share of the whole field the photos show: of the field, not of its part within the mosaic's

@@ -3,7 +3,7 @@
 // the photos' own ground resolution (composite.ts), written as a Cloud-Optimized GeoTIFF (cog.ts)
 // plus a WGS84 web preview. One function per step: features, priors, pairs, adjustment on relief,
 // output grid, files.
-import { mkdir, open, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Polygon } from 'geojson';
 import { convexHull } from '@/lib/geo/planar';
@@ -421,7 +421,6 @@ async function writeMosaicFiles(
     await raw.close();
   }
   await writeFile(vrtPath, rawVrt('mosaic.raw', W, H, [...bands, 'alpha'], frame, geoTransform));
-  await unlink(geotiffPath).catch(() => undefined);
   await preview.write(previewPng);
   return { geotiffPath, vrtPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths: [rawPath, vrtPath], compositedStrips: strips.length };
 }
