@@ -36,6 +36,8 @@ export interface TruthMeasurement {
   /** 95th percentile of the distance between neighbouring 50 m cells' mean offsets (m), and the pairs it is over. */
   neighbourP95M: number;
   neighbourPairs: number;
+  /** The same once the 2-D similarity that fits the offsets best is taken out: how far the mosaic bends, not how it sits (m). */
+  bendP95M: number;
 }
 
 /** The mosaic's raw copy (bands + alpha, 8 bit) as a bilinear grey sampler. */
@@ -159,15 +161,43 @@ export function neighbourDifferences(found: CheckpointOffset[], origin: [number,
   return out;
 }
 
+/**
+ * The offsets less the 2-D similarity (shift, turn, scale) that fits them best: what is left bends
+ * the mosaic. A block placed by GPS alone turns and scales as a whole by the GPS noise's fit.
+ */
+export function withoutSimilarity(found: CheckpointOffset[]): CheckpointOffset[] {
+  const mean = (f: (o: CheckpointOffset) => number) => found.reduce((s, o) => s + f(o), 0) / found.length;
+  const [ce, cn, te, tn] = [mean((o) => o.e), mean((o) => o.n), mean((o) => o.dE), mean((o) => o.dN)];
+  let s = 0, r = 0, rr = 0;
+  for (const o of found) {
+    const [x, y, dx, dy] = [o.e - ce, o.n - cn, o.dE - te, o.dN - tn];
+    s += x * dx + y * dy;
+    r += x * dy - y * dx;
+    rr += x * x + y * y;
+  }
+  [s, r] = [s / rr, r / rr];
+  return found.map((o) => {
+    const [x, y] = [o.e - ce, o.n - cn];
+    return { ...o, dE: o.dE - te - (s * x - r * y), dN: o.dN - tn - (r * x + s * y) };
+  });
+}
+
+/** Neighbouring cells' p95 for the offsets a mosaic at the floor would show (`truth.floor.offsetsM`). */
+export function floorNeighbourP95(truth: Pick<TruthSurvey, 'checkpoints' | 'floor' | 'interior'>): number {
+  const atFloor = truth.checkpoints.map((c, k) => ({ ...c, dE: truth.floor.offsetsM[k]![0], dN: truth.floor.offsetsM[k]![1], score: 1 }));
+  return p95(neighbourDifferences(atFloor, [truth.interior[0], truth.interior[1]]));
+}
+
 /** Every checkpoint of `truth` located in `mosaic`: RMSE and the neighbouring cells' disagreement. */
 export function measureMosaic(truth: Pick<TruthSurvey, 'checkpoints' | 'greyAt' | 'interior'>, mosaic: Pick<Mosaic, 'rawPath' | 'width' | 'height' | 'bands' | 'geoTransform' | 'gsdM'>): TruthMeasurement {
   const grey = mosaicGrey(mosaic);
   const found = truth.checkpoints.map((cp) => locateCheckpoint(truth.greyAt, grey, cp, mosaic.gsdM)).filter(isFound);
   const rmseM = Math.sqrt(found.reduce((s, f) => s + f.dE ** 2 + f.dN ** 2, 0) / found.length);
-  const diffs = neighbourDifferences(found, [truth.interior[0], truth.interior[1]]);
+  const origin: [number, number] = [truth.interior[0], truth.interior[1]];
+  const diffs = neighbourDifferences(found, origin);
   return {
     checkpoints: truth.checkpoints.length, found, rmseM,
     meanOffsetM: [found.reduce((s, f) => s + f.dE, 0) / found.length, found.reduce((s, f) => s + f.dN, 0) / found.length],
-    neighbourP95M: p95(diffs), neighbourPairs: diffs.length,
+    neighbourP95M: p95(diffs), neighbourPairs: diffs.length, bendP95M: p95(neighbourDifferences(withoutSimilarity(found), origin)),
   };
 }

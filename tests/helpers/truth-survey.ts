@@ -5,13 +5,14 @@
 // (position, yaw, pitch, roll); each of its pixels is a ray cut with the height field and the world
 // sampled there. The photos are DJI JPEGs whose EXIF/XMP tell what a drone would: GPS with noise (the
 // vertical error in the relative altitude too), the yaw with an error, and no tilt (the gimbal says
-// straight down). The truth: poses, checkpoints on the ground, and the floor the GPS noise allows (the
-// true block fitted to the noisy positions by a 3-D similarity, as any processor without ground
-// control can at best do). Used by tests/unit/drone/drone-truth.test.ts and bench/drone-truth.ts.
+// straight down). The truth: poses, checkpoints on the ground, and the floor the recorded data allow
+// (the true block fitted to the noisy positions by a 3-D similarity whose tilt the gimbal's record
+// holds, as any processor without ground control can at best do). Used by tests/unit/drone/drone-truth.test.ts and bench/drone-truth.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { solveSpd } from '@/lib/drone/adjust';
 import { seededRandom } from '@/lib/drone/crop-set';
 import { utmFrame } from '@/lib/drone/frame';
 
@@ -83,6 +84,8 @@ export interface GpsFloor {
   scaleMinusOne: number;
   rotationRad: [number, number, number];
   translationM: [number, number, number];
+  /** Where the fit moves each checkpoint (east, north; m): the offsets a mosaic at the floor would show. */
+  offsetsM: [number, number][];
 }
 
 /** RGB world raster: pixel (c, r) centre at E0 + (c + 0.5)·P, N0 - (r + 0.5)·P. */
@@ -111,9 +114,10 @@ export interface TruthSurvey {
   checkpoints: Checkpoint[];
   /** The block's interior the checkpoints lie in: [minE, minN, maxE, maxN] (UTM). */
   interior: [number, number, number, number];
-  /** The floor for a level block (levelFloor): what the targets are set against. */
+  /** The floor for a block whose tilt the gimbal's record holds (gimbalFloor): what the targets are set against. */
   floor: GpsFloor;
-  /** The floor for a block free to tilt (helmertFloor), for comparison. */
+  /** The floor for a block known to be level (levelFloor), and for one free to tilt (helmertFloor), for comparison. */
+  floorLevel: GpsFloor;
   floorTilted: GpsFloor;
   world: TruthWorld;
   /** The height field over the world frame. */
@@ -362,7 +366,8 @@ export async function makeTruthSurvey(options: TruthSurveyOptions): Promise<Trut
     dir: o.dir, files, epsg: frame.epsg, gsdM: gsd, focalPx, photoPx: [o.photoWidthPx, o.photoHeightPx], poses: plan.poses, relief, gpsPositions: gps,
     checkpoints: checkpoints.map((c) => ({ e: E0 + c.x, n: N0 + c.y, h: relief.at(c.x, c.y) })),
     interior: [E0 + interiorLocal[0], N0 + interiorLocal[1], E0 + interiorLocal[2], N0 + interiorLocal[3]],
-    floor: levelFloor(truePositions, gps, truePoints), floorTilted: helmertFloor(truePositions, gps, truePoints), world,
+    floor: gimbalFloor(truePositions, gps, truePoints, { axes: plan.poses.map(opticalAxis), tiltSigmaRad: tiltSpreadRad(o.tiltDeg), gpsSigmaM: o.gpsSigmaM }),
+    floorLevel: levelFloor(truePositions, gps, truePoints), floorTilted: helmertFloor(truePositions, gps, truePoints), world,
     reliefAt: (e, n) => relief.at(e - E0, n - N0),
     greyAt: (e, n) => {
       const rgb = new Uint8Array(3);
@@ -475,8 +480,8 @@ function placeCheckpoints(world: TruthWorld, relief: Relief, [x0, y0, x1, y1]: [
 /**
  * The floor the GPS noise allows, for a block known to be level: the 2-D similarity and vertical shift
  * taking the true camera positions to the recorded ones (least squares), applied to the true
- * checkpoints; its RMSE there. The gimbal records the cameras as pointing straight down, and their
- * tilts average out over the block, so a processor need not let the GPS heights tilt it.
+ * checkpoints; its RMSE there. It takes the block's tilt as known, which no processor knows: the
+ * unrecorded tilts do not average out exactly over a finite block (gimbalFloor).
  */
 export function levelFloor(truePositions: number[][], recorded: number[][], checkpoints: number[][]): GpsFloor {
   const n = truePositions.length;
@@ -498,6 +503,59 @@ export function levelFloor(truePositions: number[][], recorded: number[][], chec
 }
 
 /**
+ * The floor the recorded data allow: the 3-D similarity taking the true camera positions to the
+ * recorded ones (σ_h/√2 an axis horizontally, σ_v vertically), its tilt held by each gimbal's record of
+ * straight down at the spread of the unrecorded tilt (`noise.tiltSigmaRad`; `noise.axes` the true optical axes).
+ * The mean unrecorded tilt of a finite block is not zero, and nothing recorded shows it: the ground
+ * moves sideways by it times the height, which the level floor leaves out. Small angles, least squares.
+ */
+export function gimbalFloor(truePositions: number[][], recorded: number[][], checkpoints: number[][], noise: { axes: number[][]; tiltSigmaRad: number; gpsSigmaM: { horizontal: number; vertical: number } }): GpsFloor {
+  const { axes, tiltSigmaRad, gpsSigmaM: gps } = noise;
+  const m = [0, 1, 2].map((k) => truePositions.reduce((s, p) => s + p[k]!, 0) / truePositions.length);
+  // Unknowns: shift (3), small rotation ω (3), scale - 1; a point p moves by t + ω × (p - m) + ds·(p - m).
+  const moved = (a: number[]) => [[1, 0, 0, 0, a[2]!, -a[1]!, a[0]!], [0, 1, 0, -a[2]!, 0, a[0]!, a[1]!], [0, 0, 1, a[1]!, -a[0]!, 0, a[2]!]];
+  const rows: number[][] = [], rhs: number[] = [];
+  const sigma = [gps.horizontal / Math.SQRT2, gps.horizontal / Math.SQRT2, gps.vertical];
+  truePositions.forEach((p, i) => {
+    moved(p.map((v, k) => v - m[k]!)).forEach((row, k) => {
+      rows.push(row.map((v) => v / sigma[k]!));
+      rhs.push((recorded[i]![k]! - p[k]!) / sigma[k]!);
+    });
+    // The axis turned by ω: its horizontal part, which the gimbal records as zero.
+    const d = axes[i]!;
+    rows.push([0, 0, 0, 0, d[2]!, -d[1]!, 0].map((v) => v / tiltSigmaRad), [0, 0, 0, -d[2]!, 0, d[0]!, 0].map((v) => v / tiltSigmaRad));
+    rhs.push(-d[0]! / tiltSigmaRad, -d[1]! / tiltSigmaRad);
+  });
+  const u = leastSquares(rows, rhs);
+  const R = [1, -u[5]!, u[4]!, u[5]!, 1, -u[3]!, -u[4]!, u[3]!, 1];
+  const fitted = (p: number[]) => {
+    const shift = moved(p.map((v, k) => v - m[k]!)).map((row) => row.reduce((s, v, k) => s + v * u[k]!, 0));
+    return p.map((v, k) => v + shift[k]!);
+  };
+  return floorAt(checkpoints, fitted, 1 + u[6]!, R, [u[0]!, u[1]!, u[2]!]);
+}
+
+/** The standard deviation of a tilt uniform in ±tiltDeg (rad), kept above zero for the fit's weights. */
+const tiltSpreadRad = (tiltDeg: number) => rad(Math.max(tiltDeg, 0.01) / Math.sqrt(3));
+
+/** A pose's optical axis in the world frame. */
+const opticalAxis = (p: CameraPose) => {
+  const R = cameraRotation(p);
+  return [R[2]!, R[5]!, R[8]!];
+};
+
+/** Least squares of a small system by its normal equations. */
+function leastSquares(rows: number[][], rhs: number[]): Float64Array {
+  const n = rows[0]!.length;
+  const N = new Float64Array(n * n), r = new Float64Array(n);
+  rows.forEach((row, k) => row.forEach((a, i) => {
+    r[i] = r[i]! + a * rhs[k]!;
+    row.forEach((b, j) => { N[i * n + j] = N[i * n + j]! + a * b; });
+  }));
+  return solveSpd(N, r, n);
+}
+
+/**
  * The floor with the block free to tilt: the 3-D similarity (Helmert) taking the true camera
  * positions to the recorded ones. The GPS heights' noise then tilts the block, and the ground 80 m
  * below the cameras moves sideways by the tilt times the height.
@@ -509,14 +567,16 @@ export function helmertFloor(truePositions: number[][], recorded: number[][], ch
 
 function floorAt(checkpoints: number[][], fitted: (p: number[]) => number[], scale: number, R: number[], t: [number, number, number]): GpsFloor {
   let h2 = 0, v2 = 0;
+  const offsetsM: [number, number][] = [];
   for (const p of checkpoints) {
     const q = fitted(p);
+    offsetsM.push([q[0]! - p[0]!, q[1]! - p[1]!]);
     h2 += (q[0]! - p[0]!) ** 2 + (q[1]! - p[1]!) ** 2;
     v2 += (q[2]! - p[2]!) ** 2;
   }
   return {
     horizontalM: Math.sqrt(h2 / checkpoints.length), verticalM: Math.sqrt(v2 / checkpoints.length),
-    scaleMinusOne: scale - 1, rotationRad: [(R[7]! - R[5]!) / 2, (R[2]! - R[6]!) / 2, (R[3]! - R[1]!) / 2], translationM: t,
+    scaleMinusOne: scale - 1, rotationRad: [(R[7]! - R[5]!) / 2, (R[2]! - R[6]!) / 2, (R[3]! - R[1]!) / 2], translationM: t, offsetsM,
   };
 }
 

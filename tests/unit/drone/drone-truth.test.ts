@@ -10,20 +10,23 @@ import { utmFrame } from '@/lib/drone/frame';
 import { buildOrthomosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
-import { locateCheckpoint, measureMosaic, neighbourDifferences } from '../../helpers/truth-measure';
-import { helmertFloor, levelFloor, makeTruthSurvey, missingExiftool, pixelToGround, projectToPhoto, similarityFit, type TruthSurvey } from '../../helpers/truth-survey';
+import { floorNeighbourP95, locateCheckpoint, measureMosaic, neighbourDifferences, withoutSimilarity } from '../../helpers/truth-measure';
+import { cameraRotation, gimbalFloor, helmertFloor, levelFloor, makeTruthSurvey, missingExiftool, pixelToGround, projectToPhoto, similarityFit, type TruthSurvey } from '../../helpers/truth-survey';
 
-/** Issue 38's targets: checkpoint RMSE against the floor the GPS noise allows, and at most 1.5 m. */
+/** Issue 38's targets: checkpoint RMSE against the floor the recorded data allow (GPS, and the gimbal for the tilt), and at most 1.5 m. */
 const RMSE_OVER_FLOOR_TARGET = 1.2;
 const RMSE_MAX_M = 1.5;
-/** Offsets between neighbouring 50 m areas, 95th percentile: the issue's target. */
+/**
+ * Offsets between neighbouring 50 m areas, 95th percentile: the issue's target. Asserted on how far
+ * the mosaic bends (its best-fitting similarity taken out); printed as measured, beside the floor's own.
+ */
 const NEIGHBOUR_P95_TARGET_M = 0.5;
 /**
- * What the camera model and bundle adjustment hold on every case today (ratio 0.99-1.92, p95
- * 0.43-0.65 m): asserted so that a regression fails; the targets above are printed, met or not
- * (issue 38 stays open until they hold).
+ * What the camera model and bundle adjustment hold on every case today (ratio 0.97-1.21 of the
+ * gimbal's floor, p95 0.43-0.65 m as measured): asserted so that a regression fails; the ratio's
+ * target and the p95 as measured are printed, met or not.
  */
-const RMSE_OVER_FLOOR_MAX = 2.2;
+const RMSE_OVER_FLOOR_MAX = 1.5;
 const NEIGHBOUR_P95_MAX_M = 0.8;
 /** Checkpoints the RMSE must rest on. */
 const MIN_CHECKPOINTS = 30;
@@ -85,7 +88,39 @@ describe.skipIf(skip)('the truth generator and the measure', () => {
     expect(fit.t[0]).toBeCloseTo(1, 6);
     expect(fit.t[1]).toBeCloseTo(-2, 6);
     expect(truth.floor.horizontalM).toBeGreaterThan(0);
+    expect(truth.floorLevel.horizontalM).toBeGreaterThan(0);
     expect(truth.floorTilted.horizontalM).toBeGreaterThan(0);
+  });
+
+  it('fits the block to the GPS with its tilt held by the gimbal: free, it is the Helmert fit; held, it does not tilt', () => {
+    const cameras = truth.poses.map((p) => [p.x, p.y, p.z]);
+    const points = truth.checkpoints.map((c) => [c.e - truth.world.E0, c.n - truth.world.N0, c.h]);
+    const nadir = cameras.map(() => [0, 0, -1]);
+    const noise = (tiltSigmaRad: number, axes = nadir) => ({ axes, tiltSigmaRad, gpsSigmaM: { horizontal: 2, vertical: 3 } });
+    expect(gimbalFloor(cameras, cameras, points, noise(0.02)).horizontalM).toBeLessThan(1e-9);
+    // Exact GPS, but the cameras' true tilts do not average to zero: the gimbal's record pulls the block by their mean.
+    const axes = truth.poses.map((p) => { const R = cameraRotation(p); return [R[2]!, R[5]!, R[8]!]; });
+    expect(gimbalFloor(cameras, cameras, points, noise(0.02, axes)).horizontalM).toBeGreaterThan(0.05);
+    // The recorded block tilted 0.5° about the east axis and shifted: the ground 60 m below moves about 0.5 m.
+    const a = (0.5 * Math.PI) / 180, [c, s] = [Math.cos(a), Math.sin(a)];
+    const mz = cameras.reduce((t, p) => t + p[2]!, 0) / cameras.length, my = cameras.reduce((t, p) => t + p[1]!, 0) / cameras.length;
+    const tilted = cameras.map(([x, y, z]) => [x! + 1, my + c * (y! - my) - s * (z! - mz), mz + s * (y! - my) + c * (z! - mz)]);
+    const free = gimbalFloor(cameras, tilted, points, noise(100)), helmert = helmertFloor(cameras, tilted, points);
+    expect(Math.abs(free.horizontalM - helmert.horizontalM)).toBeLessThan(0.01);
+    expect(free.rotationRad[0]).toBeCloseTo(a, 4);
+    const held = gimbalFloor(cameras, tilted, points, noise(1e-6));
+    expect(Math.abs(held.rotationRad[0])).toBeLessThan(1e-6);
+    expect(held.horizontalM).toBeCloseTo(1, 1);
+  });
+
+  it('takes out the similarity that fits the offsets best, and keeps a bend', () => {
+    const turn = 0.01, scale = 0.002;
+    const at = (e: number, n: number, bend = 0) => ({ e, n, h: 0, dE: 0.3 + scale * e - turn * n + bend, dN: -0.2 + turn * e + scale * n, score: 1 });
+    const grid = Array.from({ length: 36 }, (_, k) => at(25 * (k % 6), 25 * Math.floor(k / 6)));
+    expect(Math.max(...withoutSimilarity(grid).map((o) => Math.hypot(o.dE, o.dN)))).toBeLessThan(1e-9);
+    const bent = withoutSimilarity(grid.map((o) => (o.e >= 100 ? at(o.e, o.n, 1) : o)));
+    const mean = (xs: typeof bent) => xs.reduce((t, o) => t + o.dE, 0) / xs.length;
+    expect(mean(bent.filter((o) => o.e >= 100)) - mean(bent.filter((o) => o.e < 50))).toBeGreaterThan(0.5);
   });
 
   it('casts each photo pixel onto the relief where the pinhole projects it: checkpoints back onto themselves within 1 cm', () => {
@@ -120,7 +155,7 @@ describe.skipIf(skip)('the truth generator and the measure', () => {
 for (const c of CASES) {
   describe.skipIf(skip)(`3 x 6 photos, ${c.name}`, () => {
     let built: { photos: Awaited<ReturnType<typeof readDroneExif>>[]; mosaic: Awaited<ReturnType<typeof buildOrthomosaic>> } | undefined;
-    it(`RMSE at ${MIN_CHECKPOINTS}+ checkpoints ≤ ${RMSE_MAX_M} m and ≤ ${RMSE_OVER_FLOOR_MAX} x the floor; neighbouring 50 m areas p95 ≤ ${NEIGHBOUR_P95_MAX_M} m (targets ${RMSE_OVER_FLOOR_TARGET} x and ${NEIGHBOUR_P95_TARGET_M} m printed)`, async () => {
+    it(`RMSE at ${MIN_CHECKPOINTS}+ checkpoints ≤ ${RMSE_MAX_M} m and ≤ ${RMSE_OVER_FLOOR_MAX} x the floor; neighbouring 50 m areas bend p95 ≤ ${NEIGHBOUR_P95_TARGET_M} m, p95 as measured ≤ ${NEIGHBOUR_P95_MAX_M} m (ratio ${RMSE_OVER_FLOOR_TARGET} x printed)`, async () => {
       const truth = await makeTruthSurvey({ naipPath: sharedPath(...naip), dir: join(root, `${c.seed}`), longSide: c.longSide, tiltDeg: c.tiltDeg, relief: c.relief, seed: c.seed });
       const photos = await Promise.all(truth.files.map(readDroneExif));
       checkSurvey(photos);
@@ -129,15 +164,18 @@ for (const c of CASES) {
       const seconds = (performance.now() - t0) / 1000;
       built = { photos, mosaic };
       const m = measureMosaic(truth, mosaic);
-      const floor = truth.floor.horizontalM;
+      const floor = truth.floor.horizontalM, floorP95 = floorNeighbourP95(truth);
+      const met = (ok: boolean) => (ok ? 'met' : 'missed');
       console.log(`truth ${c.name}: ${photos.length} photos generated in ${truth.seconds.toFixed(1)} s, mosaic ${mosaic.width} x ${mosaic.height} at ${(mosaic.gsdM * 100).toFixed(1)} cm in ${seconds.toFixed(1)} s; `
         + `${m.found.length}/${m.checkpoints} checkpoints found, RMSE ${m.rmseM.toFixed(2)} m (mean offset ${m.meanOffsetM.map((v) => v.toFixed(2)).join(', ')}), `
-        + `floor ${floor.toFixed(2)} m (tilted block ${truth.floorTilted.horizontalM.toFixed(2)} m), ratio ${(m.rmseM / floor).toFixed(2)}, neighbour p95 ${m.neighbourP95M.toFixed(2)} m over ${m.neighbourPairs} pairs; `
-        + `issue targets: ratio ≤ ${RMSE_OVER_FLOOR_TARGET} ${m.rmseM <= RMSE_OVER_FLOOR_TARGET * floor ? 'met' : 'missed'}, p95 ≤ ${NEIGHBOUR_P95_TARGET_M} m ${m.neighbourP95M <= NEIGHBOUR_P95_TARGET_M ? 'met' : 'missed'}`);
+        + `floor ${floor.toFixed(2)} m (level block ${truth.floorLevel.horizontalM.toFixed(2)} m, tilted block ${truth.floorTilted.horizontalM.toFixed(2)} m), ratio ${(m.rmseM / floor).toFixed(2)}, `
+        + `neighbour p95 ${m.neighbourP95M.toFixed(2)} m over ${m.neighbourPairs} pairs (the floor's own ${floorP95.toFixed(2)} m), bend p95 ${m.bendP95M.toFixed(2)} m; `
+        + `issue targets: ratio ≤ ${RMSE_OVER_FLOOR_TARGET} ${met(m.rmseM <= RMSE_OVER_FLOOR_TARGET * floor)}, bend p95 ≤ ${NEIGHBOUR_P95_TARGET_M} m ${met(m.bendP95M <= NEIGHBOUR_P95_TARGET_M)}, p95 as measured ${met(m.neighbourP95M <= NEIGHBOUR_P95_TARGET_M)}`);
       expect(m.found.length).toBeGreaterThanOrEqual(MIN_CHECKPOINTS);
       expect(m.rmseM).toBeLessThanOrEqual(RMSE_OVER_FLOOR_MAX * floor);
       expect(m.rmseM).toBeLessThanOrEqual(RMSE_MAX_M);
       expect(m.neighbourP95M).toBeLessThanOrEqual(NEIGHBOUR_P95_MAX_M);
+      expect(m.bendP95M).toBeLessThanOrEqual(NEIGHBOUR_P95_TARGET_M);
     }, 900_000);
 
     // JPEG photos are cut to the part each strip needs as they are decoded (photo-region.ts): the bytes must not move.
