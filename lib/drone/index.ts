@@ -38,8 +38,11 @@ export interface IndexAnalysis {
 /** The index used for a set of bands. */
 export const indexFor = (bands: string[]): IndexName => (bands.includes('nir') && bands.includes('red') ? 'NDVI' : 'VARI');
 
-/** Field mask on the mosaic grid (even-odd scanline fill of all rings, so holes stay out). */
-export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Uint8Array {
+/**
+ * The field on the mosaic grid as spans of columns per row: [c0, c1, c0, c1, ...] inclusive (even-odd
+ * scanline fill of all rings, so holes stay out).
+ */
+export function fieldSpans(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Int32Array[] {
   const [x0, gsd, , y0] = mosaic.geoTransform;
   const rings: Position[][] = field.type === 'Polygon' ? field.coordinates : field.coordinates.flat();
   // The mosaic's own UTM zone (from its CRS), whatever zone the field's vertices would pick.
@@ -49,7 +52,7 @@ export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfor
     const [e, n] = frame.toUtm(lon!, lat!);
     return [(e - x0) / gsd, (y0 - n) / gsd] as const;
   }));
-  const mask = new Uint8Array(mosaic.width * mosaic.height);
+  const spans: Int32Array[] = [];
   const xs: number[] = [];
   for (let row = 0; row < mosaic.height; row++) {
     const y = row + 0.5;
@@ -61,12 +64,82 @@ export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfor
       }
     }
     xs.sort((a, b) => a - b);
+    const rowSpans: number[] = [];
     for (let k = 0; k + 1 < xs.length; k += 2) {
       const c0 = Math.max(0, Math.ceil(xs[k]! - 0.5)), c1 = Math.min(mosaic.width - 1, Math.floor(xs[k + 1]! - 0.5));
-      if (c1 >= c0) mask.fill(1, row * mosaic.width + c0, row * mosaic.width + c1 + 1);
+      if (c1 >= c0) rowSpans.push(c0, c1);
+    }
+    spans.push(Int32Array.from(rowSpans));
+  }
+  return spans;
+}
+
+/** The field as a mask on the mosaic grid (1 inside), from its spans. */
+export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Uint8Array {
+  const mask = new Uint8Array(mosaic.width * mosaic.height);
+  fieldSpans(mosaic, field).forEach((row, r) => {
+    for (let k = 0; k < row.length; k += 2) mask.fill(1, r * mosaic.width + row[k]!, r * mosaic.width + row[k + 1]! + 1);
+  });
+  return mask;
+}
+
+/** What the index loop adds up: statistics, histograms and the averaged-down grid (sum and count per cell). */
+interface IndexSums {
+  ndvi: boolean;
+  /** Band positions of red, green, blue and NIR (-1 where absent), of nb bands and alpha. */
+  bands: [number, number, number, number];
+  nb: number;
+  W: number;
+  spans: Int32Array[];
+  OW: number;
+  cellOfColumn: Int32Array;
+  factor: number;
+  sum: Float64Array;
+  cnt: Uint32Array;
+  bins: Float64Array;
+  /** 4001 bins over [-1, 1] (0.0005 wide): the exact median without sorting millions. */
+  fine: Uint32Array;
+  n: number;
+  s1: number;
+  s2: number;
+}
+
+/**
+ * Adds `rows` rows of the raw mosaic from `row0` (in `buf`) to the sums: synchronous and apart from
+ * the reading loop, so that the totals stay in registers rather than an async function's context.
+ */
+function addRows(acc: IndexSums, buf: Uint8Array, row0: number, rows: number): void {
+  const { ndvi, nb, W, spans, OW, cellOfColumn, factor, sum, cnt, bins, fine } = acc;
+  const [R, G, B, N] = acc.bands;
+  const stride = nb + 1, rowBytes = W * stride;
+  let { n, s1, s2 } = acc;
+  for (let r = 0; r < rows; r++) {
+    const row = row0 + r, rowSpans = spans[row]!, rowCell = Math.floor(row / factor) * OW;
+    for (let k = 0; k < rowSpans.length; k += 2) {
+      for (let col = rowSpans[k]!; col <= rowSpans[k + 1]!; col++) {
+        const o = r * rowBytes + col * stride;
+        if (!buf[o + nb]) continue;
+        let v: number;
+        if (ndvi) {
+          const nir = buf[o + N]!, red = buf[o + R]!;
+          v = nir + red === 0 ? 0 : (nir - red) / (nir + red);
+        } else {
+          const red = buf[o + R]!, green = buf[o + G]!, blue = buf[o + B]!;
+          const d = green + red - blue;
+          v = d === 0 ? 0 : Math.max(-1, Math.min(1, (green - red) / d));
+        }
+        n++; s1 += v; s2 += v * v;
+        // v + 1 lies in [0, 2]: truncation is the floor, and + 0.5 then truncation the rounding.
+        const t = v + 1, bin = ((t / 2) * HISTOGRAM_BINS) | 0;
+        bins[bin < HISTOGRAM_BINS ? bin : HISTOGRAM_BINS - 1]!++;
+        fine[(t * 2000 + 0.5) | 0]!++;
+        const cell = rowCell + cellOfColumn[col]!;
+        sum[cell] = sum[cell]! + v;
+        cnt[cell]!++;
+      }
     }
   }
-  return mask;
+  Object.assign(acc, { n, s1, s2 });
 }
 
 /**
@@ -76,51 +149,30 @@ export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfor
 export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon | MultiPolygon): Promise<IndexAnalysis> {
   const indexName = indexFor(mosaic.bands);
   const nb = mosaic.bands.length;
-  const stride = nb + 1;
   const [R, G, B, N] = ['red', 'green', 'blue', 'nir'].map((b) => mosaic.bands.indexOf(b)) as [number, number, number, number];
   const { width: W, height: H } = mosaic;
-  const mask = fieldMask(mosaic, fieldGeometryWgs84);
+  const spans = fieldSpans(mosaic, fieldGeometryWgs84);
   const factor = Math.max(1, Math.round(INDEX_MIN_GSD_M / mosaic.geoTransform[1]));
   const OW = Math.ceil(W / factor), OH = Math.ceil(H / factor);
-  const sum = new Float64Array(OW * OH), cnt = new Uint32Array(OW * OH);
-  const histogram = new Array<number>(HISTOGRAM_BINS).fill(0);
-  // Exact median from a fine histogram (4001 bins over [-1, 1]: 0.0005 resolution) without sorting millions.
-  const fine = new Uint32Array(4001);
-  let n = 0, s1 = 0, s2 = 0;
-  const rowBytes = W * stride;
+  const sums: IndexSums = {
+    ndvi: indexName === 'NDVI', bands: [R, G, B, N], nb, W, spans, OW,
+    cellOfColumn: Int32Array.from({ length: W }, (_, col) => Math.floor(col / factor)), factor,
+    sum: new Float64Array(OW * OH), cnt: new Uint32Array(OW * OH), bins: new Float64Array(HISTOGRAM_BINS), fine: new Uint32Array(4001), n: 0, s1: 0, s2: 0,
+  };
+  const rowBytes = W * (nb + 1);
   const fh = await open(mosaic.rawPath, 'r');
   try {
-    const buf = Buffer.alloc(rowBytes * 256);
+    const px = new Uint8Array(rowBytes * 256);
     for (let row0 = 0; row0 < H; row0 += 256) {
       const rows = Math.min(256, H - row0);
-      await fh.read(buf, 0, rows * rowBytes, row0 * rowBytes);
-      for (let r = 0; r < rows; r++) {
-        const row = row0 + r;
-        for (let col = 0; col < W; col++) {
-          if (!mask[row * W + col]) continue;
-          const o = r * rowBytes + col * stride;
-          if (!buf[o + nb]) continue;
-          let v: number;
-          if (indexName === 'NDVI') {
-            const nir = buf[o + N]!, red = buf[o + R]!;
-            v = nir + red === 0 ? 0 : (nir - red) / (nir + red);
-          } else {
-            const red = buf[o + R]!, green = buf[o + G]!, blue = buf[o + B]!;
-            const d = green + red - blue;
-            v = d === 0 ? 0 : Math.max(-1, Math.min(1, (green - red) / d));
-          }
-          n++; s1 += v; s2 += v * v;
-          histogram[Math.min(HISTOGRAM_BINS - 1, Math.floor(((v + 1) / 2) * HISTOGRAM_BINS))]!++;
-          fine[Math.round((v + 1) * 2000)]!++;
-          const k = Math.floor(row / factor) * OW + Math.floor(col / factor);
-          sum[k] = sum[k]! + v;
-          cnt[k]!++;
-        }
-      }
+      await fh.read(px, 0, rows * rowBytes, row0 * rowBytes);
+      addRows(sums, px, row0, rows);
     }
   } finally {
     await fh.close();
   }
+  const { sum, cnt, bins, fine, n, s1, s2 } = sums;
+  const histogram = Array.from(bins);
   if (!n) throw unprocessable('drone_field_not_covered');
   let acc = 0, median = 0;
   for (let k = 0; k < fine.length; k++) {

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
 import { utmFrame } from '@/lib/drone/frame';
 import { measureRowPattern } from '@/lib/drone/classify';
-import { analyseIndex, fieldMask } from '@/lib/drone/index';
+import { analyseIndex, fieldMask, fieldSpans } from '@/lib/drone/index';
 import { buildOrthomosaic, StitchError, type Mosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
 import { makeSyntheticSurvey, missingExiftool, type SurveyTruth } from '../../helpers/synthetic-survey';
@@ -110,6 +110,20 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     expect(area / (500 * 400 * truth.world.P ** 2)).toBeCloseTo(1, 2);
     const far = truth.fieldWgs84(-3000, -3000, -2000, -2000);
     await expect(analyseIndex(mosaic, far)).rejects.toMatchObject({ key: 'drone_field_not_covered' });
+  });
+});
+
+describe('fieldSpans', () => {
+  it('gives each row the columns whose centres lie in the field, two spans where a hole splits it', () => {
+    const frame = utmFrame(17.1, 48.1);
+    const [e0, n0] = frame.toUtm(17.1, 48.1);
+    const grid = { width: 100, height: 100, geoTransform: [e0, 1, 0, n0, 0, -1] as [number, number, number, number, number, number], crs: `EPSG:${frame.epsg}` };
+    const ring = (x0: number, y0: number, x1: number, y1: number) => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]].map(([x, y]) => frame.toWgs84(e0 + x!, n0 - y!));
+    const spans = fieldSpans(grid, { type: 'Polygon', coordinates: [ring(10, 10, 90, 90), ring(40, 40, 60, 60)] });
+    expect([...spans[5]!]).toEqual([]);
+    expect([...spans[20]!]).toEqual([10, 89]);
+    expect([...spans[50]!]).toEqual([10, 39, 60, 89]);
+    expect(fieldMask(grid, { type: 'Polygon', coordinates: [ring(10, 10, 90, 90), ring(40, 40, 60, 60)] }).reduce((s, v) => s + v, 0)).toBe(80 * 80 - 20 * 20);
   });
 });
 
