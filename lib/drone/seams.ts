@@ -64,17 +64,33 @@ export interface SeamCheckOptions {
 /** The full check (DRONE_SEAM_CHECK, tests and bench). */
 const FULL_SEAM_CHECK: SeamCheckOptions = { maxSidePx: 2048, searchPx: SEARCH_PX };
 
+/** Ground distance from (e, n) to photo k's nadir. */
+const nadirDistance = (src: SeamSources, k: number, e: number, n: number) => Math.hypot(e - src.nadirs[k]![0], n - src.nadirs[k]![1]);
+
 /**
  * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
  * theirs); `seenByBoth` when the caller already knows both cover it.
  */
 function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, bandM: number, seenByBoth = false): boolean {
-  const d = (k: number) => Math.hypot(e - src.nadirs[k]![0], n - src.nadirs[k]![1]);
-  const di = d(i), dj = d(j);
+  const di = nadirDistance(src, i, e, n), dj = nadirDistance(src, j, e, n);
   if (Math.abs(di - dj) > bandM) return false;
   const far = Math.max(di, dj);
-  for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && d(k) < far && pointInRing([e, n], src.rings[k]!)) return false;
+  for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && nadirDistance(src, k, e, n) < far && pointInRing([e, n], src.rings[k]!)) return false;
   return seenByBoth || (pointInRing([e, n], src.rings[i]!) && pointInRing([e, n], src.rings[j]!));
+}
+
+/** Where in `win` both photos' renders (`pi`, `pj`) cover the ground and their seam runs within `bandM`: 255, else 0. */
+function seamMask(src: SeamSources, win: GridWindow, i: number, j: number, pi: Uint8Array, pj: Uint8Array, bandM: number): Uint8Array {
+  const stride = src.nb + 1;
+  const mask = new Uint8Array(win.W * win.H);
+  for (let r = 0; r < win.H; r++) {
+    const n = win.y0 - (r + 0.5) * win.gsd;
+    for (let c = 0; c < win.W; c++) {
+      const k = r * win.W + c;
+      if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, bandM, true)) mask[k] = 255;
+    }
+  }
+  return mask;
 }
 
 /** The window around the seam of i and j (null: they share none), from a 0.5 m lattice over their common box. */
@@ -154,15 +170,7 @@ export async function rematchSeams(src: SeamSources, grid: GridWindow, pairs: { 
     const stride = src.nb + 1;
     // Features only where both photos cover the ground and the seam runs (a band at least
     // MIN_BAND_PX wide on a coarse grid, or ORB finds next to nothing in it).
-    const bandM = Math.max(BAND_M, MIN_BAND_PX * win.gsd);
-    const mask = new Uint8Array(win.W * win.H);
-    for (let r = 0; r < win.H; r++) {
-      const n = win.y0 - (r + 0.5) * win.gsd;
-      for (let c = 0; c < win.W; c++) {
-        const k = r * win.W + c;
-        if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, bandM, true)) mask[k] = 255;
-      }
-    }
+    const mask = seamMask(src, win, i, j, pi, pj, Math.max(BAND_M, MIN_BAND_PX * win.gsd));
     const [fi, fj] = await Promise.all([orbFeatures(pi, win.W, win.H, stride, 1, mask), orbFeatures(pj, win.W, win.H, stride, 1, mask)]);
     const [gi, gj] = [greyOf(pi, win.W * win.H, stride), greyOf(pj, win.W * win.H, stride)];
     const own: number[] = [];
