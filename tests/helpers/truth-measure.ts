@@ -4,7 +4,7 @@
 // RMSE, and their means over 50 m cells how much neighbouring parts of the mosaic disagree.
 import { readFileSync } from 'node:fs';
 import type { Mosaic } from '@/lib/drone/ortho';
-import type { Checkpoint, TruthSurvey } from './truth-survey';
+import { similarity2d, type Checkpoint, type TruthSurvey } from './truth-survey';
 
 /** Side of the areas whose mean offsets are compared with their neighbours' (m). */
 export const CELL_M = 50;
@@ -166,20 +166,9 @@ export function neighbourDifferences(found: CheckpointOffset[], origin: [number,
  * the mosaic. A block placed by GPS alone turns and scales as a whole by the GPS noise's fit.
  */
 export function withoutSimilarity(found: CheckpointOffset[]): CheckpointOffset[] {
-  const mean = (f: (o: CheckpointOffset) => number) => found.reduce((s, o) => s + f(o), 0) / found.length;
-  const [ce, cn, te, tn] = [mean((o) => o.e), mean((o) => o.n), mean((o) => o.dE), mean((o) => o.dN)];
-  let s = 0, r = 0, rr = 0;
-  for (const o of found) {
-    const [x, y, dx, dy] = [o.e - ce, o.n - cn, o.dE - te, o.dN - tn];
-    s += x * dx + y * dy;
-    r += x * dy - y * dx;
-    rr += x * x + y * y;
-  }
-  [s, r] = [s / rr, r / rr];
-  return found.map((o) => {
-    const [x, y] = [o.e - ce, o.n - cn];
-    return { ...o, dE: o.dE - te - (s * x - r * y), dN: o.dN - tn - (r * x + s * y) };
-  });
+  const at = found.map((o) => [o.e, o.n]), seen = found.map((o) => [o.e + o.dE, o.n + o.dN]);
+  const { a, b, t } = similarity2d(at, seen);
+  return found.map((o) => ({ ...o, dE: o.e + o.dE - (a * o.e - b * o.n + t[0]), dN: o.n + o.dN - (b * o.e + a * o.n + t[1]) }));
 }
 
 /** Neighbouring cells' p95 for the offsets a mosaic at the floor would show (`truth.floor.offsetsM`). */

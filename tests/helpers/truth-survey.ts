@@ -485,21 +485,28 @@ function placeCheckpoints(world: TruthWorld, relief: Relief, [x0, y0, x1, y1]: [
  */
 export function levelFloor(truePositions: number[][], recorded: number[][], checkpoints: number[][]): GpsFloor {
   const n = truePositions.length;
-  const mean = (ps: number[][], k: number) => ps.reduce((s, p) => s + p[k]!, 0) / n;
-  const [ax, ay, bx, by] = [mean(truePositions, 0), mean(truePositions, 1), mean(recorded, 0), mean(recorded, 1)];
+  const { a, b, t: [tx, ty] } = similarity2d(truePositions, recorded);
+  const dz = recorded.reduce((s, p) => s + p[2]!, 0) / n - truePositions.reduce((s, p) => s + p[2]!, 0) / n;
+  const R = [a, -b, 0, b, a, 0, 0, 0, 1];
+  const scale = Math.hypot(a, b);
+  const t: [number, number, number] = [tx, ty, dz];
+  return floorAt(checkpoints, (p) => [a * p[0]! - b * p[1]! + tx, b * p[0]! + a * p[1]! + ty, p[2]! + dz], scale, R.map((r) => r / scale), t);
+}
+
+/** Least-squares 2-D similarity to ≈ [a -b; b a]·from + t over the points' first two coordinates. */
+export function similarity2d(from: ArrayLike<number>[], to: ArrayLike<number>[]): { a: number; b: number; t: [number, number] } {
+  const n = from.length;
+  const mean = (ps: ArrayLike<number>[], k: number) => { let s = 0; for (const p of ps) s += p[k]!; return s / n; };
+  const [ax, ay, bx, by] = [mean(from, 0), mean(from, 1), mean(to, 0), mean(to, 1)];
   let dot = 0, cross = 0, aa = 0;
   for (let i = 0; i < n; i++) {
-    const [px, py] = [truePositions[i]![0]! - ax, truePositions[i]![1]! - ay], [qx, qy] = [recorded[i]![0]! - bx, recorded[i]![1]! - by];
+    const [px, py] = [from[i]![0]! - ax, from[i]![1]! - ay], [qx, qy] = [to[i]![0]! - bx, to[i]![1]! - by];
     dot += px * qx + py * qy;
     cross += px * qy - py * qx;
     aa += px * px + py * py;
   }
   const [a, b] = [dot / aa, cross / aa];
-  const dz = mean(recorded, 2) - mean(truePositions, 2);
-  const R = [a, -b, 0, b, a, 0, 0, 0, 1];
-  const scale = Math.hypot(a, b);
-  const t: [number, number, number] = [bx - (a * ax - b * ay), by - (b * ax + a * ay), dz];
-  return floorAt(checkpoints, (p) => [a * p[0]! - b * p[1]! + t[0], b * p[0]! + a * p[1]! + t[1], p[2]! + dz], scale, R.map((r) => r / scale), t);
+  return { a, b, t: [bx - (a * ax - b * ay), by - (b * ax + a * ay)] };
 }
 
 /**
