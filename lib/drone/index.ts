@@ -74,15 +74,6 @@ export function fieldSpans(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfo
   return spans;
 }
 
-/** The field as a mask on the mosaic grid (1 inside), from its spans. */
-export function fieldMask(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Uint8Array {
-  const mask = new Uint8Array(mosaic.width * mosaic.height);
-  fieldSpans(mosaic, field).forEach((row, r) => {
-    for (let k = 0; k < row.length; k += 2) mask.fill(1, r * mosaic.width + row[k]!, r * mosaic.width + row[k + 1]! + 1);
-  });
-  return mask;
-}
-
 /** What the index loop adds up: statistics, histograms and the averaged-down grid (sum and count per cell). */
 interface IndexSums {
   ndvi: boolean;
