@@ -13,9 +13,12 @@ const run = promisify(execFile);
  * bands are measurements: lossless, alpha kept as a band.
  */
 export const mosaicCogOptions = (bands: string[]): string[] =>
-  bands.join() === 'red,green,blue'
+  isJpegMosaic(bands)
     ? ['COMPRESS=JPEG', 'QUALITY=90', 'OVERVIEW_RESAMPLING=AVERAGE']
     : ['COMPRESS=DEFLATE', 'PREDICTOR=YES', 'LEVEL=6', 'OVERVIEW_RESAMPLING=AVERAGE'];
+/** Whether a mosaic of these bands is written as JPEG (mosaicCogOptions), its alpha then a mask. */
+export const isJpegMosaic = (bands: string[]) => bands.join() === 'red,green,blue';
+
 /** The index (Float32, nodata): floating-point prediction. */
 export const INDEX_COG_OPTIONS = ['COMPRESS=DEFLATE', 'PREDICTOR=YES', 'OVERVIEW_RESAMPLING=AVERAGE'];
 

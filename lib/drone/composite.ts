@@ -15,6 +15,8 @@ import { StitchError } from './stitch-error';
 import { drawRowsOnThreads } from './threads';
 
 const BLOCK_ROWS = 128;
+/** Bands of rows whose photos are decoded ahead of drawing, room permitting (composite). */
+const LOOKAHEAD_BANDS = 8;
 
 const EMPTY = new Uint8Array(0);
 /**
@@ -44,6 +46,8 @@ export function decodeScale(nativeGsd: number, outputGsd: number): number {
 export class PhotoCache {
   private readonly items = new Map<number, DecodedPart>();
   private readonly decoding = new Map<string, Promise<DecodedPart>>();
+  /** Bytes of the parts being decoded. */
+  private decodingBytes = 0;
   /** Bytes of shared buffers made so far (held by parts or spare). */
   private allocated = 0;
   /** Photos the band being drawn reads: their buffers are not taken. */
@@ -57,12 +61,14 @@ export class PhotoCache {
     readonly scale: number,
     /** Common 8-bit factor of calibrated bands and 16-bit photos (radiometry.ts). */
     private readonly radiometricScale: number,
+    /** Whether 8-bit photos are cut to the part asked for as they decode; else held whole, for many small windows of a few photos. */
+    private readonly cutToParts = true,
   ) {}
 
   /** Photo i's part `region` decoded (the whole frame when not given, or when the photo is decoded whole: see decode). */
   get(i: number, region?: PixelRegion): Promise<DecodedPart> {
     const p = this.placed[i]!, frame = wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale));
-    const want = region && cutAsDecoded(p) ? region : frame;
+    const want = region && this.cutToParts && cutAsDecoded(p) ? region : frame;
     const hit = this.items.get(i);
     if (hit && sameRegion(hit.region, want)) {
       this.items.delete(i);
@@ -72,15 +78,39 @@ export class PhotoCache {
     const key = `${i} ${want.u0} ${want.v0} ${want.w} ${want.h}`;
     let decoding = this.decoding.get(key);
     if (!decoding) {
-      decoding = this.decodeSlot(() => this.decode(p, want)).then((part) => this.keep(i, part)).finally(() => this.decoding.delete(key));
+      const bytes = this.bytesOf(want);
+      this.decodingBytes += bytes;
+      decoding = this.decodeSlot(() => this.decode(p, want)).then((part) => this.keep(i, part)).finally(() => {
+        this.decoding.delete(key);
+        this.decodingBytes -= bytes;
+      });
       this.decoding.set(key, decoding);
     }
     return decoding;
   }
 
-  /** Starts decoding parts not held yet (a failure surfaces when they are asked for). */
-  prefetch(ids: number[], regionOf?: (i: number) => PixelRegion): void {
-    for (const i of ids) this.get(i, regionOf?.(i)).catch(() => undefined);
+  /**
+   * Starts decoding parts not held yet, in the order given (a failure surfaces when they are asked
+   * for). With `onlyIfRoom`, only while each fits in the budget beside the parts held and decoding:
+   * decoding further ahead must never take the buffer of a part still to be drawn.
+   */
+  prefetch(ids: number[], regionOf?: (i: number) => PixelRegion, onlyIfRoom = false): void {
+    for (const i of ids) {
+      if (onlyIfRoom) {
+        const p = this.placed[i]!, region = regionOf?.(i) ?? wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale));
+        if (!this.items.has(i) && this.heldBytes() + this.decodingBytes + this.bytesOf(region) > this.budget) return;
+      }
+      this.get(i, regionOf?.(i)).catch(() => undefined);
+    }
+  }
+
+  private bytesOf(region: PixelRegion): number {
+    return region.w * region.h * this.bands.length;
+  }
+
+  /** Bytes of the buffers parts hold (spare ones can take a new part). */
+  private heldBytes(): number {
+    return this.allocated - this.spare.reduce((sum, b) => sum + b.byteLength, 0);
   }
 
   private keep(i: number, { px: decoded, region }: DecodedPart): DecodedPart {
@@ -208,7 +238,7 @@ export function compositeStrips(src: Pick<Sources, 'placed' | 'bbox' | 'nb' | 's
 }
 
 /** Takes each band of composited rows [row0, row1) (pixel-interleaved bands + alpha); the buffer is reused after. */
-export type BandSink = (rows: Uint8Array, row0: number, row1: number) => Promise<void>;
+export type BandSink = (rows: Uint8Array, row0: number, row1: number, halved: Uint8Array) => Promise<void>;
 
 /** What compositing draws from: the photos as placed, their cameras as finally adjusted, the relief, and the cache of decoded photos. */
 export interface Sources extends RowSources {
@@ -228,6 +258,9 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
   // is drawn into the other); without, the whole window.
   const bandBuffer = () => new Uint8Array(new SharedArrayBuffer(W * (sink ? Math.min(H, BLOCK_ROWS) : H) * stride));
   const outs = sink ? [bandBuffer(), bandBuffer()] : [bandBuffer()];
+  // A sink also gets each band halved each way (the first overview), drawn by the threads that drew it.
+  const halvedBuffer = () => new Uint8Array(new SharedArrayBuffer(Math.ceil(W / 2) * Math.ceil(Math.min(H, BLOCK_ROWS) / 2) * stride));
+  const halves = sink ? [halvedBuffer(), halvedBuffer()] : [];
   let sinking: Promise<void> = Promise.resolve();
   // What another thread needs (the photos' captures and the cache stay here).
   const rowSrc: RowSources = { placed: placed.map(({ width, height }) => ({ width, height })), cameras: src.cameras, relief: src.relief, gains: src.gains, nb: src.nb, scale: src.scale, bbox };
@@ -244,15 +277,21 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
     const inBlock = photosBetween(row0, row1);
     cache.startBand(inBlock);
     const parts = await Promise.all(inBlock.map((i) => cache.get(i, regionOf(i))));
-    // The next band's new photos decode on sharp's threads while this band is composited here.
-    if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
-    await drawRowsOnThreads({ src: rowSrc, grid, inBlock, parts, out, row0, row1, outRow0: sink ? 0 : row0 });
+    // The next band's new photos decode on sharp's threads while this band is composited here, and
+    // those of the bands after as far as the cache has room: a photo takes longer to decode than a band to draw.
+    if (row1 < H) {
+      cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
+      const ahead = photosBetween(row1 + BLOCK_ROWS, Math.min(H, row1 + LOOKAHEAD_BANDS * BLOCK_ROWS));
+      cache.prefetch(ahead.sort((a, b) => bbox[b]![3]! - bbox[a]![3]!), regionOf, true);
+    }
+    const halved = halves[band % 2];
+    await drawRowsOnThreads({ src: rowSrc, grid, inBlock, parts, out, row0, row1, outRow0: sink ? 0 : row0, ...(halved ? { halved } : {}) });
     // Rows go north to south: a photo that ends above this block is done with (on the whole grid).
     if (!only) for (const i of inBlock) if (bbox[i]![2]! > y0 - row1 * gsd) cache.release(i);
     if (sink) {
       // The band before has been handed over, so its buffer is free for the next band.
       await sinking;
-      sinking = sink(out.subarray(0, (row1 - row0) * W * stride), row0, row1).then(() => void out.fill(0));
+      sinking = sink(out.subarray(0, (row1 - row0) * W * stride), row0, row1, halved!.subarray(0, Math.ceil(W / 2) * Math.ceil((row1 - row0) / 2) * stride)).then(() => void out.fill(0));
       // Seen as handled now: a failure surfaces at the next await of it, not as an unhandled rejection.
       sinking.catch(() => undefined);
     }

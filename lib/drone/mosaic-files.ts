@@ -3,20 +3,39 @@
 import sharp from 'sharp';
 import type { UtmFrame } from './frame';
 
-export function rawVrt(file: string, W: number, H: number, names: string[], frame: UtmFrame, gt: number[]): string {
+/** How rawVrt lays out the raw copy's alpha and overviews. */
+export interface RawVrtLayout {
+  /** The alpha as the dataset's mask rather than a band (a JPEG COG keeps it so). */
+  alphaAsMask?: boolean;
+  /** VRTs of the overviews (the same layout), finest first. */
+  overviews?: string[];
+}
+
+/** GDAL's header over a pixel-interleaved raw file of Byte bands, the last of `names` its alpha. */
+export function rawVrt(file: string, W: number, H: number, names: string[], frame: UtmFrame, gt: number[], layout: RawVrtLayout = {}): string {
   const interp: Record<string, string> = { red: 'Red', green: 'Green', blue: 'Blue', alpha: 'Alpha' };
-  const bandsXml = names.map((name, b) => `  <VRTRasterBand dataType="Byte" band="${b + 1}" subClass="VRTRawRasterBand">
-    <Description>${name}</Description>
-    <ColorInterp>${interp[name] ?? 'Undefined'}</ColorInterp>
+  const band = (b: number, attrs: string, inner: string) => `<VRTRasterBand dataType="Byte"${attrs} subClass="VRTRawRasterBand">${inner}
     <SourceFilename relativeToVRT="1">${file}</SourceFilename>
     <ImageOffset>${b}</ImageOffset>
     <PixelOffset>${names.length}</PixelOffset>
     <LineOffset>${names.length * W}</LineOffset>
-  </VRTRasterBand>`).join('\n');
+  </VRTRasterBand>`;
+  const shown = layout.alphaAsMask ? names.slice(0, -1) : names;
+  const bandsXml = shown.map((name, b) => {
+    const overviews = (layout.overviews ?? []).map((o) => `
+    <Overview><SourceFilename relativeToVRT="1">${o}</SourceFilename><SourceBand>${b + 1}</SourceBand></Overview>`).join('');
+    return `  ${band(b, ` band="${b + 1}"`, `
+    <Description>${name}</Description>
+    <ColorInterp>${interp[name] ?? 'Undefined'}</ColorInterp>${overviews}`)}`;
+  }).join('\n');
+  const mask = layout.alphaAsMask ? `  <MaskBand>
+    ${band(names.length - 1, '', '')}
+  </MaskBand>
+` : '';
   return `<VRTDataset rasterXSize="${W}" rasterYSize="${H}">
   <SRS>EPSG:${frame.epsg}</SRS>
   <GeoTransform>${gt.join(', ')}</GeoTransform>
-${bandsXml}
+${mask}${bandsXml}
 </VRTDataset>
 `;
 }

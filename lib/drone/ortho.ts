@@ -4,7 +4,7 @@
 // plus a WGS84 web preview. One function per step: features, priors, pairs, adjustment on relief,
 // output grid, files.
 import { mkdir, open, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Polygon } from 'geojson';
 import { convexHull } from '@/lib/geo/planar';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
@@ -12,7 +12,7 @@ import type { PosePrior } from './bundle';
 import { bundleAdjust, chainTracks, triangulateOnRelief } from './bundle';
 import type { Camera } from './camera';
 import { cameraFromPlacement, centreOnGround, focalPx, intrinsics, pixelRayToGround, placementOfCamera, recordedTilt, rotation } from './camera';
-import { mosaicCogOptions, writeCog } from './cog';
+import { isJpegMosaic, mosaicCogOptions, writeCog } from './cog';
 import type { Sources } from './composite';
 import { composite, compositeStrips, decodeScale, PhotoCache } from './composite';
 import type { DronePhoto } from './exif';
@@ -23,6 +23,7 @@ import type { Placement, UtmFrame } from './frame';
 import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
 import { PreviewSampler, rawVrt } from './mosaic-files';
+import { OverviewFiles } from './overviews';
 import { candidatePairs, GPS_SIGMA_M, matchedPairs } from './pairs';
 import type { Placed, Recorded } from './placed';
 import { placementPriors } from './placed';
@@ -231,13 +232,13 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   return { captures, frame, bands: bandsOf(captures), radiometricScale, features, placed, pairs, adjusted };
 }
 
-/** What compositing draws from, with photos decoded at `scale` and at most `cacheBytes` of them held. */
-function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, grid: OutputGrid, cacheBytes: number): Sources {
+/** What compositing draws from, with photos decoded at `scale` (cut to the parts asked for, or whole) and at most `cacheBytes` of them held. */
+function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, grid: OutputGrid, cacheBytes: number, cutToParts = true): Sources {
   const { placed, bands, features, pairs, radiometricScale } = survey;
   return {
     placed, cameras: camerasOf(placed, adjusted), relief: adjusted.relief,
     gains: exposureGains(placed.length, features[0]!.channels, pairs), nb: bands.length, scale, bbox: grid.bbox,
-    cache: new PhotoCache(placed, bands, cacheBytes, scale, radiometricScale),
+    cache: new PhotoCache(placed, bands, cacheBytes, scale, radiometricScale, cutToParts),
   };
 }
 
@@ -380,7 +381,9 @@ export async function sampledSeamCheck(survey: TiedSurvey, adjusted: Adjusted, g
   const gsd = checkGsd(grid);
   const x0 = Math.floor(grid.x0 / gsd) * gsd, y0 = Math.ceil(grid.y0 / gsd) * gsd;
   const coarse: GridWindow = { x0, y0, gsd, W: Math.ceil((grid.x0 + grid.W * grid.gsd - x0) / gsd), H: Math.ceil((y0 - grid.y0 + grid.H * grid.gsd) / gsd) };
-  const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, gsd), grid, CHECK_CACHE_BYTES);
+  // Each photo is drawn for two seams or more: held whole from one decoding, and decoded ahead as room allows.
+  const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, gsd), grid, CHECK_CACHE_BYTES, false);
+  sources.cache.prefetch([...new Set(sample.flatMap((p) => [p.i, p.j]))], undefined, true);
   const check = await rematchSeams(seamSources(sources, grid), coarse, sample, {
     maxSidePx: CHECK_SIDE_PX, searchPx: Math.max(64, Math.ceil(CHECK_SEARCH_M / gsd)),
   });
@@ -406,23 +409,30 @@ async function writeMosaicFiles(
   const preview = new PreviewSampler(W, H, frame, geoTransform);
   const rgb = ['red', 'green', 'blue'].map((n) => bands.indexOf(n));
   const chans = rgb.every((k) => k >= 0) ? rgb : [0, 0, 0].map((_, k) => Math.min(k, nb - 1));
+  const overviews = await OverviewFiles.create((k) => join(workDir, `mosaic.ovr${k}.raw`), W, H, stride);
   const raw = await open(rawPath, 'w');
   try {
     for (const [s, [c0, c1]] of strips.entries()) {
       const Ws = c1 - c0, rowBytes = Ws * stride;
-      await composite(sources, { ...grid, x0: x0 + c0 * gsd, W: Ws, inMosaic: { x0, col0: c0 } }, null, async (rows, row0, row1) => {
+      await composite(sources, { ...grid, x0: x0 + c0 * gsd, W: Ws, inMosaic: { x0, col0: c0 } }, null, async (rows, row0, row1, halved) => {
         if (Ws === W) await raw.write(rows, 0, rows.length, row0 * W * stride);
         else for (let r = row0; r < row1; r++) await raw.write(rows, (r - row0) * rowBytes, rowBytes, (r * W + c0) * stride);
         preview.take(rows, row0, row1, stride, [...chans, nb], c0);
+        await overviews.take(halved, row0, row1, c0, Ws);
         progress((s + row1 / H) / strips.length);
       });
     }
   } finally {
     await raw.close();
   }
-  await writeFile(vrtPath, rawVrt('mosaic.raw', W, H, [...bands, 'alpha'], frame, geoTransform));
+  await overviews.finish();
+  const names = [...bands, 'alpha'], layout = { alphaAsMask: isJpegMosaic(bands) };
+  const overviewVrts = overviews.paths.map((p) => p.replace(/\.raw$/, '.vrt'));
+  await Promise.all(overviews.sizes.map(([w, h], k) => writeFile(overviewVrts[k]!, rawVrt(basename(overviews.paths[k]!), w, h, names, frame, [x0, (gsd * W) / w, 0, y0, 0, (-gsd * H) / h], layout))));
+  await writeFile(vrtPath, rawVrt('mosaic.raw', W, H, names, frame, geoTransform, { ...layout, overviews: overviewVrts.map((p) => basename(p)) }));
   await preview.write(previewPng);
-  return { geotiffPath, vrtPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths: [rawPath, vrtPath], compositedStrips: strips.length };
+  const scratchPaths = [rawPath, vrtPath, ...overviews.paths, ...overviewVrts];
+  return { geotiffPath, vrtPath, previewPng, boundsWgs84: preview.boundsWgs84, geoTransform, rawPath, scratchPaths, compositedStrips: strips.length };
 }
 
 /**

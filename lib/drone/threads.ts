@@ -15,6 +15,7 @@ import type { DronePhoto } from './exif';
 import type { Features, MotionFinder, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
 import { matchHere, photoFeatures, unguidedMotion } from './features';
 import type { DecodedPart } from './photo-region';
+import { halvePixels } from './overviews';
 import type { GridWindow } from './seams';
 
 /**
@@ -47,7 +48,17 @@ export interface RowsTask {
   row0: number;
   row1: number;
   outRow0: number;
+  /**
+   * Shared count of the takes of ROWS_PER_TAKE rows handed out so far: each thread draws the next take
+   * until none is left, so that neither waits long for the other at the band's end. Absent: all the rows.
+   */
+  takes?: Int32Array;
+  /** When given, the rows [row0, row1) drawn are also halved each way into it (halvePixels), from its first row. */
+  halved?: Uint8Array;
 }
+
+/** Rows a thread draws at a time from a band shared out by `RowsTask.takes`. */
+const ROWS_PER_TAKE = 8;
 
 type Answer = { id: number; value: unknown } | { id: number; error: { message: string; app?: Pick<AppError, 'kind' | 'key' | 'params'> } };
 
@@ -75,7 +86,24 @@ function inSharedMemory(f: Features): Features {
   };
 }
 
-const drawRowsOf = ({ src, grid, inBlock, parts, out, row0, row1, outRow0 }: RowsTask) => (drawRows(src, grid, inBlock, parts, out, row0, row1, outRow0), null);
+function drawRowsOf(task: RowsTask): null {
+  const { row0, row1, takes } = task;
+  if (!takes) return (drawTake(task, row0, row1), null);
+  for (;;) {
+    const from = row0 + Atomics.add(takes, 0, 1) * ROWS_PER_TAKE;
+    if (from >= row1) return null;
+    drawTake(task, from, Math.min(row1, from + ROWS_PER_TAKE));
+  }
+}
+
+/** Rows [from, to) of a task drawn, and halved when it asks (`from - row0` even: takes start at whole pairs of rows). */
+function drawTake({ src, grid, inBlock, parts, out, row0, outRow0, halved }: RowsTask, from: number, to: number): void {
+  drawRows(src, grid, inBlock, parts, out, from, to, outRow0 + from - row0);
+  if (!halved) return;
+  const stride = src.nb + 1, rowBytes = grid.W * stride, halfRowBytes = Math.ceil(grid.W / 2) * stride;
+  const drawn = out.subarray((outRow0 + from - row0) * rowBytes, (outRow0 + to - row0) * rowBytes);
+  halvePixels(drawn, grid.W, to - from, stride, halved.subarray(((from - row0) / 2) * halfRowBytes));
+}
 
 /** The worker side: answers each task posted to `port`. Called by thread-worker.mjs. */
 export function serveFeatureTasks(port: MessagePort): void {
@@ -210,13 +238,14 @@ export const matchInThread: PairMatcher = (a, b, maxGpsDisagreementM, searchRadi
 export const motionInThread: MotionFinder = (fi, ci, fj, stride) => dronePool().run({ kind: 'motion', fi, ci, fj, stride }) as Promise<number[] | null>;
 
 /**
- * Rows [row0, row1) drawn half on a worker thread, half here at the same time (all here without a
- * worker). The photos and `out` must be in shared memory, or each band would be copied to the thread.
+ * Rows [row0, row1) drawn on a worker thread and here at the same time, each taking the next few rows
+ * as it is free (all here without a worker). The photos and `out` must be in shared memory, or each
+ * band would be copied to the thread.
  */
-export async function drawRowsOnThreads(task: Omit<RowsTask, 'outRow0'> & { outRow0?: number }): Promise<void> {
+export async function drawRowsOnThreads(task: Omit<RowsTask, 'outRow0' | 'takes'> & { outRow0?: number }): Promise<void> {
   const { row0, row1, outRow0 = 0 } = task;
-  const mid = row1 - row0 > 1 && WORKERS ? row0 + Math.ceil((row1 - row0) / 2) : row1;
-  const there = mid < row1 ? dronePool().runOnWorker({ kind: 'rows', rows: { ...task, row0: mid, outRow0: outRow0 + mid - row0 } }) : null;
-  drawRowsOf({ ...task, row1: there ? mid : row1, outRow0 });
+  const rows: RowsTask = { ...task, outRow0, takes: new Int32Array(new SharedArrayBuffer(4)) };
+  const there = row1 - row0 > ROWS_PER_TAKE && WORKERS ? dronePool().runOnWorker({ kind: 'rows', rows }) : null;
+  drawRowsOf(rows);
   await there;
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Camera } from '@/lib/drone/camera';
 import type { RowSources } from '@/lib/drone/composite-rows';
 import { drawRows } from '@/lib/drone/composite-rows';
+import { halvePixels } from '@/lib/drone/overviews';
 import type { DecodedPart, PixelRegion } from '@/lib/drone/photo-region';
 import { frameOnGround, photoRegion, wholeFrame } from '@/lib/drone/photo-region';
 import type { GridWindow } from '@/lib/drone/seams';
@@ -97,9 +98,13 @@ describe('drawRows', () => {
     const all = src.placed.map((_, i) => i), bytes = grid.W * grid.H * (NB + 1);
     const here = shared(bytes), threads = shared(bytes);
     drawRows(src, grid, all, imgs, here, 0, grid.H, 0);
-    await drawRowsOnThreads({ src, grid, inBlock: all, parts: imgs, out: threads, row0: 0, row1: grid.H });
+    // Halved each way too, as the threads draw their rows: the same as halving the whole.
+    const halved = shared(Math.ceil(grid.W / 2) * Math.ceil(grid.H / 2) * (NB + 1)), whole = new Uint8Array(halved.length);
+    await drawRowsOnThreads({ src, grid, inBlock: all, parts: imgs, out: threads, row0: 0, row1: grid.H, halved });
     expect(Buffer.compare(Buffer.from(here.buffer), Buffer.from(threads.buffer))).toBe(0);
     expect(here.some((v, k) => k % (NB + 1) === NB && v === 255)).toBe(true);
+    halvePixels(here, grid.W, grid.H, NB + 1, whole);
+    expect(Buffer.compare(Buffer.from(halved.buffer), Buffer.from(whole))).toBe(0);
   });
 
   it('draws a strip of columns from the parts of the photos photoRegion cuts as from the whole photos', () => {

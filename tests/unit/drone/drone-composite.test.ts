@@ -101,4 +101,31 @@ describe('PhotoCache', () => {
     // Four buffers for the band that needed four, then one more for the prefetch at most; none since.
     expect(seen.size).toBeLessThanOrEqual(5);
   });
+
+  it('decodes further ahead only while the parts fit beside those held and decoding', async () => {
+    const cache = new PhotoCache(await photos(), ['red', 'green', 'blue'], 4 * BYTES, 1, 1);
+    cache.startBand([0, 1]);
+    const band = await Promise.all([cache.get(0), cache.get(1)]);
+    // Room for two more: the third is not decoded. Decoded, it would take the buffer of the first
+    // decoded ahead (the oldest outside the band), which would then be decoded again when asked for.
+    cache.prefetch([2, 3, 4], undefined, true);
+    const ahead = await Promise.all([cache.get(2), cache.get(3)]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(new Set([...band, ...ahead].map((p) => p.px.buffer)).size).toBe(4);
+    expect(await cache.get(2)).toBe(ahead[0]);
+    expect(await cache.get(3)).toBe(ahead[1]);
+    band.forEach((p, k) => expect(Math.abs(p.px[0]! - 30 * k)).toBeLessThanOrEqual(2));
+  });
+
+  it('holds the whole frame when asked not to cut parts, whatever part a window asks for', async () => {
+    const placed = await photos();
+    const part = { u0: 8, v0: 4, w: 16, h: 12 };
+    const cut = await new PhotoCache(placed, ['red', 'green', 'blue'], 4 * BYTES, 1, 1).get(3, part);
+    expect(cut.region).toEqual(part);
+    expect(cut.px.length).toBe(16 * 12 * 3);
+    const whole = new PhotoCache(placed, ['red', 'green', 'blue'], 4 * BYTES, 1, 1, false);
+    const first = await whole.get(3, part);
+    expect(first.region).toEqual({ u0: 0, v0: 0, w: W, h: H });
+    expect(await whole.get(3, { u0: 30, v0: 20, w: 8, h: 8 })).toBe(first);
+  });
 });

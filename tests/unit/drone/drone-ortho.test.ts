@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
 import { footprint, gpsPlacement, groundSampleM, heightM, utmFrame } from '@/lib/drone/frame';
 import { buildOrthomosaic, decodeScale, type DroneStep, type Mosaic } from '@/lib/drone/ortho';
+import { overviewSizes } from '@/lib/drone/overviews';
 import { mosaicOnGrid } from '../../helpers/mosaic-grid';
 import { agreementWithCloud, lasTopView } from '../../helpers/point-cloud';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
@@ -40,6 +41,8 @@ describe.skipIf(skip)('buildOrthomosaic on brighton_beach', () => {
     expect(info.metadata.IMAGE_STRUCTURE.LAYOUT).toBe('COG');
     expect(info.metadata.IMAGE_STRUCTURE.COMPRESSION).toBe('YCbCr JPEG');
     expect(info.bands[0].block).toEqual([256, 256]);
+    // The overviews made as the rows were composited (overviews.ts): GDAL's own would round their sizes down.
+    expect(info.bands[0].overviews.map((o: { size: number[] }) => o.size)).toEqual(overviewSizes(mosaic.width, mosaic.height));
     expect(info.bands[0].overviews.length).toBeGreaterThanOrEqual(4);
     expect(info.bands[0].mask.flags).toEqual(['PER_DATASET']);
     expect(info.bands.map((b: { colorInterpretation: string }) => b.colorInterpretation)).toEqual(['Red', 'Green', 'Blue']);

@@ -1,0 +1,102 @@
+// The mosaic's overviews: level 1 halved from its rows as they are composited, each coarser level from
+// the one before, all as raw files beside the raw copy. GDAL then copies them into the COG instead of
+// computing them, which took it longer than writing the full-resolution image.
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+
+/** Sizes of the levels GDAL's COG driver makes: the image halved (rounding up) until it fits one block. */
+export function overviewSizes(W: number, H: number, block = 256): [number, number][] {
+  const sizes: [number, number][] = [];
+  for (let w = W, h = H; w > block || h > block; ) {
+    w = Math.ceil(w / 2);
+    h = Math.ceil(h / 2);
+    sizes.push([w, h]);
+  }
+  return sizes;
+}
+
+/**
+ * `rows` rows of a W-wide image (pixel-interleaved, `stride` bytes a pixel, alpha last) halved each
+ * way into `out` (ceil(W/2) a row): each 2×2 block (less at an odd edge) becomes the mean of its
+ * covered pixels, covered when any of them is, so that the edges neither darken nor shrink.
+ */
+export function halvePixels(src: Uint8Array, W: number, rows: number, stride: number, out: Uint8Array): void {
+  const w = Math.ceil(W / 2), h = Math.ceil(rows / 2), nb = stride - 1;
+  const sum = new Uint32Array(nb), taps = new Int32Array(4);
+  for (let y = 0; y < h; y++) {
+    const r0 = 2 * y * W * stride, r1 = 2 * y + 1 < rows ? r0 + W * stride : r0;
+    for (let x = 0; x < w; x++) {
+      const q = (y * w + x) * stride, c0 = 2 * x * stride, c1 = 2 * x + 1 < W ? c0 + stride : c0;
+      // At an odd edge a pixel is tapped twice: the mean is the same.
+      taps[0] = r0 + c0; taps[1] = r0 + c1; taps[2] = r1 + c0; taps[3] = r1 + c1;
+      if (src[taps[0] + nb] && src[taps[1] + nb] && src[taps[2] + nb] && src[taps[3] + nb]) {
+        // All four covered (most blocks): the same rounded mean, without counting.
+        for (let b = 0; b < nb; b++) out[q + b] = (src[taps[0] + b]! + src[taps[1] + b]! + src[taps[2] + b]! + src[taps[3] + b]! + 2) >> 2;
+        out[q + nb] = 255;
+        continue;
+      }
+      let n = 0;
+      sum.fill(0);
+      for (let t = 0; t < 4; t++) {
+        const o = taps[t]!;
+        if (!src[o + nb]) continue;
+        n++;
+        for (let b = 0; b < nb; b++) sum[b] = sum[b]! + src[o + b]!;
+      }
+      for (let b = 0; b < nb; b++) out[q + b] = n ? ((sum[b]! + (n >> 1)) / n) | 0 : 0;
+      out[q + nb] = n ? 255 : 0;
+    }
+  }
+}
+
+/** Rows of the coarser levels made at a time (finish): even, so that each halves whole. */
+const FINISH_ROWS = 512;
+
+/**
+ * The overview files of a W×H mosaic: `take` halves bands of its rows (of any strip of columns that
+ * starts at an even column, bands starting at even rows) into level 1; `finish` makes the coarser
+ * levels from it.
+ */
+export class OverviewFiles {
+  readonly sizes: [number, number][];
+  private constructor(readonly paths: string[], private readonly level1: FileHandle | null, W: number, H: number, private readonly stride: number) {
+    this.sizes = overviewSizes(W, H);
+  }
+
+  static async create(paths: (level: number) => string, W: number, H: number, stride: number): Promise<OverviewFiles> {
+    const levels = overviewSizes(W, H).length;
+    const all = Array.from({ length: levels }, (_, k) => paths(k + 1));
+    return new OverviewFiles(all, levels ? await open(all[0]!, 'w') : null, W, H, stride);
+  }
+
+  /** Rows [row0, row1) of the strip of columns from `col0`, `Ws` wide, as halved (halvePixels) into level 1. */
+  async take(half: Uint8Array, row0: number, row1: number, col0: number, Ws: number): Promise<void> {
+    if (!this.level1) return;
+    const { stride } = this, [w1] = this.sizes[0]!, ws = Math.ceil(Ws / 2), hs = Math.ceil((row1 - row0) / 2);
+    if (ws === w1) await this.level1.write(half, 0, ws * hs * stride, (row0 / 2) * w1 * stride);
+    else for (let y = 0; y < hs; y++) await this.level1.write(half, y * ws * stride, ws * stride, ((row0 / 2 + y) * w1 + col0 / 2) * stride);
+  }
+
+  /** Each coarser level halved from the one before; closes the files. */
+  async finish(): Promise<void> {
+    if (!this.level1) return;
+    await this.level1.close();
+    const { stride } = this;
+    for (let k = 1; k < this.sizes.length; k++) {
+      const [w, h] = this.sizes[k - 1]!;
+      const from = await open(this.paths[k - 1]!, 'r'), to = await open(this.paths[k]!, 'w');
+      try {
+        const rows = new Uint8Array(w * FINISH_ROWS * stride), half = new Uint8Array(Math.ceil(w / 2) * (FINISH_ROWS / 2) * stride);
+        for (let r0 = 0; r0 < h; r0 += FINISH_ROWS) {
+          const n = Math.min(FINISH_ROWS, h - r0);
+          await from.read(rows, 0, w * n * stride, r0 * w * stride);
+          halvePixels(rows, w, n, stride, half);
+          await to.write(half, 0, Math.ceil(w / 2) * Math.ceil(n / 2) * stride, (r0 / 2) * Math.ceil(w / 2) * stride);
+        }
+      } finally {
+        await from.close();
+        await to.close();
+      }
+    }
+  }
+}
