@@ -15,8 +15,6 @@ import { StitchError } from './stitch-error';
 import { drawRowsOnThreads } from './threads';
 
 const BLOCK_ROWS = 128;
-/** Bands of rows whose photos are decoded ahead of drawing, room permitting (composite). */
-const LOOKAHEAD_BANDS = 8;
 
 const EMPTY = new Uint8Array(0);
 /**
@@ -277,13 +275,8 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
     const inBlock = photosBetween(row0, row1);
     cache.startBand(inBlock);
     const parts = await Promise.all(inBlock.map((i) => cache.get(i, regionOf(i))));
-    // The next band's new photos decode on sharp's threads while this band is composited here, and
-    // those of the bands after as far as the cache has room: a photo takes longer to decode than a band to draw.
-    if (row1 < H) {
-      cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
-      const ahead = photosBetween(row1 + BLOCK_ROWS, Math.min(H, row1 + LOOKAHEAD_BANDS * BLOCK_ROWS));
-      cache.prefetch(ahead.sort((a, b) => bbox[b]![3]! - bbox[a]![3]!), regionOf, true);
-    }
+    // The next band's new photos decode on sharp's threads while this band is composited here.
+    if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
     const halved = halves[band % 2];
     await drawRowsOnThreads({ src: rowSrc, grid, inBlock, parts, out, row0, row1, outRow0: sink ? 0 : row0, ...(halved ? { halved } : {}) });
     // Rows go north to south: a photo that ends above this block is done with (on the whole grid).

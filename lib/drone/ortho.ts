@@ -114,7 +114,7 @@ const DEFAULT_CACHE_BYTES = 900 * 1024 * 1024;
 const CHECK_MAX_GSD_M = 0.1;
 const CHECK_SIDE_PX = 512;
 const CHECK_SEARCH_M = 8;
-const CHECK_CACHE_BYTES = 384 * 1024 * 1024;
+const CHECK_CACHE_BYTES = 128 * 1024 * 1024;
 
 const MS_BANDS = ['blue', 'green', 'red', 'rededge', 'nir'];
 
