@@ -424,6 +424,7 @@ async function writeMosaicFiles(
     }
   } finally {
     await raw.close();
+    await overviews.close();
   }
   await overviews.finish();
   const names = [...bands, 'alpha'], layout = { alphaAsMask: isJpegMosaic(bands) };

@@ -53,9 +53,9 @@ export function halvePixels(src: Uint8Array, W: number, rows: number, stride: nu
 const FINISH_ROWS = 512;
 
 /**
- * The overview files of a W×H mosaic: `take` halves bands of its rows (of any strip of columns that
- * starts at an even column, bands starting at even rows) into level 1; `finish` makes the coarser
- * levels from it.
+ * The overview files of a W×H mosaic: `take` writes bands of its rows, halved, into level 1 (of any
+ * strip of columns that starts at an even column, bands starting at even rows); `close` ends level 1,
+ * and `finish` then makes the coarser levels from it.
  */
 export class OverviewFiles {
   readonly sizes: [number, number][];
@@ -77,10 +77,13 @@ export class OverviewFiles {
     else for (let y = 0; y < hs; y++) await this.level1.write(half, y * ws * stride, ws * stride, ((row0 / 2 + y) * w1 + col0 / 2) * stride);
   }
 
-  /** Each coarser level halved from the one before; closes the files. */
+  /** Ends level 1 (again: nothing). */
+  async close(): Promise<void> {
+    await this.level1?.close();
+  }
+
+  /** Each coarser level halved from the one before, once level 1 is closed. */
   async finish(): Promise<void> {
-    if (!this.level1) return;
-    await this.level1.close();
     const { stride } = this;
     for (let k = 1; k < this.sizes.length; k++) {
       const [w, h] = this.sizes[k - 1]!;

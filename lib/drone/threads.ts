@@ -57,7 +57,7 @@ export interface RowsTask {
   halved?: Uint8Array;
 }
 
-/** Rows a thread draws at a time from a band shared out by `RowsTask.takes`. */
+/** Rows a thread draws at a time from a band shared out by `RowsTask.takes`: even, so that each take halves whole. */
 const ROWS_PER_TAKE = 8;
 
 type Answer = { id: number; value: unknown } | { id: number; error: { message: string; app?: Pick<AppError, 'kind' | 'key' | 'params'> } };

@@ -76,6 +76,7 @@ describe('OverviewFiles', () => {
         await files.take(halved(band, Ws, row1 - row0, stride), row0, row1, c0, Ws);
       }
     }
+    await files.close();
     await files.finish();
     const level1 = halved(px, W, H, stride);
     expect(Buffer.compare(readFileSync(files.paths[0]!), Buffer.from(level1))).toBe(0);
@@ -93,6 +94,7 @@ describe('OverviewFiles', () => {
         const row1 = Math.min(H, row0 + 128);
         await files.take(halved(px.subarray(row0 * W * stride, row1 * W * stride), W, row1 - row0, stride), row0, row1, 0, W);
       }
+      await files.close();
       await files.finish();
       const layout = { alphaAsMask: bands.length === 3 };
       files.sizes.forEach(([w, h], k) => writeFileSync(files.paths[k]!.replace(/raw$/, 'vrt'), rawVrt(basename(files.paths[k]!), w, h, names, frame, gt, layout)));
