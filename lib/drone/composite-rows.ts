@@ -154,7 +154,12 @@ class RowCompositor {
   private startSegment(a: number, b: number): void {
     this.segA = a; this.segB = b;
     this.nSeeing = 0;
+    // Photos whose footprint's bounds (traced a point at a time, so given a relief cell's margin) end
+    // before the segment or start after it see none of it: no projection is fitted for them.
+    const { bbox, relief } = this.src, gsd = this.grid.gsd;
+    const west = this.e0 + (this.col0 + a) * gsd - relief.cellM, east = this.e0 + (this.col0 + b) * gsd + relief.cellM;
     for (const i of this.cands) {
+      if (bbox[i]![1]! < west || bbox[i]![0]! > east) continue;
       this.fitSegment(i);
       if (this.linear[i]) {
         // A straight line in the photo, so out of the frame at both ends on one side is out all along.
