@@ -94,11 +94,10 @@ export class PhotoCache {
    */
   prefetch(ids: number[], regionOf?: (i: number) => PixelRegion, onlyIfRoom = false): void {
     for (const i of ids) {
-      if (onlyIfRoom) {
-        const p = this.placed[i]!, region = regionOf?.(i) ?? wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale));
-        if (!this.items.has(i) && this.heldBytes() + this.decodingBytes + this.bytesOf(region) > this.budget) return;
-      }
-      this.get(i, regionOf?.(i)).catch(() => undefined);
+      const p = this.placed[i]!, region = regionOf?.(i);
+      const bytes = this.bytesOf(region ?? wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale)));
+      if (onlyIfRoom && !this.items.has(i) && this.heldBytes() + this.decodingBytes + bytes > this.budget) return;
+      this.get(i, region).catch(() => undefined);
     }
   }
 

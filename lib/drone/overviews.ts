@@ -58,15 +58,11 @@ const FINISH_ROWS = 512;
  * and `finish` then makes the coarser levels from it.
  */
 export class OverviewFiles {
-  readonly sizes: [number, number][];
-  private constructor(readonly paths: string[], private readonly level1: FileHandle | null, W: number, H: number, private readonly stride: number) {
-    this.sizes = overviewSizes(W, H);
-  }
+  private constructor(readonly sizes: [number, number][], readonly paths: string[], private readonly level1: FileHandle | null, private readonly stride: number) {}
 
   static async create(paths: (level: number) => string, W: number, H: number, stride: number): Promise<OverviewFiles> {
-    const levels = overviewSizes(W, H).length;
-    const all = Array.from({ length: levels }, (_, k) => paths(k + 1));
-    return new OverviewFiles(all, levels ? await open(all[0]!, 'w') : null, W, H, stride);
+    const sizes = overviewSizes(W, H), all = sizes.map((_, k) => paths(k + 1));
+    return new OverviewFiles(sizes, all, all.length ? await open(all[0]!, 'w') : null, stride);
   }
 
   /** Rows [row0, row1) of the strip of columns from `col0`, `Ws` wide, as halved (halvePixels) into level 1. */
