@@ -35,8 +35,8 @@ const EMPTY = new Uint8Array(0);
 /**
  * Columns of a row handled at once: whose photos are sorted out together (RowCompositor.soleOwner)
  * and across which each photo's projection steps linearly (RowCompositor.fitSegment). Segments start
- * at multiples of it in the whole mosaic, and strips of columns hold whole segments (compositeStrips),
- * so that a strip draws the bytes the whole mosaic would.
+ * at multiples of it in the whole mosaic, and also end at the relief's cell edges (cellEnds); strips
+ * of columns hold whole segments (compositeStrips), so that a strip draws the bytes the whole mosaic would.
  */
 export const SEGMENT_COLUMNS = 32;
 /**
@@ -48,6 +48,21 @@ export const SEGMENT_COLUMNS = 32;
 const STEP_ERROR_PX = 0.01;
 /** Distances (m) closer than this to the feather's cutoff count as within it: rounding cannot flip a pixel. */
 const CUTOFF_MARGIN_M = 1e-6;
+
+/**
+ * For each of W columns (ground points e0 + (col0 + c)·gsd), the last column in the same relief cell.
+ * Heights bend at cells' edges (heightsAlongRow), so a segment ending there can step linearly; the
+ * cells are those heightsAlongRow interpolates in, from the same numbers.
+ */
+function cellEnds(g: ReliefGrid, e0: number, gsd: number, col0: number, W: number): Int32Array {
+  const lastCol = g.cols - 1, cell = new Int32Array(W), end = new Int32Array(W);
+  for (let c = 0; c < W; c++) {
+    const x = Math.min(lastCol, Math.max(0, (e0 + (col0 + c) * gsd - g.e0) / g.cellM));
+    cell[c] = Math.min(Math.max(0, lastCol - 1), Math.floor(x));
+  }
+  for (let c = W - 1; c >= 0; c--) end[c] = c === W - 1 || cell[c + 1] !== cell[c] ? c : end[c + 1]!;
+  return end;
+}
 
 /**
  * One row of a window at a time: each candidate photo's camera-frame coordinates of the row's ground
@@ -92,6 +107,8 @@ class RowCompositor {
   /** Easting of the whole mosaic's first column's centres, and this window's first column in it. */
   private readonly e0: number;
   private readonly col0: number;
+  /** For each column, the last column of the relief cell it lies in: segments end there too. */
+  private readonly cellEnd: Int32Array;
 
   constructor(private readonly src: RowSources, private readonly grid: GridWindow) {
     const n = src.placed.length;
@@ -116,6 +133,7 @@ class RowCompositor {
     // very numbers the whole mosaic's are, to the last bit.
     this.e0 = (grid.inMosaic?.x0 ?? grid.x0) + 0.5 * grid.gsd;
     this.col0 = grid.inMosaic?.col0 ?? 0;
+    this.cellEnd = cellEnds(src.relief, this.e0, grid.gsd, this.col0, grid.W);
   }
 
   /** Takes photo i's decoded part for the rows drawn next. */
@@ -137,11 +155,15 @@ class RowCompositor {
       this.pxs[i] = R[0]! * gsd; this.pys[i] = R[3]! * gsd; this.pzs[i] = R[6]! * gsd;
     }
     for (let a = 0, b = 0; a < W; a = b + 1) {
-      b = Math.min(W, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS)) - 1;
+      b = Math.min(W, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS), this.cellEnd[a]! + 1) - 1;
       this.startSegment(a, b);
       // Beyond every photo's frame (the no-data corners of a mosaic's bounding box): nothing to draw.
       if (!this.nSeeing) continue;
       const owner = this.soleOwner(a, b);
+      if (owner >= 0 && this.seesWholeSegment(owner)) {
+        this.sampleSegment(owner, out, rowOut);
+        continue;
+      }
       for (let col = a; col <= b; col++) {
         const o = rowOut + col * stride;
         if (owner >= 0 && this.inFrame(owner, col)) this.sampleOne(owner, out, o);
@@ -203,6 +225,25 @@ class RowCompositor {
       if (i !== owner && this.cd2[i]! <= reach * reach) return false;
     }
     return true;
+  }
+
+  /**
+   * Whether photo i steps linearly across the current segment with both ends inside its frame and the
+   * part at hand: rounding is monotonic, so every column between is inside too (inFrame holds for each).
+   */
+  private seesWholeSegment(i: number): boolean {
+    if (!this.linear[i]) return false;
+    const n = this.segB - this.segA, w = this.widths[i]! - 1, h = this.heights[i]! - 1;
+    const ua = this.su[i]!, va = this.sv[i]!, ub = ua + this.sdu[i]! * n, vb = va + this.sdv[i]! * n;
+    if (Math.min(ua, ub) < 0 || Math.min(va, vb) < 0 || Math.max(ua, ub) >= w || Math.max(va, vb) >= h) return false;
+    const ru0 = this.ru0[i]!, rv0 = this.rv0[i]!, rw = this.rw[i]! - 1, rh = this.rh[i]! - 1;
+    return Math.min(ua, ub) - ru0 >= 0 && Math.min(va, vb) - rv0 >= 0 && Math.max(ua, ub) - ru0 < rw && Math.max(va, vb) - rv0 < rh;
+  }
+
+  /** The current segment drawn from photo i alone (seesWholeSegment): sampleOne at each column, without the checks. */
+  private sampleSegment(i: number, out: Uint8Array, rowOut: number): void {
+    const stride = this.src.nb + 1, su = this.su[i]!, sdu = this.sdu[i]!, sv = this.sv[i]!, sdv = this.sdv[i]!, ru0 = this.ru0[i]!, rv0 = this.rv0[i]!;
+    for (let col = this.segA, t = 0; col <= this.segB; col++, t++) this.sampleAt(i, su + sdu * t - ru0, sv + sdv * t - rv0, out, rowOut + col * stride);
   }
 
   /** Column `col`'s ground point in photo i (fitted to the segment); true (and cu, cvv, ce set) when it falls inside the frame. */
@@ -281,8 +322,12 @@ class RowCompositor {
 
   /** Inside a single photo (most of the mosaic): its bilinear sample at the last projection, no blending. */
   private sampleOne(i: number, out: Uint8Array, o: number): void {
+    this.sampleAt(i, this.cu[i]!, this.cvv[i]!, out, o);
+  }
+
+  /** Photo i's bilinear sample at (u, v) of its part at hand, with its gains, into `out` at `o`. */
+  private sampleAt(i: number, u: number, v: number, out: Uint8Array, o: number): void {
     const nb = this.src.nb, img = this.imgs[i]!, g = this.gain[i]!;
-    const u = this.cu[i]!, v = this.cvv[i]!;
     const ui = u | 0, vi = v | 0;
     const fu = u - ui, fv = v - vi;
     const w00 = (1 - fu) * (1 - fv), w10 = fu * (1 - fv), w01 = (1 - fu) * fv, w11 = fu * fv;

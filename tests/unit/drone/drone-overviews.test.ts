@@ -60,6 +60,23 @@ describe('halvePixels', () => {
     // All four covered: the rounded mean (2 + 3 + 3 + 3) / 4 = 2.75.
     expect(Array.from(halved(Uint8Array.from([2, 255, 3, 255, 3, 255, 3, 255]), 2, 2, 2))).toEqual([3, 255]);
   });
+
+  it('gives three bands and alpha, a 32-bit word a pixel, what it gives a byte at a time', () => {
+    // Odd sizes, and blocks uncovered, partly covered and whole. A copy one byte off a word's start
+    // cannot be read as words, so it takes the byte-wise way.
+    const W = 301, H = 97, stride = 4, px = image(W, H, 3);
+    const unaligned = new Uint8Array(px.length + 1).subarray(1);
+    unaligned.set(px);
+    const out = new Uint8Array(Math.ceil(W / 2) * Math.ceil(H / 2) * stride + 1).subarray(1);
+    halvePixels(unaligned, W, H, stride, out);
+    const words = halved(px, W, H, stride);
+    expect(Buffer.compare(Buffer.from(words), Buffer.from(out))).toBe(0);
+    const coverage = new Set(Array.from({ length: words.length / stride }, (_, k) => words[k * stride + 3]));
+    expect(coverage).toEqual(new Set([0, 255]));
+    // Sums of four bytes near 255 must not carry into the next band.
+    const white = new Uint8Array(2 * 2 * stride).fill(255);
+    expect(Array.from(halved(white, 2, 2, stride))).toEqual([255, 255, 255, 255]);
+  });
 });
 
 describe('OverviewFiles', () => {
