@@ -12,6 +12,11 @@ import type { GridWindow } from './seams';
 
 /** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
 const FEATHER_M = 0.6;
+/**
+ * How much farther from its nadir than the nearest photo's a photo may be and still weigh in: beyond
+ * it (6 e-folds) its weight would be under 0.25 %.
+ */
+export const FEATHER_CUTOFF_M = 6 * FEATHER_M;
 /** Photo edges fade over this many pixels so a neighbour can take over smoothly. */
 const EDGE_FEATHER_PX = 60;
 
@@ -96,7 +101,7 @@ class RowCompositor {
   /** Each photo's gain per band (a single gain repeated for every band). */
   private readonly gain: Float64Array[];
   private readonly heightsOfRow: Float64Array;
-  private readonly cutoff = 6 * FEATHER_M;
+  private readonly cutoff = FEATHER_CUTOFF_M;
   /** Decoded pixels of the photos of the band being drawn (EMPTY for the others). */
   private readonly imgs: Uint8Array[];
   /** Photos whose bounds cross the row, and of them those that may see the current segment. */

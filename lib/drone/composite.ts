@@ -4,9 +4,9 @@
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import type { RowSources } from './composite-rows';
-import { SEGMENT_COLUMNS } from './composite-rows';
+import { FEATHER_CUTOFF_M, SEGMENT_COLUMNS } from './composite-rows';
 import type { DecodedPart, PixelRegion } from './photo-region';
-import { frameOnGround, photoRegion, sameRegion, wholeFrame } from './photo-region';
+import { frameOnGround, frameOutline, nodeReach, outrankedAmong, photoRegion, sameRegion, wholeFrame } from './photo-region';
 import { levelled, levelledBytes } from './radiometry';
 import { decodingPhoto } from './photo-decode';
 import type { Placed } from './placed';
@@ -244,6 +244,34 @@ export interface Sources extends RowSources {
 }
 
 /**
+ * The part of each photo `drawn` that compositing `grid`'s window from them can read: where its ground
+ * falls in the window and it is not outranked by a photo nearer nadir (photo-region.ts), so that the
+ * middle of a photo its neighbours' overlap covers is neither decoded nor held.
+ */
+function partsToDecode(src: Sources, grid: GridWindow, drawn: number[]): (i: number) => PixelRegion {
+  const { placed, cameras, relief, scale, bbox } = src;
+  const nodes = new Map<number, Float64Array>();
+  const nodesOf = (i: number) => nodes.get(i) ?? nodes.set(i, frameOnGround(cameras[i]!, placed[i]!.width, placed[i]!.height, relief)).get(i)!;
+  const nadirs = cameras.map((c): [number, number] => [c.E, c.N]);
+  const outlines: [number, number][][] = [], reaches: number[] = [];
+  const regions = new Map<number, PixelRegion>();
+  return (i) => {
+    let r = regions.get(i);
+    if (r) return r;
+    // Only a photo whose bounds meet photo i's can see a spot of it.
+    const [w, e, s, n] = bbox[i]!;
+    const near = drawn.filter((j) => bbox[j]![1]! >= w! && bbox[j]![0]! <= e! && bbox[j]![3]! >= s! && bbox[j]![2]! <= n!);
+    for (const j of near) {
+      outlines[j] ??= frameOutline(nodesOf(j));
+      reaches[j] ??= nodeReach(nodesOf(j));
+    }
+    const outranked = outrankedAmong(i, near, nadirs, outlines, reaches, FEATHER_CUTOFF_M);
+    regions.set(i, (r = photoRegion(nodesOf(i), placed[i]!.width, placed[i]!.height, scale, grid, outranked)));
+    return r;
+  };
+}
+
+/**
  * Pixel-interleaved bands + alpha of a window of the mosaic, each pixel from the photo nearest nadir
  * there with feathered seams, drawn from `only` these photos (null: all of them).
  */
@@ -263,12 +291,7 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
   const rowSrc: RowSources = { placed: placed.map(({ width, height }) => ({ width, height })), cameras: src.cameras, relief: src.relief, gains: src.gains, nb: src.nb, scale: src.scale, bbox };
   const photosBetween = (row0: number, row1: number) => (only ?? placed.map((_, i) => i)).filter((i) =>
     bbox[i]![3]! >= y0 - row1 * gsd && bbox[i]![2]! <= y0 - row0 * gsd && bbox[i]![1]! >= x0 && bbox[i]![0]! <= x0 + W * gsd);
-  const regions = new Map<number, PixelRegion>();
-  const regionOf = (i: number) => {
-    let r = regions.get(i);
-    if (!r) regions.set(i, (r = photoRegion(frameOnGround(src.cameras[i]!, placed[i]!.width, placed[i]!.height, src.relief), placed[i]!.width, placed[i]!.height, src.scale, grid)));
-    return r;
-  };
+  const regionOf = partsToDecode(src, grid, only ?? placed.map((_, i) => i));
   for (let row0 = 0, band = 0; row0 < H; row0 += BLOCK_ROWS, band++) {
     const row1 = Math.min(H, row0 + BLOCK_ROWS), out = outs[band % outs.length]!;
     const inBlock = photosBetween(row0, row1);

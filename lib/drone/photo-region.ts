@@ -4,6 +4,7 @@ import type { Camera } from './camera';
 import { pixelRayToGround, rotation } from './camera';
 import type { ReliefGrid } from './relief';
 import type { GridWindow } from './seams';
+import { pointDeepInRing } from '@/lib/geo/point-in-ring';
 
 /** Columns [u0, u0 + w) and rows [v0, v0 + h) of a photo's decoded pixels. */
 export interface PixelRegion {
@@ -19,12 +20,17 @@ export interface DecodedPart {
   region: PixelRegion;
 }
 
-/** Nodes a side of the grid laid over a photo's frame and cast onto the relief. */
-const NODES = 17;
+/**
+ * Nodes a side of the grid laid over a photo's frame and cast onto the relief: about 1.5 % of a
+ * frame's side apart, so that a cell's reach on the ground (photoRegion, outrankedAmong) is a few metres.
+ */
+const NODES = 65;
 /** Slack on a cell's reach on the ground: the map from pixels to ground bends a little within a cell. */
 const REACH_SLACK = 1.5;
 /** Decoded pixels added around a region: bilinear sampling reads one pixel beyond the spot. */
 const MARGIN_PX = 2;
+/** Metres added to the cutoff in outrankedAmong, for rounding. */
+const OUTRANK_MARGIN_M = 0.01;
 
 export const wholeFrame = (w: number, h: number): PixelRegion => ({ u0: 0, v0: 0, w, h });
 
@@ -43,15 +49,23 @@ export function frameOnGround(c: Camera, width: number, height: number, relief: 
   return out;
 }
 
-/**
- * The decoded pixels (at `scale`) of a photo of `width` x `height` whose ground can fall in `grid`'s
- * window. A spot the photo sees lies in one cell of the node grid, within a cell's diagonal of its
- * corners on the ground: the region holds every node that near the window, and a cell more each side.
- * The whole frame when no node is near (the photo then sees nothing there; the frame is the safe answer).
- */
-export function photoRegion(nodes: Float64Array, width: number, height: number, scale: number, grid: GridWindow): PixelRegion {
-  const dw = Math.round(width * scale), dh = Math.round(height * scale);
-  const ground = (a: number, b: number): [number, number] => [nodes[2 * (b * NODES + a)]!, nodes[2 * (b * NODES + a) + 1]!];
+/** Node (a, b)'s ground point in frameOnGround's grid. */
+const nodeAt = (nodes: Float64Array, a: number, b: number): [number, number] => [nodes[2 * (b * NODES + a)]!, nodes[2 * (b * NODES + a) + 1]!];
+
+/** A frame's outline on the ground: the edge nodes of its node grid (frameOnGround), in order around. */
+export function frameOutline(nodes: Float64Array): [number, number][] {
+  const last = NODES - 1, at = (a: number, b: number) => nodeAt(nodes, a, b);
+  const ring: [number, number][] = [];
+  for (let a = 0; a < last; a++) ring.push(at(a, 0));
+  for (let b = 0; b < last; b++) ring.push(at(last, b));
+  for (let a = last; a > 0; a--) ring.push(at(a, last));
+  for (let b = last; b > 0; b--) ring.push(at(0, b));
+  return ring;
+}
+
+/** The longest diagonal of a cell of a photo's node grid on the ground, with slack for the bend within a cell. */
+export function nodeReach(nodes: Float64Array): number {
+  const ground = (a: number, b: number) => nodeAt(nodes, a, b);
   let reach = 0;
   for (let b = 0; b + 1 < NODES; b++) {
     for (let a = 0; a + 1 < NODES; a++) {
@@ -59,14 +73,47 @@ export function photoRegion(nodes: Float64Array, width: number, height: number, 
       reach = Math.max(reach, Math.hypot(e1 - e0, n1 - n0), Math.hypot(e3 - e2, n3 - n2));
     }
   }
-  reach *= REACH_SLACK;
+  return reach * REACH_SLACK;
+}
+
+/**
+ * Whether a photo cannot weigh in anywhere within `reach` of ground point (e, n), and so needs no
+ * pixels there (photoRegion's `outranked`).
+ */
+export type Outranked = (e: number, n: number, reach: number) => boolean;
+
+/**
+ * The Outranked test of photo i among the photos drawn: true where another photo j sees a whole disc
+ * of `reach` around the point (its outline, less its own cells' reach for the bend between nodes) and
+ * is nearer its nadir by more than `cutoff` plus twice the reach. Distances to a nadir change by at
+ * most the distance moved, so j is then nearer by more than the cutoff all over the disc: compositing
+ * never blends photo i there, and never draws it alone.
+ */
+export function outrankedAmong(i: number, drawn: number[], nadirs: [number, number][], outlines: [number, number][][], reaches: number[], cutoff: number): Outranked {
+  return (e, n, reach) => {
+    const di = Math.hypot(e - nadirs[i]![0], n - nadirs[i]![1]);
+    return drawn.some((j) => j !== i && di - Math.hypot(e - nadirs[j]![0], n - nadirs[j]![1]) > cutoff + 2 * reach + OUTRANK_MARGIN_M && pointDeepInRing([e, n], outlines[j]!, reach + reaches[j]!));
+  };
+}
+
+/**
+ * The decoded pixels (at `scale`) of a photo of `width` x `height` whose ground can fall in `grid`'s
+ * window. A spot the photo sees lies in one cell of the node grid, within a cell's diagonal of its
+ * corners on the ground: the region holds every node that near the window, and a cell more each side.
+ * With `outranked`, nodes near no spot where the photo can weigh in are left out too.
+ * The whole frame when no node is near (the photo then sees nothing there; the frame is the safe answer).
+ */
+export function photoRegion(nodes: Float64Array, width: number, height: number, scale: number, grid: GridWindow, outranked?: Outranked): PixelRegion {
+  const dw = Math.round(width * scale), dh = Math.round(height * scale);
+  const ground = (a: number, b: number) => nodeAt(nodes, a, b);
+  const reach = nodeReach(nodes);
   const west = grid.x0 - reach, east = grid.x0 + grid.W * grid.gsd + reach;
   const north = grid.y0 + reach, south = grid.y0 - grid.H * grid.gsd - reach;
   let aMin = NODES, aMax = -1, bMin = NODES, bMax = -1;
   for (let b = 0; b < NODES; b++) {
     for (let a = 0; a < NODES; a++) {
       const [e, n] = ground(a, b);
-      if (!(e >= west && e <= east && n >= south && n <= north)) continue;
+      if (!(e >= west && e <= east && n >= south && n <= north) || outranked?.(e, n, reach)) continue;
       aMin = Math.min(aMin, a); aMax = Math.max(aMax, a); bMin = Math.min(bMin, b); bMax = Math.max(bMax, b);
     }
   }

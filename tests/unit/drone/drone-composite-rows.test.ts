@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Camera } from '@/lib/drone/camera';
 import type { RowSources } from '@/lib/drone/composite-rows';
-import { drawRows } from '@/lib/drone/composite-rows';
+import { drawRows, FEATHER_CUTOFF_M } from '@/lib/drone/composite-rows';
 import { halvePixels } from '@/lib/drone/overviews';
 import type { DecodedPart, PixelRegion } from '@/lib/drone/photo-region';
-import { frameOnGround, photoRegion, wholeFrame } from '@/lib/drone/photo-region';
+import { frameOnGround, frameOutline, nodeReach, outrankedAmong, photoRegion, wholeFrame } from '@/lib/drone/photo-region';
 import type { GridWindow } from '@/lib/drone/seams';
 import { drawRowsOnThreads } from '@/lib/drone/threads';
 
@@ -111,18 +111,37 @@ describe('drawRows', () => {
     const { src, imgs, grid } = scene();
     const all = src.placed.map((_, i) => i), stride = NB + 1;
     const strip: GridWindow = { ...grid, x0: grid.x0 + 150 * grid.gsd, W: 60 };
-    const cut = (part: DecodedPart, r: PixelRegion): DecodedPart => {
-      const px = new Uint8Array(new SharedArrayBuffer(r.w * r.h * NB));
-      for (let v = 0; v < r.h; v++) px.set(part.px.subarray(((r.v0 + v) * PHOTO_W + r.u0) * NB, ((r.v0 + v) * PHOTO_W + r.u0 + r.w) * NB), v * r.w * NB);
-      return { px, region: r };
-    };
     const regions = all.map((i) => photoRegion(frameOnGround(src.cameras[i]!, PHOTO_W, PHOTO_H, src.relief), PHOTO_W, PHOTO_H, 1, strip));
     const fromWhole = shared(strip.W * strip.H * stride), fromParts = shared(strip.W * strip.H * stride);
     drawRows(src, strip, all, imgs, fromWhole, 0, strip.H, 0);
-    drawRows(src, strip, all, all.map((i) => cut(imgs[i]!, regions[i]!)), fromParts, 0, strip.H, 0);
+    drawRows(src, strip, all, all.map((i) => cutPart(imgs[i]!, regions[i]!)), fromParts, 0, strip.H, 0);
     expect(Buffer.compare(Buffer.from(fromWhole.buffer), Buffer.from(fromParts.buffer))).toBe(0);
     // The parts are much smaller than the frames, or nothing was cut.
     const held = regions.reduce((sum, r) => sum + r.w * r.h, 0);
     expect(held).toBeLessThan(0.6 * all.length * PHOTO_W * PHOTO_H);
   });
+
+  it('draws the whole window from each photo cut to where it can weigh in (outrankedAmong) as from the whole photos', () => {
+    const { src, imgs, grid } = scene();
+    const all = src.placed.map((_, i) => i), stride = NB + 1;
+    const nodes = all.map((i) => frameOnGround(src.cameras[i]!, PHOTO_W, PHOTO_H, src.relief));
+    const nadirs = src.cameras.map((c): [number, number] => [c.E, c.N]);
+    const outlines = nodes.map(frameOutline), reaches = nodes.map(nodeReach);
+    const regions = all.map((i) => photoRegion(nodes[i]!, PHOTO_W, PHOTO_H, 1, grid, outrankedAmong(i, all, nadirs, outlines, reaches, FEATHER_CUTOFF_M)));
+    const fromWhole = shared(grid.W * grid.H * stride), fromParts = shared(grid.W * grid.H * stride);
+    drawRows(src, grid, all, imgs, fromWhole, 0, grid.H, 0);
+    drawRows(src, grid, all, all.map((i) => cutPart(imgs[i]!, regions[i]!)), fromParts, 0, grid.H, 0);
+    expect(Buffer.compare(Buffer.from(fromWhole.buffer), Buffer.from(fromParts.buffer))).toBe(0);
+    // The photos overlap by three quarters along their lines: much of each is outranked, so cut.
+    const held = regions.reduce((sum, r) => sum + r.w * r.h, 0);
+    const inWindow = all.reduce((sum, i) => { const r = photoRegion(nodes[i]!, PHOTO_W, PHOTO_H, 1, grid); return sum + r.w * r.h; }, 0);
+    expect(held).toBeLessThan(0.75 * inWindow);
+  });
 });
+
+/** Region `r` of a whole decoded photo, as the cache would hold it. */
+function cutPart(part: DecodedPart, r: PixelRegion): DecodedPart {
+  const px = new Uint8Array(new SharedArrayBuffer(r.w * r.h * NB));
+  for (let v = 0; v < r.h; v++) px.set(part.px.subarray(((r.v0 + v) * PHOTO_W + r.u0) * NB, ((r.v0 + v) * PHOTO_W + r.u0 + r.w) * NB), v * r.w * NB);
+  return { px, region: r };
+}
