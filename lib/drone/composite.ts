@@ -12,6 +12,7 @@ import { decodingPhoto } from './photo-decode';
 import type { Placed } from './placed';
 import type { GridWindow } from './seams';
 import { StitchError } from './stitch-error';
+import { innerHalfPlanes } from '@/lib/geo/point-in-ring';
 import { drawRowsOnThreads } from './threads';
 
 const BLOCK_ROWS = 128;
@@ -253,7 +254,7 @@ function partsToDecode(src: Sources, grid: GridWindow, drawn: number[]): (i: num
   const nodes = new Map<number, Float64Array>();
   const nodesOf = (i: number) => nodes.get(i) ?? nodes.set(i, frameOnGround(cameras[i]!, placed[i]!.width, placed[i]!.height, relief)).get(i)!;
   const nadirs = cameras.map((c): [number, number] => [c.E, c.N]);
-  const outlines: [number, number][][] = [], reaches: number[] = [];
+  const outlines: Float64Array[] = [], reaches: number[] = [];
   const regions = new Map<number, PixelRegion>();
   return (i) => {
     let r = regions.get(i);
@@ -262,7 +263,7 @@ function partsToDecode(src: Sources, grid: GridWindow, drawn: number[]): (i: num
     const [w, e, s, n] = bbox[i]!;
     const near = drawn.filter((j) => bbox[j]![1]! >= w! && bbox[j]![0]! <= e! && bbox[j]![3]! >= s! && bbox[j]![2]! <= n!);
     for (const j of near) {
-      outlines[j] ??= frameOutline(nodesOf(j));
+      outlines[j] ??= innerHalfPlanes(frameOutline(nodesOf(j)));
       reaches[j] ??= nodeReach(nodesOf(j));
     }
     const outranked = outrankedAmong(i, near, nadirs, outlines, reaches, FEATHER_CUTOFF_M);

@@ -4,7 +4,7 @@ import type { Camera } from './camera';
 import { pixelRayToGround, rotation } from './camera';
 import type { ReliefGrid } from './relief';
 import type { GridWindow } from './seams';
-import { pointDeepInRing } from '@/lib/geo/point-in-ring';
+import { insideHalfPlanesBy } from '@/lib/geo/point-in-ring';
 
 /** Columns [u0, u0 + w) and rows [v0, v0 + h) of a photo's decoded pixels. */
 export interface PixelRegion {
@@ -84,15 +84,15 @@ export type Outranked = (e: number, n: number, reach: number) => boolean;
 
 /**
  * The Outranked test of photo i among the photos drawn: true where another photo j sees a whole disc
- * of `reach` around the point (its outline, less its own cells' reach for the bend between nodes) and
- * is nearer its nadir by more than `cutoff` plus twice the reach. Distances to a nadir change by at
- * most the distance moved, so j is then nearer by more than the cutoff all over the disc: compositing
- * never blends photo i there, and never draws it alone.
+ * of `reach` around the point (inside its outline's edges, `innerHalfPlanes`, by that and its own
+ * cells' reach for the bend between nodes) and is nearer its nadir by more than `cutoff` plus twice
+ * the reach. Distances to a nadir change by at most the distance moved, so j is then nearer by more
+ * than the cutoff all over the disc: compositing never blends photo i there, and never draws it alone.
  */
-export function outrankedAmong(i: number, drawn: number[], nadirs: [number, number][], outlines: [number, number][][], reaches: number[], cutoff: number): Outranked {
+export function outrankedAmong(i: number, drawn: number[], nadirs: [number, number][], outlines: Float64Array[], reaches: number[], cutoff: number): Outranked {
   return (e, n, reach) => {
     const di = Math.hypot(e - nadirs[i]![0], n - nadirs[i]![1]);
-    return drawn.some((j) => j !== i && di - Math.hypot(e - nadirs[j]![0], n - nadirs[j]![1]) > cutoff + 2 * reach + OUTRANK_MARGIN_M && pointDeepInRing([e, n], outlines[j]!, reach + reaches[j]!));
+    return drawn.some((j) => j !== i && di - Math.hypot(e - nadirs[j]![0], n - nadirs[j]![1]) > cutoff + 2 * reach + OUTRANK_MARGIN_M && insideHalfPlanesBy(outlines[j]!, e, n, reach + reaches[j]!));
   };
 }
 

@@ -10,15 +10,29 @@ export function pointInRing([px, py]: readonly [number, number], ring: ReadonlyA
   return inside;
 }
 
-/** Whether a point lies inside a ring at least `depth` from each of its edges: a disc of that radius around it is inside. */
-export function pointDeepInRing(p: readonly [number, number], ring: ReadonlyArray<readonly [number, number]>, depth: number): boolean {
-  if (!pointInRing(p, ring)) return false;
-  const [px, py] = p;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const [xi, yi] = ring[i]!, [xj, yj] = ring[j]!;
-    const dx = xi - xj, dy = yi - yj, len2 = dx * dx + dy * dy;
-    const t = len2 ? Math.min(1, Math.max(0, ((px - xj) * dx + (py - yj) * dy) / len2)) : 0;
-    if (Math.hypot(px - xj - t * dx, py - yj - t * dy) < depth) return false;
+/**
+ * The inward half-planes of a ring's edges, as unit normal and offset (a, b, c per edge: a·x + b·y + c
+ * is the distance inside that edge's line). For insideHalfPlanesBy.
+ */
+export function innerHalfPlanes(ring: ReadonlyArray<readonly [number, number]>): Float64Array {
+  const n = ring.length, hp = new Float64Array(3 * n);
+  let area2 = 0;
+  for (let i = 0, j = n - 1; i < n; j = i++) area2 += ring[j]![0] * ring[i]![1] - ring[i]![0] * ring[j]![1];
+  const turn = area2 > 0 ? 1 : -1;
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const [xj, yj] = ring[j]!, [xi, yi] = ring[i]!, len = Math.hypot(xi - xj, yi - yj) || 1;
+    const a = (-(yi - yj) / len) * turn, b = ((xi - xj) / len) * turn;
+    hp[3 * i] = a; hp[3 * i + 1] = b; hp[3 * i + 2] = -(a * xj + b * yj);
   }
+  return hp;
+}
+
+/**
+ * Whether a point lies at least `depth` inside every edge's line: a disc of that radius around it then
+ * lies inside the ring (within its kernel, which for a ring that is nearly convex, as a photo's frame
+ * on the ground, is nearly all of it). Stricter than needed for a ring that is not convex, never laxer.
+ */
+export function insideHalfPlanesBy(hp: Float64Array, x: number, y: number, depth: number): boolean {
+  for (let k = 0; k < hp.length; k += 3) if (hp[k]! * x + hp[k + 1]! * y + hp[k + 2]! < depth) return false;
   return true;
 }

@@ -5,6 +5,7 @@ import type { Camera } from '@/lib/drone/camera';
 import type { RowSources } from '@/lib/drone/composite-rows';
 import { drawRows, FEATHER_CUTOFF_M } from '@/lib/drone/composite-rows';
 import { halvePixels } from '@/lib/drone/overviews';
+import { innerHalfPlanes } from '@/lib/geo/point-in-ring';
 import type { DecodedPart, PixelRegion } from '@/lib/drone/photo-region';
 import { frameOnGround, frameOutline, nodeReach, outrankedAmong, photoRegion, wholeFrame } from '@/lib/drone/photo-region';
 import type { GridWindow } from '@/lib/drone/seams';
@@ -126,7 +127,7 @@ describe('drawRows', () => {
     const all = src.placed.map((_, i) => i), stride = NB + 1;
     const nodes = all.map((i) => frameOnGround(src.cameras[i]!, PHOTO_W, PHOTO_H, src.relief));
     const nadirs = src.cameras.map((c): [number, number] => [c.E, c.N]);
-    const outlines = nodes.map(frameOutline), reaches = nodes.map(nodeReach);
+    const outlines = nodes.map((n) => innerHalfPlanes(frameOutline(n))), reaches = nodes.map(nodeReach);
     const regions = all.map((i) => photoRegion(nodes[i]!, PHOTO_W, PHOTO_H, 1, grid, outrankedAmong(i, all, nadirs, outlines, reaches, FEATHER_CUTOFF_M)));
     const fromWhole = shared(grid.W * grid.H * stride), fromParts = shared(grid.W * grid.H * stride);
     drawRows(src, grid, all, imgs, fromWhole, 0, grid.H, 0);

@@ -1,6 +1,6 @@
-// Points in plane rings (point-in-ring.ts): inside, and inside by a depth from every edge.
+// Points in plane rings (point-in-ring.ts): inside, and inside every edge's line by a depth.
 import { describe, expect, it } from 'vitest';
-import { pointDeepInRing, pointInRing } from '@/lib/geo/point-in-ring';
+import { innerHalfPlanes, insideHalfPlanesBy, pointInRing } from '@/lib/geo/point-in-ring';
 
 // An L-shaped ring, 10 x 10 less its north-east quarter, given without its closing vertex.
 const L: [number, number][] = [[0, 0], [10, 0], [10, 5], [5, 5], [5, 10], [0, 10]];
@@ -14,15 +14,24 @@ describe('pointInRing', () => {
   });
 });
 
-describe('pointDeepInRing', () => {
-  it('holds only where a disc of the depth around the point lies inside, the notch\'s corner included', () => {
-    expect(pointDeepInRing([2.5, 2.5], L, 2.4)).toBe(true);
-    expect(pointDeepInRing([2.5, 2.5], L, 2.6)).toBe(false);
-    // The nearest boundary is the notch's corner (5, 5), 1.41 m away; the outer edges are 4 m away.
-    expect(pointDeepInRing([4, 4], L, 1.4)).toBe(true);
-    expect(pointDeepInRing([4, 4], L, 1.5)).toBe(false);
-    // 2.12 m from the corner: the notch's edges end there, so their lines (1.5 m off) do not count.
-    expect(pointDeepInRing([3.5, 3.5], L, 2.1)).toBe(true);
-    expect(pointDeepInRing([6.5, 6.5], L, 0.1)).toBe(false);
+describe('insideHalfPlanesBy', () => {
+  it('measures the depth inside a convex ring, either way round', () => {
+    const square: [number, number][] = [[0, 0], [10, 0], [10, 10], [0, 10]];
+    for (const ring of [square, square.slice().reverse()]) {
+      const hp = innerHalfPlanes(ring);
+      expect(insideHalfPlanesBy(hp, 3, 4, 2.9)).toBe(true);
+      expect(insideHalfPlanesBy(hp, 3, 4, 3.1)).toBe(false);
+      expect(insideHalfPlanesBy(hp, 11, 5, 0)).toBe(false);
+    }
+  });
+
+  it('is stricter than the ring where it is not convex, never laxer: only the kernel counts', () => {
+    const hp = innerHalfPlanes(L);
+    // Inside the ring, 2 m from its edges, but beyond the notch's edge lines.
+    expect(pointInRing([8, 2], L)).toBe(true);
+    expect(insideHalfPlanesBy(hp, 8, 2, 0)).toBe(false);
+    expect(insideHalfPlanesBy(hp, 2.5, 2.5, 2.4)).toBe(true);
+    expect(insideHalfPlanesBy(hp, 2.5, 2.5, 2.6)).toBe(false);
+    expect(insideHalfPlanesBy(hp, 6.5, 6.5, 0)).toBe(false);
   });
 });
