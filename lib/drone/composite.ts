@@ -245,13 +245,19 @@ export interface Sources extends RowSources {
 }
 
 /**
+ * Each photo's node grid on the ground (frameOnGround), kept per set of sources: the seam check draws
+ * many small windows from the same photos, and casting a grid costs milliseconds.
+ */
+const framesOnGround = new WeakMap<Sources, Map<number, Float64Array>>();
+
+/**
  * The part of each photo `drawn` that compositing `grid`'s window from them can read: where its ground
  * falls in the window and it is not outranked by a photo nearer nadir (photo-region.ts), so that the
  * middle of a photo its neighbours' overlap covers is neither decoded nor held.
  */
 function partsToDecode(src: Sources, grid: GridWindow, drawn: number[]): (i: number) => PixelRegion {
   const { placed, cameras, relief, scale, bbox } = src;
-  const nodes = new Map<number, Float64Array>();
+  const nodes = framesOnGround.get(src) ?? framesOnGround.set(src, new Map()).get(src)!;
   const nodesOf = (i: number) => nodes.get(i) ?? nodes.set(i, frameOnGround(cameras[i]!, placed[i]!.width, placed[i]!.height, relief)).get(i)!;
   const nadirs = cameras.map((c): [number, number] => [c.E, c.N]);
   const outlines: Float64Array[] = [], reaches: number[] = [];
@@ -262,11 +268,11 @@ function partsToDecode(src: Sources, grid: GridWindow, drawn: number[]): (i: num
     // Only a photo whose bounds meet photo i's can see a spot of it.
     const [w, e, s, n] = bbox[i]!;
     const near = drawn.filter((j) => bbox[j]![1]! >= w! && bbox[j]![0]! <= e! && bbox[j]![3]! >= s! && bbox[j]![2]! <= n!);
-    for (const j of near) {
+    for (const j of near.length > 1 ? near : []) {
       outlines[j] ??= innerHalfPlanes(frameOutline(nodesOf(j)));
       reaches[j] ??= nodeReach(nodesOf(j));
     }
-    const outranked = outrankedAmong(i, near, nadirs, outlines, reaches, FEATHER_CUTOFF_M);
+    const outranked = near.length > 1 ? outrankedAmong(i, near, nadirs, outlines, reaches, FEATHER_CUTOFF_M) : undefined;
     regions.set(i, (r = photoRegion(nodesOf(i), placed[i]!.width, placed[i]!.height, scale, grid, outranked)));
     return r;
   };
