@@ -1,5 +1,7 @@
 // Whether a point lies inside a ring in plane coordinates (ray casting; the closing vertex may repeat
 // or not). For metric grids and pixels, where turf's GeoJSON objects would cost more than the test.
+import { planarRingArea } from './planar';
+
 export function pointInRing([px, py]: readonly [number, number], ring: ReadonlyArray<readonly [number, number]>): boolean {
   let inside = false;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
@@ -16,9 +18,7 @@ export function pointInRing([px, py]: readonly [number, number], ring: ReadonlyA
  */
 export function innerHalfPlanes(ring: ReadonlyArray<readonly [number, number]>): Float64Array {
   const n = ring.length, hp = new Float64Array(3 * n);
-  let area2 = 0;
-  for (let i = 0, j = n - 1; i < n; j = i++) area2 += ring[j]![0] * ring[i]![1] - ring[i]![0] * ring[j]![1];
-  const turn = area2 > 0 ? 1 : -1;
+  const turn = planarRingArea([...ring, ring[0]!]) > 0 ? 1 : -1;
   for (let i = 0, j = n - 1; i < n; j = i++) {
     const [xj, yj] = ring[j]!, [xi, yi] = ring[i]!, len = Math.hypot(xi - xj, yi - yj) || 1;
     const a = (-(yi - yj) / len) * turn, b = ((xi - xj) / len) * turn;
