@@ -5,7 +5,7 @@ import pLimit from 'p-limit';
 import sharp from 'sharp';
 import type { RowSources } from './composite-rows';
 import { FEATHER_CUTOFF_M, SEGMENT_COLUMNS } from './composite-rows';
-import type { DecodedPart, PixelRegion } from './photo-region';
+import type { DecodedPart, Outranked, PixelRegion } from './photo-region';
 import { frameOnGround, frameOutline, nodeReach, outrankedAmong, photoRegion, sameRegion, wholeFrame } from './photo-region';
 import { levelled, levelledBytes } from './radiometry';
 import { decodingPhoto } from './photo-decode';
@@ -268,11 +268,15 @@ function partsToDecode(src: Sources, grid: GridWindow, drawn: number[]): (i: num
     // Only a photo whose bounds meet photo i's can see a spot of it.
     const [w, e, s, n] = bbox[i]!;
     const near = drawn.filter((j) => bbox[j]![1]! >= w! && bbox[j]![0]! <= e! && bbox[j]![3]! >= s! && bbox[j]![2]! <= n!);
-    for (const j of near.length > 1 ? near : []) {
-      outlines[j] ??= innerHalfPlanes(frameOutline(nodesOf(j)));
-      reaches[j] ??= nodeReach(nodesOf(j));
+    // Alone (the seam check's single-photo windows), nothing can outrank it.
+    let outranked: Outranked | undefined;
+    if (near.length > 1) {
+      for (const j of near) {
+        outlines[j] ??= innerHalfPlanes(frameOutline(nodesOf(j)));
+        reaches[j] ??= nodeReach(nodesOf(j));
+      }
+      outranked = outrankedAmong(i, near, nadirs, outlines, reaches, FEATHER_CUTOFF_M);
     }
-    const outranked = near.length > 1 ? outrankedAmong(i, near, nadirs, outlines, reaches, FEATHER_CUTOFF_M) : undefined;
     regions.set(i, (r = photoRegion(nodesOf(i), placed[i]!.width, placed[i]!.height, scale, grid, outranked)));
     return r;
   };
