@@ -7,7 +7,8 @@ import { rotation } from './camera';
 import type { DecodedPart } from './photo-region';
 import type { Placed } from './placed';
 import type { ReliefGrid } from './relief';
-import { heightsAlongRow } from './relief';
+import type { ReliefRow } from './relief';
+import { heightInRow, reliefRow } from './relief';
 import type { GridWindow } from './seams';
 
 /** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
@@ -56,8 +57,8 @@ const CUTOFF_MARGIN_M = 1e-6;
 
 /**
  * For each of W columns (ground points e0 + (col0 + c)·gsd), the last column in the same relief cell.
- * Heights bend at cells' edges (heightsAlongRow), so a segment ending there can step linearly; the
- * cells are those heightsAlongRow interpolates in, from the same numbers.
+ * Heights bend at cells' edges (heightInRow), so a segment ending there can step linearly; the
+ * cells are those heightInRow interpolates in, from the same numbers.
  */
 function cellEnds(g: ReliefGrid, e0: number, gsd: number, col0: number, W: number): Int32Array {
   const lastCol = g.cols - 1, cell = new Int32Array(W), end = new Int32Array(W);
@@ -100,7 +101,12 @@ class RowCompositor {
   private readonly acc: Float64Array;
   /** Each photo's gain per band (a single gain repeated for every band). */
   private readonly gain: Float64Array[];
+  /** The current row's heights, worked out as projections ask for them: columns stepped linearly need none. */
   private readonly heightsOfRow: Float64Array;
+  /** For each column, the row (+ 1) whose height heightsOfRow holds. */
+  private readonly heightOfRowKnown: Int32Array;
+  private reliefOfRow: ReliefRow = { r0: 0, r1: 0, fy: 0 };
+  private row = 0;
   private readonly cutoff = FEATHER_CUTOFF_M;
   /** Decoded pixels of the photos of the band being drawn (EMPTY for the others). */
   private readonly imgs: Uint8Array[];
@@ -133,6 +139,7 @@ class RowCompositor {
     this.acc = new Float64Array(src.nb);
     this.gain = src.gains.map((g) => Float64Array.from({ length: src.nb }, (_, b) => g[b] ?? g[0]!));
     this.heightsOfRow = new Float64Array(grid.W);
+    this.heightOfRowKnown = new Int32Array(grid.W);
     this.imgs = new Array<Uint8Array>(n).fill(EMPTY);
     // Ground positions from the whole mosaic's columns: a strip's pixels are then computed from the
     // very numbers the whole mosaic's are, to the last bit.
@@ -152,7 +159,8 @@ class RowCompositor {
     const { gsd, W } = this.grid, { bbox, cameras, relief } = this.src, stride = this.src.nb + 1;
     const n = (this.north = this.grid.y0 - (row + 0.5) * gsd);
     this.cands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
-    heightsAlongRow(relief, n, this.e0, gsd, this.heightsOfRow, this.col0);
+    this.reliefOfRow = reliefRow(relief, n);
+    this.row = row + 1;
     for (const i of this.cands) {
       const c = cameras[i]!, R = this.rot[i]!;
       const dx = this.e0 - c.E, dy = n - c.N;
@@ -291,7 +299,7 @@ class RowCompositor {
   /** Column `col`'s ground point in photo i's decoded pixels (pu, pv); false when it lies behind the camera. */
   private project(i: number, col: number): boolean {
     const c = this.src.cameras[i]!, R = this.rot[i]!, scale = this.src.scale;
-    const dz = this.heightsOfRow[col]! - c.Z, g = this.col0 + col;
+    const dz = this.heightAt(col) - c.Z, g = this.col0 + col;
     const zc = this.pz0[i]! + this.pzs[i]! * g + R[8]! * dz;
     if (!(zc > 0)) return false;
     let xn = (this.px0[i]! + this.pxs[i]! * g + R[2]! * dz) / zc, yn = (this.py0[i]! + this.pys[i]! * g + R[5]! * dz) / zc;
@@ -302,6 +310,15 @@ class RowCompositor {
     // Decoded-pixel coordinates (pixel centres scale about the corner).
     this.pu = (c.cx + c.f * xn + 0.5) * scale - 0.5; this.pv = (c.cy + c.f * yn + 0.5) * scale - 0.5;
     return true;
+  }
+
+  /** Column `col`'s height on the relief, in the current row. */
+  private heightAt(col: number): number {
+    if (this.heightOfRowKnown[col] !== this.row) {
+      this.heightsOfRow[col] = heightInRow(this.src.relief, this.reliefOfRow, this.e0 + (this.col0 + col) * this.grid.gsd);
+      this.heightOfRowKnown[col] = this.row;
+    }
+    return this.heightsOfRow[col]!;
   }
 
   /**

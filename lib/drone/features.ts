@@ -231,10 +231,13 @@ export async function unguidedMotion(fi: Features, ci: [number, number], fj: Fea
 /** What finds a pair's motion without a placement guess (unguidedMotion), in this thread or another (threads.ts). */
 export type MotionFinder = typeof unguidedMotion;
 
+const POP16 = Uint8Array.from({ length: 1 << 16 }, (_, v) => {
+  let c = 0;
+  for (; v; v &= v - 1) c++;
+  return c;
+});
 function popcount32(v: number): number {
-  v -= (v >>> 1) & 0x55555555;
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  return POP16[v & 0xffff]! + POP16[v >>> 16]!;
 }
 
 /**
@@ -245,33 +248,34 @@ export function guidedMatches(
   fi: Features, pi: Placement, ci: [number, number], fj: Features, pj: Placement, cj: [number, number], radiusM: number,
 ): [number, number][] {
   if (!fi.count || !fj.count) return [];
-  // Keypoints of j bucketed on the ground in cells one search radius wide.
-  const gj = new Float64Array(fj.count * 2);
-  let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
-  for (let b = 0; b < fj.count; b++) {
-    const [e, n] = toGround(pj, cj[0], cj[1], fj.points[2 * b]!, fj.points[2 * b + 1]!);
-    gj[2 * b] = e; gj[2 * b + 1] = n;
-    minE = Math.min(minE, e); minN = Math.min(minN, n); maxE = Math.max(maxE, e); maxN = Math.max(maxN, n);
-  }
-  const gw = Math.floor((maxE - minE) / radiusM) + 1, gh = Math.floor((maxN - minN) / radiusM) + 1;
-  const cells: number[][] = Array.from({ length: gw * gh }, () => []);
-  for (let b = 0; b < fj.count; b++) {
-    cells[Math.floor((gj[2 * b + 1]! - minN) / radiusM) * gw + Math.floor((gj[2 * b]! - minE) / radiusM)]!.push(b);
-  }
+  // Cells half the radius wide: a cell wholly inside the radius needs no test a keypoint, one wholly outside none at all.
+  const cellM = radiusM / 2;
+  const { gw, gh, minE, minN, first, members, ground: gj } = groundCells(fj, pj, cj, cellM);
   const di = new Uint32Array(fi.descriptors.buffer, fi.descriptors.byteOffset, fi.count * 8);
   const dj = new Uint32Array(fj.descriptors.buffer, fj.descriptors.byteOffset, fj.count * 8);
   const out: [number, number][] = [];
   const r2 = radiusM * radiusM;
   for (let a = 0; a < fi.count; a++) {
     const [e, n] = toGround(pi, ci[0], ci[1], fi.points[2 * a]!, fi.points[2 * a + 1]!);
-    const kx = Math.floor((e - minE) / radiusM), ky = Math.floor((n - minN) / radiusM);
+    const ex = e - minE, ny = n - minN;
+    const kx = Math.floor(ex / cellM), ky = Math.floor(ny / cellM);
+    const a0 = di[8 * a]!, a1 = di[8 * a + 1]!, a2 = di[8 * a + 2]!, a3 = di[8 * a + 3]!, a4 = di[8 * a + 4]!, a5 = di[8 * a + 5]!, a6 = di[8 * a + 6]!, a7 = di[8 * a + 7]!;
+    // Ties for the best fail the ratio test whatever the order, so cells may be visited in any order.
     let best = 257, second = 257, bestIdx = -1;
-    for (let y = Math.max(0, ky - 1); y <= Math.min(gh - 1, ky + 1); y++) {
-      for (let x = Math.max(0, kx - 1); x <= Math.min(gw - 1, kx + 1); x++) {
-        for (const b of cells[y * gw + x]!) {
-          if ((gj[2 * b]! - e) ** 2 + (gj[2 * b + 1]! - n) ** 2 > r2) continue;
-          let d = 0;
-          for (let k = 0; k < 8; k++) d += popcount32(di[8 * a + k]! ^ dj[8 * b + k]!);
+    for (let y = Math.max(0, ky - 2); y <= Math.min(gh - 1, ky + 2); y++) {
+      const nearY = Math.max(0, y * cellM - ny, ny - (y + 1) * cellM), farY = Math.max(ny - y * cellM, (y + 1) * cellM - ny);
+      for (let x = Math.max(0, kx - 2); x <= Math.min(gw - 1, kx + 2); x++) {
+        const nearX = Math.max(0, x * cellM - ex, ex - (x + 1) * cellM), farX = Math.max(ex - x * cellM, (x + 1) * cellM - ex);
+        if (nearX * nearX + nearY * nearY > r2) continue;
+        const whole = farX * farX + farY * farY <= r2;
+        for (let m = first[y * gw + x]!, end = first[y * gw + x + 1]!; m < end; m++) {
+          const b = members[m]!;
+          if (!whole && (gj[2 * b]! - e) ** 2 + (gj[2 * b + 1]! - n) ** 2 > r2) continue;
+          const o = 8 * b;
+          // A candidate at or beyond the second best after half its words changes nothing: the sum only grows.
+          let d = popcount32(a0 ^ dj[o]!) + popcount32(a1 ^ dj[o + 1]!) + popcount32(a2 ^ dj[o + 2]!) + popcount32(a3 ^ dj[o + 3]!);
+          if (d >= second) continue;
+          d += popcount32(a4 ^ dj[o + 4]!) + popcount32(a5 ^ dj[o + 5]!) + popcount32(a6 ^ dj[o + 6]!) + popcount32(a7 ^ dj[o + 7]!);
           if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
         }
       }
@@ -279,6 +283,30 @@ export function guidedMatches(
     if (bestIdx >= 0 && best < 64 && best < RATIO * second) out.push([a, bestIdx]);
   }
   return out;
+}
+
+/**
+ * Keypoints of a photo on the ground, bucketed in cells `cellM` wide: cell c holds members[first[c]
+ * .. first[c + 1]), in keypoint order.
+ */
+function groundCells(f: Features, p: Placement, c: [number, number], cellM: number) {
+  const ground = new Float64Array(f.count * 2);
+  let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
+  for (let b = 0; b < f.count; b++) {
+    const [e, n] = toGround(p, c[0], c[1], f.points[2 * b]!, f.points[2 * b + 1]!);
+    ground[2 * b] = e; ground[2 * b + 1] = n;
+    minE = Math.min(minE, e); minN = Math.min(minN, n); maxE = Math.max(maxE, e); maxN = Math.max(maxN, n);
+  }
+  const gw = Math.floor((maxE - minE) / cellM) + 1, gh = Math.floor((maxN - minN) / cellM) + 1;
+  const cellOf = new Int32Array(f.count), first = new Int32Array(gw * gh + 1), members = new Int32Array(f.count);
+  for (let b = 0; b < f.count; b++) {
+    cellOf[b] = Math.floor((ground[2 * b + 1]! - minN) / cellM) * gw + Math.floor((ground[2 * b]! - minE) / cellM);
+    first[cellOf[b]! + 1]!++;
+  }
+  for (let k = 0; k < gw * gh; k++) first[k + 1]! += first[k]!;
+  const next = first.slice(0, gw * gh);
+  for (let b = 0; b < f.count; b++) members[next[cellOf[b]!]!++] = b;
+  return { gw, gh, minE, minN, first, members, ground };
 }
 
 export function median(values: ArrayLike<number>): number {

@@ -102,21 +102,33 @@ function neighbourMean(z: Float32Array, cols: number, rows: number, onlyEmpty: b
   });
 }
 
-/**
- * Heights along a row of ground points (e0 + (first + c)·step, n), c = 0 .. out.length - 1: bilinear
- * between cell centres, the edge value beyond the grid. One row at a time is what the compositing needs.
- */
-export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array, first = 0): Float64Array {
+/** Where northing `n` falls between the grid's rows of cell centres (heightInRow): the edge row beyond the grid. */
+export interface ReliefRow {
+  r0: number;
+  r1: number;
+  fy: number;
+}
+
+export function reliefRow(g: ReliefGrid, n: number): ReliefRow {
   const y = Math.min(g.rows - 1, Math.max(0, (n - g.n0) / g.cellM));
-  const r0 = Math.min(Math.max(0, g.rows - 2), Math.floor(y)), r1 = Math.min(g.rows - 1, r0 + 1), fy = y - r0;
+  const r0 = Math.min(Math.max(0, g.rows - 2), Math.floor(y));
+  return { r0, r1: Math.min(g.rows - 1, r0 + 1), fy: y - r0 };
+}
+
+/** Height at easting `e` on a row (reliefRow): bilinear between cell centres, the edge value beyond the grid. */
+export function heightInRow(g: ReliefGrid, { r0, r1, fy }: ReliefRow, e: number): number {
   const lastCol = g.cols - 1;
-  for (let c = 0; c < out.length; c++) {
-    const x = Math.min(lastCol, Math.max(0, (e0 + (first + c) * step - g.e0) / g.cellM));
-    const c0 = Math.min(Math.max(0, lastCol - 1), Math.floor(x)), c1 = Math.min(lastCol, c0 + 1), fx = x - c0;
-    const south = g.z[r0 * g.cols + c0]! * (1 - fx) + g.z[r0 * g.cols + c1]! * fx;
-    const north = g.z[r1 * g.cols + c0]! * (1 - fx) + g.z[r1 * g.cols + c1]! * fx;
-    out[c] = south * (1 - fy) + north * fy;
-  }
+  const x = Math.min(lastCol, Math.max(0, (e - g.e0) / g.cellM));
+  const c0 = Math.min(Math.max(0, lastCol - 1), Math.floor(x)), c1 = Math.min(lastCol, c0 + 1), fx = x - c0;
+  const south = g.z[r0 * g.cols + c0]! * (1 - fx) + g.z[r0 * g.cols + c1]! * fx;
+  const north = g.z[r1 * g.cols + c0]! * (1 - fx) + g.z[r1 * g.cols + c1]! * fx;
+  return south * (1 - fy) + north * fy;
+}
+
+/** Heights along a row of ground points (e0 + (first + c)·step, n), c = 0 .. out.length - 1 (heightInRow). */
+export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array, first = 0): Float64Array {
+  const row = reliefRow(g, n);
+  for (let c = 0; c < out.length; c++) out[c] = heightInRow(g, row, e0 + (first + c) * step);
   return out;
 }
 

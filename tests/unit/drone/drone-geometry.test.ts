@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { gpsBlockFit } from '@/lib/drone/adjust';
 import type { Placement } from '@/lib/drone/frame';
+import { toGround, toPixel } from '@/lib/drone/frame';
 import { guidedMatches, type Features } from '@/lib/drone/features';
 import { refineOffset } from '@/lib/drone/seams';
 import { convexHull, convexOverlap, planarRingArea } from '@/lib/geo/planar';
@@ -97,7 +98,57 @@ describe('guidedMatches', () => {
     expect(guidedMatches(none, identity, [0, 0], one, identity, [0, 0], 64)).toEqual([]);
     expect(guidedMatches(one, identity, [0, 0], one, identity, [0, 0], 64)).toEqual([[0, 0]]);
   });
+
+  it('finds what comparing every keypoint within the radius finds (ratio test, Hamming under 64)', () => {
+    // 3,000 keypoints a photo; half of j's are i's seen again with a few bits flipped, the rest new.
+    // Cells wholly inside or outside the radius are taken without a test a keypoint: the planted
+    // matches straddle both radii, so a cell taken wrongly shows.
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pi: Placement = { a: 0.02, b: 0.001, tx: 100, ty: 200 }, pj: Placement = { a: 0.0199, b: -0.0015, tx: 130, ty: 195 };
+    const count = 3000, fi = features(count), fj = features(count);
+    for (let k = 0; k < count; k++) {
+      fi.points.set([rand() * 4000, rand() * 3000], 2 * k);
+      for (let w = 0; w < 32; w++) fi.descriptors[32 * k + w] = (rand() * 256) | 0;
+      if (k % 2) {
+        fj.points.set([rand() * 4000, rand() * 3000], 2 * k);
+        for (let w = 0; w < 32; w++) fj.descriptors[32 * k + w] = (rand() * 256) | 0;
+      } else {
+        // The same ground point from j, 0-4 m or 10-14 m off (either side of each radius below), with 0-40 bits flipped.
+        const [e, n] = toGround(pi, 2000, 1500, fi.points[2 * k]!, fi.points[2 * k + 1]!);
+        const off = (k % 4 ? 10 : 0) + rand() * 4, turn = rand() * 2 * Math.PI;
+        fj.points.set(toPixel(pj, 2000, 1500, e + off * Math.cos(turn), n + off * Math.sin(turn)), 2 * k);
+        fj.descriptors.set(fi.descriptors.subarray(32 * k, 32 * k + 32), 32 * k);
+        for (let f = (rand() * 40) | 0; f > 0; f--) fj.descriptors[32 * k + ((rand() * 32) | 0)]! ^= 1 << ((rand() * 8) | 0);
+      }
+    }
+    for (const radius of [3, 12]) {
+      const found = guidedMatches(fi, pi, [2000, 1500], fj, pj, [2000, 1500], radius);
+      expect(found).toEqual(matchesWithin(fi, pi, fj, pj, [2000, 1500], radius));
+      expect(found.length).toBeGreaterThan(count / 10);
+    }
+  });
 });
+
+const features = (count: number): Features => ({ points: new Float64Array(2 * count), colours: new Float32Array(3 * count), channels: 3, descriptors: new Uint8Array(32 * count), count });
+
+/** Every keypoint of j within `radius` of each of i's on the ground, compared bit by bit: the definition guidedMatches keeps. */
+function matchesWithin(fi: Features, pi: Placement, fj: Features, pj: Placement, c: [number, number], radius: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let a = 0; a < fi.count; a++) {
+    const [e, n] = toGround(pi, c[0], c[1], fi.points[2 * a]!, fi.points[2 * a + 1]!);
+    let best = 257, second = 257, bestIdx = -1;
+    for (let b = 0; b < fj.count; b++) {
+      const [eb, nb] = toGround(pj, c[0], c[1], fj.points[2 * b]!, fj.points[2 * b + 1]!);
+      if ((eb - e) ** 2 + (nb - n) ** 2 > radius * radius) continue;
+      let d = 0;
+      for (let w = 0; w < 32; w++) for (let x = fi.descriptors[32 * a + w]! ^ fj.descriptors[32 * b + w]!; x; x >>= 1) d += x & 1;
+      if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
+    }
+    if (bestIdx >= 0 && best < 64 && best < 0.8 * second) out.push([a, bestIdx]);
+  }
+  return out;
+}
 
 describe('planar rings (lib/geo/planar.ts)', () => {
   const square = (x: number, y: number, side: number): [number, number][] => [[x, y], [x + side, y], [x + side, y + side], [x, y + side], [x, y]];
