@@ -21,7 +21,6 @@ import { featureScale } from '@/lib/drone/features';
 import { analyseIndex } from '@/lib/drone/index';
 import { buildOrthomosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
-import { glibcTunables } from '@/lib/server/tunables';
 import { DRONE_ZIP_LIMITS } from '@/lib/scans/drone-survey';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
 import { sharedPath } from '@/tests/helpers/shared-data';
@@ -151,9 +150,7 @@ function printSurveys(surveys: { name: string; run: PipelineRun; opencvS?: numbe
 
 /** The pipeline on one folder of photos, in a child process of its own (for its peak RSS). */
 function runPipeline(imagesDir: string, mode: 'worker' | 'seams' = 'worker') {
-  // With the glibc tunables the server gives the processes that composite (lib/server/tunables.ts).
-  const env = { ...process.env, GLIBC_TUNABLES: glibcTunables(process.env) };
-  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, mode, imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24, env });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, mode, imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`drone worker failed on ${imagesDir}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }

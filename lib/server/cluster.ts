@@ -12,7 +12,6 @@ import { parseArgs } from 'node:util';
 import { type Windows, countHit } from '../http/rate-limit';
 import { log } from '../log';
 import { type ToPrimary, type ToWorker, type WebRole, isMessage } from './ipc';
-import { glibcTunables } from './tunables';
 
 const WEB_ENTRY = join(import.meta.dirname, 'web.mjs');
 
@@ -86,7 +85,7 @@ export function startCluster(options: WebOptions, count: number): void {
   cluster.setupPrimary({ exec: WEB_ENTRY, execArgv: [] });
 
   const fork = (role: WebRole, restarted = false) => {
-    const worker = cluster.fork({ FIELDMAP_SERVE: serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '', GLIBC_TUNABLES: glibcTunables(process.env) });
+    const worker = cluster.fork({ FIELDMAP_SERVE: serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
     roles.set(worker, role);
     if (role === 'runner') runner = worker;
     worker.once('listening', () => {

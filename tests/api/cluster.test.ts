@@ -51,8 +51,6 @@ describe('a server of several web processes', () => {
     const web = await waitFor('two web processes', () => webProcesses(server).length === 2 && webProcesses(server));
     expect(web.map((w) => w.role).sort()).toEqual(['runner', 'web']);
     expect(web.every((w) => !w.restarted)).toBe(true);
-    // The photos' buffers on huge pages (lib/server/tunables.ts), the test server started without GLIBC_TUNABLES.
-    expect(web.map((w) => w.tunables)).toEqual(['glibc.malloc.hugetlb=1', 'glibc.malloc.hugetlb=1']);
   });
 
   it('counts a rate limit for the whole server, whichever process answers', async () => {

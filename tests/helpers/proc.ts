@@ -48,11 +48,9 @@ export interface WebProcess {
   pid: number;
   role: string;
   restarted: boolean;
-  /** GLIBC_TUNABLES as the process started with it. */
-  tunables: string | undefined;
 }
 
-/** The server's web processes, with the role, restart mark and glibc tunables the primary gave each. */
+/** The server's web processes, with the role and restart mark the primary gave each. */
 export function webProcesses(server: { proc: { pid?: number } }): WebProcess[] {
   return processTree(server.proc.pid!)
     .slice(1)
@@ -65,6 +63,6 @@ export function webProcesses(server: { proc: { pid?: number } }): WebProcess[] {
       }
       const env = new Map(environ.split('\0').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
       const role = env.get('FIELDMAP_WEB_ROLE');
-      return role ? [{ pid, role, restarted: env.get('FIELDMAP_RUNNER_RESTARTED') === '1', tunables: env.get('GLIBC_TUNABLES') }] : [];
+      return role ? [{ pid, role, restarted: env.get('FIELDMAP_RUNNER_RESTARTED') === '1' }] : [];
     });
 }
