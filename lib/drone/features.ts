@@ -231,6 +231,7 @@ export async function unguidedMotion(fi: Features, ci: [number, number], fj: Fea
 /** What finds a pair's motion without a placement guess (unguidedMotion), in this thread or another (threads.ts). */
 export type MotionFinder = typeof unguidedMotion;
 
+/** Set bits of every 16-bit number: two lookups count a word faster in V8 than the bit-twiddled sum. */
 const POP16 = Uint8Array.from({ length: 1 << 16 }, (_, v) => {
   let c = 0;
   for (; v; v &= v - 1) c++;

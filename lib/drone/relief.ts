@@ -109,6 +109,7 @@ export interface ReliefRow {
   fy: number;
 }
 
+/** The row of cell centres northing `n` falls in: compositing works it out once a row of the mosaic. */
 export function reliefRow(g: ReliefGrid, n: number): ReliefRow {
   const y = Math.min(g.rows - 1, Math.max(0, (n - g.n0) / g.cellM));
   const r0 = Math.min(Math.max(0, g.rows - 2), Math.floor(y));
@@ -125,15 +126,8 @@ export function heightInRow(g: ReliefGrid, { r0, r1, fy }: ReliefRow, e: number)
   return south * (1 - fy) + north * fy;
 }
 
-/** Heights along a row of ground points (e0 + (first + c)·step, n), c = 0 .. out.length - 1 (heightInRow). */
-export function heightsAlongRow(g: ReliefGrid, n: number, e0: number, step: number, out: Float64Array, first = 0): Float64Array {
-  const row = reliefRow(g, n);
-  for (let c = 0; c < out.length; c++) out[c] = heightInRow(g, row, e0 + (first + c) * step);
-  return out;
-}
-
 /** Height at one ground position. */
-export const heightAt = (g: ReliefGrid, e: number, n: number): number => heightsAlongRow(g, n, e, 0, new Float64Array(1))[0]!;
+export const heightAt = (g: ReliefGrid, e: number, n: number): number => heightInRow(g, reliefRow(g, n), e);
 
 /**
  * Where a pixel of a photo lands on the relief, given where the flat placement puts it (`e`, `n`):
