@@ -273,10 +273,8 @@ export function guidedMatches(
           const b = members[m]!;
           if (!whole && (gj[2 * b]! - e) ** 2 + (gj[2 * b + 1]! - n) ** 2 > r2) continue;
           const o = 8 * b;
-          // A candidate at or beyond the second best after half its words changes nothing: the sum only grows.
-          let d = popcount32(a0 ^ dj[o]!) + popcount32(a1 ^ dj[o + 1]!) + popcount32(a2 ^ dj[o + 2]!) + popcount32(a3 ^ dj[o + 3]!);
-          if (d >= second) continue;
-          d += popcount32(a4 ^ dj[o + 4]!) + popcount32(a5 ^ dj[o + 5]!) + popcount32(a6 ^ dj[o + 6]!) + popcount32(a7 ^ dj[o + 7]!);
+          const d = popcount32(a0 ^ dj[o]!) + popcount32(a1 ^ dj[o + 1]!) + popcount32(a2 ^ dj[o + 2]!) + popcount32(a3 ^ dj[o + 3]!)
+            + popcount32(a4 ^ dj[o + 4]!) + popcount32(a5 ^ dj[o + 5]!) + popcount32(a6 ^ dj[o + 6]!) + popcount32(a7 ^ dj[o + 7]!);
           if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
         }
       }
