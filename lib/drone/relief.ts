@@ -56,14 +56,23 @@ export function tiePointHeights(pairs: PairMatch[], placements: Placement[], cen
 }
 
 /**
- * Median height of the `selected` tie points per cell, within the range of all but the 1 % highest
- * and lowest of them (a cell beyond rests on the few extreme points at the survey's far edges or on
- * water, where the triangulation is weakest, and its steep slope would smear the one photo there);
- * empty cells next to measured ones (up to FILL_CELLS away) take their neighbours' mean, farther ones
- * the median height of all, where nothing says the ground differs from the reference; then one 3×3
+ * The relief under the `selected` tie points: their heights per cell (cellHeights), then one 3×3
  * mean, so that the compositing never tears the image along cell edges.
  */
 export function reliefGrid(points: TiePoints, cellM: number, selected: (k: number) => boolean = () => true): ReliefGrid {
+  const g = cellHeights(points, cellM, selected);
+  return { ...g, z: neighbourMean(g.z, g.cols, g.rows, false) };
+}
+
+/**
+ * Median height of the `selected` tie points per cell, within the range of all but the 1 % highest
+ * and lowest of them (a cell beyond rests on the few extreme points at the survey's far edges or on
+ * water, where the triangulation is weakest, and its steep slope would smear the one photo there).
+ * Empty cells next to measured ones (up to FILL_CELLS away) take their neighbours' mean; farther ones
+ * the grid twice as coarse, where sparse tie points still show a hill; the median height of all only
+ * where even a grid of 2 × 2 cells has none.
+ */
+function cellHeights(points: TiePoints, cellM: number, selected: (k: number) => boolean): ReliefGrid {
   let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
   const used: number[] = [];
   for (let k = 0; k < points.z.length; k++) {
@@ -82,8 +91,11 @@ export function reliefGrid(points: TiePoints, cellM: number, selected: (k: numbe
   const [lo, hi] = [sorted[Math.floor(0.01 * (sorted.length - 1))]!, sorted[Math.ceil(0.99 * (sorted.length - 1))]!];
   let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(hi, Math.max(lo, median(c))) : NaN));
   for (let pass = 0; pass < FILL_CELLS; pass++) z = neighbourMean(z, cols, rows, true);
+  const [e0, n0] = [minE + cellM / 2, minN + cellM / 2];
+  const coarse = cols > 2 || rows > 2 ? cellHeights(points, 2 * cellM, selected) : undefined;
   const typical = median(sorted);
-  return { e0: minE + cellM / 2, n0: minN + cellM / 2, cellM, cols, rows, z: neighbourMean(z.map((v) => (Number.isNaN(v) ? typical : v)), cols, rows, false) };
+  const fill = (k: number) => (coarse ? heightAt(coarse, e0 + (k % cols) * cellM, n0 + Math.floor(k / cols) * cellM) : typical);
+  return { e0, n0, cellM, cols, rows, z: z.map((v, k) => (Number.isNaN(v) ? fill(k) : v)) };
 }
 
 /** 3×3 mean of the known cells around each cell; with `onlyEmpty`, known cells keep their value. */

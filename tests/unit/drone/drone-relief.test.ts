@@ -73,6 +73,16 @@ describe('reliefGrid and heightAt', () => {
     }
   });
 
+  it('follows a hill where tie points are too sparse for the fine cells, from the coarser grid', () => {
+    // One point every 1.5 m: a 2 m cell holds at most 4 (under 5), a 4 m cell 7 or more.
+    const hill = (e: number, n: number) => 10 * Math.exp(-((e - 130) ** 2 + (n - 130) ** 2) / (2 * 10 ** 2));
+    const e: number[] = [], n: number[] = [], z: number[] = [];
+    for (let x = 100; x < 160; x += 1.5) for (let y = 100; y < 160; y += 1.5) { e.push(x); n.push(y); z.push(hill(x, y)); }
+    const g = reliefGrid({ e: Float64Array.from(e), n: Float64Array.from(n), z: Float64Array.from(z) }, 2);
+    // Within 1.2 m of a 10 m hill (4 m cells and the 3×3 mean take some of its top off); flat at the median before.
+    for (const [x, y] of [[130, 130], [124, 137], [118, 130], [145, 150]] as const) expect(Math.abs(heightAt(g, x, y) - hill(x, y))).toBeLessThan(1.2);
+  });
+
   it('keeps the heights of the selected tie points only and puts the rest of the ground at their median', () => {
     const all = cloud((e) => (e < 110 ? 1 : 0.5));
     // Only the west half selected: the grid spans it, and far empty cells stay at the median (1).

@@ -18,15 +18,11 @@ const RMSE_OVER_FLOOR_TARGET = 1.2;
 const RMSE_MAX_M = 1.5;
 /**
  * Offsets between neighbouring 50 m areas, 95th percentile: the issue's target. Asserted on how far
- * the mosaic bends (its best-fitting similarity taken out); printed as measured, beside the floor's own.
+ * the mosaic bends (its best-fitting similarity taken out), and as measured wherever the floor's own
+ * offsets meet it: a block placed by GPS alone turns and scales by the GPS noise's fit, and where that
+ * alone parts neighbouring areas by more, the mosaic is held to NEIGHBOUR_P95_MAX_M.
  */
 const NEIGHBOUR_P95_TARGET_M = 0.5;
-/**
- * What the camera model and bundle adjustment hold on every case today (ratio 0.97-1.21 of the
- * gimbal's floor, p95 0.43-0.65 m as measured): asserted so that a regression fails; the ratio's
- * target and the p95 as measured are printed, met or not.
- */
-const RMSE_OVER_FLOOR_MAX = 1.5;
 const NEIGHBOUR_P95_MAX_M = 0.8;
 /** Checkpoints the RMSE must rest on. */
 const MIN_CHECKPOINTS = 30;
@@ -155,7 +151,7 @@ describe.skipIf(skip)('the truth generator and the measure', () => {
 for (const c of CASES) {
   describe.skipIf(skip)(`3 x 6 photos, ${c.name}`, () => {
     let built: { photos: Awaited<ReturnType<typeof readDroneExif>>[]; mosaic: Awaited<ReturnType<typeof buildOrthomosaic>> } | undefined;
-    it(`RMSE at ${MIN_CHECKPOINTS}+ checkpoints ≤ ${RMSE_MAX_M} m and ≤ ${RMSE_OVER_FLOOR_MAX} x the floor; neighbouring 50 m areas bend p95 ≤ ${NEIGHBOUR_P95_TARGET_M} m, p95 as measured ≤ ${NEIGHBOUR_P95_MAX_M} m (ratio ${RMSE_OVER_FLOOR_TARGET} x printed)`, async () => {
+    it(`RMSE at ${MIN_CHECKPOINTS}+ checkpoints ≤ ${RMSE_MAX_M} m and ≤ ${RMSE_OVER_FLOOR_TARGET} x the floor; neighbouring 50 m areas p95 ≤ ${NEIGHBOUR_P95_TARGET_M} m, bent and as measured (where the floor meets it)`, async () => {
       const truth = await makeTruthSurvey({ naipPath: sharedPath(...naip), dir: join(root, `${c.seed}`), longSide: c.longSide, tiltDeg: c.tiltDeg, relief: c.relief, seed: c.seed });
       const photos = await Promise.all(truth.files.map(readDroneExif));
       checkSurvey(photos);
@@ -172,9 +168,9 @@ for (const c of CASES) {
         + `neighbour p95 ${m.neighbourP95M.toFixed(2)} m over ${m.neighbourPairs} pairs (the floor's own ${floorP95.toFixed(2)} m), bend p95 ${m.bendP95M.toFixed(2)} m; `
         + `issue targets: ratio ≤ ${RMSE_OVER_FLOOR_TARGET} ${met(m.rmseM <= RMSE_OVER_FLOOR_TARGET * floor)}, bend p95 ≤ ${NEIGHBOUR_P95_TARGET_M} m ${met(m.bendP95M <= NEIGHBOUR_P95_TARGET_M)}, p95 as measured ${met(m.neighbourP95M <= NEIGHBOUR_P95_TARGET_M)}`);
       expect(m.found.length).toBeGreaterThanOrEqual(MIN_CHECKPOINTS);
-      expect(m.rmseM).toBeLessThanOrEqual(RMSE_OVER_FLOOR_MAX * floor);
+      expect(m.rmseM).toBeLessThanOrEqual(RMSE_OVER_FLOOR_TARGET * floor);
       expect(m.rmseM).toBeLessThanOrEqual(RMSE_MAX_M);
-      expect(m.neighbourP95M).toBeLessThanOrEqual(NEIGHBOUR_P95_MAX_M);
+      expect(m.neighbourP95M).toBeLessThanOrEqual(floorP95 <= NEIGHBOUR_P95_TARGET_M ? NEIGHBOUR_P95_TARGET_M : NEIGHBOUR_P95_MAX_M);
       expect(m.bendP95M).toBeLessThanOrEqual(NEIGHBOUR_P95_TARGET_M);
     }, 900_000);
 
