@@ -60,41 +60,56 @@ export function tiePointHeights(pairs: PairMatch[], placements: Placement[], cen
  * mean, so that the compositing never tears the image along cell edges.
  */
 export function reliefGrid(points: TiePoints, cellM: number, selected: (k: number) => boolean = () => true): ReliefGrid {
-  const g = cellHeights(points, cellM, selected);
+  const picked = pickedPoints(points, selected);
+  if (!picked) return { e0: 0, n0: 0, cellM, cols: 1, rows: 1, z: new Float32Array(1) };
+  const g = cellHeights(picked, cellM);
   return { ...g, z: neighbourMean(g.z, g.cols, g.rows, false) };
 }
 
+/** The selected tie points, their extent, and the range of heights a cell may take (all but the 1 % highest and lowest). */
+interface PickedPoints extends TiePoints {
+  minE: number;
+  minN: number;
+  maxE: number;
+  maxN: number;
+  lo: number;
+  hi: number;
+  typical: number;
+}
+
+function pickedPoints(points: TiePoints, selected: (k: number) => boolean): PickedPoints | undefined {
+  const keep: number[] = [];
+  for (let k = 0; k < points.z.length; k++) if (selected(k)) keep.push(k);
+  if (!keep.length) return undefined;
+  const [e, n, z] = [points.e, points.n, points.z].map((v) => Float64Array.from(keep, (k) => v[k]!)) as [Float64Array, Float64Array, Float64Array];
+  const sorted = z.slice().sort();
+  let [minE, minN, maxE, maxN] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let k = 0; k < z.length; k++) {
+    minE = Math.min(minE, e[k]!); maxE = Math.max(maxE, e[k]!);
+    minN = Math.min(minN, n[k]!); maxN = Math.max(maxN, n[k]!);
+  }
+  return {
+    e, n, z, minE, minN, maxE, maxN, typical: median(sorted),
+    lo: sorted[Math.floor(0.01 * (sorted.length - 1))]!, hi: sorted[Math.ceil(0.99 * (sorted.length - 1))]!,
+  };
+}
+
 /**
- * Median height of the `selected` tie points per cell, within the range of all but the 1 % highest
- * and lowest of them (a cell beyond rests on the few extreme points at the survey's far edges or on
- * water, where the triangulation is weakest, and its steep slope would smear the one photo there).
- * Empty cells next to measured ones (up to FILL_CELLS away) take their neighbours' mean; farther ones
- * the grid twice as coarse, where sparse tie points still show a hill; the median height of all only
- * where even a grid of 2 × 2 cells has none.
+ * Median height of the tie points per cell, within `lo`..`hi` (a cell beyond rests on the few
+ * extreme points at the survey's far edges or on water, where the triangulation is weakest, and its
+ * steep slope would smear the one photo there). Empty cells next to measured ones (up to FILL_CELLS
+ * away) take their neighbours' mean; farther ones the grid twice as coarse, where sparse tie points
+ * still show a hill; the median height of all only where even a grid of 2 × 2 cells has none.
  */
-function cellHeights(points: TiePoints, cellM: number, selected: (k: number) => boolean): ReliefGrid {
-  let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
-  const used: number[] = [];
-  for (let k = 0; k < points.z.length; k++) {
-    if (!selected(k)) continue;
-    used.push(points.z[k]!);
-    minE = Math.min(minE, points.e[k]!); maxE = Math.max(maxE, points.e[k]!);
-    minN = Math.min(minN, points.n[k]!); maxN = Math.max(maxN, points.n[k]!);
-  }
-  if (!used.length) return { e0: 0, n0: 0, cellM, cols: 1, rows: 1, z: new Float32Array(1) };
-  const cols = Math.floor((maxE - minE) / cellM) + 1, rows = Math.floor((maxN - minN) / cellM) + 1;
+function cellHeights(p: PickedPoints, cellM: number): ReliefGrid {
+  const cols = Math.floor((p.maxE - p.minE) / cellM) + 1, rows = Math.floor((p.maxN - p.minN) / cellM) + 1;
   const cells: number[][] = Array.from({ length: cols * rows }, () => []);
-  for (let k = 0; k < points.z.length; k++) {
-    if (selected(k)) cells[Math.floor((points.n[k]! - minN) / cellM) * cols + Math.floor((points.e[k]! - minE) / cellM)]!.push(points.z[k]!);
-  }
-  const sorted = Float64Array.from(used).sort();
-  const [lo, hi] = [sorted[Math.floor(0.01 * (sorted.length - 1))]!, sorted[Math.ceil(0.99 * (sorted.length - 1))]!];
-  let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(hi, Math.max(lo, median(c))) : NaN));
+  for (let k = 0; k < p.z.length; k++) cells[Math.floor((p.n[k]! - p.minN) / cellM) * cols + Math.floor((p.e[k]! - p.minE) / cellM)]!.push(p.z[k]!);
+  let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(p.hi, Math.max(p.lo, median(c))) : NaN));
   for (let pass = 0; pass < FILL_CELLS; pass++) z = neighbourMean(z, cols, rows, true);
-  const [e0, n0] = [minE + cellM / 2, minN + cellM / 2];
-  const coarse = cols > 2 || rows > 2 ? cellHeights(points, 2 * cellM, selected) : undefined;
-  const typical = median(sorted);
-  const fill = (k: number) => (coarse ? heightAt(coarse, e0 + (k % cols) * cellM, n0 + Math.floor(k / cols) * cellM) : typical);
+  const [e0, n0] = [p.minE + cellM / 2, p.minN + cellM / 2];
+  const coarse = cols > 2 || rows > 2 ? cellHeights(p, 2 * cellM) : undefined;
+  const fill = (k: number) => (coarse ? heightAt(coarse, e0 + (k % cols) * cellM, n0 + Math.floor(k / cols) * cellM) : p.typical);
   return { e0, n0, cellM, cols, rows, z: z.map((v, k) => (Number.isNaN(v) ? fill(k) : v)) };
 }
 
