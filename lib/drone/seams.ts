@@ -126,21 +126,23 @@ export function refineOffset(a: Uint8Array, b: Uint8Array, W: number, H: number,
   const r = PATCH, s = REFINE;
   if (x - r < 0 || y - r < 0 || x + r >= W || y + r >= H) return null;
   if (x + dx - r - s < 0 || y + dy - r - s < 0 || x + dx + r + s >= W || y + dy + r + s >= H) return null;
-  const n = (2 * r + 1) ** 2;
+  const n = SIDE * SIDE;
   let sa = 0, saa = 0;
   for (let v = -r; v <= r; v++) for (let u = -r; u <= r; u++) { const p = a[(y + v) * W + x + u]!; sa += p; saa += p * p; }
   const va = saa - (sa * sa) / n;
   if (va < n * 25) return null; // under 5 grey levels of contrast: nothing to align on
+  // b's sums over each shifted patch come from its summed-area tables: the loop over the patch only multiplies.
+  copyOut(a, b, W, x - r, y - r, x + dx - r - s, y + dy - r - s);
   const ncc = new Float64Array((2 * s + 1) ** 2);
   let best = -2, bu = 0, bv = 0;
   for (let ov = -s; ov <= s; ov++) {
     for (let ou = -s; ou <= s; ou++) {
-      let sb = 0, sbb = 0, sab = 0;
-      for (let v = -r; v <= r; v++) {
-        const ra = (y + v) * W + x, rb = (y + dy + ov + v) * W + x + dx + ou;
-        for (let u = -r; u <= r; u++) { const p = a[ra + u]!, q = b[rb + u]!; sb += q; sbb += q * q; sab += p * q; }
+      let sab = 0;
+      for (let v = 0, k = 0; v < SIDE; v++) {
+        const rb = (s + ov + v) * REGION + s + ou;
+        for (let u = 0; u < SIDE; u++, k++) sab += patch[k]! * region[rb + u]!;
       }
-      const vb = sbb - (sb * sb) / n;
+      const sb = boxSum(regionSum, s + ou, s + ov), vb = boxSum(regionSumSq, s + ou, s + ov) - (sb * sb) / n;
       const c = vb > 0 ? (sab - (sa * sb) / n) / Math.sqrt(va * vb) : -1;
       ncc[(ov + s) * (2 * s + 1) + ou + s] = c;
       if (c > best) { best = c; bu = ou; bv = ov; }
@@ -152,6 +154,35 @@ export function refineOffset(a: Uint8Array, b: Uint8Array, W: number, H: number,
   const sub = (m: number, c: number, p: number) => (m - 2 * c + p < 0 ? (0.5 * (m - p)) / (m - 2 * c + p) : 0);
   return [dx + bu + sub(at(bu - 1, bv), best, at(bu + 1, bv)), dy + bv + sub(at(bu, bv - 1), best, at(bu, bv + 1))];
 }
+
+/** Sides of the patch, of the part of b a refinement reads (the patch at every shift), and of that part's summed-area tables. */
+const SIDE = 2 * PATCH + 1;
+const REGION = SIDE + 2 * REFINE;
+const TABLE = REGION + 1;
+/** Scratch reused between refinements: a's patch, b's part, and the part's summed-area tables of values and squares. */
+const patch = new Float64Array(SIDE * SIDE), region = new Float64Array(REGION * REGION);
+const regionSum = new Float64Array(TABLE * TABLE), regionSumSq = new Float64Array(TABLE * TABLE);
+
+/** Copies a's patch with corner (xa, ya) and b's part with corner (xb, yb) into the scratch, and sums b's part. */
+function copyOut(a: Uint8Array, b: Uint8Array, W: number, xa: number, ya: number, xb: number, yb: number): void {
+  for (let v = 0; v < SIDE; v++) for (let u = 0; u < SIDE; u++) patch[v * SIDE + u] = a[(ya + v) * W + xa + u]!;
+  for (let v = 0; v < REGION; v++) {
+    let row = 0, rowSq = 0;
+    for (let u = 0; u < REGION; u++) {
+      const q = b[(yb + v) * W + xb + u]!;
+      region[v * REGION + u] = q;
+      row += q; rowSq += q * q;
+      regionSum[(v + 1) * TABLE + u + 1] = regionSum[v * TABLE + u + 1]! + row;
+      regionSumSq[(v + 1) * TABLE + u + 1] = regionSumSq[v * TABLE + u + 1]! + rowSq;
+    }
+  }
+}
+
+/** Sum over the patch-sized box of b's part whose corner is (c, r), from a summed-area table. */
+const boxSum = (t: Float64Array, c: number, r: number) => {
+  const c1 = c + SIDE, r1 = r + SIDE;
+  return t[r1 * TABLE + c1]! - t[r * TABLE + c1]! - t[r1 * TABLE + c]! + t[r * TABLE + c]!;
+};
 
 /**
  * Re-matches features between each neighbouring pair as drawn into the grid (the output's, or a

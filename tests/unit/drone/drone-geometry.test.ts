@@ -67,6 +67,27 @@ function texture(W: number, H: number, dx = 0, dy = 0): Uint8Array {
   return img;
 }
 
+/** The correlation search refineOffset makes, written out plainly: each shift's patches, their means taken out. */
+function correlatedByDefinition(a: Uint8Array, b: Uint8Array, W: number, H: number, x: number, y: number, dx: number, dy: number): [number, number] | null {
+  const r = 10, s = 6;
+  if (x - r < 0 || y - r < 0 || x + r >= W || y + r >= H || x + dx - r - s < 0 || y + dy - r - s < 0 || x + dx + r + s >= W || y + dy + r + s >= H) return null;
+  const patchOf = (img: Uint8Array, cx: number, cy: number) => Array.from({ length: (2 * r + 1) ** 2 }, (_, k) => img[(cy - r + Math.floor(k / (2 * r + 1))) * W + cx - r + (k % (2 * r + 1))]!);
+  const centred = (p: number[]) => { const m = p.reduce((t, v) => t + v, 0) / p.length; return p.map((v) => v - m); };
+  const pa = centred(patchOf(a, x, y));
+  const va = pa.reduce((t, v) => t + v * v, 0);
+  if (va < pa.length * 25) return null;
+  const ncc = (u: number, v: number) => {
+    const pb = centred(patchOf(b, x + dx + u, y + dy + v));
+    const vb = pb.reduce((t, q) => t + q * q, 0);
+    return vb > 0 ? pa.reduce((t, p, k) => t + p * pb[k]!, 0) / Math.sqrt(va * vb) : -1;
+  };
+  let best = -2, bu = 0, bv = 0;
+  for (let v = -s; v <= s; v++) for (let u = -s; u <= s; u++) { const c = ncc(u, v); if (c > best) [best, bu, bv] = [c, u, v]; }
+  if (best < 0.8 || Math.abs(bu) === s || Math.abs(bv) === s) return null;
+  const sub = (m: number, c: number, p: number) => (m - 2 * c + p < 0 ? (0.5 * (m - p)) / (m - 2 * c + p) : 0);
+  return [dx + bu + sub(ncc(bu - 1, bv), best, ncc(bu + 1, bv)), dy + bv + sub(ncc(bu, bv - 1), best, ncc(bu, bv + 1))];
+}
+
 describe('refineOffset', () => {
   it('finds a sub-pixel shift between two drawings of the same ground', () => {
     const a = texture(80, 80), b = texture(80, 80, 2.3, -1.6);
@@ -75,6 +96,22 @@ describe('refineOffset', () => {
     expect(found![0]).toBeCloseTo(2.3, 0);
     expect(found![1]).toBeCloseTo(-1.6, 0);
     expect(Math.hypot(found![0] - 2.3, found![1] + 1.6)).toBeLessThan(0.25);
+  });
+
+  it('gives what correlating every shift by its definition gives (means taken out, 21-pixel patch, ±6 px)', () => {
+    const a = texture(120, 100), b = texture(120, 100, 2.6, -1.3);
+    // Some noise, so that flat spots and poor correlations occur too.
+    for (let k = 0; k < b.length; k++) b[k] = Math.min(255, b[k]! + ((k * 7919) % 23));
+    let seed = 11;
+    const next = (m: number) => (seed = (seed * 16807) % 2147483647) % m;
+    let found = 0;
+    for (let t = 0; t < 400; t++) {
+      const [x, y, dx, dy] = [next(120), next(100), next(9) - 2, next(9) - 5];
+      const got = refineOffset(a, b, 120, 100, x, y, dx, dy), want = correlatedByDefinition(a, b, 120, 100, x, y, dx, dy);
+      expect(got === null).toBe(want === null);
+      if (got && want) { found++; expect(got[0]).toBeCloseTo(want[0], 9); expect(got[1]).toBeCloseTo(want[1], 9); }
+    }
+    expect(found).toBeGreaterThan(50);
   });
 
   it('declines flat patches, patches that do not correlate and peaks at the edge of its search', () => {
