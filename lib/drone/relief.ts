@@ -28,6 +28,8 @@ export interface ReliefGrid {
 /** Grid cells hold the median height of at least this many tie points; others are filled from neighbours. */
 const MIN_POINTS_PER_CELL = 5;
 const FILL_CELLS = 2;
+/** Tie points the coarser grids get at most: a large survey's millions, thinned evenly, still give their cells dozens each. */
+const COARSE_GRID_POINTS = 200_000;
 
 /**
  * Heights of the tie points of `pairs` under `placements`. `flyingHeightM[i]` is photo i's height
@@ -108,9 +110,17 @@ function cellHeights(p: PickedPoints, cellM: number): ReliefGrid {
   let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(p.hi, Math.max(p.lo, median(c))) : NaN));
   for (let pass = 0; pass < FILL_CELLS; pass++) z = neighbourMean(z, cols, rows, true);
   const [e0, n0] = [p.minE + cellM / 2, p.minN + cellM / 2];
-  const coarse = cols > 2 || rows > 2 ? cellHeights(p, 2 * cellM) : undefined;
+  const coarse = cols > 2 || rows > 2 ? cellHeights(thinned(p, COARSE_GRID_POINTS), 2 * cellM) : undefined;
   const fill = (k: number) => (coarse ? heightAt(coarse, e0 + (k % cols) * cellM, n0 + Math.floor(k / cols) * cellM) : p.typical);
   return { e0, n0, cellM, cols, rows, z: z.map((v, k) => (Number.isNaN(v) ? fill(k) : v)) };
+}
+
+/** At most about `count` of the points, every so many through them. */
+function thinned(p: PickedPoints, count: number): PickedPoints {
+  const step = Math.ceil(p.z.length / count);
+  if (step <= 1) return p;
+  const every = (v: Float64Array) => Float64Array.from({ length: Math.ceil(v.length / step) }, (_, k) => v[k * step]!);
+  return { ...p, e: every(p.e), n: every(p.n), z: every(p.z) };
 }
 
 /** 3×3 mean of the known cells around each cell; with `onlyEmpty`, known cells keep their value. */
