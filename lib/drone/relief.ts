@@ -110,7 +110,7 @@ function cellHeights(p: PickedPoints, cellM: number): ReliefGrid {
   let z: Float32Array = Float32Array.from(cells, (c) => (c.length >= MIN_POINTS_PER_CELL ? Math.min(p.hi, Math.max(p.lo, median(c))) : NaN));
   for (let pass = 0; pass < FILL_CELLS; pass++) z = neighbourMean(z, cols, rows, true);
   const [e0, n0] = [p.minE + cellM / 2, p.minN + cellM / 2];
-  const coarse = cols > 2 || rows > 2 ? cellHeights(thinned(p, COARSE_GRID_POINTS), 2 * cellM) : undefined;
+  const coarse = (cols > 2 || rows > 2) && z.some(Number.isNaN) ? cellHeights(thinned(p, COARSE_GRID_POINTS), 2 * cellM) : undefined;
   const fill = (k: number) => (coarse ? heightAt(coarse, e0 + (k % cols) * cellM, n0 + Math.floor(k / cols) * cellM) : p.typical);
   return { e0, n0, cellM, cols, rows, z: z.map((v, k) => (Number.isNaN(v) ? fill(k) : v)) };
 }
