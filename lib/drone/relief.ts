@@ -28,7 +28,7 @@ export interface ReliefGrid {
 /** Grid cells hold the median height of at least this many tie points; others are filled from neighbours. */
 const MIN_POINTS_PER_CELL = 5;
 const FILL_CELLS = 2;
-/** Tie points the coarser grids get at most: a large survey's millions, thinned evenly, still give their cells dozens each. */
+/** Tie points the coarser grids get at most: a large survey's million or more, thinned evenly, still give a 4 m cell about ten. */
 const COARSE_GRID_POINTS = 200_000;
 
 /**

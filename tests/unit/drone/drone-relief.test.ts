@@ -74,7 +74,7 @@ describe('reliefGrid and heightAt', () => {
   });
 
   it('follows a hill where tie points are too sparse for the fine cells, from the coarser grid', () => {
-    // One point every 1.5 m: a 2 m cell holds at most 4 (under 5), a 4 m cell 7 or more.
+    // One point every 1.5 m: a 2 m cell holds 1-4 (under 5), a 4 m cell 4-9, an 8 m cell 25 or more.
     const hill = (e: number, n: number) => 10 * Math.exp(-((e - 130) ** 2 + (n - 130) ** 2) / (2 * 10 ** 2));
     const e: number[] = [], n: number[] = [], z: number[] = [];
     for (let x = 100; x < 160; x += 1.5) for (let y = 100; y < 160; y += 1.5) { e.push(x); n.push(y); z.push(hill(x, y)); }
