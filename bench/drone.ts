@@ -8,7 +8,7 @@
 // wall and CPU time (CPU of every thread: above the wall time when both cores work).
 // Usage: npx tsx bench/drone.ts  (DRONE_BENCH_SIZES=50 for the smaller one only, 0 for none)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -97,11 +97,26 @@ async function worker(imagesDir: string): Promise<void> {
   const crop = classifyCrop({ histogram: index.histogram, stats: index.stats, indexName: index.indexName, captureMonth: 6, rowPattern });
   mark('classification');
   const seconds = (performance.now() - t0) / 1000;
-  // Untimed: a diagnostic of the features' step, not work the pipeline does.
+  // Untimed: a diagnostic of the features' step, not work the pipeline does, and the mosaic's pixels of image.
   const decoding = await decodingAlone(photos);
+  const imageMegapixels = countAlpha(mosaic.rawPath, mosaic.bands.length + 1) / 1e6;
   rmSync(workDir, { recursive: true, force: true });
   console.log(JSON.stringify({ seconds, uploadChecksS, phases, profile, decoding, peakRssMb: peakRssMb(), gsdM: mosaic.gsdM, size: [mosaic.width, mosaic.height],
-    megapixels: (mosaic.width * mosaic.height) / 1e6, misalignmentPx: mosaic.medianMisalignmentPx, seams: mosaic.seams, index: index.indexName, crop: crop.crop_type, photos: photos.length }));
+    megapixels: (mosaic.width * mosaic.height) / 1e6, imageMegapixels, misalignmentPx: mosaic.medianMisalignmentPx, seams: mosaic.seams, index: index.indexName, crop: crop.crop_type, photos: photos.length }));
+}
+
+/** Pixels whose alpha (the last of `stride` bytes) is set in a pixel-interleaved raw file. */
+function countAlpha(path: string, stride: number): number {
+  const fd = openSync(path, 'r'), chunk = Buffer.alloc(stride << 22);
+  let count = 0;
+  try {
+    for (let got; (got = readSync(fd, chunk, 0, chunk.length, null)) > 0;) {
+      for (let k = stride - 1; k < got; k += stride) if (chunk[k]) count++;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return count;
 }
 
 /** The seams re-matched in the output (an untimed build of its own: the check costs seconds the pipeline does not spend). */
@@ -113,22 +128,25 @@ async function seamWorker(imagesDir: string): Promise<void> {
   console.log(JSON.stringify(mosaic.rematchedSeams));
 }
 
+// Its pixels of image counted after the clock stops: it composes at a scale of its own choosing.
 const OPENCV_STITCH = `
 import cv2, sys, glob, time, resource
 t = time.time()
 imgs = [cv2.imread(p) for p in sorted(glob.glob(sys.argv[1] + '/*.JPG'))]
 status, pano = cv2.Stitcher_create(cv2.Stitcher_SCANS).stitch(imgs)
-print(status, time.time() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, pano.shape if pano is not None else None)
+seconds = time.time() - t
+valid = cv2.countNonZero(cv2.cvtColor(pano, cv2.COLOR_BGR2GRAY)) if pano is not None else 0
+print(status, seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, pano.shape[1] * pano.shape[0] if pano is not None else 0, valid)
 `;
 
-function openCvStitcher(): { seconds: number; peakRssMb: number; status: number } | { skipped: string } {
+function openCvStitcher(): { seconds: number; peakRssMb: number; status: number; megapixels: number; imageMegapixels: number } | { skipped: string } {
   try {
     execFileSync('/usr/bin/python3', ['-c', 'import cv2'], { stdio: 'pipe' });
   } catch {
     return { skipped: 'python3-opencv not installed (apt-get install -y python3-opencv)' };
   }
   const out = execFileSync('/usr/bin/python3', ['-c', OPENCV_STITCH, IMAGES], { maxBuffer: 1 << 20 }).toString().trim().split(/\s+/);
-  return { status: Number(out[0]), seconds: Number(out[1]), peakRssMb: Number(out[2]) };
+  return { status: Number(out[0]), seconds: Number(out[1]), peakRssMb: Number(out[2]), megapixels: Number(out[3]) / 1e6, imageMegapixels: Number(out[4]) / 1e6 };
 }
 
 interface PipelineRun {
@@ -178,6 +196,7 @@ if (process.argv[2] === 'worker') {
   if ('seconds' in ref) {
     rows.push({ metric: 'OpenCV Stitcher (SCANS), same photos', value: round(ref.seconds, 1), unit: 's' });
     rows.push({ metric: 'OpenCV Stitcher peak RSS', value: round(ref.peakRssMb, 0), unit: 'MB' });
+    rows.push({ metric: `  its output: ${round(ref.megapixels, 1)} MP, of which image (ours: ${round(ours.imageMegapixels, 1)} of ${round(ours.megapixels, 1)} MP)`, value: round(ref.imageMegapixels, 1), unit: 'MP' });
     rows.push({ metric: 'ours / OpenCV stitcher time', value: round(ours.seconds / ref.seconds, 2), unit: 'x', target: '<= 1.0 x', ok: ours.seconds <= ref.seconds });
   }
   // Generated surveys of 20 MP photos (bench/drone-survey.ts); DRONE_BENCH_SIZES=50 skips the 200.

@@ -11,13 +11,17 @@ import type { ReliefRow } from './relief';
 import { heightInRow, reliefRow } from './relief';
 import type { GridWindow } from './seams';
 
-/** Seam feathering: weight falls by e per this many metres of extra distance from nadir. */
-const FEATHER_M = 0.6;
 /**
- * How much farther from its nadir than the nearest photo's a photo may be and still weigh in: beyond
- * it (6 e-folds) its weight would be under 0.25 %.
+ * Seam feathering: a photo's weight is (1 - x / FEATHER_CUTOFF_M)³ at x metres farther from its nadir
+ * than the nearest photo is from its own. Across a seam between two photos the blend goes from 90 % to
+ * 10 % over ±0.65 m, and reaches nothing smoothly at the cutoff: no step where a photo drops out.
  */
-export const FEATHER_CUTOFF_M = 6 * FEATHER_M;
+const featherWeight = (excessM: number) => {
+  const t = 1 - excessM / FEATHER_CUTOFF_M;
+  return t * t * t;
+};
+/** How much farther from its nadir than the nearest photo's a photo may be and still weigh in. */
+export const FEATHER_CUTOFF_M = 2.5;
 /** Photo edges fade over this many pixels so a neighbour can take over smoothly. */
 const EDGE_FEATHER_PX = 60;
 
@@ -376,7 +380,7 @@ class RowCompositor {
       const i = this.cand[k]!;
       const excess = this.cd[i]! - dmin;
       if (excess > this.cutoff) continue;
-      const wt = (excess === 0 ? 1 : Math.exp(-excess / FEATHER_M)) * this.ce[i]!;
+      const wt = featherWeight(excess) * this.ce[i]!;
       const img = this.imgs[i]!, w = this.rw[i]!, g = this.gain[i]!;
       const u = this.cu[i]!, v = this.cvv[i]!;
       const ui = u | 0, vi = v | 0;

@@ -79,6 +79,30 @@ describe('drawRows', () => {
     expect(blended).toBeGreaterThan(1000);
   });
 
+  it('feathers a seam over ±0.65 m (90 % to 10 %) and not at all beyond the cutoff, with no step', () => {
+    // Two nadir photos 20 m apart over flat ground, one grey 60, the other 180: the seam at E = 10 m.
+    const W = 400, H = 150, cameras: Camera[] = [0, 20].map((E) => ({ E, N: 0, Z: 50, yaw: 0, pitch: 0, roll: 0, f: 200, cx: W / 2, cy: H / 2, k1: 0, k2: 0 }));
+    const imgs = [60, 180].map((grey) => ({ px: shared(W * H * NB).fill(grey), region: wholeFrame(W, H) }));
+    const src: RowSources = {
+      placed: cameras.map(() => ({ width: W, height: H })), cameras, nb: NB, scale: 1, gains: [[1], [1]],
+      relief: { e0: -60, n0: -30, cellM: 2, cols: 80, rows: 30, z: new Float32Array(80 * 30) }, bbox: cameras.map((c) => [c.E - 50, c.E + 50, -19, 19]),
+    };
+    const grid: GridWindow = { x0: 7, y0: 0.025, gsd: 0.05, W: 120, H: 1 };
+    const out = shared(grid.W * (NB + 1));
+    drawRows(src, grid, [0, 1], imgs, out, 0, 1, 0);
+    const cube = (x: number) => Math.max(0, 1 - x / FEATHER_CUTOFF_M) ** 3;
+    for (let col = 0; col < grid.W; col++) {
+      const e = grid.x0 + (col + 0.5) * grid.gsd, far = cube(2 * Math.abs(e - 10));
+      const expected = e < 10 ? (60 + 180 * far) / (1 + far) : (180 + 60 * far) / (1 + far);
+      expect(Math.abs(out[col * (NB + 1)]! - expected)).toBeLessThanOrEqual(0.5 + 1e-9);
+      if (Math.abs(e - 10) >= FEATHER_CUTOFF_M / 2) expect(out[col * (NB + 1)]).toBe(e < 10 ? 60 : 180);
+      if (col) expect(Math.abs(out[col * (NB + 1)]! - out[(col - 1) * (NB + 1)]!)).toBeLessThanOrEqual(5);
+    }
+    // 90 % to 10 % of the way between the greys 0.65 m either side of the seam.
+    expect(Math.abs(out[Math.round((9.35 - grid.x0) / grid.gsd - 0.5) * (NB + 1)]! - 72)).toBeLessThanOrEqual(2);
+    expect(Math.abs(out[Math.round((10.65 - grid.x0) / grid.gsd - 0.5) * (NB + 1)]! - 168)).toBeLessThanOrEqual(2);
+  });
+
   it('draws a strip of whole segments to the bytes of the whole (segments keep their place)', () => {
     const { src, imgs, grid } = scene();
     const all = src.placed.map((_, i) => i), stride = NB + 1;
