@@ -69,25 +69,39 @@ const nadirDistance = (src: SeamSources, k: number, e: number, n: number) => Mat
 
 /**
  * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
- * theirs); `seenByBoth` when the caller already knows both cover it.
+ * theirs); `seenByBoth` when the caller already knows both cover it. `others`: the photos besides i
+ * and j whose footprints may hold the point (othersNear), the only ones that can take it.
  */
-function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, bandM: number, seenByBoth = false): boolean {
+function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, bandM: number, others: number[], seenByBoth = false): boolean {
   const di = nadirDistance(src, i, e, n), dj = nadirDistance(src, j, e, n);
   if (Math.abs(di - dj) > bandM) return false;
   const far = Math.max(di, dj);
-  for (let k = 0; k < src.nadirs.length; k++) if (k !== i && k !== j && nadirDistance(src, k, e, n) < far && pointInRing([e, n], src.rings[k]!)) return false;
+  for (const k of others) if (nadirDistance(src, k, e, n) < far && pointInRing([e, n], src.rings[k]!)) return false;
   return seenByBoth || (pointInRing([e, n], src.rings[i]!) && pointInRing([e, n], src.rings[j]!));
+}
+
+/** The photos other than i and j whose footprint's bounds reach the box [minE, maxE, minN, maxN]. */
+function othersNear(src: SeamSources, i: number, j: number, [minE, maxE, minN, maxN]: number[]): number[] {
+  const others: number[] = [];
+  src.rings.forEach((ring, k) => {
+    if (k === i || k === j) return;
+    let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
+    for (const [e, n] of ring) { e0 = Math.min(e0, e); e1 = Math.max(e1, e); n0 = Math.min(n0, n); n1 = Math.max(n1, n); }
+    if (e1 >= minE! && e0 <= maxE! && n1 >= minN! && n0 <= maxN!) others.push(k);
+  });
+  return others;
 }
 
 /** Where in `win` both photos' renders (`pi`, `pj`) cover the ground and their seam runs within `bandM`: 255, else 0. */
 function seamMask(src: SeamSources, win: GridWindow, i: number, j: number, pi: Uint8Array, pj: Uint8Array, bandM: number): Uint8Array {
   const stride = src.nb + 1;
   const mask = new Uint8Array(win.W * win.H);
+  const others = othersNear(src, i, j, [win.x0, win.x0 + win.W * win.gsd, win.y0 - win.H * win.gsd, win.y0]);
   for (let r = 0; r < win.H; r++) {
     const n = win.y0 - (r + 0.5) * win.gsd;
     for (let c = 0; c < win.W; c++) {
       const k = r * win.W + c;
-      if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, bandM, true)) mask[k] = 255;
+      if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, bandM, others, true)) mask[k] = 255;
     }
   }
   return mask;
@@ -97,10 +111,11 @@ function seamMask(src: SeamSources, win: GridWindow, i: number, j: number, pi: U
 function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number, maxSidePx: number): GridWindow | null {
   const [a, b] = [src.bbox[i]!, src.bbox[j]!];
   const minE = Math.max(a[0]!, b[0]!), maxE = Math.min(a[1]!, b[1]!), minN = Math.max(a[2]!, b[2]!), maxN = Math.min(a[3]!, b[3]!);
+  const others = othersNear(src, i, j, [minE, maxE, minN, maxN]);
   let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
   for (let e = minE; e <= maxE; e += 0.5) {
     for (let n = minN; n <= maxN; n += 0.5) {
-      if (!onSeam(src, i, j, e, n, BAND_M)) continue;
+      if (!onSeam(src, i, j, e, n, BAND_M, others)) continue;
       e0 = Math.min(e0, e); e1 = Math.max(e1, e); n0 = Math.min(n0, n); n1 = Math.max(n1, n);
     }
   }
