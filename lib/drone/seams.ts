@@ -42,7 +42,10 @@ export interface SeamSources {
   nb: number;
 }
 
-/** Half-width of the band around a seam that is searched (m): as wide as the feathering across it. */
+/**
+ * The band around a seam that is searched: ground whose distances to the two nadirs differ by at most
+ * this (m), about 0.9 m either side of the seam, inside the feathering (1.25 m either side).
+ */
 const BAND_M = 1.8;
 /** Matches farther apart than this (output pixels) are taken for different things. */
 const SEARCH_PX = 64;
