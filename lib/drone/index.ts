@@ -1,7 +1,7 @@
 // Vegetation index of a mosaic inside a field: NDVI when the survey has NIR and Red bands, otherwise
 // VARI from the visible bands, always named for what it is. Statistics, a 64-bin histogram and a
 // single-band Float32 GeoTIFF of the index for the zoning code.
-import { open, unlink, writeFile } from 'node:fs/promises';
+import { unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaM2 } from '@/lib/geo/area';
@@ -9,11 +9,14 @@ import { unprocessable } from '@/lib/errors';
 import { utmFrame } from './frame';
 import { INDEX_COG_OPTIONS, writeCog } from './cog';
 import { indexRasterPath } from './files';
+import type { IndexGrid } from './index-rows';
+import { HISTOGRAM_BINS } from './index-rows';
 import type { Mosaic } from './ortho';
+import { indexRowsOnThreads } from './threads';
 
 
 export type IndexName = 'NDVI' | 'VARI';
-export const HISTOGRAM_BINS = 64;
+export { HISTOGRAM_BINS };
 /** Histogram range: both indices are bounded to [-1, 1]. */
 export const HISTOGRAM_RANGE: [number, number] = [-1, 1];
 /** The index GeoTIFF is averaged down to at least this ground resolution (zones need no finer). */
@@ -74,65 +77,6 @@ export function fieldSpans(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfo
   return spans;
 }
 
-/** What the index loop adds up: statistics, histograms and the averaged-down grid (sum and count per cell). */
-interface IndexSums {
-  ndvi: boolean;
-  /** Band positions of red, green, blue and NIR (-1 where absent), of nb bands and alpha. */
-  bands: [number, number, number, number];
-  nb: number;
-  W: number;
-  spans: Int32Array[];
-  OW: number;
-  cellOfColumn: Int32Array;
-  factor: number;
-  sum: Float64Array;
-  cnt: Uint32Array;
-  bins: Float64Array;
-  /** 4001 bins over [-1, 1] (0.0005 wide): the exact median without sorting millions. */
-  fine: Uint32Array;
-  n: number;
-  s1: number;
-  s2: number;
-}
-
-/**
- * Adds `rows` rows of the raw mosaic from `row0` (in `buf`) to the sums: synchronous and apart from
- * the reading loop, so that the totals stay in registers rather than an async function's context.
- */
-function addRows(acc: IndexSums, buf: Uint8Array, row0: number, rows: number): void {
-  const { ndvi, nb, W, spans, OW, cellOfColumn, factor, sum, cnt, bins, fine } = acc;
-  const [R, G, B, N] = acc.bands;
-  const stride = nb + 1, rowBytes = W * stride;
-  let { n, s1, s2 } = acc;
-  for (let r = 0; r < rows; r++) {
-    const row = row0 + r, rowSpans = spans[row]!, rowCell = Math.floor(row / factor) * OW;
-    for (let k = 0; k < rowSpans.length; k += 2) {
-      for (let col = rowSpans[k]!; col <= rowSpans[k + 1]!; col++) {
-        const o = r * rowBytes + col * stride;
-        if (!buf[o + nb]) continue;
-        let v: number;
-        if (ndvi) {
-          const nir = buf[o + N]!, red = buf[o + R]!;
-          v = nir + red === 0 ? 0 : (nir - red) / (nir + red);
-        } else {
-          const red = buf[o + R]!, green = buf[o + G]!, blue = buf[o + B]!;
-          const d = green + red - blue;
-          v = d === 0 ? 0 : Math.max(-1, Math.min(1, (green - red) / d));
-        }
-        n++; s1 += v; s2 += v * v;
-        // v + 1 lies in [0, 2]: truncation is the floor, and + 0.5 then truncation the rounding.
-        const t = v + 1, bin = ((t / 2) * HISTOGRAM_BINS) | 0;
-        bins[bin < HISTOGRAM_BINS ? bin : HISTOGRAM_BINS - 1]!++;
-        fine[(t * 2000 + 0.5) | 0]!++;
-        const cell = rowCell + cellOfColumn[col]!;
-        sum[cell] = sum[cell]! + v;
-        cnt[cell]!++;
-      }
-    }
-  }
-  Object.assign(acc, { n, s1, s2 });
-}
-
 /**
  * Index statistics inside the field. Throws 422 `drone_field_not_covered` when the mosaic does not
  * reach the field (no imaged pixel inside it).
@@ -145,24 +89,13 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
   const spans = fieldSpans(mosaic, fieldGeometryWgs84);
   const factor = Math.max(1, Math.round(INDEX_MIN_GSD_M / mosaic.geoTransform[1]));
   const OW = Math.ceil(W / factor), OH = Math.ceil(H / factor);
-  const sums: IndexSums = {
-    ndvi: indexName === 'NDVI', bands: [R, G, B, N], nb, W, spans, OW,
+  const grid: IndexGrid = {
+    ndvi: indexName === 'NDVI', bands: [R, G, B, N], nb, W, H, spans, OW,
     cellOfColumn: Int32Array.from({ length: W }, (_, col) => Math.floor(col / factor)), factor,
-    sum: new Float64Array(OW * OH), cnt: new Uint32Array(OW * OH), bins: new Float64Array(HISTOGRAM_BINS), fine: new Uint32Array(4001), n: 0, s1: 0, s2: 0,
+    sum: new Float64Array(new SharedArrayBuffer(8 * OW * OH)), cnt: new Uint32Array(new SharedArrayBuffer(4 * OW * OH)),
   };
-  const rowBytes = W * (nb + 1);
-  const fh = await open(mosaic.rawPath, 'r');
-  try {
-    const px = new Uint8Array(rowBytes * 256);
-    for (let row0 = 0; row0 < H; row0 += 256) {
-      const rows = Math.min(256, H - row0);
-      await fh.read(px, 0, rows * rowBytes, row0 * rowBytes);
-      addRows(sums, px, row0, rows);
-    }
-  } finally {
-    await fh.close();
-  }
-  const { sum, cnt, bins, fine, n, s1, s2 } = sums;
+  const { bins, fine, n, s1, s2 } = await indexRowsOnThreads(mosaic.rawPath, grid);
+  const { sum, cnt } = grid;
   const histogram = Array.from(bins);
   if (!n) throw unprocessable('drone_field_not_covered');
   let acc = 0, median = 0;

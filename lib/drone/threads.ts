@@ -1,5 +1,5 @@
-// Features (decoding + ORB), the track's and the pairs' matching and compositing's rows on the
-// calling thread and a worker thread, so that both cores work: they are JavaScript and WebAssembly,
+// Features (decoding + ORB), the track's and the pairs' matching, compositing's rows and the index's on
+// the calling thread and a worker thread, so that both cores work: they are JavaScript and WebAssembly,
 // which run on the thread that calls them. The worker loads opencv.js when a task first needs it; a
 // build ends the worker once its photos are tied (retireDroneThreads), so that compositing's rows
 // start a thread without that heap.
@@ -14,6 +14,8 @@ import { drawRows } from './composite-rows';
 import type { DronePhoto } from './exif';
 import type { Features, MotionFinder, PairMatch, PairMatcher, PairRejection, PairSide } from './features';
 import { matchHere, photoFeatures, unguidedMotion } from './features';
+import type { IndexGrid, IndexTotals } from './index-rows';
+import { addIndexRows, mergedTotals } from './index-rows';
 import type { DecodedPart } from './photo-region';
 import { halvePixels } from './overviews';
 import type { GridWindow } from './seams';
@@ -36,7 +38,8 @@ type Task =
   | { kind: 'features'; photo: DronePhoto; radiometricScale: number }
   | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number }
   | { kind: 'motion'; fi: Features; ci: [number, number]; fj: Features; stride: number }
-  | { kind: 'rows'; rows: RowsTask };
+  | { kind: 'rows'; rows: RowsTask }
+  | { kind: 'index'; rawPath: string; grid: IndexGrid; takes: Int32Array };
 
 /** Rows [row0, row1) of a window drawn into `out` from its row `outRow0` (drawRows); the parts' pixels and `out` in shared memory. */
 export interface RowsTask {
@@ -63,8 +66,9 @@ const ROWS_PER_TAKE = 8;
 type Answer = { id: number; value: unknown } | { id: number; error: { message: string; app?: Pick<AppError, 'kind' | 'key' | 'params'> } };
 
 /** What a task computes, wherever it runs. */
-async function runTask(task: Task): Promise<Features | PairMatch | PairRejection | number[] | null> {
+async function runTask(task: Task): Promise<Features | PairMatch | PairRejection | number[] | IndexTotals | null> {
   if (task.kind === 'rows') return drawRowsOf(task.rows);
+  if (task.kind === 'index') return addIndexRows(task.rawPath, task.grid, task.takes);
   if (task.kind === 'motion') return unguidedMotion(task.fi, task.ci, task.fj, task.stride);
   if (task.kind === 'features') return inSharedMemory(await photoFeatures(task.photo, task.radiometricScale));
   return matchHere(task.a, task.b, task.maxGpsDisagreementM, task.searchRadiusM);
@@ -248,4 +252,16 @@ export async function drawRowsOnThreads(task: Omit<RowsTask, 'outRow0' | 'takes'
   const there = row1 - row0 > ROWS_PER_TAKE && WORKERS ? dronePool().runOnWorker({ kind: 'rows', rows }) : null;
   drawRowsOf(rows);
   await there;
+}
+
+/**
+ * The index loop (addIndexRows) over the raw mosaic at `rawPath` on a worker thread and here at the
+ * same time, each taking the next rows as it is free; the threads' totals as one, and the rows each
+ * read. `grid`'s sums must be in shared memory.
+ */
+export async function indexRowsOnThreads(rawPath: string, grid: IndexGrid): Promise<IndexTotals & { rowsByThread: number[] }> {
+  const takes = new Int32Array(new SharedArrayBuffer(4));
+  const there = WORKERS ? (dronePool().runOnWorker({ kind: 'index', rawPath, grid, takes }) as Promise<IndexTotals> | null) : null;
+  const parts = [addIndexRows(rawPath, grid, takes), ...(there ? [await there] : [])];
+  return { ...mergedTotals(parts), rowsByThread: parts.map((t) => t.rows) };
 }
