@@ -11,6 +11,8 @@ import type { ReliefRow } from './relief';
 import { heightInRow, reliefRow } from './relief';
 import type { GridWindow } from './seams';
 
+/** How much farther from its nadir than the nearest photo's a photo may be and still weigh in. */
+export const FEATHER_CUTOFF_M = 2.5;
 /**
  * Seam feathering: a photo's weight is (1 - x / FEATHER_CUTOFF_M)³ at x metres farther from its nadir
  * than the nearest photo is from its own. Across a seam between two photos the blend goes from 90 % to
@@ -20,8 +22,6 @@ const featherWeight = (excessM: number) => {
   const t = 1 - excessM / FEATHER_CUTOFF_M;
   return t * t * t;
 };
-/** How much farther from its nadir than the nearest photo's a photo may be and still weigh in. */
-export const FEATHER_CUTOFF_M = 2.5;
 /** Photo edges fade over this many pixels so a neighbour can take over smoothly. */
 const EDGE_FEATHER_PX = 60;
 

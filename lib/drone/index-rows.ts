@@ -35,7 +35,7 @@ export interface IndexTotals {
   rows: number;
 }
 
-export const emptyTotals = (): IndexTotals => ({ bins: new Float64Array(HISTOGRAM_BINS), fine: new Uint32Array(FINE_BINS), n: 0, s1: 0, s2: 0, rows: 0 });
+const emptyTotals = (): IndexTotals => ({ bins: new Float64Array(HISTOGRAM_BINS), fine: new Uint32Array(FINE_BINS), n: 0, s1: 0, s2: 0, rows: 0 });
 
 /** The totals of several threads as one. */
 export function mergedTotals(parts: IndexTotals[]): IndexTotals {
