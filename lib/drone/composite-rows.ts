@@ -120,7 +120,7 @@ class RowCompositor {
   private readonly cutoff = FEATHER_CUTOFF_M;
   /** Decoded pixels of the photos of the band being drawn (EMPTY for the others). */
   private readonly imgs: Uint8Array[];
-  /** Photos whose bounds cross the row, and of them those that may see the current segment. */
+  /** Photos whose bounds cross the row; of them, those whose bounds reach the current segment (startSegment), then those that may see it (keepSeeing). */
   private cands: number[] = [];
   private readonly seeing: Int32Array;
   private nSeeing = 0;
@@ -164,9 +164,12 @@ class RowCompositor {
     this.ru0[i] = region.u0; this.rv0[i] = region.v0; this.rw[i] = region.w; this.rh[i] = region.h;
   }
 
-  /** Draws row `row` from the photos of `inBlock` whose bounds cross it into `out` from offset `rowOut`. */
-  drawRow(row: number, inBlock: number[], out: Uint8Array, rowOut: number): void {
-    const { gsd, W } = this.grid, { bbox, cameras, relief } = this.src, stride = this.src.nb + 1;
+  /**
+   * Draws columns [colA, colB) of row `row` from the photos of `inBlock` whose bounds cross it into
+   * `out` from offset `rowOut` (the row's start). colA and colB lie on segments' starts (SEGMENT_COLUMNS).
+   */
+  drawRow(row: number, inBlock: number[], out: Uint8Array, rowOut: number, colA: number, colB: number): void {
+    const { gsd } = this.grid, { bbox, cameras, relief } = this.src, stride = this.src.nb + 1;
     const n = (this.north = this.grid.y0 - (row + 0.5) * gsd);
     this.cands = inBlock.filter((i) => bbox[i]![3]! >= n && bbox[i]![2]! <= n);
     this.reliefOfRow = reliefRow(relief, n);
@@ -177,12 +180,23 @@ class RowCompositor {
       this.px0[i] = R[0]! * dx + R[1]! * dy; this.py0[i] = R[3]! * dx + R[4]! * dy; this.pz0[i] = R[6]! * dx + R[7]! * dy;
       this.pxs[i] = R[0]! * gsd; this.pys[i] = R[3]! * gsd; this.pzs[i] = R[6]! * gsd;
     }
-    for (let a = 0, b = 0; a < W; a = b + 1) {
-      b = Math.min(W, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS), this.cellEnd[a]! + 1) - 1;
+    for (let a = colA, b = 0; a < colB; a = b + 1) {
+      b = Math.min(colB, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS), this.cellEnd[a]! + 1) - 1;
       this.startSegment(a, b);
+      // Inside a single photo (most segments), only that photo's projection is fitted: it is the owner
+      // soleOwner finds among the photos that see the segment too, since they are some of these.
+      let owner = this.soleOwner(a, b);
+      if (owner >= 0) {
+        this.fitSegment(owner);
+        if (this.seesWholeSegment(owner)) {
+          this.sampleSegment(owner, out, rowOut);
+          continue;
+        }
+      }
+      this.keepSeeing();
       // Beyond every photo's frame (the no-data corners of a mosaic's bounding box): nothing to draw.
       if (!this.nSeeing) continue;
-      const owner = this.soleOwner(a, b);
+      owner = this.soleOwner(a, b);
       if (owner >= 0 && this.seesWholeSegment(owner)) {
         this.sampleSegment(owner, out, rowOut);
         continue;
@@ -195,16 +209,24 @@ class RowCompositor {
     }
   }
 
-  /** Fits each photo of the row to columns [a, b] and keeps those whose frame the segment may cross. */
+  /**
+   * Starts columns [a, b] with the photos of the row whose footprint's bounds reach them (traced a
+   * point at a time, so given a relief cell's margin): the others see none of it.
+   */
   private startSegment(a: number, b: number): void {
     this.segA = a; this.segB = b;
     this.nSeeing = 0;
-    // Photos whose footprint's bounds (traced a point at a time, so given a relief cell's margin) end
-    // before the segment or start after it see none of it: no projection is fitted for them.
     const { bbox, relief } = this.src, gsd = this.grid.gsd;
     const west = this.e0 + (this.col0 + a) * gsd - relief.cellM, east = this.e0 + (this.col0 + b) * gsd + relief.cellM;
-    for (const i of this.cands) {
-      if (bbox[i]![1]! < west || bbox[i]![0]! > east) continue;
+    for (const i of this.cands) if (bbox[i]![1]! >= west && bbox[i]![0]! <= east) this.seeing[this.nSeeing++] = i;
+  }
+
+  /** Fits each photo of the segment (startSegment) and keeps those whose frame the segment may cross. */
+  private keepSeeing(): void {
+    const a = this.segA, b = this.segB, near = this.nSeeing;
+    this.nSeeing = 0;
+    for (let k = 0; k < near; k++) {
+      const i = this.seeing[k]!;
       this.fitSegment(i);
       if (this.linear[i]) {
         // A straight line in the photo, so out of the frame at both ends on one side is out all along.
@@ -402,11 +424,23 @@ class RowCompositor {
 
 /**
  * Rows [row0, row1) of `grid` drawn into `out` (pixel-interleaved bands + alpha) from row `outRow0` of
- * it, from the photos `inBlock` (their decoded parts `parts`, in the same order).
+ * it, from the photos `inBlock` (their decoded parts `parts`, in the same order), BLOCK_COLUMNS of
+ * every row at a time. Blocks end where segments would (multiples of SEGMENT_COLUMNS in the whole
+ * mosaic), so the bytes are those of rows drawn whole.
  */
+/**
+ * Columns drawn a row at a time before the next row (drawRows): a row drawn whole walks the photos'
+ * pixels across the mosaic's width, so the next row found their lines gone from the cache.
+ */
+const BLOCK_COLUMNS = 512;
+
 export function drawRows(src: RowSources, grid: GridWindow, inBlock: number[], parts: DecodedPart[], out: Uint8Array, row0: number, row1: number, outRow0: number): void {
   const rows = new RowCompositor(src, grid);
   inBlock.forEach((i, k) => rows.hold(i, parts[k]!));
-  const rowBytes = grid.W * (src.nb + 1);
-  for (let row = row0; row < row1; row++) rows.drawRow(row, inBlock, out, (row - row0 + outRow0) * rowBytes);
+  const rowBytes = grid.W * (src.nb + 1), col0 = grid.inMosaic?.col0 ?? 0;
+  for (let a = 0; a < grid.W; ) {
+    const b = Math.min(grid.W, a + BLOCK_COLUMNS - ((a + col0) % SEGMENT_COLUMNS));
+    for (let row = row0; row < row1; row++) rows.drawRow(row, inBlock, out, (row - row0 + outRow0) * rowBytes, a, b);
+    a = b;
+  }
 }
