@@ -251,9 +251,8 @@ export function guidedMatches(
   if (!fi.count || !fj.count) return [];
   // Cells half the radius wide: a cell wholly inside the radius needs no test a keypoint, one wholly outside none at all.
   const cellM = radiusM / 2;
-  const { gw, gh, minE, minN, first, members, ground: gj } = groundCells(fj, pj, cj, cellM);
+  const { gw, gh, minE, minN, first, members, ground: gj, descriptors: dj } = groundCells(fj, pj, cj, cellM);
   const di = new Uint32Array(fi.descriptors.buffer, fi.descriptors.byteOffset, fi.count * 8);
-  const dj = new Uint32Array(fj.descriptors.buffer, fj.descriptors.byteOffset, fj.count * 8);
   const out: [number, number][] = [];
   const r2 = radiusM * radiusM;
   for (let a = 0; a < fi.count; a++) {
@@ -270,12 +269,11 @@ export function guidedMatches(
         if (nearX * nearX + nearY * nearY > r2) continue;
         const whole = farX * farX + farY * farY <= r2;
         for (let m = first[y * gw + x]!, end = first[y * gw + x + 1]!; m < end; m++) {
-          const b = members[m]!;
-          if (!whole && (gj[2 * b]! - e) ** 2 + (gj[2 * b + 1]! - n) ** 2 > r2) continue;
-          const o = 8 * b;
+          if (!whole && (gj[2 * m]! - e) ** 2 + (gj[2 * m + 1]! - n) ** 2 > r2) continue;
+          const o = 8 * m;
           const d = popcount32(a0 ^ dj[o]!) + popcount32(a1 ^ dj[o + 1]!) + popcount32(a2 ^ dj[o + 2]!) + popcount32(a3 ^ dj[o + 3]!)
             + popcount32(a4 ^ dj[o + 4]!) + popcount32(a5 ^ dj[o + 5]!) + popcount32(a6 ^ dj[o + 6]!) + popcount32(a7 ^ dj[o + 7]!);
-          if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
+          if (d < best) { second = best; best = d; bestIdx = members[m]!; } else if (d < second) second = d;
         }
       }
     }
@@ -286,7 +284,8 @@ export function guidedMatches(
 
 /**
  * Keypoints of a photo on the ground, bucketed in cells `cellM` wide: cell c holds members[first[c]
- * .. first[c + 1]), in keypoint order.
+ * .. first[c + 1]), in keypoint order. Their ground positions and descriptors are laid out in that
+ * order too (`ground`, `descriptors`: member m's at 2m and 8m), so a cell's are read in one sweep.
  */
 function groundCells(f: Features, p: Placement, c: [number, number], cellM: number) {
   const ground = new Float64Array(f.count * 2);
@@ -305,7 +304,14 @@ function groundCells(f: Features, p: Placement, c: [number, number], cellM: numb
   for (let k = 0; k < gw * gh; k++) first[k + 1]! += first[k]!;
   const next = first.slice(0, gw * gh);
   for (let b = 0; b < f.count; b++) members[next[cellOf[b]!]!++] = b;
-  return { gw, gh, minE, minN, first, members, ground };
+  const words = new Uint32Array(f.descriptors.buffer, f.descriptors.byteOffset, f.count * 8);
+  const groundOfMember = new Float64Array(f.count * 2), descriptors = new Uint32Array(f.count * 8);
+  for (let m = 0; m < f.count; m++) {
+    const b = members[m]!;
+    groundOfMember[2 * m] = ground[2 * b]!; groundOfMember[2 * m + 1] = ground[2 * b + 1]!;
+    descriptors.set(words.subarray(8 * b, 8 * b + 8), 8 * m);
+  }
+  return { gw, gh, minE, minN, first, members, ground: groundOfMember, descriptors };
 }
 
 export function median(values: ArrayLike<number>): number {
