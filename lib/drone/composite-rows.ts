@@ -50,6 +50,11 @@ const EMPTY = new Uint8Array(0);
  */
 export const SEGMENT_COLUMNS = 32;
 /**
+ * Columns drawn a row at a time before the next row (drawRows): a row drawn whole walks the photos'
+ * pixels across the mosaic's width, so the next row found their lines gone from the cache.
+ */
+const BLOCK_COLUMNS = 512;
+/**
  * A projection steps linearly across a segment only when the segment spans at most one relief cell
  * and the exact projection at its middle is this close (decoded pixels) to the straight line between
  * its ends: the relief then bends the line at most once, so its worst miss is no more than twice the
@@ -166,7 +171,7 @@ class RowCompositor {
 
   /**
    * Draws columns [colA, colB) of row `row` from the photos of `inBlock` whose bounds cross it into
-   * `out` from offset `rowOut` (the row's start). colA and colB lie on segments' starts (SEGMENT_COLUMNS).
+   * `out` from offset `rowOut` (the row's start). colA and colB lie where segments start (SEGMENT_COLUMNS) or at the row's end.
    */
   drawRow(row: number, inBlock: number[], out: Uint8Array, rowOut: number, colA: number, colB: number): void {
     const { gsd } = this.grid, { bbox, cameras, relief } = this.src, stride = this.src.nb + 1;
@@ -183,8 +188,8 @@ class RowCompositor {
     for (let a = colA, b = 0; a < colB; a = b + 1) {
       b = Math.min(colB, a + SEGMENT_COLUMNS - ((a + this.col0) % SEGMENT_COLUMNS), this.cellEnd[a]! + 1) - 1;
       this.startSegment(a, b);
-      // Inside a single photo (most segments), only that photo's projection is fitted: it is the owner
-      // soleOwner finds among the photos that see the segment too, since they are some of these.
+      // Where one photo owns the segment, only its projection is fitted: soleOwner finds the same owner
+      // among the photos that see the segment (keepSeeing), since they are some of these.
       let owner = this.soleOwner(a, b);
       if (owner >= 0) {
         this.fitSegment(owner);
@@ -428,12 +433,6 @@ class RowCompositor {
  * every row at a time. Blocks end where segments would (multiples of SEGMENT_COLUMNS in the whole
  * mosaic), so the bytes are those of rows drawn whole.
  */
-/**
- * Columns drawn a row at a time before the next row (drawRows): a row drawn whole walks the photos'
- * pixels across the mosaic's width, so the next row found their lines gone from the cache.
- */
-const BLOCK_COLUMNS = 512;
-
 export function drawRows(src: RowSources, grid: GridWindow, inBlock: number[], parts: DecodedPart[], out: Uint8Array, row0: number, row1: number, outRow0: number): void {
   const rows = new RowCompositor(src, grid);
   inBlock.forEach((i, k) => rows.hold(i, parts[k]!));

@@ -118,6 +118,25 @@ describe('drawRows', () => {
     }
   });
 
+  it('draws rows wider than a block of 512 columns to the bytes of strips whose blocks end elsewhere', () => {
+    const { src, imgs, grid: narrow } = scene();
+    const grid = { ...narrow, gsd: 0.05, W: 1600 };
+    const all = src.placed.map((_, i) => i), stride = NB + 1;
+    const whole = shared(grid.W * grid.H * stride);
+    drawRows(src, grid, all, imgs, whole, 0, grid.H, 0);
+    // The whole's blocks end at columns 512, 1024 and 1536; these strips' at 608 and 1056, 1568. Strips end on segments' ends too.
+    for (const [c0, W] of [[96, 608], [544, 1056]] as const) {
+      const strip = shared(W * grid.H * stride);
+      drawRows(src, { ...grid, x0: grid.x0 + c0 * grid.gsd, W, inMosaic: { x0: grid.x0, col0: c0 } }, all, imgs, strip, 0, grid.H, 0);
+      let differing = 0;
+      for (let row = 0; row < grid.H; row++) {
+        const a = whole.subarray((row * grid.W + c0) * stride, (row * grid.W + c0 + W) * stride);
+        if (Buffer.compare(Buffer.from(a), Buffer.from(strip.subarray(row * W * stride, (row + 1) * W * stride)))) differing++;
+      }
+      expect(differing).toBe(0);
+    }
+  });
+
   it('draws the same bytes on two threads as on one', async () => {
     const { src, imgs, grid } = scene();
     const all = src.placed.map((_, i) => i), bytes = grid.W * grid.H * (NB + 1);
