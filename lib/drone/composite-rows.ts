@@ -198,7 +198,7 @@ class RowCompositor {
           continue;
         }
       }
-      this.keepSeeing();
+      this.keepSeeing(owner);
       // Beyond every photo's frame (the no-data corners of a mosaic's bounding box): nothing to draw.
       if (!this.nSeeing) continue;
       owner = this.soleOwner(a, b);
@@ -226,13 +226,13 @@ class RowCompositor {
     for (const i of this.cands) if (bbox[i]![1]! >= west && bbox[i]![0]! <= east) this.seeing[this.nSeeing++] = i;
   }
 
-  /** Fits each photo of the segment (startSegment) and keeps those whose frame the segment may cross. */
-  private keepSeeing(): void {
+  /** Fits each photo of the segment (startSegment) but `fitted` (already fitted, or -1) and keeps those whose frame the segment may cross. */
+  private keepSeeing(fitted: number): void {
     const a = this.segA, b = this.segB, near = this.nSeeing;
     this.nSeeing = 0;
     for (let k = 0; k < near; k++) {
       const i = this.seeing[k]!;
-      this.fitSegment(i);
+      if (i !== fitted) this.fitSegment(i);
       if (this.linear[i]) {
         // A straight line in the photo, so out of the frame at both ends on one side is out all along.
         const ua = this.su[i]!, va = this.sv[i]!, ub = ua + this.sdu[i]! * (b - a), vb = va + this.sdv[i]! * (b - a);

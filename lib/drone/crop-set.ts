@@ -8,7 +8,7 @@
 // the spec's reference table under realistic noise, not against real fields.
 import { CROP_REFERENCE, expectedNdvi, rowPatternOfTile, type ClassifyInput } from './classify';
 import { CROPS, type Crop } from './crops';
-import { HISTOGRAM_BINS } from './index';
+import { HISTOGRAM_BINS } from './index-rows';
 
 export type Condition = 'peak' | 'early' | 'late' | 'mixed';
 export interface LabelledField {

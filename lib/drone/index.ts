@@ -10,13 +10,11 @@ import { utmFrame } from './frame';
 import { INDEX_COG_OPTIONS, writeCog } from './cog';
 import { indexRasterPath } from './files';
 import type { IndexGrid } from './index-rows';
-import { HISTOGRAM_BINS } from './index-rows';
 import type { Mosaic } from './ortho';
 import { indexRowsOnThreads } from './threads';
 
 
 export type IndexName = 'NDVI' | 'VARI';
-export { HISTOGRAM_BINS };
 /** Histogram range: both indices are bounded to [-1, 1]. */
 export const HISTOGRAM_RANGE: [number, number] = [-1, 1];
 /** The index GeoTIFF is averaged down to at least this ground resolution (zones need no finer). */
@@ -29,7 +27,7 @@ export type { IndexStats };
 export interface IndexAnalysis {
   indexName: IndexName;
   stats: IndexStats;
-  /** Counts of index values in HISTOGRAM_BINS equal bins over HISTOGRAM_RANGE. */
+  /** Counts of index values in HISTOGRAM_BINS (index-rows.ts) equal bins over HISTOGRAM_RANGE. */
   histogram: number[];
   /** Single-band Float32 GeoTIFF (nodata -9999) in the mosaic's CRS. */
   indexGeotiffPath: string;
