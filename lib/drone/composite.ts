@@ -308,8 +308,13 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
     const inBlock = photosBetween(row0, row1);
     cache.startBand(inBlock);
     const parts = await Promise.all(inBlock.map((i) => cache.get(i, regionOf(i))));
-    // The next band's new photos decode on sharp's threads while this band is composited here.
-    if (row1 < H) cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
+    // The next band's new photos decode on sharp's threads while this band is composited here, and
+    // the later bands' too as far as the cache has room, first needed first: a band entering the next
+    // flight line needs several photos at once, which one band's lead does not decode in time.
+    if (row1 < H) {
+      cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
+      cache.prefetch(photosBetween(row1 + BLOCK_ROWS, H).sort((i, j) => bbox[j]![3]! - bbox[i]![3]!), regionOf, true);
+    }
     const halved = halves[band % 2];
     await drawRowsOnThreads({ src: rowSrc, grid, inBlock, parts, out, row0, row1, outRow0: sink ? 0 : row0, ...(halved ? { halved } : {}) });
     // Rows go north to south: a photo that ends above this block is done with (on the whole grid).
