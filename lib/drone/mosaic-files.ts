@@ -21,15 +21,15 @@ export function rawVrt(file: string, W: number, H: number, names: string[], fram
     <LineOffset>${names.length * W}</LineOffset>
   </VRTRasterBand>`;
   const shown = layout.alphaAsMask ? names.slice(0, -1) : names;
-  const bandsXml = shown.map((name, b) => {
-    const overviews = (layout.overviews ?? []).map((o) => `
-    <Overview><SourceFilename relativeToVRT="1">${o}</SourceFilename><SourceBand>${b + 1}</SourceBand></Overview>`).join('');
-    return `  ${band(b, ` band="${b + 1}"`, `
+  const overviewsOf = (sourceBand: string) => (layout.overviews ?? []).map((o) => `
+    <Overview><SourceFilename relativeToVRT="1">${o}</SourceFilename><SourceBand>${sourceBand}</SourceBand></Overview>`).join('');
+  const bandsXml = shown.map((name, b) => `  ${band(b, ` band="${b + 1}"`, `
     <Description>${name}</Description>
-    <ColorInterp>${interp[name] ?? 'Undefined'}</ColorInterp>${overviews}`)}`;
-  }).join('\n');
+    <ColorInterp>${interp[name] ?? 'Undefined'}</ColorInterp>${overviewsOf(String(b + 1))}`)}`).join('\n');
+  // The mask has its overviews too (the overviews' own masks): else GDAL makes the COG's mask overviews
+  // again from the whole mask, which costs a read of it and can disagree with the halved pixels.
   const mask = layout.alphaAsMask ? `  <MaskBand>
-    ${band(names.length - 1, '', '')}
+    ${band(names.length - 1, '', overviewsOf('mask,1'))}
   </MaskBand>
 ` : '';
   return `<VRTDataset rasterXSize="${W}" rasterYSize="${H}">
