@@ -16,6 +16,11 @@ import { innerHalfPlanes } from '@/lib/geo/point-in-ring';
 import { drawRowsOnThreads } from './threads';
 
 const BLOCK_ROWS = 128;
+/**
+ * The share of the cache that photos decoded beyond the next band may fill: the whole of it raised the
+ * peak memory of a large survey, whose strips fill the cache with the band's own photos.
+ */
+const AHEAD_SHARE = 0.5;
 
 const EMPTY = new Uint8Array(0);
 /**
@@ -90,14 +95,14 @@ export class PhotoCache {
 
   /**
    * Starts decoding parts not held yet, in the order given (a failure surfaces when they are asked
-   * for). With `onlyIfRoom`, only while each fits in the budget beside the parts held and decoding:
-   * decoding further ahead must never take the buffer of a part still to be drawn.
+   * for). With `roomShare`, only while each fits in that share of the budget beside the parts held and
+   * decoding: decoding further ahead must never take the buffer of a part still to be drawn.
    */
-  prefetch(ids: number[], regionOf?: (i: number) => PixelRegion, onlyIfRoom = false): void {
+  prefetch(ids: number[], regionOf?: (i: number) => PixelRegion, roomShare = Infinity): void {
     for (const i of ids) {
       const p = this.placed[i]!, region = regionOf?.(i);
       const bytes = this.bytesOf(region ?? wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale)));
-      if (onlyIfRoom && !this.items.has(i) && this.heldBytes() + this.decodingBytes + bytes > this.budget) return;
+      if (!this.items.has(i) && this.heldBytes() + this.decodingBytes + bytes > roomShare * this.budget) return;
       this.get(i, region).catch(() => undefined);
     }
   }
@@ -309,11 +314,11 @@ export async function composite(src: Sources, grid: GridWindow, only: number[] |
     cache.startBand(inBlock);
     const parts = await Promise.all(inBlock.map((i) => cache.get(i, regionOf(i))));
     // The next band's new photos decode on sharp's threads while this band is composited here, and
-    // the later bands' too as far as the cache has room, first needed first: a band entering the next
-    // flight line needs several photos at once, which one band's lead does not decode in time.
+    // the later bands' too within AHEAD_SHARE of the cache, first needed first: a band entering the
+    // next flight line needs several photos at once, which one band's lead does not decode in time.
     if (row1 < H) {
       cache.prefetch(photosBetween(row1, Math.min(H, row1 + BLOCK_ROWS)), regionOf);
-      cache.prefetch(photosBetween(row1 + BLOCK_ROWS, H).sort((i, j) => bbox[j]![3]! - bbox[i]![3]!), regionOf, true);
+      cache.prefetch(photosBetween(row1 + BLOCK_ROWS, H).sort((i, j) => bbox[j]![3]! - bbox[i]![3]!), regionOf, AHEAD_SHARE);
     }
     const halved = halves[band % 2];
     await drawRowsOnThreads({ src: rowSrc, grid, inBlock, parts, out, row0, row1, outRow0: sink ? 0 : row0, ...(halved ? { halved } : {}) });

@@ -383,7 +383,7 @@ export async function sampledSeamCheck(survey: TiedSurvey, adjusted: Adjusted, g
   const coarse: GridWindow = { x0, y0, gsd, W: Math.ceil((grid.x0 + grid.W * grid.gsd - x0) / gsd), H: Math.ceil((y0 - grid.y0 + grid.H * grid.gsd) / gsd) };
   // Each photo is drawn for two seams or more: held whole from one decoding, and decoded ahead as room allows.
   const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, gsd), grid, CHECK_CACHE_BYTES, false);
-  sources.cache.prefetch([...new Set(sample.flatMap((p) => [p.i, p.j]))], undefined, true);
+  sources.cache.prefetch([...new Set(sample.flatMap((p) => [p.i, p.j]))], undefined, 1);
   const check = await rematchSeams(seamSources(sources, grid), coarse, sample, {
     maxSidePx: CHECK_SIDE_PX, searchPx: Math.max(64, Math.ceil(CHECK_SEARCH_M / gsd)),
   });

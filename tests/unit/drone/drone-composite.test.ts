@@ -108,7 +108,7 @@ describe('PhotoCache', () => {
     const band = await Promise.all([cache.get(0), cache.get(1)]);
     // Room for two more: the third is not decoded. Decoded, it would take the buffer of the first
     // decoded ahead (the oldest outside the band), which would then be decoded again when asked for.
-    cache.prefetch([2, 3, 4], undefined, true);
+    cache.prefetch([2, 3, 4], undefined, 1);
     const ahead = await Promise.all([cache.get(2), cache.get(3)]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(new Set([...band, ...ahead].map((p) => p.px.buffer)).size).toBe(4);
