@@ -20,7 +20,6 @@ import { readDroneExif } from '@/lib/drone/exif';
 import { featureScale } from '@/lib/drone/features';
 import { analyseIndex } from '@/lib/drone/index';
 import { buildOrthomosaic } from '@/lib/drone/ortho';
-import { withHugePages } from '@/lib/server/huge-pages';
 import { checkSurvey } from '@/lib/drone/survey';
 import { DRONE_ZIP_LIMITS } from '@/lib/scans/drone-survey';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
@@ -169,9 +168,7 @@ function printSurveys(surveys: { name: string; run: PipelineRun; opencvS?: numbe
 
 /** The pipeline on one folder of photos, in a child process of its own (for its peak RSS). */
 function runPipeline(imagesDir: string, mode: 'worker' | 'seams' = 'worker') {
-  // With the huge pages the server's processes get (lib/server/huge-pages.ts).
-  const env = { ...process.env, GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) };
-  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, mode, imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24, env });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, mode, imagesDir], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`drone worker failed on ${imagesDir}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Windows, countHit } from '../http/rate-limit';
 import { log } from '../log';
-import { withHugePages } from './huge-pages';
 import { type ToPrimary, type ToWorker, type WebRole, isMessage } from './ipc';
 
 const WEB_ENTRY = join(import.meta.dirname, 'web.mjs');
@@ -86,9 +85,7 @@ export function startCluster(options: WebOptions, count: number): void {
   cluster.setupPrimary({ exec: WEB_ENTRY, execArgv: [] });
 
   const fork = (role: WebRole, restarted = false) => {
-    const worker = cluster.fork({
-      FIELDMAP_SERVE: serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '', GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES),
-    });
+    const worker = cluster.fork({ FIELDMAP_SERVE: serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
     roles.set(worker, role);
     if (role === 'runner') runner = worker;
     worker.once('listening', () => {
