@@ -17,8 +17,9 @@ import { drawRowsOnThreads } from './threads';
 
 const BLOCK_ROWS = 128;
 /**
- * The share of the cache that photos decoded beyond the next band may fill: the whole of it raised the
- * peak memory of a large survey, whose strips fill the cache with the band's own photos.
+ * The share of the cache that photos decoded beyond the next band may fill. A large survey, whose
+ * strips fill the cache with the bands' own photos, then decodes only a band ahead: further, its peak
+ * memory rose by 0.1-0.4 GB and its compositing was no faster (bench/HISTORY.md).
  */
 const AHEAD_SHARE = 0.5;
 
@@ -96,13 +97,15 @@ export class PhotoCache {
   /**
    * Starts decoding parts not held yet, in the order given (a failure surfaces when they are asked
    * for). With `roomShare`, only while each fits in that share of the budget beside the parts held and
-   * decoding: decoding further ahead must never take the buffer of a part still to be drawn.
+   * decoding, and beside the buffers made so far: decoding further ahead must never take the buffer of
+   * a part still to be drawn, nor add to a cache that has filled its budget once.
    */
   prefetch(ids: number[], regionOf?: (i: number) => PixelRegion, roomShare = Infinity): void {
     for (const i of ids) {
       const p = this.placed[i]!, region = regionOf?.(i);
       const bytes = this.bytesOf(region ?? wholeFrame(Math.round(p.width * this.scale), Math.round(p.height * this.scale)));
-      if (!this.items.has(i) && this.heldBytes() + this.decodingBytes + bytes > roomShare * this.budget) return;
+      const used = Math.max(this.heldBytes() + this.decodingBytes, this.allocated);
+      if (!this.items.has(i) && used + bytes > roomShare * this.budget) return;
       this.get(i, region).catch(() => undefined);
     }
   }
