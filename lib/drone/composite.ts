@@ -19,7 +19,7 @@ const BLOCK_ROWS = 128;
 /**
  * The share of the cache that photos decoded beyond the next band may fill. A large survey, whose
  * strips fill the cache with the bands' own photos, then decodes only a band ahead: further, its peak
- * memory rose by 0.1-0.4 GB and its compositing was no faster (bench/HISTORY.md).
+ * memory rose by about 0.2 GB and its compositing was no faster (bench/HISTORY.md).
  */
 const AHEAD_SHARE = 0.5;
 
