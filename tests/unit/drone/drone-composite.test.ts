@@ -117,6 +117,24 @@ describe('PhotoCache', () => {
     band.forEach((p, k) => expect(Math.abs(p.px[0]! - 30 * k)).toBeLessThanOrEqual(2));
   });
 
+  it('decodes nothing further ahead once the buffers it has made reach the share asked, held or spare', async () => {
+    const placed = await photos();
+    const cache = new PhotoCache(placed, ['red', 'green', 'blue'], 4 * BYTES, 1, 1);
+    cache.startBand([0, 1]);
+    await Promise.all([cache.get(0), cache.get(1)]);
+    // Nothing held, but two buffers made: half the budget.
+    cache.release(0);
+    cache.release(1);
+    cache.startBand([]);
+    cache.prefetch([2], undefined, 0.5);
+    cache.prefetch([3], undefined, 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // With its file gone, a photo not decoded ahead can no longer be.
+    for (const i of [2, 3]) rmSync((placed[i]!.capture.main as { path: string }).path);
+    await expect(cache.get(2)).rejects.toThrow();
+    expect(Math.abs((await cache.get(3)).px[0]! - 90)).toBeLessThanOrEqual(2);
+  });
+
   it('holds the whole frame when asked not to cut parts, whatever part a window asks for', async () => {
     const placed = await photos();
     const part = { u0: 8, v0: 4, w: 16, h: 12 };
