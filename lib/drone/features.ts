@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { Placement } from './frame';
 import { toGround } from './frame';
 import type { DronePhoto } from './exif';
+import { descriptorSearch } from './hamming';
 import { decodingPhoto } from './photo-decode';
 import { openCv } from './opencv';
 import type { LevelledPhoto } from './radiometry';
@@ -208,17 +209,15 @@ async function ransacAffine(fi: Features, fj: Features, good: [number, number][]
  * whose heading and height are unknown, so that GPS cannot guide the search.
  */
 export async function unguidedMotion(fi: Features, ci: [number, number], fj: Features, stride: number): Promise<number[] | null> {
-  const di = new Uint32Array(fi.descriptors.buffer, fi.descriptors.byteOffset, fi.count * 8);
-  const dj = new Uint32Array(fj.descriptors.buffer, fj.descriptors.byteOffset, fj.count * 8);
+  const search = descriptorSearch(fi.count, fj.count);
+  search.queries.set(fi.descriptors.subarray(0, 32 * fi.count));
+  search.candidates.set(fj.descriptors.subarray(0, 32 * fj.count));
   const good: [number, number][] = [];
   for (let a = 0; a < fi.count; a += stride) {
-    let best = 257, second = 257, bestIdx = -1;
-    for (let b = 0; b < fj.count; b++) {
-      let d = 0;
-      for (let k = 0; k < 8 && d < second; k++) d += popcount32(di[8 * a + k]! ^ dj[8 * b + k]!);
-      if (d < best) { second = best; best = d; bestIdx = b; } else if (d < second) second = d;
-    }
-    if (bestIdx >= 0 && best < 64 && best < RATIO * second) good.push([a, bestIdx]);
+    search.reset();
+    search.search(a, 0, fj.count);
+    const { best, second, bestIndex } = search;
+    if (bestIndex >= 0 && best < 64 && best < RATIO * second) good.push([a, bestIndex]);
   }
   if (good.length < MIN_INLIERS) return null;
   const s = featureScale(ci[0] * 2, ci[1] * 2);
@@ -231,16 +230,6 @@ export async function unguidedMotion(fi: Features, ci: [number, number], fj: Fea
 /** What finds a pair's motion without a placement guess (unguidedMotion), in this thread or another (threads.ts). */
 export type MotionFinder = typeof unguidedMotion;
 
-/** Set bits of every 16-bit number: two lookups count a word faster in V8 than the bit-twiddled sum. */
-const POP16 = Uint8Array.from({ length: 1 << 16 }, (_, v) => {
-  let c = 0;
-  for (; v; v &= v - 1) c++;
-  return c;
-});
-function popcount32(v: number): number {
-  return POP16[v & 0xffff]! + POP16[v >>> 16]!;
-}
-
 /**
  * Descriptor matches searched only near where GPS predicts each point in the other photo (ratio test
  * among those): far fewer comparisons than brute force, and repeated texture elsewhere cannot win.
@@ -251,33 +240,27 @@ export function guidedMatches(
   if (!fi.count || !fj.count) return [];
   // Cells half the radius wide: a cell wholly inside the radius needs no test a keypoint, one wholly outside none at all.
   const cellM = radiusM / 2;
-  const { gw, gh, minE, minN, first, members, ground: gj, descriptors: dj } = groundCells(fj, pj, cj, cellM);
-  const di = new Uint32Array(fi.descriptors.buffer, fi.descriptors.byteOffset, fi.count * 8);
+  const search = descriptorSearch(fi.count, fj.count);
+  search.queries.set(fi.descriptors.subarray(0, 32 * fi.count));
+  const { gw, gh, minE, minN, first, members } = groundCells(fj, pj, cj, cellM, search);
   const out: [number, number][] = [];
   const r2 = radiusM * radiusM;
   for (let a = 0; a < fi.count; a++) {
     const [e, n] = toGround(pi, ci[0], ci[1], fi.points[2 * a]!, fi.points[2 * a + 1]!);
     const ex = e - minE, ny = n - minN;
     const kx = Math.floor(ex / cellM), ky = Math.floor(ny / cellM);
-    const a0 = di[8 * a]!, a1 = di[8 * a + 1]!, a2 = di[8 * a + 2]!, a3 = di[8 * a + 3]!, a4 = di[8 * a + 4]!, a5 = di[8 * a + 5]!, a6 = di[8 * a + 6]!, a7 = di[8 * a + 7]!;
     // Ties for the best fail the ratio test whatever the order, so cells may be visited in any order.
-    let best = 257, second = 257, bestIdx = -1;
+    search.reset();
     for (let y = Math.max(0, ky - 2); y <= Math.min(gh - 1, ky + 2); y++) {
       const nearY = Math.max(0, y * cellM - ny, ny - (y + 1) * cellM), farY = Math.max(ny - y * cellM, (y + 1) * cellM - ny);
       for (let x = Math.max(0, kx - 2); x <= Math.min(gw - 1, kx + 2); x++) {
         const nearX = Math.max(0, x * cellM - ex, ex - (x + 1) * cellM), farX = Math.max(ex - x * cellM, (x + 1) * cellM - ex);
         if (nearX * nearX + nearY * nearY > r2) continue;
-        const whole = farX * farX + farY * farY <= r2;
-        for (let m = first[y * gw + x]!, end = first[y * gw + x + 1]!; m < end; m++) {
-          if (!whole && (gj[2 * m]! - e) ** 2 + (gj[2 * m + 1]! - n) ** 2 > r2) continue;
-          const o = 8 * m;
-          const d = popcount32(a0 ^ dj[o]!) + popcount32(a1 ^ dj[o + 1]!) + popcount32(a2 ^ dj[o + 2]!) + popcount32(a3 ^ dj[o + 3]!)
-            + popcount32(a4 ^ dj[o + 4]!) + popcount32(a5 ^ dj[o + 5]!) + popcount32(a6 ^ dj[o + 6]!) + popcount32(a7 ^ dj[o + 7]!);
-          if (d < best) { second = best; best = d; bestIdx = members[m]!; } else if (d < second) second = d;
-        }
+        search.search(a, first[y * gw + x]!, first[y * gw + x + 1]!, e, n, r2, farX * farX + farY * farY <= r2);
       }
     }
-    if (bestIdx >= 0 && best < 64 && best < RATIO * second) out.push([a, bestIdx]);
+    const { best, second, bestIndex } = search;
+    if (bestIndex >= 0 && best < 64 && best < RATIO * second) out.push([a, members[bestIndex]!]);
   }
   return out;
 }
@@ -285,9 +268,9 @@ export function guidedMatches(
 /**
  * Keypoints of a photo on the ground, bucketed in cells `cellM` wide: cell c holds members[first[c]
  * .. first[c + 1]), in keypoint order. Their ground positions and descriptors are laid out in that
- * order too (`ground`, `descriptors`: member m's at 2m and 8m), so a cell's are read in one sweep.
+ * order in the search's candidates (member m's), so a cell's are read in one sweep.
  */
-function groundCells(f: Features, p: Placement, c: [number, number], cellM: number) {
+function groundCells(f: Features, p: Placement, c: [number, number], cellM: number, search: ReturnType<typeof descriptorSearch>) {
   const ground = new Float64Array(f.count * 2);
   let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
   for (let b = 0; b < f.count; b++) {
@@ -304,14 +287,12 @@ function groundCells(f: Features, p: Placement, c: [number, number], cellM: numb
   for (let k = 0; k < gw * gh; k++) first[k + 1]! += first[k]!;
   const next = first.slice(0, gw * gh);
   for (let b = 0; b < f.count; b++) members[next[cellOf[b]!]!++] = b;
-  const words = new Uint32Array(f.descriptors.buffer, f.descriptors.byteOffset, f.count * 8);
-  const groundOfMember = new Float64Array(f.count * 2), descriptors = new Uint32Array(f.count * 8);
   for (let m = 0; m < f.count; m++) {
     const b = members[m]!;
-    groundOfMember[2 * m] = ground[2 * b]!; groundOfMember[2 * m + 1] = ground[2 * b + 1]!;
-    descriptors.set(words.subarray(8 * b, 8 * b + 8), 8 * m);
+    search.ground[2 * m] = ground[2 * b]!; search.ground[2 * m + 1] = ground[2 * b + 1]!;
+    search.candidates.set(f.descriptors.subarray(32 * b, 32 * b + 32), 32 * m);
   }
-  return { gw, gh, minE, minN, first, members, ground: groundOfMember, descriptors };
+  return { gw, gh, minE, minN, first, members };
 }
 
 export function median(values: ArrayLike<number>): number {
