@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import type { Placement } from './frame';
 import { toGround } from './frame';
 import type { DronePhoto } from './exif';
-import { descriptorSearch } from './hamming';
+import { descriptorSearch, type DescriptorSearch } from './hamming';
 import { decodingPhoto } from './photo-decode';
 import { openCv } from './opencv';
 import type { LevelledPhoto } from './radiometry';
@@ -270,7 +270,7 @@ export function guidedMatches(
  * .. first[c + 1]), in keypoint order. Their ground positions and descriptors are laid out in that
  * order in the search's candidates (member m's), so a cell's are read in one sweep.
  */
-function groundCells(f: Features, p: Placement, c: [number, number], cellM: number, search: ReturnType<typeof descriptorSearch>) {
+function groundCells(f: Features, p: Placement, c: [number, number], cellM: number, search: DescriptorSearch) {
   const ground = new Float64Array(f.count * 2);
   let minE = Infinity, minN = Infinity, maxE = -Infinity, maxN = -Infinity;
   for (let b = 0; b < f.count; b++) {

@@ -1,6 +1,6 @@
 // Writes lib/drone/hamming.wasm from hamming.wat with wabt's assembler (a development dependency:
 // the service loads the committed bytes). Run `npm run -s drone:hamming` after changing the .wat;
-// tests/unit/drone-hamming.test.ts fails while the two disagree.
+// tests/unit/drone/drone-hamming.test.ts fails while the two disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import wabt from 'wabt';
 

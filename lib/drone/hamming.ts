@@ -1,5 +1,5 @@
 // Nearest two descriptors by Hamming distance, in WebAssembly SIMD (hamming.wat): the most frequent
-// loop of matching, three times as fast as the same loop in JavaScript, with the same answers.
+// loop of matching, where JavaScript has no popcount of its own; the same answers as a plain loop.
 import { readFileSync } from 'node:fs';
 
 interface Kernel {
@@ -13,7 +13,7 @@ const PAGE = 65536;
 
 let kernel: Kernel | null = null;
 
-/** The kernel of this thread, compiled on first use (synchronously: 300 bytes). */
+/** The kernel of this thread, compiled on first use (synchronously: the module is a few hundred bytes). */
 function loadKernel(): Kernel {
   kernel ??= new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL('./hamming.wasm', import.meta.url)))).exports as unknown as Kernel;
   return kernel;
@@ -23,7 +23,7 @@ function loadKernel(): Kernel {
  * Room in the kernel's memory for `queries` query descriptors and `candidates` candidates (each a
  * descriptor and a ground point), with the search over them. Views go stale at the next call.
  */
-export function descriptorSearch(queries: number, candidates: number) {
+export function descriptorSearch(queries: number, candidates: number): DescriptorSearch {
   const k = loadKernel();
   const queryAt = HEAD, trainAt = queryAt + 32 * queries, groundAt = trainAt + 32 * candidates;
   const bytes = groundAt + 16 * candidates;
@@ -31,22 +31,34 @@ export function descriptorSearch(queries: number, candidates: number) {
   const { buffer } = k.memory;
   const head = new Int32Array(buffer, 0, 3);
   return {
-    /** Query descriptors (32 bytes each). */
     queries: new Uint8Array(buffer, queryAt, 32 * queries),
-    /** Candidates' descriptors (32 bytes each) and ground points (E, N), in the order searched. */
     candidates: new Uint8Array(buffer, trainAt, 32 * candidates),
     ground: new Float64Array(buffer, groundAt, 2 * candidates),
-    /** Starts the search of a new query. */
     reset(): void {
       head[0] = 257; head[1] = 257; head[2] = -1;
     },
-    /** Searches candidates [first, end) for query q; unless `whole`, only those within sqrt(r2) of (e, n). */
-    search(q: number, first: number, end: number, e = 0, n = 0, r2 = Infinity, whole = true): void {
+    search(q, first, end, e = 0, n = 0, r2 = Infinity, whole = true): void {
       k.nearestTwo(queryAt + 32 * q, trainAt, groundAt, first, end, e, n, r2, whole ? 1 : 0);
     },
-    /** Best distance, second best distance and the best candidate so far (-1: none). */
     get best() { return head[0]!; },
     get second() { return head[1]!; },
     get bestIndex() { return head[2]!; },
   };
+}
+
+/** Descriptors in the kernel's memory and the search over them (descriptorSearch). */
+export interface DescriptorSearch {
+  /** Query descriptors (32 bytes each). */
+  readonly queries: Uint8Array;
+  /** Candidates' descriptors (32 bytes each) and ground points (E, N), in the order searched. */
+  readonly candidates: Uint8Array;
+  readonly ground: Float64Array;
+  /** Starts the search of a new query. */
+  reset(): void;
+  /** Searches candidates [first, end) for query q; unless `whole`, only those within sqrt(r2) of (e, n). */
+  search(q: number, first: number, end: number, e?: number, n?: number, r2?: number, whole?: boolean): void;
+  /** Best distance, second best distance and the best candidate so far (-1: none). */
+  readonly best: number;
+  readonly second: number;
+  readonly bestIndex: number;
 }

@@ -1,6 +1,6 @@
 ;; The inner loop of descriptor matching (features.ts), in WebAssembly SIMD: a 256-bit ORB descriptor
 ;; is two 128-bit lanes, so a Hamming distance is two XORs and two byte popcounts. hamming.ts loads it;
-;; hamming.wasm is this file assembled (`npm run wasm`; tests/unit/drone-hamming.test.ts checks both agree).
+;; hamming.wasm is this file assembled (`npm run wasm`; tests/unit/drone/drone-hamming.test.ts checks both agree).
 ;;
 ;; Memory, laid out by hamming.ts: [0, 12) the running best distance, second best and best member
 ;; (i32 each), then the query descriptors, the candidates' descriptors (32 bytes each) and the
