@@ -331,11 +331,28 @@ export function solveEnvelope(S: Float64Array, b: Float64Array, m: number): Floa
 
 /** Inverse of a symmetric 3×3 block at `off` (adjugate); zeros when singular. */
 function inverse3(M: Float64Array, off: number): Float64Array {
-  const [a, b, c, d, e, f, g, h, i] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((k) => M[off + k]!) as [number, number, number, number, number, number, number, number, number];
+  const a = M[off]!, b = M[off + 1]!, c = M[off + 2]!, d = M[off + 3]!, e = M[off + 4]!, f = M[off + 5]!, g = M[off + 6]!, h = M[off + 7]!, i = M[off + 8]!;
   const A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
-  const det = a * A + b * B + c * C;
-  if (!(Math.abs(det) > 1e-300)) return new Float64Array(9);
-  return Float64Array.from([A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d]).map((v) => v / det);
+  const det = a * A + b * B + c * C, inv = new Float64Array(9);
+  if (!(Math.abs(det) > 1e-300)) return inv;
+  inv[0] = A / det; inv[1] = -(b * i - c * h) / det; inv[2] = (b * f - c * e) / det;
+  inv[3] = B / det; inv[4] = (a * i - c * g) / det; inv[5] = -(a * f - c * d) / det;
+  inv[6] = C / det; inv[7] = -(a * h - b * g) / det; inv[8] = (a * e - b * d) / det;
+  return inv;
+}
+
+/** S -= W_o V⁻¹ W_o2ᵀ over the two observations' parameters in the reduced system (WV = W_o V⁻¹, 8×3). */
+function subtractBlock(S: Float64Array, m: number, index: Int32Array, W: Float64Array, WV: Float64Array, o: number, o2: number): void {
+  const w2 = o2 * EXT * 3;
+  for (let r = 0; r < EXT; r++) {
+    const i = index[o * EXT + r]!;
+    if (i < 0) continue;
+    const row = i * m, x = WV[r * 3]!, y = WV[r * 3 + 1]!, z = WV[r * 3 + 2]!;
+    for (let c = 0; c < EXT; c++) {
+      const j = index[o2 * EXT + c]!;
+      if (j >= 0) S[row + j] = S[row + j]! - (x * W[w2 + c * 3]! + y * W[w2 + c * 3 + 1]! + z * W[w2 + c * 3 + 2]!);
+    }
+  }
 }
 
 /**
@@ -366,6 +383,10 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
   const Vinv: Float64Array[] = [];
   const WV = new Float64Array(EXT * 3);
   const W = (o: number, r: number, c: number) => ne.W[(o * EXT + r) * 3 + c]!;
+  // Each observation's parameters in the reduced system (at), looked up once: the loop below meets
+  // every pair of a track's observations.
+  const index = new Int32Array(tracks.cam.length * EXT);
+  for (let o = 0; o < tracks.cam.length; o++) for (let a = 0; a < EXT; a++) index[o * EXT + a] = at(tracks.cam[o]!, a);
   for (let t = 0; t < nt; t++) {
     const Vt = ne.V.slice(t * 9, t * 9 + 9);
     for (let a = 0; a < 3; a++) Vt[a * 4] = Vt[a * 4]! * (1 + lambda) + 1e-9;
@@ -375,25 +396,14 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
     const gpt = [0, 1, 2].map((k) => ne.gp[t * 3 + k]!);
     const viG = [0, 1, 2].map((r) => vi[r * 3]! * gpt[0]! + vi[r * 3 + 1]! * gpt[1]! + vi[r * 3 + 2]! * gpt[2]!);
     for (let o = a0; o < a1; o++) {
-      const k = tracks.cam[o]!;
       // WV = W_o · V⁻¹ (7×3)
       for (let r = 0; r < EXT; r++) {
-        const i = at(k, r);
+        const i = index[o * EXT + r]!;
         if (i < 0) continue;
         for (let c = 0; c < 3; c++) WV[r * 3 + c] = W(o, r, 0) * vi[c]! + W(o, r, 1) * vi[3 + c]! + W(o, r, 2) * vi[6 + c]!;
         b[i] = b[i]! - (W(o, r, 0) * viG[0]! + W(o, r, 1) * viG[1]! + W(o, r, 2) * viG[2]!);
       }
-      for (let o2 = a0; o2 < a1; o2++) {
-        const l = tracks.cam[o2]!;
-        for (let r = 0; r < EXT; r++) {
-          const i = at(k, r);
-          if (i < 0) continue;
-          for (let c = 0; c < EXT; c++) {
-            const j = at(l, c);
-            if (j >= 0) S[i * m + j] = S[i * m + j]! - (WV[r * 3]! * W(o2, c, 0) + WV[r * 3 + 1]! * W(o2, c, 1) + WV[r * 3 + 2]! * W(o2, c, 2));
-          }
-        }
-      }
+      for (let o2 = a0; o2 < a1; o2++) subtractBlock(S, m, index, ne.W, WV, o, o2);
     }
   }
   let dc: Float64Array;
@@ -406,11 +416,10 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
   for (let t = 0; t < nt; t++) {
     const rhs = [0, 1, 2].map((k) => ne.gp[t * 3 + k]!);
     for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) {
-      const k = tracks.cam[o]!;
       for (let c = 0; c < 3; c++) {
         let s = 0;
         for (let r = 0; r < EXT; r++) {
-          const i = at(k, r);
+          const i = index[o * EXT + r]!;
           if (i >= 0) s += W(o, r, c) * dc[i]!;
         }
         rhs[c] = rhs[c]! - s;
