@@ -8,6 +8,7 @@
 import type { Placement } from './frame';
 import type { PairMatch } from './features';
 import { median } from './features';
+import { solveSpd } from './cholesky';
 
 export interface AdjustOptions {
   /** GPS horizontal standard deviation (m). */
@@ -16,35 +17,6 @@ export interface AdjustOptions {
   matchSigmaM: number;
   /** Relative standard deviation of the GPS-derived scale and heading. */
   scaleSigma: number;
-}
-
-/** Solves the symmetric positive-definite system N x = r in place (Cholesky). */
-export function solveSpd(N: Float64Array, r: Float64Array, m: number): Float64Array {
-  for (let j = 0; j < m; j++) {
-    let d = N[j * m + j]!;
-    for (let k = 0; k < j; k++) d -= N[j * m + k]! ** 2;
-    if (!(d > 0)) throw new Error('adjustment is singular');
-    const ljj = Math.sqrt(d);
-    N[j * m + j] = ljj;
-    for (let i = j + 1; i < m; i++) {
-      let s = N[i * m + j]!;
-      for (let k = 0; k < j; k++) s -= N[i * m + k]! * N[j * m + k]!;
-      N[i * m + j] = s / ljj;
-    }
-  }
-  const y = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let s = r[i]!;
-    for (let k = 0; k < i; k++) s -= N[i * m + k]! * y[k]!;
-    y[i] = s / N[i * m + i]!;
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < m; k++) s -= N[k * m + i]! * x[k]!;
-    x[i] = s / N[i * m + i]!;
-  }
-  return x;
 }
 
 export interface Adjustment {

@@ -9,6 +9,7 @@ import type { Camera } from './camera';
 import { pixelRayToGround, projectToPixel, rotation } from './camera';
 import type { PairMatch } from './features';
 import { median } from './features';
+import { solveSpd } from './cholesky';
 import type { ReliefGrid } from './relief';
 
 /** Multi-photo tracks: observations of track t are obs[start[t] .. start[t + 1]). */
@@ -286,49 +287,6 @@ function normalEquations(tracks: Tracks, cameras: Camera[], X: Points, sigma: nu
   return { U, g, V, gp, W };
 }
 
-/**
- * Solves S x = b (S symmetric positive definite, row-major m×m) by Cholesky within S's envelope: rows
- * of photos far apart along the flight share no point, so the factor is zero left of each row's first
- * non-zero, and the work falls from m³/6 to about m·band²/2. Throws when S is not positive definite.
- */
-export function solveEnvelope(S: Float64Array, b: Float64Array, m: number): Float64Array {
-  const first = new Int32Array(m);
-  for (let i = 0; i < m; i++) {
-    let k = 0;
-    while (k < i && S[i * m + k] === 0) k++;
-    first[i] = k;
-  }
-  for (let j = 0; j < m; j++) {
-    const rj = j * m, fj = first[j]!;
-    let d = S[rj + j]!;
-    for (let k = fj; k < j; k++) d -= S[rj + k]! ** 2;
-    if (!(d > 0)) throw new Error('bundle adjustment is singular');
-    const ljj = Math.sqrt(d);
-    S[rj + j] = ljj;
-    for (let i = j + 1; i < m; i++) {
-      const fi = first[i]!;
-      if (fi > j) continue;
-      const ri = i * m;
-      let s = S[ri + j]!;
-      for (let k = Math.max(fi, fj); k < j; k++) s -= S[ri + k]! * S[rj + k]!;
-      S[ri + j] = s / ljj;
-    }
-  }
-  const y = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let s = b[i]!;
-    for (let k = first[i]!; k < i; k++) s -= S[i * m + k]! * y[k]!;
-    y[i] = s / S[i * m + i]!;
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < m; k++) if (first[k]! <= i) s -= S[k * m + i]! * x[k]!;
-    x[i] = s / S[i * m + i]!;
-  }
-  return x;
-}
-
 /** Inverse of a symmetric 3×3 block at `off` (adjugate); zeros when singular. */
 function inverse3(M: Float64Array, off: number): Float64Array {
   const a = M[off]!, b = M[off + 1]!, c = M[off + 2]!, d = M[off + 3]!, e = M[off + 4]!, f = M[off + 5]!, g = M[off + 6]!, h = M[off + 7]!, i = M[off + 8]!;
@@ -408,7 +366,7 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
   }
   let dc: Float64Array;
   try {
-    dc = solveEnvelope(S, b, m);
+    dc = solveSpd(S, b, m);
   } catch {
     return null;
   }

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { solveSpd } from '@/lib/drone/adjust';
+import { solveSpd } from '@/lib/drone/cholesky';
 import { seededRandom } from '@/lib/drone/crop-set';
 import { utmFrame } from '@/lib/drone/frame';
 
