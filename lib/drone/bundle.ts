@@ -354,7 +354,7 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
     const gpt = [0, 1, 2].map((k) => ne.gp[t * 3 + k]!);
     const viG = [0, 1, 2].map((r) => vi[r * 3]! * gpt[0]! + vi[r * 3 + 1]! * gpt[1]! + vi[r * 3 + 2]! * gpt[2]!);
     for (let o = a0; o < a1; o++) {
-      // WV = W_o · V⁻¹ (7×3)
+      // WV = W_o · V⁻¹ (8×3)
       for (let r = 0; r < EXT; r++) {
         const i = index[o * EXT + r]!;
         if (i < 0) continue;
