@@ -1,6 +1,7 @@
-// The index loop over the raw mosaic's rows (index.ts): statistics, histograms and the averaged-down
-// grid. Takes of rows are shared out between threads (threads.ts): each take covers whole cells of the
-// grid, so the threads add into one shared grid without meeting, and each keeps its own totals.
+// The index loop over a band of the raw mosaic's rows (index.ts): statistics, histograms and the
+// band's cells of the averaged-down grid. Takes of rows are shared out between threads (threads.ts):
+// each take covers whole cells, so the threads add into one shared grid without meeting, and each
+// keeps its own totals.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 export const HISTOGRAM_BINS = 64;
@@ -9,18 +10,25 @@ export const FINE_BINS = 4001;
 /** Mosaic rows a take holds, at least: rounded up to whole cells of the grid. */
 const ROWS_PER_TAKE = 256;
 
-/** Where the index loop reads and what it adds into: the field's spans and the averaged-down grid (sum and count per cell, shared). */
+/**
+ * Where the index loop reads and what it adds into: a band of mosaic rows, the field's spans on them
+ * and the band's cells of the averaged-down grid (sum and count per cell, shared).
+ */
 export interface IndexGrid {
   ndvi: boolean;
   /** Band positions of red, green, blue and NIR (-1 where absent), of nb bands and alpha. */
   bands: [number, number, number, number];
   nb: number;
   W: number;
-  H: number;
+  /** The band's mosaic rows [row0, row1): row0 a multiple of factor. */
+  row0: number;
+  row1: number;
+  /** The field's spans on the band's rows (fieldSpans), from row0. */
   spans: Int32Array[];
   OW: number;
   cellOfColumn: Int32Array;
   factor: number;
+  /** The band's cells, row by row of OW from the cell of row0. */
   sum: Float64Array;
   cnt: Uint32Array;
 }
@@ -49,8 +57,8 @@ export function mergedTotals(parts: IndexTotals[]): IndexTotals {
 }
 
 /**
- * Adds the takes of rows of the raw mosaic at `rawPath` that this thread gets from the shared count
- * `takes` (the next take until none is left) to `grid`, and returns this thread's totals.
+ * Adds the takes of the band's rows of the raw mosaic at `rawPath` that this thread gets from the
+ * shared count `takes` (the next take until none is left) to `grid`, and returns this thread's totals.
  */
 export function addIndexRows(rawPath: string, grid: IndexGrid, takes: Int32Array): IndexTotals {
   const totals = emptyTotals();
@@ -59,9 +67,9 @@ export function addIndexRows(rawPath: string, grid: IndexGrid, takes: Int32Array
   const fd = openSync(rawPath, 'r');
   try {
     for (;;) {
-      const row0 = Atomics.add(takes, 0, 1) * rowsPerTake;
-      if (row0 >= grid.H) return totals;
-      const rows = Math.min(rowsPerTake, grid.H - row0);
+      const row0 = grid.row0 + Atomics.add(takes, 0, 1) * rowsPerTake;
+      if (row0 >= grid.row1) return totals;
+      const rows = Math.min(rowsPerTake, grid.row1 - row0);
       readFully(fd, px.subarray(0, rows * rowBytes), row0 * rowBytes);
       addRows(grid, totals, px, row0, rows);
       totals.rows += rows;
@@ -84,13 +92,13 @@ function readFully(fd: number, into: Uint8Array, position: number): void {
  * the reading loop, so that the totals stay in registers.
  */
 function addRows(grid: IndexGrid, totals: IndexTotals, buf: Uint8Array, row0: number, rows: number): void {
-  const { ndvi, nb, W, spans, OW, cellOfColumn, factor, sum, cnt } = grid;
+  const { ndvi, nb, W, spans, OW, cellOfColumn, factor, sum, cnt } = grid, band0 = row0 - grid.row0;
   const { bins, fine } = totals;
   const [R, G, B, N] = grid.bands;
   const stride = nb + 1, rowBytes = W * stride;
   let { n, s1, s2 } = totals;
   for (let r = 0; r < rows; r++) {
-    const row = row0 + r, rowSpans = spans[row]!, rowCell = Math.floor(row / factor) * OW;
+    const row = band0 + r, rowSpans = spans[row]!, rowCell = Math.floor(row / factor) * OW;
     for (let k = 0; k < rowSpans.length; k += 2) {
       for (let col = rowSpans[k]!; col <= rowSpans[k + 1]!; col++) {
         const o = r * rowBytes + col * stride;

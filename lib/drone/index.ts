@@ -1,7 +1,7 @@
 // Vegetation index of a mosaic inside a field: NDVI when the survey has NIR and Red bands, otherwise
 // VARI from the visible bands, always named for what it is. Statistics, a 64-bin histogram and a
 // single-band Float32 GeoTIFF of the index for the zoning code.
-import { unlink, writeFile } from 'node:fs/promises';
+import { open, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { geometryAreaM2 } from '@/lib/geo/area';
@@ -9,7 +9,8 @@ import { unprocessable } from '@/lib/errors';
 import { utmFrame } from './frame';
 import { INDEX_COG_OPTIONS, writeCog } from './cog';
 import { indexRasterPath } from './files';
-import type { IndexGrid } from './index-rows';
+import type { IndexGrid, IndexTotals } from './index-rows';
+import { mergedTotals } from './index-rows';
 import type { Mosaic } from './ortho';
 import { indexRowsOnThreads } from './threads';
 
@@ -20,6 +21,8 @@ export const HISTOGRAM_RANGE: [number, number] = [-1, 1];
 /** The index GeoTIFF is averaged down to at least this ground resolution (zones need no finer). */
 const INDEX_MIN_GSD_M = 0.1;
 const NODATA = -9999;
+/** Bytes of the grid's sums and counts held at a time: a band of cell rows, whatever the survey's size. */
+const INDEX_BAND_BYTES = 32 << 20;
 
 import type { IndexStats } from '@/lib/raster/zones';
 export type { IndexStats };
@@ -81,21 +84,14 @@ export function fieldSpans(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfo
  */
 export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon | MultiPolygon): Promise<IndexAnalysis> {
   const indexName = indexFor(mosaic.bands);
-  const nb = mosaic.bands.length;
-  const [R, G, B, N] = ['red', 'green', 'blue', 'nir'].map((b) => mosaic.bands.indexOf(b)) as [number, number, number, number];
-  const { width: W, height: H } = mosaic;
-  const spans = fieldSpans(mosaic, fieldGeometryWgs84);
   const factor = Math.max(1, Math.round(INDEX_MIN_GSD_M / mosaic.geoTransform[1]));
-  const OW = Math.ceil(W / factor), OH = Math.ceil(H / factor);
-  const grid: IndexGrid = {
-    ndvi: indexName === 'NDVI', bands: [R, G, B, N], nb, W, H, spans, OW,
-    cellOfColumn: Int32Array.from({ length: W }, (_, col) => Math.floor(col / factor)), factor,
-    sum: new Float64Array(new SharedArrayBuffer(8 * OW * OH)), cnt: new Uint32Array(new SharedArrayBuffer(4 * OW * OH)),
-  };
-  const { bins, fine, n, s1, s2 } = await indexRowsOnThreads(mosaic.rawPath, grid);
-  const { sum, cnt } = grid;
-  const histogram = Array.from(bins);
-  if (!n) throw unprocessable('drone_field_not_covered');
+  const dir = dirname(mosaic.geotiffPath);
+  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = indexRasterPath(dir, indexName);
+  const { bins, fine, n, s1, s2 } = await averagedIndex(mosaic, fieldSpans(mosaic, fieldGeometryWgs84), factor, raw);
+  if (!n) {
+    await unlink(raw);
+    throw unprocessable('drone_field_not_covered');
+  }
   let acc = 0, median = 0;
   for (let k = 0; k < fine.length; k++) {
     acc += fine[k]!;
@@ -105,10 +101,7 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
   const [min, max] = [fine.findIndex((c) => c > 0) / 2000 - 1, fine.findLastIndex((c) => c > 0) / 2000 - 1];
   const stats = { min, max, mean, std: Math.sqrt(Math.max(0, s2 / n - mean * mean)), median };
 
-  const out = new Float32Array(OW * OH).map((_, k) => (cnt[k] ? sum[k]! / cnt[k]! : NODATA));
-  const dir = dirname(mosaic.geotiffPath);
-  const raw = join(dir, 'index.f32'), vrt = join(dir, 'index.vrt'), tif = indexRasterPath(dir, indexName);
-  await writeFile(raw, new Uint8Array(out.buffer));
+  const OW = Math.ceil(mosaic.width / factor), OH = Math.ceil(mosaic.height / factor);
   const [x0, gsd, , y0] = mosaic.geoTransform;
   await writeFile(vrt, `<VRTDataset rasterXSize="${OW}" rasterYSize="${OH}">
   <SRS>${mosaic.crs}</SRS>
@@ -127,5 +120,37 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
   // The share of the whole field the photos show: of the field, not of its part within the mosaic's
   // rectangle (two photos of a 1.5 ha field reported 58 % for the 22 % they showed).
   const fieldCoverage = Math.min(1, (n * mosaic.geoTransform[1] ** 2) / geometryAreaM2(fieldGeometryWgs84));
-  return { indexName, stats, histogram, indexGeotiffPath: tif, pixelCount: n, fieldCoverage };
+  return { indexName, stats, histogram: Array.from(bins), indexGeotiffPath: tif, pixelCount: n, fieldCoverage };
+}
+
+/**
+ * The index of the mosaic's pixels inside the field's `spans`, averaged over cells of factor x factor
+ * pixels into a raw Float32 grid at `rawPath` (NODATA where no pixel is imaged), a band of cell rows at
+ * a time: the grid of a large survey is never held whole. The totals of all bands as one.
+ */
+async function averagedIndex(mosaic: Mosaic, spans: Int32Array[], factor: number, rawPath: string): Promise<IndexTotals> {
+  const { width: W, height: H, bands } = mosaic;
+  const OW = Math.ceil(W / factor), cellRows = Math.max(1, Math.floor(INDEX_BAND_BYTES / (12 * OW)));
+  const sum = new Float64Array(new SharedArrayBuffer(8 * OW * cellRows)), cnt = new Uint32Array(new SharedArrayBuffer(4 * OW * cellRows));
+  const out = new Float32Array(OW * cellRows);
+  const [R, G, B, N] = ['red', 'green', 'blue', 'nir'].map((b) => bands.indexOf(b)) as [number, number, number, number];
+  const grid = {
+    ndvi: indexFor(bands) === 'NDVI', bands: [R, G, B, N] as IndexGrid['bands'], nb: bands.length, W, OW, factor, sum, cnt,
+    cellOfColumn: Int32Array.from({ length: W }, (_, col) => Math.floor(col / factor)),
+  };
+  const parts: IndexTotals[] = [];
+  const file = await open(rawPath, 'w');
+  try {
+    for (let row0 = 0; row0 < H; row0 += cellRows * factor) {
+      const row1 = Math.min(H, row0 + cellRows * factor), cells = Math.ceil((row1 - row0) / factor) * OW;
+      sum.fill(0);
+      cnt.fill(0);
+      parts.push(await indexRowsOnThreads(mosaic.rawPath, { ...grid, row0, row1, spans: spans.slice(row0, row1) }));
+      for (let k = 0; k < cells; k++) out[k] = cnt[k] ? sum[k]! / cnt[k]! : NODATA;
+      await file.write(new Uint8Array(out.buffer, 0, 4 * cells));
+    }
+  } finally {
+    await file.close();
+  }
+  return mergedTotals(parts);
 }

@@ -30,10 +30,11 @@ function rawMosaic(): { path: string; spans: Int32Array[]; imaged: number } {
   return { path, spans, imaged };
 }
 
-const grid = (spans: Int32Array[]): IndexGrid => {
-  const OW = Math.ceil(W / FACTOR), OH = Math.ceil(H / FACTOR);
+/** The grid of the band of rows [row0, row1) (the whole mosaic unless given). */
+const grid = (spans: Int32Array[], row0 = 0, row1 = H): IndexGrid => {
+  const OW = Math.ceil(W / FACTOR), OH = Math.ceil((row1 - row0) / FACTOR);
   return {
-    ndvi: false, bands: [0, 1, 2, -1], nb: NB, W, H, spans, OW, factor: FACTOR,
+    ndvi: false, bands: [0, 1, 2, -1], nb: NB, W, row0, row1, spans: spans.slice(row0, row1), OW, factor: FACTOR,
     cellOfColumn: Int32Array.from({ length: W }, (_, col) => Math.floor(col / FACTOR)),
     sum: new Float64Array(new SharedArrayBuffer(8 * OW * OH)), cnt: new Uint32Array(new SharedArrayBuffer(4 * OW * OH)),
   };
@@ -62,5 +63,19 @@ describe('the index loop on two threads', () => {
     expect(both.s1).toBeCloseTo(one.s1, 6);
     expect(both.s2).toBeCloseTo(one.s2, 6);
     expect(alone.cnt.reduce((a, b) => a + b, 0)).toBe(imaged);
+  });
+
+  it('adds a band of rows into the band\'s own cells, as the whole grid holds them', async () => {
+    const { path, spans } = rawMosaic();
+    const whole = grid(spans);
+    addIndexRows(path, whole, new Int32Array(new SharedArrayBuffer(4)));
+    // 1,200 rows: a multiple of the factor that is not one of the rows a take holds.
+    const bands = [grid(spans, 0, 1200), grid(spans, 1200, 2400), grid(spans, 2400, H)];
+    const rows: number[] = [];
+    for (const band of bands) rows.push((await indexRowsOnThreads(path, band)).rows);
+    expect(rows).toEqual([1200, 1200, H - 2400]);
+    const joined = (k: 'sum' | 'cnt') => Buffer.concat(bands.map((band) => Buffer.from(band[k].buffer)));
+    expect(Buffer.compare(joined('sum'), Buffer.from(whole.sum.buffer))).toBe(0);
+    expect(Buffer.compare(joined('cnt'), Buffer.from(whole.cnt.buffer))).toBe(0);
   });
 });
