@@ -1,7 +1,27 @@
 // The mosaic's files beside the raw copy the analysis reads: the GDAL header (VRT) over the raw pixels
 // the COG is written from, and the WGS84 web preview sampled band by band as rows are composited.
+import { statfs } from 'node:fs/promises';
 import sharp from 'sharp';
+import { AppError } from '@/lib/errors';
 import type { UtmFrame } from './frame';
+
+/**
+ * Disk bytes a mosaic of W x H pixels of `stride` bytes takes while it is written: the raw copy, its
+ * overviews (a third more) and the COG (at most half the raw copy: DEFLATE on multispectral bands).
+ */
+export const mosaicWorkBytes = (W: number, H: number, stride: number) => Math.ceil(W * H * stride * (4 / 3 + 1 / 2));
+
+/**
+ * Throws `drone_mosaic_no_space` (507, final) when the disk under `dir` has less than `bytes` free,
+ * before any of it is written: a survey too large for the disk (or photos declaring huge frames)
+ * ends with a reason instead of filling the disk every other task and upload shares.
+ */
+export async function ensureMosaicSpace(dir: string, bytes: number): Promise<void> {
+  const s = await statfs(dir);
+  const free = s.bavail * s.bsize;
+  const gb = (b: number) => Math.ceil(b / 1e8) / 10;
+  if (free < bytes) throw new AppError('insufficient_storage', 'drone_mosaic_no_space', { need_gb: gb(bytes), free_gb: Math.floor(free / 1e8) / 10 });
+}
 
 /** How rawVrt lays out the raw copy's alpha and overviews. */
 export interface RawVrtLayout {

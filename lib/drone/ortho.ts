@@ -22,7 +22,7 @@ import { featuresInThread, matchInThread, motionInThread, retireDroneThreads } f
 import type { Placement, UtmFrame } from './frame';
 import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
-import { PreviewSampler, rawVrt } from './mosaic-files';
+import { ensureMosaicSpace, mosaicWorkBytes, PreviewSampler, rawVrt } from './mosaic-files';
 import { OverviewFiles } from './overviews';
 import { candidatePairs, GPS_SIGMA_M, matchedPairs } from './pairs';
 import type { Placed, Recorded } from './placed';
@@ -168,6 +168,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   await mkdir(opts.workDir, { recursive: true });
   const { captures, frame, placed, pairs, adjusted, bands } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);
+  await ensureMosaicSpace(opts.workDir, mosaicWorkBytes(grid.W, grid.H, bands.length + 1));
   const cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
   const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, cacheBytes);
   const strips = compositeStrips(sources, grid, cacheBytes, opts.maxStripColumns);

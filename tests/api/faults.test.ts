@@ -8,10 +8,9 @@
 // Kill moments are chosen from conditions (a file appears, a task is running) or from fractions of a
 // measured import time; the assertions hold whichever moment the kill hits.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { startServer, type TestServer } from '../helpers/server';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { waitForTask } from '../helpers/tasks';
+import { mountTmpfs, unmount } from '../helpers/tmpfs';
 
 const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
 const missingNaip = missingShared(...NAIP);
@@ -381,30 +381,9 @@ describe('crash: SIGKILL and restart on the same database and data folder', () =
 // ---------------------------------------------------------------------------------------------
 // Disk full: DATA_DIR on an 8 MB tmpfs (needs root and mount; skipped with the reason otherwise).
 
-function mountTmpfs(): { dir?: string; reason?: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'fieldmap-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir };
-  } catch (err) {
-    rmdirSync(dir);
-    const msg = (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
-    return { reason: `cannot mount a tmpfs here (${msg.split('\n')[0]}); the disk-full test needs root and mount` };
-  }
-}
-
-function unmount(dir: string): void {
-  try {
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-    rmdirSync(dir);
-  } catch (err) {
-    console.warn(`could not unmount ${dir}: ${(err as Error).message}`);
-  }
-}
-
 // Whether mounting works is found out once, with a probe that is unmounted at once; the test's own
 // tmpfs is mounted in beforeAll, so a filtered run leaves nothing mounted.
-const probe = mountTmpfs();
+const probe = mountTmpfs('8m');
 if (probe.dir) unmount(probe.dir);
 else console.warn(`skipping the disk-full tests: ${probe.reason}`);
 
@@ -425,7 +404,7 @@ describe.skipIf(!!probe.reason)('disk full: DATA_DIR on an 8 MB tmpfs', () => {
   let dataDir = '';
 
   beforeAll(async () => {
-    const full = mountTmpfs();
+    const full = mountTmpfs('8m');
     if (!full.dir) throw new Error(full.reason);
     dataDir = full.dir;
     scratch = await scratchOfThisPass();
