@@ -7,7 +7,8 @@ import type { UtmFrame } from './frame';
 
 /**
  * Disk bytes a mosaic of W x H pixels of `stride` bytes takes while it is written: the raw copy, its
- * overviews (a third more) and the COG (at most half the raw copy: DEFLATE on multispectral bands).
+ * overviews (a third more) and the COG, allowed half the raw copy (DEFLATE on multispectral bands;
+ * JPEG takes far less). The index beside it is a sixteenth of that or less.
  */
 export const mosaicWorkBytes = (W: number, H: number, stride: number) => Math.ceil(W * H * stride * (4 / 3 + 1 / 2));
 
