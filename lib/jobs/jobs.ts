@@ -3,9 +3,20 @@
 // server or in a worker process; never touches the database. Each kind's code is loaded when its job
 // runs, so that a thread loads only what its job needs (the raster code alone takes a new thread about
 // 0.3 s to load).
+import { insufficientStorage, isDiskFull } from '../errors';
 import type { JobContext, JobKind } from '../tasks/types';
 
 export async function runJob(kind: JobKind, payload: unknown, ctx: JobContext): Promise<unknown> {
+  try {
+    return await jobOfKind(kind, payload, ctx);
+  } catch (err) {
+    // A full disk is told as such, in the user's language, and ends the task: tried again at once, the
+    // job would fill the disk again.
+    throw isDiskFull(err) ? insufficientStorage() : err;
+  }
+}
+
+async function jobOfKind(kind: JobKind, payload: unknown, ctx: JobContext): Promise<unknown> {
   switch (kind) {
     case 'shapefile_rows': {
       const { stageShapefileRows } = await import('../fields/import-rows');

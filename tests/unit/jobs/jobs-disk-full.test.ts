@@ -1,0 +1,34 @@
+// A job that runs out of disk (lib/jobs/jobs.ts): told as insufficient_storage, which ends its task
+// rather than running it again to fill the disk again.
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '@/lib/errors';
+import { runJob } from '@/lib/jobs/jobs';
+import { fieldOver, NAIP_GRID } from '@/tests/helpers/raster-grids';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
+import { mountTmpfs, unmount } from '../../helpers/tmpfs';
+
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
+const skip = missingShared(...NAIP);
+if (skip) console.warn(skip);
+
+describe.skipIf(skip)('a job whose work folder fills up', () => {
+  it('ends with insufficient_storage (final), not with the file system\'s error', async (ctx) => {
+    // Two pages: too small for the zones' preview image.
+    const small = mountTmpfs('8k');
+    if (!small.dir) {
+      console.warn(`skipped: ${small.reason}`);
+      return ctx.skip(small.reason);
+    }
+    try {
+      const payload = { rasterPath: sharedPath(...NAIP), fileName: 'naip.tif', capturedAt: null, fieldGeometry: fieldOver(NAIP_GRID, [[10, 10], [300, 12], [290, 280], [12, 290]]), options: { zones: 3 } };
+      const failure = await runJob('raster_zones', payload, { workDir: small.dir, progress: () => {} }).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(AppError);
+      expect((failure as AppError).key).toBe('insufficient_storage');
+      // The preview began to be written, so the disk did fill: the refusal is not a check of our own.
+      expect(readdirSync(small.dir)).toContain('preview.png');
+    } finally {
+      unmount(small.dir);
+    }
+  });
+});
