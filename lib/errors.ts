@@ -60,8 +60,12 @@ export const requestTimeout = (key = 'upload_timeout') => new AppError('timeout'
 /** The client went away before its request's body had arrived: not the server's fault, nor an error to log as one. */
 export const clientClosed = () => new AppError('client_closed', 'upload_aborted');
 export const insufficientStorage = () => new AppError('insufficient_storage', 'insufficient_storage');
-/** A write that failed because the disk or the quota is full: the server's problem (507), whatever was being written. */
-export const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '');
+/**
+ * A write that failed because the disk or the quota is full: the server's problem (507), whatever was
+ * being written. A program we run (GDAL) says so only in its message.
+ */
+export const isDiskFull = (err: unknown) =>
+  ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '') || /No space left on device|Disk quota exceeded/.test(String((err as Error)?.message ?? ''));
 
 /** Redis, which carries the task queue in the scale-out setup, did not answer in time. */
 export const queueUnavailable = () => new AppError('unavailable', 'queue_unavailable', {}, { 'Retry-After': '60' });

@@ -1,8 +1,10 @@
-// A job that runs out of disk (lib/jobs/jobs.ts): told as insufficient_storage, which ends its task
-// rather than running it again to fill the disk again.
+// A job that runs out of disk (lib/jobs/jobs.ts), or a program it runs: told as insufficient_storage,
+// which ends its task rather than running it again to fill the disk again.
 import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@/lib/errors';
+import { INDEX_COG_OPTIONS, writeCog } from '@/lib/drone/cog';
+import { AppError, isDiskFull } from '@/lib/errors';
 import { runJob } from '@/lib/jobs/jobs';
 import { fieldOver, NAIP_GRID } from '@/tests/helpers/raster-grids';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
@@ -27,6 +29,21 @@ describe.skipIf(skip)('a job whose work folder fills up', () => {
       expect((failure as AppError).key).toBe('insufficient_storage');
       // The preview began to be written, so the disk did fill: the refusal is not a check of our own.
       expect(readdirSync(small.dir)).toContain('preview.png');
+    } finally {
+      unmount(small.dir);
+    }
+  });
+
+  it('a program we run that fills it (GDAL writing a COG) is told as a full disk too', async (ctx) => {
+    const small = mountTmpfs('64k');
+    if (!small.dir) {
+      console.warn(`skipped: ${small.reason}`);
+      return ctx.skip(small.reason);
+    }
+    try {
+      const failure = await writeCog(sharedPath(...NAIP), join(small.dir, 'naip.tif'), INDEX_COG_OPTIONS).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(Error);
+      expect(isDiskFull(failure), String(failure)).toBe(true);
     } finally {
       unmount(small.dir);
     }
