@@ -18,7 +18,9 @@ export const mosaicWorkBytes = (W: number, H: number, stride: number) => Math.ce
  * ends with a reason instead of filling the disk every other task and upload shares.
  */
 export async function ensureMosaicSpace(dir: string, bytes: number): Promise<void> {
-  const s = await statfs(dir);
+  // As the upload's own check: a file system that cannot say is not refused.
+  const s = await statfs(dir).catch(() => null);
+  if (!s) return;
   const free = s.bavail * s.bsize;
   const gb = (b: number) => Math.ceil(b / 1e8) / 10;
   if (free < bytes) throw new AppError('insufficient_storage', 'drone_mosaic_no_space', { need_gb: gb(bytes), free_gb: Math.floor(free / 1e8) / 10 });

@@ -26,3 +26,20 @@ export function unmount(dir: string): void {
     console.warn(`could not unmount ${dir}: ${(err as Error).message}`);
   }
 }
+
+/**
+ * Runs `fn` on a fresh tmpfs of `size`, unmounted after; where none can be mounted the test is
+ * skipped, with the reason printed.
+ */
+export async function onTmpfs(size: string, ctx: { skip: (note?: string) => never }, fn: (dir: string) => Promise<void>): Promise<void> {
+  const small = mountTmpfs(size);
+  if (!small.dir) {
+    console.warn(`skipped: ${small.reason}`);
+    ctx.skip(small.reason);
+  }
+  try {
+    await fn(small.dir!);
+  } finally {
+    unmount(small.dir!);
+  }
+}

@@ -16,7 +16,7 @@ import { AppError } from '@/lib/errors';
 import { checkSurvey } from '@/lib/drone/survey';
 import { makeSyntheticSurvey, missingExiftool, type SurveyTruth } from '../../helpers/synthetic-survey';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
-import { mountTmpfs, unmount } from '../../helpers/tmpfs';
+import { onTmpfs } from '../../helpers/tmpfs';
 
 const naip = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'];
 const skip = missingShared(...naip) ?? missingExiftool();
@@ -76,27 +76,18 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     expect(readFileSync(stripped.previewPng).equals(readFileSync(mosaic.previewPng))).toBe(true);
   }, 600_000);
 
-  it('a disk too small for the mosaic: drone_mosaic_no_space before anything is written', async (ctx) => {
-    const small = mountTmpfs('1m');
-    if (!small.dir) {
-      console.warn(`skipped: ${small.reason}`);
-      return ctx.skip(small.reason);
-    }
-    try {
-      const photos = await Promise.all(truth.files.map(readDroneExif));
-      const refusal = await buildOrthomosaic(photos, { workDir: small.dir }).catch((err: unknown) => err);
-      expect(refusal).toBeInstanceOf(AppError);
-      const { key, params } = refusal as AppError;
-      expect(key).toBe('drone_mosaic_no_space');
-      // What the mosaic built above needs (its raw copy of bands and alpha, overviews and COG), in GB
-      // rounded up to a tenth; none of the megabyte free.
-      expect(params!.need_gb).toBe(Math.ceil(mosaicWorkBytes(mosaic.width, mosaic.height, mosaic.bands.length + 1) / 1e8) / 10);
-      expect(params!.free_gb).toBe(0);
-      expect(readdirSync(small.dir)).toEqual([]);
-    } finally {
-      unmount(small.dir);
-    }
-  }, 120_000);
+  it('a disk too small for the mosaic: drone_mosaic_no_space before anything is written', (ctx) => onTmpfs('1m', ctx, async (dir) => {
+    const photos = await Promise.all(truth.files.map(readDroneExif));
+    const refusal = await buildOrthomosaic(photos, { workDir: dir }).catch((err: unknown) => err);
+    expect(refusal).toBeInstanceOf(AppError);
+    const { key, params } = refusal as AppError;
+    expect(key).toBe('drone_mosaic_no_space');
+    // What the mosaic built above needs (its raw copy of bands and alpha, overviews and COG), in GB
+    // rounded up to a tenth; none of the megabyte free.
+    expect(params!.need_gb).toBe(Math.ceil(mosaicWorkBytes(mosaic.width, mosaic.height, mosaic.bands.length + 1) / 1e8) / 10);
+    expect(params!.free_gb).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  }), 120_000);
 
   it('computes NDVI inside the field within 0.02 of the source image and writes the index GeoTIFF', async () => {
     const field = [200, 150, 700, 550] as const;

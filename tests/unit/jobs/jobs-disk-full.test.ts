@@ -8,44 +8,26 @@ import { AppError, isDiskFull } from '@/lib/errors';
 import { runJob } from '@/lib/jobs/jobs';
 import { fieldOver, NAIP_GRID } from '@/tests/helpers/raster-grids';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
-import { mountTmpfs, unmount } from '../../helpers/tmpfs';
+import { onTmpfs } from '../../helpers/tmpfs';
 
 const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20190904.tif'] as const;
 const skip = missingShared(...NAIP);
 if (skip) console.warn(skip);
 
 describe.skipIf(skip)('a job whose work folder fills up', () => {
-  it('ends with insufficient_storage (final), not with the file system\'s error', async (ctx) => {
-    // Two pages: too small for the zones' preview image.
-    const small = mountTmpfs('8k');
-    if (!small.dir) {
-      console.warn(`skipped: ${small.reason}`);
-      return ctx.skip(small.reason);
-    }
-    try {
-      const payload = { rasterPath: sharedPath(...NAIP), fileName: 'naip.tif', capturedAt: null, fieldGeometry: fieldOver(NAIP_GRID, [[10, 10], [300, 12], [290, 280], [12, 290]]), options: { zones: 3 } };
-      const failure = await runJob('raster_zones', payload, { workDir: small.dir, progress: () => {} }).catch((err: unknown) => err);
-      expect(failure).toBeInstanceOf(AppError);
-      expect((failure as AppError).key).toBe('insufficient_storage');
-      // The preview began to be written, so the disk did fill: the refusal is not a check of our own.
-      expect(readdirSync(small.dir)).toContain('preview.png');
-    } finally {
-      unmount(small.dir);
-    }
-  });
+  // Two pages: too small for the zones' preview image.
+  it('ends with insufficient_storage (final), not with the file system\'s error', (ctx) => onTmpfs('8k', ctx, async (dir) => {
+    const payload = { rasterPath: sharedPath(...NAIP), fileName: 'naip.tif', capturedAt: null, fieldGeometry: fieldOver(NAIP_GRID, [[10, 10], [300, 12], [290, 280], [12, 290]]), options: { zones: 3 } };
+    const failure = await runJob('raster_zones', payload, { workDir: dir, progress: () => {} }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(AppError);
+    expect((failure as AppError).key).toBe('insufficient_storage');
+    // The preview began to be written, so the disk did fill: the refusal is not a check of our own.
+    expect(readdirSync(dir)).toContain('preview.png');
+  }));
 
-  it('a program we run that fills it (GDAL writing a COG) is told as a full disk too', async (ctx) => {
-    const small = mountTmpfs('64k');
-    if (!small.dir) {
-      console.warn(`skipped: ${small.reason}`);
-      return ctx.skip(small.reason);
-    }
-    try {
-      const failure = await writeCog(sharedPath(...NAIP), join(small.dir, 'naip.tif'), INDEX_COG_OPTIONS).catch((err: unknown) => err);
-      expect(failure).toBeInstanceOf(Error);
-      expect(isDiskFull(failure), String(failure)).toBe(true);
-    } finally {
-      unmount(small.dir);
-    }
-  });
+  it('a program we run that fills it (GDAL writing a COG) is told as a full disk too', (ctx) => onTmpfs('64k', ctx, async (dir) => {
+    const failure = await writeCog(sharedPath(...NAIP), join(dir, 'naip.tif'), INDEX_COG_OPTIONS).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(Error);
+    expect(isDiskFull(failure), String(failure)).toBe(true);
+  }));
 });
