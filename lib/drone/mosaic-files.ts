@@ -1,8 +1,8 @@
 // The mosaic's files beside the raw copy the analysis reads: the GDAL header (VRT) over the raw pixels
 // the COG is written from, and the WGS84 web preview sampled band by band as rows are composited.
-import { statfs } from 'node:fs/promises';
 import sharp from 'sharp';
 import { AppError } from '@/lib/errors';
+import { freeBytes } from '@/lib/free-space';
 import type { UtmFrame } from './frame';
 
 /**
@@ -18,10 +18,8 @@ export const mosaicWorkBytes = (W: number, H: number, stride: number) => Math.ce
  * ends with a reason instead of filling the disk every other task and upload shares.
  */
 export async function ensureMosaicSpace(dir: string, bytes: number): Promise<void> {
-  // As the upload's own check: a file system that cannot say is not refused.
-  const s = await statfs(dir).catch(() => null);
-  if (!s) return;
-  const free = s.bavail * s.bsize;
+  const free = await freeBytes(dir);
+  if (free === null) return;
   const gb = (b: number) => Math.ceil(b / 1e8) / 10;
   if (free < bytes) throw new AppError('insufficient_storage', 'drone_mosaic_no_space', { need_gb: gb(bytes), free_gb: Math.floor(free / 1e8) / 10 });
 }

@@ -3,7 +3,7 @@
 // photos, GPS in each, one flight, a field under them), then a Scan row (status `processing`) and a
 // `drone` task are made together and the task is dispatched. The heavy work runs in the background.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, statfs } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { booleanPointInPolygon, buffer, point } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
@@ -14,6 +14,7 @@ import type { DronePhoto } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
 import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
 import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../errors';
+import { freeBytes } from '../free-space';
 import { refuseUnstorableText, validate } from '../http/validate';
 import type { Locale } from '../i18n/locales';
 import { submitTask } from '../tasks/queue';
@@ -132,8 +133,8 @@ async function chooseField(db: TenantDb, fieldId: number | undefined, photos: Dr
 
 async function ensureSpace(dir: string, bytes: number): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const s = await statfs(dir).catch(() => null);
-  if (s && s.bavail * s.bsize < bytes + WORK_MARGIN_BYTES) throw insufficientStorage();
+  const free = await freeBytes(dir);
+  if (free !== null && free < bytes + WORK_MARGIN_BYTES) throw insufficientStorage();
 }
 
 /**
