@@ -15,6 +15,7 @@ import {
   TAGS,
   TaskTaskStatusEnum,
   type Entity,
+  type ISOXMLReference,
   type ProcessDataVariable,
   type TreatmentZone,
 } from 'isoxml';
@@ -66,10 +67,62 @@ function zoneRates(zones: ExportZone[], rates: Rates): number[] {
 }
 
 export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>, zones: ExportZone[], opts: IsoxmlOptions): Promise<Buffer> {
-  const m = new ISOXMLManager({ version: 4, fmisTitle: 'Fieldmap', fmisVersion: '1.0' });
-  const create = <T extends Entity>(tag: TAGS, attrs: object) => m.createEntityFromAttributes(tag, attrs as never) as T;
-  const ref = (e: Entity) => m.registerEntity(e);
+  const w = taskDataWriter();
+  const refs = addPartfield(w, field, opts);
+  if (zones.length === 0) return packTaskData(await w.m.saveISOXML());
 
+  const rates = prescriptionRates(zones, opts);
+  const pdv = addProduct(w, opts.productName);
+  const task = plannedTask(w, pdv, refs, designator(`${opts.productName} | ${field.name}`), rates);
+  if (opts.grid) addGrid(task, field.geometry, zones, rates, pdv);
+  else task.attributes.TreatmentZone!.push(...zones.map((z, i) => treatmentZone(w, pdv, FIRST_ZONE_CODE + i, z.name, rates.kgHa[i]!, z.geometry)));
+  w.ref(task);
+  w.m.rootElement.attributes.Task = [task];
+  return packTaskData(await w.m.saveISOXML());
+}
+
+/** The manager of one file, with the two calls every part of the file makes of it. */
+interface TaskDataWriter {
+  m: ISOXMLManager;
+  create: <T extends Entity>(tag: TAGS, attrs: object) => T;
+  ref: (e: Entity) => ISOXMLReference;
+}
+
+/** A rate as the file writes it: a process data variable of `kg` kg/ha of the task's product. */
+type RateVariable = (kg: number) => ProcessDataVariable;
+
+/** The references a task names: its customer, farm and partfield. */
+interface PartfieldRefs {
+  customerRef: ISOXMLReference;
+  farmRef: ISOXMLReference;
+  partfieldRef: ISOXMLReference;
+}
+
+/** The prescription's rates in kg/ha: every zone's, where the position is lost, and where no zone lies. */
+interface PrescriptionRates {
+  kgHa: number[];
+  meanKgHa: number;
+  unzonedKgHa: number;
+}
+
+function taskDataWriter(): TaskDataWriter {
+  const m = new ISOXMLManager({ version: 4, fmisTitle: 'Fieldmap', fmisVersion: '1.0' });
+  // The library writes version 4.2 for every v4 file; what we write is valid 4.3, which terminals expect.
+  const rootToXML = m.rootElement.toXML.bind(m.rootElement);
+  m.rootElement.toXML = () => {
+    const xml = rootToXML();
+    xml._attributes = { ...xml._attributes, VersionMinor: '3' };
+    return xml;
+  };
+  return {
+    m,
+    create: <T extends Entity>(tag: TAGS, attrs: object) => m.createEntityFromAttributes(tag, attrs as never) as T,
+    ref: (e: Entity) => m.registerEntity(e),
+  };
+}
+
+/** The customer, the farm and the field's partfield with its boundary, put in the file. */
+function addPartfield({ m, create, ref }: TaskDataWriter, field: Pick<ExportField, 'name' | 'geometry'>, opts: IsoxmlOptions): PartfieldRefs {
   const customer = create(TAGS.Customer, { CustomerLastName: designator(opts.customer) });
   const customerRef = ref(customer);
   const farm = create(TAGS.Farm, { FarmDesignator: designator(opts.farm), CustomerIdRef: customerRef });
@@ -87,76 +140,79 @@ export async function buildIsoxml(field: Pick<ExportField, 'name' | 'geometry'>,
   partfield.attributes.PartfieldArea = Math.round(geometryAreaM2(geometry));
   const partfieldRef = ref(partfield);
 
-  // The library writes version 4.2 for every v4 file; what we write is valid 4.3, which terminals expect.
-  const rootToXML = m.rootElement.toXML.bind(m.rootElement);
-  m.rootElement.toXML = () => {
-    const xml = rootToXML();
-    xml._attributes = { ...xml._attributes, VersionMinor: '3' };
-    return xml;
-  };
   const root = m.rootElement.attributes;
   root.Customer = [customer as never];
   root.Farm = [farm as never];
   root.Partfield = [partfield];
-  if (zones.length === 0) return packTaskData(await m.saveISOXML());
+  return { customerRef, farmRef, partfieldRef };
+}
 
+function prescriptionRates(zones: ExportZone[], opts: IsoxmlOptions): PrescriptionRates {
   const kgHa = zoneRates(zones, opts.rates);
   const totalArea = zones.reduce((s, z) => s + z.areaHa, 0);
   // Where the position is lost the terminal applies the area-weighted mean rate; where the field has
   // no zone (water, no index data), the same unless the user set a rate for that ground.
   const meanKgHa = totalArea > 0 ? zones.reduce((s, z, i) => s + z.areaHa * kgHa[i]!, 0) / totalArea : kgHa[0]!;
-  const unzonedKgHa = opts.unzonedRate ?? meanKgHa;
+  return { kgHa, meanKgHa, unzonedKgHa: opts.unzonedRate ?? meanKgHa };
+}
 
+/** The product and its kg/ha presentation, put in the file; gives the rates of that product. */
+function addProduct({ m, create, ref }: TaskDataWriter, productName: string): RateVariable {
   const vpn = create(TAGS.ValuePresentation, { Offset: 0, Scale: 0.01, NumberOfDecimals: 1, UnitDesignator: 'kg/ha' });
   const vpnRef = ref(vpn);
   const product = create(TAGS.Product, {
-    ProductDesignator: designator(opts.productName),
+    ProductDesignator: designator(productName),
     ProductType: ProductProductTypeEnum.SingleDefault,
     QuantityDDI: DDI_SETPOINT_MASS_PER_AREA,
   });
   const productRef = ref(product);
-  root.ValuePresentation = [vpn as never];
-  root.Product = [product as never];
-
-  const pdv = (kg: number) =>
+  m.rootElement.attributes.ValuePresentation = [vpn as never];
+  m.rootElement.attributes.Product = [product as never];
+  return (kg) =>
     create<ProcessDataVariable>(TAGS.ProcessDataVariable, {
       ProcessDataDDI: DDI_SETPOINT_MASS_PER_AREA,
       ProcessDataValue: kgHaToMgM2(kg),
       ProductIdRef: productRef,
       ValuePresentationIdRef: vpnRef,
     });
-  const tzn = (code: number, name: string | undefined, kg: number, polygons?: Polygon | MultiPolygon) =>
-    create<TreatmentZone>(TAGS.TreatmentZone, {
-      TreatmentZoneCode: code,
-      ...(name && { TreatmentZoneDesignator: designator(name) }),
-      ...(polygons && { PolygonTreatmentZoneonly: ExtendedPolygon.fromGeoJSON(roundGeometry(polygons), PolygonPolygonTypeEnum.TreatmentZone, m) }),
-      ProcessDataVariable: [pdv(kg)],
-    });
+}
 
-  const task = create<ExtendedTask>(TAGS.Task, {
-    TaskDesignator: designator(`${opts.productName} | ${field.name}`),
-    CustomerIdRef: customerRef,
-    FarmIdRef: farmRef,
-    PartfieldIdRef: partfieldRef,
+function treatmentZone(w: TaskDataWriter, pdv: RateVariable, code: number, name: string | undefined, kg: number, polygons?: Polygon | MultiPolygon): TreatmentZone {
+  return w.create<TreatmentZone>(TAGS.TreatmentZone, {
+    TreatmentZoneCode: code,
+    ...(name && { TreatmentZoneDesignator: designator(name) }),
+    ...(polygons && { PolygonTreatmentZoneonly: ExtendedPolygon.fromGeoJSON(roundGeometry(polygons), PolygonPolygonTypeEnum.TreatmentZone, w.m) }),
+    ProcessDataVariable: [pdv(kg)],
+  });
+}
+
+/** The planned task, with the default, position-lost and out-of-field zones (not yet registered). */
+function plannedTask(w: TaskDataWriter, pdv: RateVariable, refs: PartfieldRefs, name: string, rates: PrescriptionRates): ExtendedTask {
+  return w.create<ExtendedTask>(TAGS.Task, {
+    TaskDesignator: name,
+    CustomerIdRef: refs.customerRef,
+    FarmIdRef: refs.farmRef,
+    PartfieldIdRef: refs.partfieldRef,
     TaskStatus: TaskTaskStatusEnum.Planned,
     DefaultTreatmentZoneCode: TZN_DEFAULT,
     PositionLostTreatmentZoneCode: TZN_POSITION_LOST,
     OutOfFieldTreatmentZoneCode: TZN_OUT_OF_FIELD,
-    TreatmentZone: [tzn(TZN_DEFAULT, 'Default', unzonedKgHa), tzn(TZN_POSITION_LOST, 'PositionLost', meanKgHa), tzn(TZN_OUT_OF_FIELD, 'OutOfField', 0)],
+    TreatmentZone: [
+      treatmentZone(w, pdv, TZN_DEFAULT, 'Default', rates.unzonedKgHa),
+      treatmentZone(w, pdv, TZN_POSITION_LOST, 'PositionLost', rates.meanKgHa),
+      treatmentZone(w, pdv, TZN_OUT_OF_FIELD, 'OutOfField', 0),
+    ],
   });
-  if (opts.grid) {
-    const features = zones.map((z, i) => ({ type: 'Feature' as const, properties: { rate: kgHaToMgM2(kgHa[i]!) }, geometry: roundGeometry(z.geometry) }));
-    // Ground of the field that no zone covers (the raster gave it no value: water, no data) takes
-    // the default zone's rate, as in the polygon variant; cells outside the field 0.
-    const unzoned = unzonedPart(field.geometry, zones);
-    if (unzoned) features.push({ type: 'Feature', properties: { rate: kgHaToMgM2(unzonedKgHa) }, geometry: roundGeometry(unzoned) });
-    task.addGridFromGeoJSON({ type: 'FeatureCollection', features } as never, [pdv(0)], ['rate']);
-  } else {
-    task.attributes.TreatmentZone!.push(...zones.map((z, i) => tzn(FIRST_ZONE_CODE + i, z.name, kgHa[i]!, z.geometry)));
-  }
-  ref(task);
-  root.Task = [task];
-  return packTaskData(await m.saveISOXML());
+}
+
+/** The prescription as a type-2 grid of the task, instead of one treatment zone per zone. */
+function addGrid(task: ExtendedTask, field: Polygon | MultiPolygon, zones: ExportZone[], rates: PrescriptionRates, pdv: RateVariable): void {
+  const features = zones.map((z, i) => ({ type: 'Feature' as const, properties: { rate: kgHaToMgM2(rates.kgHa[i]!) }, geometry: roundGeometry(z.geometry) }));
+  // Ground of the field that no zone covers (the raster gave it no value: water, no data) takes
+  // the default zone's rate, as in the polygon variant; cells outside the field 0.
+  const unzoned = unzonedPart(field, zones);
+  if (unzoned) features.push({ type: 'Feature', properties: { rate: kgHaToMgM2(rates.unzonedKgHa) }, geometry: roundGeometry(unzoned) });
+  task.addGridFromGeoJSON({ type: 'FeatureCollection', features } as never, [pdv(0)], ['rate']);
 }
 
 /** The field less its zones, or null when they cover it. */

@@ -82,30 +82,61 @@ export function productTotalKg(zones: ExportZone[], rates: Rates | undefined, un
 }
 
 export async function buildFieldReportPdf(field: ExportField, scan: ExportScan | null, zones: ExportZone[], opts: ReportOptions): Promise<Buffer> {
-  const { locale } = opts;
   const now = opts.now ?? new Date();
-  const fonts = fontPaths();
-  const t = (key: string, params: Record<string, string | number> = {}) => translate(locale, `report.${key}`, params);
-  /** A translation from another namespace, or the raw value when there is none. */
-  const tOr = (key: string, raw: string) => { const s = translate(locale, key); return s === key ? raw : s; };
-  const num = (x: number | null | undefined, digits = 2) =>
-    x === null || x === undefined || !Number.isFinite(x) ? '—' : new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
-  // A share as the language writes one: `30.3%` in English, `30,3 %` in Russian and Slovak.
-  const pct = (share: number, digits: number) => new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(share);
-  const date = (d: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(d);
-  // Capture dates are days as the files wrote them (read as UTC, as on the pages); the report's own
-  // time is written in the company's zone, and named.
-  const dateTime = (d: Date) =>
-    new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: opts.timeZone ?? 'UTC' }).format(d);
-  const indexLabel = scan ? tOr(`drone.index_${scan.indexName.toLowerCase()}_name`, scan.indexName.toUpperCase()) : '';
+  const formats = formatsFor(opts.locale, opts.timeZone);
+  const { doc, finished } = openDocument({ Title: `${formats.t('title')}: ${field.name}`, Author: field.company.name, Creator: 'Fieldmap', CreationDate: now });
+  const r: Report = { ...formats, doc };
+  drawTitle(r, field);
+  let y = drawDetails(r, field, 78);
+  y = drawMaps(r, field, scan, zones, y);
+  if (scan) y = drawScanStats(r, field, scan, zones, y);
+  y = drawZones(r, field, zones, opts, y);
+  y = drawCrop(r, scan, y);
+  drawHistory(r, scan, opts.history ?? [], y);
+  drawFooters(r, scan, now);
+  doc.end();
+  return finished;
+}
 
-  const doc = new PDFDocument({
-    size: 'A4',
-    margin: PAGE.margin,
-    bufferPages: true,
-    font: fonts.regular,
-    info: { Title: `${t('title')}: ${field.name}`, Author: field.company.name, Creator: 'Fieldmap', CreationDate: now },
-  });
+/** The report's language: its labels, and how it writes numbers, shares and dates. */
+interface Formats {
+  locale: Locale;
+  /** A label under `report`. */
+  t: (key: string, params?: Record<string, string | number>) => string;
+  /** A translation from another namespace, or the raw value when there is none. */
+  tOr: (key: string, raw: string) => string;
+  num: (x: number | null | undefined, digits?: number) => string;
+  pct: (share: number, digits: number) => string;
+  date: (d: Date) => string;
+  dateTime: (d: Date) => string;
+}
+
+/** What every section draws with: the document, and the report's language. */
+interface Report extends Formats {
+  doc: PDFKit.PDFDocument;
+}
+
+function formatsFor(locale: Locale, timeZone: string | undefined): Formats {
+  return {
+    locale,
+    t: (key, params = {}) => translate(locale, `report.${key}`, params),
+    tOr: (key, raw) => { const s = translate(locale, key); return s === key ? raw : s; },
+    num: (x, digits = 2) =>
+      x === null || x === undefined || !Number.isFinite(x) ? '—' : new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x),
+    // A share as the language writes one: `30.3%` in English, `30,3 %` in Russian and Slovak.
+    pct: (share, digits) => new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(share),
+    // Capture dates are days as the files wrote them (read as UTC, as on the pages); the report's own
+    // time is written in the company's zone, and named.
+    date: (d) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(d),
+    dateTime: (d) =>
+      new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: timeZone ?? 'UTC' }).format(d),
+  };
+}
+
+/** An A4 document with DejaVu Sans as `body` and `bold`, and the bytes it will have once ended. */
+function openDocument(info: PDFKit.DocumentInfo): { doc: PDFKit.PDFDocument; finished: Promise<Buffer> } {
+  const fonts = fontPaths();
+  const doc = new PDFDocument({ size: 'A4', margin: PAGE.margin, bufferPages: true, font: fonts.regular, info });
   doc.registerFont('body', fonts.regular);
   doc.registerFont('bold', fonts.bold);
   const chunks: Buffer[] = [];
@@ -114,70 +145,93 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  return { doc, finished };
+}
 
-  const text = (s: string, x: number, y: number, o: PDFKit.Mixins.TextOptions & { font?: string; size?: number; color?: string } = {}) => {
-    const { font = 'body', size = 9, color = INK, ...rest } = o;
-    doc.font(font).fontSize(size).fillColor(color).text(s, x, y, { lineBreak: false, ...rest });
-  };
-  const heading = (s: string, x: number, y: number, w: number) => {
-    text(s.toUpperCase(), x, y, { font: 'bold', size: 9, color: ACCENT, characterSpacing: 0.6 });
-    doc.moveTo(x, y + 13).lineTo(x + w, y + 13).lineWidth(0.6).strokeColor(RULE).stroke();
-    return y + 20;
-  };
-  /**
-   * What the index image's colours mean, drawn up and left of (`right`, `bottom`), the lower right
-   * corner of the map (the scale bar has the left one): the ramp as a bar (a PDF gradient through the
-   * ticks' colours, which are the ramp's stops) and the values under it.
-   */
-  const legend = (l: PreviewLegend, right: number, bottom: number) => {
-    const barW = 120;
-    const [x, y] = [right - barW - 16, bottom - 25];
-    const digits = legendDigits(l);
-    doc.save().rect(x, y, barW + 16, 25).fillOpacity(0.9).fill('#ffffff').restore();
-    const gradient = doc.linearGradient(x + 8, 0, x + 8 + barW, 0);
-    l.ticks.forEach((tick, i) => gradient.stop(i / (l.ticks.length - 1), tick.color));
-    doc.rect(x + 8, y + 4, barW, 6).fill(gradient);
-    doc.rect(x + 8, y + 4, barW, 6).lineWidth(0.4).strokeColor(MUTED).stroke();
-    l.ticks.forEach((tick, i) => {
-      const label = num(tick.value, digits);
-      const w = doc.font('body').fontSize(6.5).widthOfString(label);
-      // The ends' labels stay inside the bar, the others are centred on their tick.
-      const at = x + 8 + (i / (l.ticks.length - 1)) * barW - (i / (l.ticks.length - 1)) * w;
-      text(label, at, y + 13, { size: 6.5 });
+type TextStyle = PDFKit.Mixins.TextOptions & { font?: string; size?: number; color?: string };
+
+/** One line of text (unless `lineBreak` says otherwise), 9 pt body ink by default. */
+function text(doc: PDFKit.PDFDocument, s: string, x: number, y: number, o: TextStyle = {}): void {
+  const { font = 'body', size = 9, color = INK, ...rest } = o;
+  doc.font(font).fontSize(size).fillColor(color).text(s, x, y, { lineBreak: false, ...rest });
+}
+
+/** A section's heading in capitals over a rule; answers where its content starts. */
+function heading(doc: PDFKit.PDFDocument, s: string, x: number, y: number, w: number): number {
+  text(doc, s.toUpperCase(), x, y, { font: 'bold', size: 9, color: ACCENT, characterSpacing: 0.6 });
+  doc.moveTo(x, y + 13).lineTo(x + w, y + 13).lineWidth(0.6).strokeColor(RULE).stroke();
+  return y + 20;
+}
+
+/** `y`, or the top of a new page when `full`. */
+function freshPageIf(doc: PDFKit.PDFDocument, full: boolean, y: number): number {
+  if (!full) return y;
+  doc.addPage();
+  return PAGE.margin;
+}
+
+interface Column { w: number; align: 'left' | 'right' }
+
+/** A table's row writer, and its header drawn at `yy` (answering where the rows start). */
+interface Table {
+  row: (cells: string[], yy: number, font: string, color?: string, size?: number) => void;
+  header: (yy: number) => number;
+}
+
+function tableOf(doc: PDFKit.PDFDocument, cols: Column[], labels: string[]): Table {
+  const row = (cells: string[], yy: number, font: string, color = INK, size = 9) => {
+    let x = PAGE.margin;
+    cols.forEach((c, i) => {
+      text(doc, cells[i]!, x + 4, yy, { font, color, size, width: c.w - 8, height: 12, align: c.align, ellipsis: true });
+      x += c.w;
     });
   };
-  /** A table's row writer, and its header, drawn at `yy`; answers where the rows start. */
-  const tableOf = (cols: { w: number; align: 'left' | 'right' }[], labels: string[]) => {
-    const row = (cells: string[], yy: number, font: string, color = INK, size = 9) => {
-      let x = PAGE.margin;
-      cols.forEach((c, i) => {
-        text(cells[i]!, x + 4, yy, { font, color, size, width: c.w - 8, height: 12, align: c.align, ellipsis: true });
-        x += c.w;
-      });
-    };
-    const header = (yy: number) => {
-      doc.rect(PAGE.margin, yy - 3, CONTENT_W, 16).fill('#eef2f5');
-      row(labels, yy + 1, 'bold', MUTED, 8);
-      return yy + 16;
-    };
-    return { row, header };
+  const header = (yy: number) => {
+    doc.rect(PAGE.margin, yy - 3, CONTENT_W, 16).fill('#eef2f5');
+    row(labels, yy + 1, 'bold', MUTED, 8);
+    return yy + 16;
   };
+  return { row, header };
+}
 
-  // Header.
+/** Where the next row goes: `y`, or under the table's header on a new page when fewer than `room` points are left. */
+function rowOnPage(doc: PDFKit.PDFDocument, table: Table, y: number, room: number): number {
+  if (!(y > FOOTER_Y - room)) return y;
+  doc.addPage();
+  return table.header(PAGE.margin);
+}
+
+/** The accent band, the company and the report's name, and the field's name as large as fits. */
+function drawTitle({ doc, t }: Report, field: ExportField): void {
   doc.rect(0, 0, PAGE.width, 6).fill(ACCENT);
-  text(field.company.name, PAGE.margin, 28, { size: 9, color: MUTED, width: CONTENT_W, align: 'right' });
-  text(t('title'), PAGE.margin, 28, { size: 9, color: MUTED });
+  text(doc, field.company.name, PAGE.margin, 28, { size: 9, color: MUTED, width: CONTENT_W, align: 'right' });
+  text(doc, t('title'), PAGE.margin, 28, { size: 9, color: MUTED });
   // The whole name where it fits: a long one (a register's "Поле у лесополосы за фермой №3, часть 2")
   // is set smaller, down to 11 pt, before it is cut.
   const titleSize = [20, 18, 16, 14, 12, 11].find((size) => doc.font('bold').fontSize(size).widthOfString(field.name) <= CONTENT_W) ?? 11;
-  text(field.name, PAGE.margin, 42 + (20 - titleSize) / 2, { font: 'bold', size: titleSize, width: CONTENT_W, height: 24, ellipsis: true });
+  text(doc, field.name, PAGE.margin, 42 + (20 - titleSize) / 2, { font: 'bold', size: titleSize, width: CONTENT_W, height: 24, ellipsis: true });
+}
 
-  // Field details, two columns.
-  let y = heading(t('details'), PAGE.margin, 78, CONTENT_W);
+/** The field's details in two columns under their heading at `top`; answers where the next section starts. */
+function drawDetails(r: Report, field: ExportField, top: number): number {
+  const { doc } = r;
+  const y = heading(doc, r.t('details'), PAGE.margin, top, CONTENT_W);
+  const colW = CONTENT_W / 2;
+  fieldDetails(r, field).forEach(([label, value], i) => {
+    const x = PAGE.margin + (i % 2) * colW;
+    const yy = y + Math.floor(i / 2) * 16;
+    text(doc, label, x, yy, { color: MUTED, width: 112, height: 12, ellipsis: true });
+    text(doc, value, x + 115, yy, { font: 'bold', width: colW - 122, height: 12, ellipsis: true });
+  });
+  return y + 3 * 16 + 8;
+}
+
+/** The details' labels and values, row by row. */
+function fieldDetails({ locale, t, num }: Formats, field: ExportField): [string, string][] {
   // Statuses stored in Russian (spec 2.3) are named in the reader's language, as the pages name them.
   const known = statusKey(field.status);
   const status = known ? translate(locale, `fields.status_values.${known}`) : (field.status ?? '—');
-  const details: [string, string][] = [
+  return [
     [t('company'), field.company.name],
     [t('field'), field.name],
     [t('owner'), field.owner ?? '—'],
@@ -185,237 +239,298 @@ export async function buildFieldReportPdf(field: ExportField, scan: ExportScan |
     [t('status'), status],
     [t('area'), t('hectares', { value: num(field.area) })],
   ];
-  const colW = CONTENT_W / 2;
-  details.forEach(([label, value], i) => {
-    const x = PAGE.margin + (i % 2) * colW;
-    const yy = y + Math.floor(i / 2) * 16;
-    text(label, x, yy, { color: MUTED, width: 112, height: 12, ellipsis: true });
-    text(value, x + 115, yy, { font: 'bold', width: colW - 122, height: 12, ellipsis: true });
-  });
-  y += 3 * 16 + 8;
+}
 
-  // Two maps side by side: the zones, and the scan's index image; below them the statistics and histogram.
-  const half = (CONTENT_W - 16) / 2;
-  const right = PAGE.margin + half + 16;
-  const mapTop = heading(t('map'), PAGE.margin, y, half);
-  // A drone scan keeps its orthomosaic as its image; a raster of unknown index is just an index.
-  const imageTitle = scan?.source === 'drone' ? t('map_orthomosaic') : scan?.indexName === 'index' ? t('map_index_unnamed') : t('map_index', { index: indexLabel });
-  heading(scan ? imageTitle : t('index_stats'), right, y, half);
-  const mapH = 215;
-  drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: half, h: mapH }, { zones }, locale);
+// Two columns side by side: the maps, then the statistics and the histogram.
+const HALF = (CONTENT_W - 16) / 2;
+const RIGHT_X = PAGE.margin + HALF + 16;
+const MAP_H = 215;
+
+/** The scan's index by name: the pages' name for it where they have one. */
+function indexLabel({ tOr }: Formats, scan: ExportScan): string {
+  return tOr(`drone.index_${scan.indexName.toLowerCase()}_name`, scan.indexName.toUpperCase());
+}
+
+/** A drone scan keeps its orthomosaic as its image; a raster of unknown index is just an index. */
+function imageTitle(f: Formats, scan: ExportScan): string {
+  if (scan.source === 'drone') return f.t('map_orthomosaic');
+  return scan.indexName === 'index' ? f.t('map_index_unnamed') : f.t('map_index', { index: indexLabel(f, scan) });
+}
+
+/** The zones' map, and beside it the scan's image with its legend, or why there is none; answers where the next section starts. */
+function drawMaps(r: Report, field: ExportField, scan: ExportScan | null, zones: ExportZone[], y: number): number {
+  const { doc, t, locale } = r;
+  const mapTop = heading(doc, t('map'), PAGE.margin, y, HALF);
+  heading(doc, scan ? imageTitle(r, scan) : t('index_stats'), RIGHT_X, y, HALF);
+  drawMap(doc, field.geometry, { x: PAGE.margin, y: mapTop, w: HALF, h: MAP_H }, { zones }, locale);
   if (scan?.previewPng && scan.previewBounds) {
-    drawMap(doc, field.geometry, { x: right, y: mapTop, w: half, h: mapH }, { image: { png: scan.previewPng, bounds: scan.previewBounds } }, locale);
-    if (scan.legend) legend(scan.legend, right + half - 6, mapTop + mapH - 6);
+    drawMap(doc, field.geometry, { x: RIGHT_X, y: mapTop, w: HALF, h: MAP_H }, { image: { png: scan.previewPng, bounds: scan.previewBounds } }, locale);
+    if (scan.legend) drawLegend(r, scan.legend, RIGHT_X + HALF - 6, mapTop + MAP_H - 6);
   } else {
-    doc.rect(right, mapTop, half, mapH).fill('#f4f6f8');
-    text(scan ? t('no_image') : t('no_scan'), right + 12, mapTop + 12, { color: MUTED, width: half - 24, lineBreak: true });
+    doc.rect(RIGHT_X, mapTop, HALF, MAP_H).fill('#f4f6f8');
+    text(doc, scan ? t('no_image') : t('no_scan'), RIGHT_X + 12, mapTop + 12, { color: MUTED, width: HALF - 24, lineBreak: true });
   }
-  y = mapTop + mapH + 18;
+  return mapTop + MAP_H + 18;
+}
 
-  if (scan) {
-    const statsTop = heading(t('index_stats'), PAGE.margin, y, half);
-    heading(t('histogram'), right, y, half);
-    const rows: [string, string][] = [
-      [t('index'), indexLabel],
-      [t('data_date'), scan.capturedAt ? date(new Date(scan.capturedAt)) : '—'],
-      [t('mean'), num(scan.stats.mean, 3)],
-      [t('median'), num(scan.stats.median, 3)],
-      [t('std'), num(scan.stats.std, 3)],
-      [t('min'), num(scan.stats.min, 3)],
-      [t('max'), num(scan.stats.max, 3)],
-    ];
-    // How much of the field the scan covers: a drone survey's photos, else its zones.
-    const share = (x: number) => pct(x, x < 0.1 ? 1 : 0);
-    const coverage = coverageOf(scan.photoCoverage, zones.reduce((s, z) => s + z.areaHa, 0), field.area);
-    if (coverage) {
-      rows.push([t('coverage'), coverage.kind === 'photos' ? t('coverage_photos', { share: share(coverage.share) }) : t('coverage_zoned', { zoned: num(coverage.zonedHa), field: num(coverage.fieldHa), share: share(coverage.share) })]);
-    }
-    const step = 13;
-    rows.forEach(([label, value], i) => {
-      const partial = coverage !== null && i === rows.length - 1 && coverage.share < PARTIAL_COVERAGE;
-      text(label, PAGE.margin, statsTop + i * step, { color: MUTED });
-      // A long value (the coverage) is set smaller rather than cut.
-      const room = half - doc.font('body').fontSize(9).widthOfString(label) - 8;
-      const size = [9, 8.5, 8, 7.5, 7].find((sz) => doc.font('bold').fontSize(sz).widthOfString(value) <= room) ?? 7;
-      text(value, PAGE.margin, statsTop + i * step + (9 - size) / 2, { font: 'bold', size, width: half, align: 'right', color: partial ? WARNING : INK, height: 12, ellipsis: true });
-    });
-    drawHistogram(doc, scan, { x: right, y: statsTop, w: half, h: rows.length * step - 12 }, (v) => num(v, 2));
-    y = statsTop + rows.length * step + 14;
-  }
+/**
+ * What the index image's colours mean, drawn up and left of (`right`, `bottom`), the lower right
+ * corner of the map (the scale bar has the left one): the ramp as a bar (a PDF gradient through the
+ * ticks' colours, which are the ramp's stops) and the values under it.
+ */
+function drawLegend({ doc, num }: Report, l: PreviewLegend, right: number, bottom: number): void {
+  const barW = 120;
+  const [x, y] = [right - barW - 16, bottom - 25];
+  const digits = legendDigits(l);
+  doc.save().rect(x, y, barW + 16, 25).fillOpacity(0.9).fill('#ffffff').restore();
+  const gradient = doc.linearGradient(x + 8, 0, x + 8 + barW, 0);
+  l.ticks.forEach((tick, i) => gradient.stop(i / (l.ticks.length - 1), tick.color));
+  doc.rect(x + 8, y + 4, barW, 6).fill(gradient);
+  doc.rect(x + 8, y + 4, barW, 6).lineWidth(0.4).strokeColor(MUTED).stroke();
+  l.ticks.forEach((tick, i) => {
+    const label = num(tick.value, digits);
+    const w = doc.font('body').fontSize(6.5).widthOfString(label);
+    // The ends' labels stay inside the bar, the others are centred on their tick.
+    const at = x + 8 + (i / (l.ticks.length - 1)) * barW - (i / (l.ticks.length - 1)) * w;
+    text(doc, label, at, y + 13, { size: 6.5 });
+  });
+}
 
-  // Zones table.
-  y = heading(t('zones'), PAGE.margin, y, CONTENT_W);
+/** The scan's statistics beside its histogram; answers where the next section starts. */
+function drawScanStats(r: Report, field: ExportField, scan: ExportScan, zones: ExportZone[], y: number): number {
+  const { doc, t, num } = r;
+  const statsTop = heading(doc, t('index_stats'), PAGE.margin, y, HALF);
+  heading(doc, t('histogram'), RIGHT_X, y, HALF);
+  const { rows, partialCoverage } = scanStatRows(r, field, scan, zones);
+  const step = 13;
+  rows.forEach(([label, value], i) => drawStatRow(doc, label, value, statsTop + i * step, partialCoverage && i === rows.length - 1));
+  drawHistogram(doc, scan, { x: RIGHT_X, y: statsTop, w: HALF, h: rows.length * step - 12 }, (v) => num(v, 2));
+  return statsTop + rows.length * step + 14;
+}
+
+/** The statistics' labels and values; the coverage, when known, comes last and is flagged when partial. */
+function scanStatRows(f: Formats, field: ExportField, scan: ExportScan, zones: ExportZone[]): { rows: [string, string][]; partialCoverage: boolean } {
+  const { t, num, pct, date } = f;
+  const rows: [string, string][] = [
+    [t('index'), indexLabel(f, scan)],
+    [t('data_date'), scan.capturedAt ? date(new Date(scan.capturedAt)) : '—'],
+    [t('mean'), num(scan.stats.mean, 3)],
+    [t('median'), num(scan.stats.median, 3)],
+    [t('std'), num(scan.stats.std, 3)],
+    [t('min'), num(scan.stats.min, 3)],
+    [t('max'), num(scan.stats.max, 3)],
+  ];
+  // How much of the field the scan covers: a drone survey's photos, else its zones.
+  const coverage = coverageOf(scan.photoCoverage, zones.reduce((s, z) => s + z.areaHa, 0), field.area);
+  if (!coverage) return { rows, partialCoverage: false };
+  const share = (x: number) => pct(x, x < 0.1 ? 1 : 0);
+  rows.push([t('coverage'), coverage.kind === 'photos' ? t('coverage_photos', { share: share(coverage.share) }) : t('coverage_zoned', { zoned: num(coverage.zonedHa), field: num(coverage.fieldHa), share: share(coverage.share) })]);
+  return { rows, partialCoverage: coverage.share < PARTIAL_COVERAGE };
+}
+
+function drawStatRow(doc: PDFKit.PDFDocument, label: string, value: string, y: number, warn: boolean): void {
+  text(doc, label, PAGE.margin, y, { color: MUTED });
+  // A long value (the coverage) is set smaller rather than cut.
+  const room = HALF - doc.font('body').fontSize(9).widthOfString(label) - 8;
+  const size = [9, 8.5, 8, 7.5, 7].find((sz) => doc.font('bold').fontSize(sz).widthOfString(value) <= room) ?? 7;
+  text(doc, value, PAGE.margin, y + (9 - size) / 2, { font: 'bold', size, width: HALF, align: 'right', color: warn ? WARNING : INK, height: 12, ellipsis: true });
+}
+
+const ZONE_COLUMNS: (Column & { key: string })[] = [
+  { key: 'zone_class', w: 45, align: 'left' },
+  { key: 'zone_name', w: 150, align: 'left' },
+  { key: 'zone_area', w: 70, align: 'right' },
+  { key: 'zone_share_field', w: 70, align: 'right' },
+  { key: 'zone_mean', w: 85, align: 'right' },
+  { key: 'zone_rate', w: CONTENT_W - 420, align: 'right' },
+];
+
+type Ground = ReturnType<typeof unzonedGround>;
+
+/** A share of the field, as an agronomist reads them (not of the zoned ground). */
+function fieldShare({ pct }: Formats, ha: number, ground: Ground): string {
+  return ground.shareBasis > 0 ? pct(ha / ground.shareBasis, 1) : '—';
+}
+
+/** The zones table with its totals, or a line saying there are no zones; answers where the next section starts. */
+function drawZones(r: Report, field: ExportField, zones: ExportZone[], opts: ReportOptions, top: number): number {
+  const { doc, t } = r;
+  const y = heading(doc, t('zones'), PAGE.margin, top, CONTENT_W);
   if (zones.length === 0) {
-    text(t('no_zones'), PAGE.margin, y, { color: MUTED });
-    y += 28;
-  } else {
-    const cols = [
-      { key: 'zone_class', w: 45, align: 'left' as const },
-      { key: 'zone_name', w: 150, align: 'left' as const },
-      { key: 'zone_area', w: 70, align: 'right' as const },
-      { key: 'zone_share_field', w: 70, align: 'right' as const },
-      { key: 'zone_mean', w: 85, align: 'right' as const },
-      { key: 'zone_rate', w: CONTENT_W - 420, align: 'right' as const },
-    ];
-    const { row, header } = tableOf(cols, cols.map((c) => t(c.key)));
-    y = header(y);
-    // Shares are of the field, as an agronomist reads them; the ground no zone covers (water, clouds,
-    // outside the image) is a row of its own, with the rate the ISOXML prescription gives it.
-    const { zonedHa, unzonedHa, shareBasis: basis, rate: unzonedRate, rateIsMean } = unzonedGround(field.area, zones, opts.rates, opts.unzonedRate);
-    const shareOf = (ha: number) => (basis > 0 ? pct(ha / basis, 1) : '—');
-    const newPageIfFull = () => {
-      if (y > FOOTER_Y - 40) {
-        doc.addPage();
-        y = header(PAGE.margin);
-      }
-    };
-    for (const [i, z] of zones.entries()) {
-      newPageIfFull();
-      if (i % 2 === 1) doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#f7f9fa');
-      doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
-      const rate = opts.rates?.[z.classIndex];
-      row(['', localizeZoneName(z.name, locale), num(z.areaHa), shareOf(z.areaHa), num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
-      text(String(z.classIndex), PAGE.margin + 17, y + 1);
-      y += 16;
-    }
-    if (unzonedHa > 0) {
-      newPageIfFull();
-      doc.rect(PAGE.margin + 4, y, 9, 9).lineWidth(0.6).strokeColor(MUTED).stroke();
-      row(['', t('zone_unzoned'), num(unzonedHa), shareOf(unzonedHa), '—', unzonedRate === null ? '—' : num(unzonedRate, 1)], y + 1, 'body', WARNING);
-      y += 16;
-    }
-    doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + CONTENT_W, y).lineWidth(0.6).strokeColor(RULE).stroke();
-    const totalHa = zonedHa + unzonedHa;
-    text(t('total'), PAGE.margin + cols[0]!.w + 4, y + 4, { font: 'bold' });
-    text(num(totalHa), PAGE.margin + cols[0]!.w + cols[1]!.w + 4, y + 4, { font: 'bold', width: cols[2]!.w - 8, align: 'right' });
-    text(shareOf(totalHa), PAGE.margin + cols[0]!.w + cols[1]!.w + cols[2]!.w + 4, y + 4, { font: 'bold', width: cols[3]!.w - 8, align: 'right' });
-    // Under the rates, what they add up to: what the spreader or sprayer must carry for this field.
-    const productKg = productTotalKg(zones, opts.rates, { unzonedHa, rate: unzonedRate });
-    if (productKg !== null) {
-      const x = PAGE.margin + CONTENT_W - cols[5]!.w;
-      text(t('product_total', { amount: num(productKg, 0) }), x + 4, y + 4, { font: 'bold', width: cols[5]!.w - 8, align: 'right' });
-    }
-    y += 20;
-    // What that ground gets, said in words too: a terminal spreads it though no zone shows it.
-    if (unzonedHa > 0) {
-      if (y > FOOTER_Y - 30) {
-        doc.addPage();
-        y = PAGE.margin;
-      }
-      const note =
-        unzonedRate === null
-          ? t('zones_unzoned_note', { area: num(unzonedHa) })
-          : t(rateIsMean ? 'zones_unzoned_rate_note' : 'zones_unzoned_set_rate_note', { area: num(unzonedHa), rate: num(unzonedRate, 1) });
-      text(note, PAGE.margin, y - 4, { size: 8, color: MUTED, width: CONTENT_W, lineBreak: true });
-      y = doc.y + 10;
-    }
+    text(doc, t('no_zones'), PAGE.margin, y, { color: MUTED });
+    return y + 28;
   }
+  const table = tableOf(doc, ZONE_COLUMNS, ZONE_COLUMNS.map((c) => t(c.key)));
+  // The ground no zone covers (water, clouds, outside the image) is a row of its own, with the rate
+  // the ISOXML prescription gives it.
+  const ground = unzonedGround(field.area, zones, opts.rates, opts.unzonedRate);
+  const rowsEnd = drawZoneRows(r, table, zones, ground, opts.rates, table.header(y));
+  const totalsEnd = drawZoneTotals(r, zones, ground, opts.rates, rowsEnd);
+  return ground.unzonedHa > 0 ? drawUnzonedNote(r, ground, totalsEnd) : totalsEnd;
+}
 
-  // Crop classification, kept on one page: its heading, the crops named and found, the method
-  // as it wraps, and the candidates.
+/** A row per zone, then one for the unzoned ground, going on over the page under the header when full. */
+function drawZoneRows(r: Report, table: Table, zones: ExportZone[], ground: Ground, rates: Rates | undefined, top: number): number {
+  const { doc, locale, t, num } = r;
+  let y = top;
+  for (const [i, z] of zones.entries()) {
+    y = rowOnPage(doc, table, y, 40);
+    if (i % 2 === 1) doc.rect(PAGE.margin, y - 3, CONTENT_W, 16).fill('#f7f9fa');
+    doc.rect(PAGE.margin + 4, y, 9, 9).fill(z.color);
+    const rate = rates?.[z.classIndex];
+    table.row(['', localizeZoneName(z.name, locale), num(z.areaHa), fieldShare(r, z.areaHa, ground), num(z.mean, 3), rate === undefined ? '—' : num(rate, 1)], y + 1, 'body');
+    text(doc, String(z.classIndex), PAGE.margin + 17, y + 1);
+    y += 16;
+  }
+  if (ground.unzonedHa > 0) {
+    y = rowOnPage(doc, table, y, 40);
+    doc.rect(PAGE.margin + 4, y, 9, 9).lineWidth(0.6).strokeColor(MUTED).stroke();
+    table.row(['', t('zone_unzoned'), num(ground.unzonedHa), fieldShare(r, ground.unzonedHa, ground), '—', ground.rate === null ? '—' : num(ground.rate, 1)], y + 1, 'body', WARNING);
+    y += 16;
+  }
+  return y;
+}
+
+/** The totals under a rule: area, share and, under the rates, the product they add up to. */
+function drawZoneTotals(r: Report, zones: ExportZone[], ground: Ground, rates: Rates | undefined, y: number): number {
+  const { doc, t, num } = r;
+  const w = ZONE_COLUMNS.map((c) => c.w);
+  doc.moveTo(PAGE.margin, y).lineTo(PAGE.margin + CONTENT_W, y).lineWidth(0.6).strokeColor(RULE).stroke();
+  const totalHa = ground.zonedHa + ground.unzonedHa;
+  text(doc, t('total'), PAGE.margin + w[0]! + 4, y + 4, { font: 'bold' });
+  text(doc, num(totalHa), PAGE.margin + w[0]! + w[1]! + 4, y + 4, { font: 'bold', width: w[2]! - 8, align: 'right' });
+  text(doc, fieldShare(r, totalHa, ground), PAGE.margin + w[0]! + w[1]! + w[2]! + 4, y + 4, { font: 'bold', width: w[3]! - 8, align: 'right' });
+  // What the spreader or sprayer must carry for this field.
+  const productKg = productTotalKg(zones, rates, ground);
+  if (productKg !== null) {
+    const x = PAGE.margin + CONTENT_W - w[5]!;
+    text(doc, t('product_total', { amount: num(productKg, 0) }), x + 4, y + 4, { font: 'bold', width: w[5]! - 8, align: 'right' });
+  }
+  return y + 20;
+}
+
+/** What the unzoned ground gets, said in words too: a terminal spreads it though no zone shows it. */
+function drawUnzonedNote({ doc, t, num }: Report, ground: Ground, top: number): number {
+  const y = freshPageIf(doc, top > FOOTER_Y - 30, top);
+  const note =
+    ground.rate === null
+      ? t('zones_unzoned_note', { area: num(ground.unzonedHa) })
+      : t(ground.rateIsMean ? 'zones_unzoned_rate_note' : 'zones_unzoned_set_rate_note', { area: num(ground.unzonedHa), rate: num(ground.rate, 1) });
+  text(doc, note, PAGE.margin, y - 4, { size: 8, color: MUTED, width: CONTENT_W, lineBreak: true });
+  return doc.y + 10;
+}
+
+function cropName({ tOr }: Formats, id: string): string {
+  return tOr(`drone.crops.${id}`, id);
+}
+
+type Candidate = NonNullable<ExportScan['crop']>['top_candidates'][number];
+
+/**
+ * The crop classification, kept on one page: its heading, the crops named and found, the method
+ * as it wraps, and the candidates. Answers where the next section starts.
+ */
+function drawCrop(r: Report, scan: ExportScan | null, top: number): number {
+  const { doc, t } = r;
   const candidates = scan?.crop?.top_candidates.slice(0, 5) ?? [];
-  const methodText = t('crop_method', { index: indexLabel });
+  const methodText = t('crop_method', { index: scan ? indexLabel(r, scan) : '' });
+  const height = cropSectionHeight(doc, scan, methodText, candidates.length);
+  let y = heading(doc, t('crop'), PAGE.margin, freshPageIf(doc, top + height > FOOTER_Y - 10, top), CONTENT_W);
+  if (scan?.userCrop) {
+    text(doc, `${t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
+    text(doc, `${cropName(r, scan.userCrop)} · ${t('crop_named')}`, PAGE.margin + 110, y, { font: 'bold', size: 11 });
+    y += 18;
+  }
+  if (scan?.crop) return drawClassification(r, scan, scan.crop, methodText, candidates, y);
+  if (scan?.userCrop) return y;
+  text(doc, t('no_crop'), PAGE.margin, y, { color: MUTED });
+  return y + 18;
+}
+
+/** The height `drawCrop` takes, measured as it will be drawn. */
+function cropSectionHeight(doc: PDFKit.PDFDocument, scan: ExportScan | null, methodText: string, candidateCount: number): number {
   const methodHeight = doc.font('body').fontSize(9).heightOfString(methodText, { width: CONTENT_W });
   const uncertainHeight = scan?.crop && !scan.userCrop && isUncertain(scan.crop) ? 24 : 0;
-  const cropHeight = 20 + (scan?.userCrop ? 18 : 0) + (scan?.crop ? 18 + uncertainHeight + methodHeight + 8 + 14 + 14 * candidates.length : scan?.userCrop ? 0 : 18);
-  if (y + cropHeight > FOOTER_Y - 10) {
-    doc.addPage();
-    y = PAGE.margin;
-  }
-  y = heading(t('crop'), PAGE.margin, y, CONTENT_W);
-  const cropName = (id: string) => tOr(`drone.crops.${id}`, id);
-  if (scan?.userCrop) {
-    text(`${t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
-    text(`${cropName(scan.userCrop)} · ${t('crop_named')}`, PAGE.margin + 110, y, { font: 'bold', size: 11 });
-    y += 18;
-  }
-  if (scan?.crop) {
-    const crop = scan.crop;
-    text(`${scan.userCrop ? t('crop_automatic') : t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
-    text(`${cropName(crop.crop_type)} · ${t('confidence')} ${pct(crop.confidence, 0)}`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
-    y += 18;
-    if (!scan.userCrop && isUncertain(crop)) {
-      text(t('crop_uncertain'), PAGE.margin + 110, y, { color: WARNING, width: CONTENT_W - 110, lineBreak: true });
-      y = doc.y + 6;
-    }
-    text(methodText, PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
-    y = doc.y + 8;
-    text(t('candidates'), PAGE.margin, y, { font: 'bold', size: 8, color: MUTED });
-    y += 14;
-    for (const c of candidates) {
-      text(cropName(c.crop), PAGE.margin, y, { width: 100, ellipsis: true });
-      doc.rect(PAGE.margin + 110, y + 1, 250, 8).fill('#eef2f5');
-      doc.rect(PAGE.margin + 110, y + 1, 250 * Math.max(0, Math.min(1, c.score)), 8).fill(ACCENT);
-      text(pct(c.score, 0), PAGE.margin + 370, y, { width: 40, align: 'right' });
-      y += 14;
-    }
-  } else if (!scan?.userCrop) {
-    text(t('no_crop'), PAGE.margin, y, { color: MUTED });
-    y += 18;
-  }
+  return 20 + (scan?.userCrop ? 18 : 0) + (scan?.crop ? 18 + uncertainHeight + methodHeight + 8 + 14 + 14 * candidateCount : scan?.userCrop ? 0 : 18);
+}
 
-  // The field's scans over time, this report's in bold: its season among the others.
-  const history = opts.history ?? [];
-  if (history.length > 1) {
-    y += 14;
-    if (y > FOOTER_Y - 80) {
-      doc.addPage();
-      y = PAGE.margin;
-    }
-    y = heading(t('history'), PAGE.margin, y, CONTENT_W);
-    const cols = [
-      { label: t('history_date'), w: 185, align: 'left' as const },
-      { label: t('history_source'), w: 115, align: 'left' as const },
-      { label: t('index'), w: 55, align: 'left' as const },
-      { label: t('mean'), w: 60, align: 'right' as const },
-      { label: t('crop_type'), w: CONTENT_W - 415, align: 'left' as const },
-    ];
-    const { row, header } = tableOf(cols, cols.map((c) => c.label));
-    y = header(y);
-    for (const entry of history) {
-      if (y > FOOTER_Y - 24) {
-        doc.addPage();
-        y = header(PAGE.margin);
-      }
-      const day = date(new Date(entry.date));
-      row(
-        [
-          entry.dated ? day : t('history_uploaded', { date: day }),
-          tOr(`field.source.${entry.source}`, entry.source),
-          (entry.indexName ?? '').toUpperCase(),
-          num(entry.mean, 3),
-          entry.crop ? cropName(entry.crop) : '—',
-        ],
-        y + 1,
-        entry.id === scan?.id ? 'bold' : 'body',
-      );
-      y += 16;
-    }
+/** The classifier's crop (under the user's, when one is named, and then not in bold), its method and its candidates. */
+function drawClassification(r: Report, scan: ExportScan, crop: NonNullable<ExportScan['crop']>, methodText: string, candidates: Candidate[], top: number): number {
+  const { doc, t, pct } = r;
+  let y = top;
+  text(doc, `${scan.userCrop ? t('crop_automatic') : t('crop_type')}:`, PAGE.margin, y, { color: MUTED });
+  text(doc, `${cropName(r, crop.crop_type)} · ${t('confidence')} ${pct(crop.confidence, 0)}`, PAGE.margin + 110, y, { font: scan.userCrop ? 'body' : 'bold', size: 11 });
+  y += 18;
+  if (!scan.userCrop && isUncertain(crop)) {
+    text(doc, t('crop_uncertain'), PAGE.margin + 110, y, { color: WARNING, width: CONTENT_W - 110, lineBreak: true });
+    y = doc.y + 6;
   }
+  text(doc, methodText, PAGE.margin, y, { color: MUTED, width: CONTENT_W, lineBreak: true });
+  y = doc.y + 8;
+  text(doc, t('candidates'), PAGE.margin, y, { font: 'bold', size: 8, color: MUTED });
+  y += 14;
+  for (const c of candidates) {
+    text(doc, cropName(r, c.crop), PAGE.margin, y, { width: 100, ellipsis: true });
+    doc.rect(PAGE.margin + 110, y + 1, 250, 8).fill('#eef2f5');
+    doc.rect(PAGE.margin + 110, y + 1, 250 * Math.max(0, Math.min(1, c.score)), 8).fill(ACCENT);
+    text(doc, pct(c.score, 0), PAGE.margin + 370, y, { width: 40, align: 'right' });
+    y += 14;
+  }
+  return y;
+}
 
-  // Footer on every page: dates and page numbers.
+/** The field's scans over time when there is more than one, this report's in bold: its season among the others. */
+function drawHistory(r: Report, scan: ExportScan | null, history: ExportScanEntry[], top: number): number {
+  if (history.length <= 1) return top;
+  const { doc, t } = r;
+  const start = top + 14;
+  const cols: (Column & { label: string })[] = [
+    { label: t('history_date'), w: 185, align: 'left' },
+    { label: t('history_source'), w: 115, align: 'left' },
+    { label: t('index'), w: 55, align: 'left' },
+    { label: t('mean'), w: 60, align: 'right' },
+    { label: t('crop_type'), w: CONTENT_W - 415, align: 'left' },
+  ];
+  const y0 = heading(doc, t('history'), PAGE.margin, freshPageIf(doc, start > FOOTER_Y - 80, start), CONTENT_W);
+  const table = tableOf(doc, cols, cols.map((c) => c.label));
+  let y = table.header(y0);
+  for (const entry of history) {
+    y = rowOnPage(doc, table, y, 24);
+    table.row(historyCells(r, entry), y + 1, entry.id === scan?.id ? 'bold' : 'body');
+    y += 16;
+  }
+  return y;
+}
+
+function historyCells(f: Formats, entry: ExportScanEntry): string[] {
+  const day = f.date(new Date(entry.date));
+  return [
+    entry.dated ? day : f.t('history_uploaded', { date: day }),
+    f.tOr(`field.source.${entry.source}`, entry.source),
+    (entry.indexName ?? '').toUpperCase(),
+    f.num(entry.mean, 3),
+    entry.crop ? cropName(f, entry.crop) : '—',
+  ];
+}
+
+/** On every page, under a rule: the data's date, when the report was made, and the page number. */
+function drawFooters({ doc, t, date, dateTime }: Report, scan: ExportScan | null, now: Date): void {
   const range = doc.bufferedPageRange();
+  const dataDate = scan?.capturedAt ? date(new Date(scan.capturedAt)) : '—';
   for (let p = range.start; p < range.start + range.count; p++) {
     doc.switchToPage(p);
     doc.moveTo(PAGE.margin, FOOTER_Y - 6).lineTo(PAGE.width - PAGE.margin, FOOTER_Y - 6).lineWidth(0.6).strokeColor(RULE).stroke();
-    const dataDate = scan?.capturedAt ? date(new Date(scan.capturedAt)) : '—';
-    text(`${t('data_date')}: ${dataDate}   ·   ${t('report_date')}: ${dateTime(now)}`, PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED });
-    text(t('page', { page: p + 1, pages: range.count }), PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED, width: CONTENT_W, align: 'right' });
+    text(doc, `${t('data_date')}: ${dataDate}   ·   ${t('report_date')}: ${dateTime(now)}`, PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED });
+    text(doc, t('page', { page: p + 1, pages: range.count }), PAGE.margin, FOOTER_Y, { size: 7.5, color: MUTED, width: CONTENT_W, align: 'right' });
   }
-  doc.end();
-  return finished;
 }
 
 interface Box { x: number; y: number; w: number; h: number }
 
-/** The field fitted into the box with either its zones coloured or the index image, both clipped to the field. */
-function drawMap(
-  doc: PDFKit.PDFDocument,
-  geometry: Polygon | MultiPolygon,
-  box: Box,
-  layer: { zones: ExportZone[] } | { image: { png: Buffer; bounds: [[number, number], [number, number]] } },
-  locale: Locale,
-) {
+/** Longitude/latitude to page points: the geometry fitted into the box, centred, east-west shrunk for its latitude. */
+interface Projection { px: (lon: number) => number; py: (lat: number) => number; scale: number }
+
+function fitToBox(geometry: Polygon | MultiPolygon, box: Box): Projection {
   const pts = parts(geometry).flat(2);
   const lat0 = (Math.min(...pts.map((p) => p[1]!)) + Math.max(...pts.map((p) => p[1]!))) / 2;
   const kx = Math.cos((lat0 * Math.PI) / 180);
@@ -425,12 +540,21 @@ function drawMap(
   const scale = Math.min((box.w - 2 * pad) / (maxX - minX || 1), (box.h - 2 * pad) / (maxY - minY || 1));
   const ox = box.x + (box.w - (maxX - minX) * scale) / 2;
   const oy = box.y + (box.h - (maxY - minY) * scale) / 2;
-  const px = (lon: number) => ox + (lon * kx - minX) * scale;
-  const py = (lat: number) => oy + (maxY - lat) * scale;
+  return { px: (lon) => ox + (lon * kx - minX) * scale, py: (lat) => oy + (maxY - lat) * scale, scale };
+}
+
+/** The field fitted into the box with either its zones coloured or the index image, both clipped to the field. */
+function drawMap(
+  doc: PDFKit.PDFDocument,
+  geometry: Polygon | MultiPolygon,
+  box: Box,
+  layer: { zones: ExportZone[] } | { image: { png: Buffer; bounds: [[number, number], [number, number]] } },
+  locale: Locale,
+) {
+  const { px, py, scale } = fitToBox(geometry, box);
   const path = (g: Polygon | MultiPolygon) => {
     for (const poly of parts(g)) for (const ring of poly) ring.forEach((p, i) => (i ? doc.lineTo(px(p[0]!), py(p[1]!)) : doc.moveTo(px(p[0]!), py(p[1]!))));
   };
-
   doc.rect(box.x, box.y, box.w, box.h).fill('#f4f6f8');
   doc.save();
   path(geometry);
@@ -452,8 +576,12 @@ function drawMap(
   doc.restore();
   path(geometry);
   doc.lineWidth(1.4).strokeColor(INK).stroke();
+  drawScaleBar(doc, box, scale, locale);
+  drawNorthArrow(doc, box);
+}
 
-  // Scale bar: a round number of metres near a quarter of the box.
+/** In the box's lower left corner: a round number of metres near a quarter of its width. */
+function drawScaleBar(doc: PDFKit.PDFDocument, box: Box, scale: number, locale: Locale): void {
   const metresPerPt = (1 / scale) * 111_320;
   const target = (box.w / 4) * metresPerPt;
   const bar = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000].reduce((b, v) => (v <= target ? v : b), 10);
@@ -465,7 +593,9 @@ function drawMap(
   doc.roundedRect(bx - 3, by - 10, barPt + doc.widthOfString(label) + 12, 13, 2).fillOpacity(0.85).fill('#ffffff').fillOpacity(1);
   doc.moveTo(bx, by - 3).lineTo(bx + barPt, by - 3).lineWidth(2).strokeColor(INK).stroke();
   doc.fillColor(INK).text(label, bx + barPt + 4, by - 8, { lineBreak: false });
-  // North arrow.
+}
+
+function drawNorthArrow(doc: PDFKit.PDFDocument, box: Box): void {
   const nx = box.x + box.w - 14, ny = box.y + 10;
   doc.moveTo(nx, ny).lineTo(nx - 4, ny + 10).lineTo(nx + 4, ny + 10).closePath().fill(INK);
   doc.font('bold').fontSize(7).text('N', nx - 2.5, ny + 11, { lineBreak: false });

@@ -397,277 +397,433 @@ function keepOwnership(original: string, copy: string): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The conversion itself, in one transaction on the working copy: the current schema beside the
+// legacy tables, then owners, fields, scans and zones, each step noting what it changed.
 
-async function convert(db: Client, shape: LegacyShape, now: Date) {
-  const legacyColumns = shape === 'v2026.2-legacy-columns';
-  const notes: string[] = [];
-  const blocking: string[] = [];
+/** What every step of the conversion shares. */
+interface Conversion {
+  tx: Transaction;
+  companyId: number;
+  now: Date;
+  /** `now` as the service writes times. */
+  nowText: string;
+  /** Status and parcel number are columns of `field` (the older shape), not keys of its JSON. */
+  legacyColumns: boolean;
+  notes: string[];
+  /** Rows the service cannot hold: the upgrade stops before writing anything. */
+  blocking: string[];
+  /** The inserts, written only once every row was read (none when a row blocks the upgrade). */
+  batch: InStatement[];
+}
+
+type Converted = Pick<MigrationReport, 'owners' | 'fields' | 'scans' | 'zones' | 'notes'>;
+
+async function convert(db: Client, shape: LegacyShape, now: Date): Promise<Converted> {
   const tx = await db.transaction('write');
   try {
-    for (const t of ['owner', 'field', 'fieldscan', 'fieldzone']) await tx.execute(`ALTER TABLE "${t}" RENAME TO "legacy_${t}"`);
-    // The old indexes keep their names after the rename and would collide with the new ones.
-    for (const i of ['field_owner_id', 'fieldscan_field_id', 'fieldzone_field_id', 'fieldzone_scan_id', 'owner_name']) await tx.execute(`DROP INDEX IF EXISTS "${i}"`);
-    const migrations = readMigrations('sqlite');
-    for (const m of migrations) await tx.executeMultiple(m.sql);
-    await tx.execute('CREATE TABLE IF NOT EXISTS "_migrations" ("name" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "applied_at" TEXT NOT NULL)');
-    for (const m of migrations) await tx.execute({ sql: 'INSERT INTO "_migrations" VALUES (?, ?, ?)', args: [m.name, m.checksum, now.toISOString()] });
-
+    await createCurrentSchema(tx, now);
     const nowText = sqliteTime(now);
-    const company = await tx.execute({
-      sql: 'INSERT INTO company (name, slug, settings_json, created_at) VALUES (?, ?, ?, ?) RETURNING id',
-      args: [DEFAULT_COMPANY, 'default-company', '{}', nowText],
-    });
-    const companyId = Number(company.rows[0]!.id);
-    const batch: InStatement[] = [];
-
-    // Owners. Names are compared as the service compares them (case and surrounding spaces aside):
-    // owners v2026.2 kept apart under such names become one, the lowest old id's.
-    const ownerRows = await readLegacyTable(tx, 'legacy_owner', 'owner', notes);
-    const ownerNewId = renumbered(ownerRows.map((o) => o.id));
-    const ownerOf = new Map<number, { id: number; oldId: unknown; name: string; fullName?: string }>(); // by old id
-    const ownerByKey = new Map<string, { id: number; oldId: unknown; name: string; fullName?: string }>();
-    const merges: { what: string; into: { oldId: unknown; name: string }; oldId: number }[] = [];
-    for (const o of ownerRows) {
-      const what = `owner ${String(o.id)}`;
-      const raw = o.name === null || o.name === undefined ? '' : String(o.name);
-      let name = toSingleLine(raw);
-      let fullName: string | undefined;
-      if (!name) {
-        name = `Owner ${String(o.id)}`;
-        notes.push(`${what}: no name; named ${JSON.stringify(name)}`);
-      } else if (name.length > MAX_NAME) {
-        fullName = name;
-        name = cut(name, MAX_NAME);
-        notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its fields' attributes (legacy_owner_name): ${JSON.stringify(fullName)}`);
-      } else if (name !== raw) {
-        notes.push(`${what}: name ${JSON.stringify(raw)} ${TRIMMED}`);
-      }
-      const newId = ownerNewId.get(o.id)!;
-      const same = ownerByKey.get(ownerNameKey(name));
-      if (same) {
-        ownerOf.set(Number(o.id), same);
-        merges.push({ what: `${what} ${JSON.stringify(raw)}`, into: same, oldId: Number(o.id) });
-        continue;
-      }
-      if (newId !== o.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now owner ${newId}`);
-      const owner = { id: newId, oldId: o.id, name, fullName };
-      ownerByKey.set(ownerNameKey(name), owner);
-      ownerOf.set(Number(o.id), owner);
-      batch.push({ sql: 'INSERT INTO owner (id, company_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', args: [newId, companyId, name, nowText, nowText] });
-    }
-    const movedFields = new Map<number, number>(); // merged old owner id -> its fields
-
-    // Fields.
-    const fields = await readLegacyTable(tx, 'legacy_field', 'field', notes);
-    const fieldNewId = renumbered(fields.map((f) => f.id));
-    const fieldIdOf = new Map<number, number>(); // old id -> new id
-    for (const f of fields) {
-      const oldId = Number(f.id);
-      const what = `field ${String(f.id)}`;
-      const id = fieldNewId.get(f.id)!;
-      fieldIdOf.set(oldId, id);
-      const { attributes, areaSqM, jsonStatus, jsonParcel } = legacyProperties(f.properties_json, what, notes);
-      if (id !== f.id) {
-        attributes.legacy_id = f.id;
-        notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now field ${id} (the old id kept in its attributes as legacy_id)`);
-      }
-      const geometry = legacyGeometry(f.geometry_wkt, what, notes, blocking);
-
-      // The stored area is what users saw: keep it; compute it when it is missing or impossible
-      // (no area, or beyond what the service takes: 0.0001 to 10,000,000 ha).
-      const stored = legacyNumber(areaSqM);
-      const storedHa = stored !== null ? stored / 10_000 : null;
-      const usable = storedHa !== null && storedHa >= MIN_AREA_HA && storedHa <= MAX_AREA_HA;
-      if (areaSqM != null && areaSqM !== '' && !usable) {
-        notes.push(
-          storedHa !== null && storedHa > MAX_AREA_HA
-            ? `${what}: area_sq_m ${JSON.stringify(areaSqM)} is over ${MAX_AREA_HA} ha, beyond what the service takes; computed from the boundary`
-            : `${what}: area_sq_m ${JSON.stringify(areaSqM)} is no area; computed from the boundary`,
-        );
-      }
-      const area = geometry ? roundArea(usable ? storedHa : geometryAreaHa(geometry)) : 0;
-
-      const rawStatus = str(legacyColumns ? f.land_status : jsonStatus);
-      let status = rawStatus === null ? null : toSingleLine(rawStatus) || null;
-      if (status && status.length > MAX_STATUS) {
-        attributes.legacy_status = rawStatus;
-        status = cut(status, MAX_STATUS);
-        notes.push(`${what}: status longer than ${MAX_STATUS} characters; cut, the whole kept in its attributes`);
-      } else if (rawStatus !== null && status !== rawStatus) {
-        notes.push(status ? `${what}: status ${JSON.stringify(rawStatus)} ${TRIMMED}` : `${what}: status ${JSON.stringify(rawStatus)} is blank; left empty`);
-      }
-      const parcel = legacyParcelNumber(str(legacyColumns ? f.parcel_number : jsonParcel), attributes, what, notes);
-
-      // A field's name as the service requires it: trimmed, 1 to 255 characters; one without a name
-      // is named as an import names it: by its parcel number, else "Field <old id>".
-      const rawName = f.name === null || f.name === undefined ? '' : String(f.name);
-      let name = toSingleLine(rawName);
-      if (!name) {
-        name = parcel ?? `Field ${String(f.id)}`;
-        notes.push(`${what}: ${rawName ? `name ${JSON.stringify(rawName)} is blank` : 'no name'}; named ${JSON.stringify(name)}`);
-      } else if (name.length > MAX_NAME) {
-        attributes.legacy_name = rawName;
-        name = cut(name, MAX_NAME);
-        notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its attributes`);
-      } else if (name !== rawName) {
-        notes.push(`${what}: name ${JSON.stringify(rawName)} ${TRIMMED}`);
-      }
-
-      let ownerId: number | null = null;
-      if (f.owner_id !== null && f.owner_id !== undefined && f.owner_id !== '') {
-        const legacyOwner = legacyId(f.owner_id);
-        const byName = legacyOwner === null && typeof f.owner_id === 'string' ? ownerByKey.get(ownerNameKey(f.owner_id)) : undefined;
-        const owner = legacyOwner !== null ? ownerOf.get(legacyOwner) : byName;
-        if (owner) {
-          ownerId = owner.id;
-          if (byName) notes.push(`${what}: owner_id ${JSON.stringify(f.owner_id)} is a name, not an id; the owner of that name (${owner.id}) taken`);
-          if (legacyOwner !== null && Number(owner.oldId) !== legacyOwner) movedFields.set(legacyOwner, (movedFields.get(legacyOwner) ?? 0) + 1);
-          if (owner.fullName) attributes.legacy_owner_name = owner.fullName;
-        } else {
-          attributes.legacy_owner_id = legacyOwner ?? f.owner_id;
-          notes.push(`${what}: owner ${legacyOwner ?? JSON.stringify(f.owner_id)} does not exist; left without an owner`);
-        }
-      }
-      if (!geometry) continue;
-      const box = boundingBox(geometry);
-      batch.push({
-        sql: `INSERT INTO field (id, company_id, owner_id, name, area, status, parcel_number, geometry, attributes_json,
-                min_lon, min_lat, max_lon, max_lat, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [id, companyId, ownerId, name, area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
-          box.minLon, box.minLat, box.maxLon, box.maxLat, nowText, nowText],
-      });
-    }
-    for (const m of merges) {
-      const moved = movedFields.get(m.oldId) ?? 0;
-      notes.push(`${m.what}: the same owner as owner ${String(m.into.oldId)} ${JSON.stringify(m.into.name)} (the service compares names whatever the case and surrounding spaces); merged into it, ${moved} field${moved === 1 ? '' : 's'} moved`);
-    }
-
-    // Scans and zones belong to a field; one whose field is gone cannot be kept (the backup keeps it).
-    const fieldOf = (v: unknown) => {
-      const old = legacyId(v);
-      return old === null ? undefined : fieldIdOf.get(old);
-    };
-    const scanRows = (await readLegacyTable(tx, 'legacy_fieldscan', 'scan', notes)).filter((s) => {
-      if (fieldOf(s.field_id) !== undefined) return true;
-      notes.push(`scan ${String(s.id)} (${String(s.filename)}): field ${String(s.field_id)} does not exist; not carried over`);
-      return false;
-    });
-    const scanNewId = renumbered(scanRows.map((s) => s.id));
-    const scanIdOf = new Map<number, number>();
-    const fieldOfScan = new Map<number, number>(); // new scan id -> new field id
-    const firstScanOf = new Map<number, Date>(); // field (new id) -> its earliest scan
-    for (const s of scanRows) {
-      const what = `scan ${String(s.id)} (${String(s.filename)})`;
-      const id = scanNewId.get(s.id)!;
-      scanIdOf.set(Number(s.id), id);
-      const fieldId = fieldOf(s.field_id)!;
-      fieldOfScan.set(id, fieldId);
-      if (id !== s.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now scan ${id}`);
-      const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
-      let uploaded = parseLegacyTime(s.uploaded_at);
-      if (!uploaded) {
-        notes.push(`${what}: uploaded_at ${JSON.stringify(s.uploaded_at)} is no time; the upgrade's time used`);
-        uploaded = now;
-      }
-      if (!firstScanOf.has(fieldId) || uploaded < firstScanOf.get(fieldId)!) firstScanOf.set(fieldId, uploaded);
-      const processed = legacyProcessed(s.processed);
-      const legacy = { ...(id !== s.id ? { id: s.id } : {}), file_path: str(s.file_path), task_id: str(s.task_id), uploaded_at: str(s.uploaded_at), processed: str(s.processed) };
-      batch.push({
-        sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
-              VALUES (?, ?, ?, 'raster', ?, ?, 'ndvi', ?, ?, ?, ?)`,
-        args: [id, companyId, fieldId, processed ? 'completed' : 'error', String(s.filename),
-          stats.mean === null && stats.min === null ? null : JSON.stringify(stats),
-          JSON.stringify({ legacy }), sqliteTime(uploaded), nowText],
-      });
-      if (!processed) {
-        // No task of the service will ever process it: it failed, and says why (its task's error, as every failed scan does).
-        notes.push(`${what}: never processed by v2026.2 (processed ${JSON.stringify(s.processed)}); marked failed, for its image to be uploaded again`);
-        batch.push({
-          sql: `INSERT INTO task (id, company_id, kind, status, payload_json, file_name, error, field_id, scan_id, created_at, updated_at, finished_at)
-                VALUES (?, ?, 'raster_zones', 'error', '{}', ?, ?, ?, ?, ?, ?, ?)`,
-          args: [randomUUID(), companyId, str(s.filename), JSON.stringify({ key: 'legacy_scan_unprocessed', params: {} }), fieldId, id, sqliteTime(uploaded), nowText, nowText],
-        });
-      }
-    }
-
-    // Zones. One without a scan (or whose scan is gone) could not be reached through any path of the
-    // service: the orphans of a field go to one scan record of their own, "kept from v2026.2" without
-    // a raster, dated just before the field's first scan so that it never passes for the latest.
-    const zoneRows = (await readLegacyTable(tx, 'legacy_fieldzone', 'zone', notes))
-      .filter((z) => {
-        if (fieldOf(z.field_id) !== undefined) return true;
-        notes.push(`zone ${String(z.id)}: field ${String(z.field_id)} does not exist; not carried over`);
-        return false;
-      })
-      .sort((a, b) => fieldOf(a.field_id)! - fieldOf(b.field_id)! || Number(a.id) - Number(b.id));
-    const zoneNewId = renumbered(zoneRows.map((z) => z.id));
-    let nextScanId = Math.max(0, ...scanIdOf.values()) + 1;
-    const orphanScanOf = new Map<number, { id: number; zones: unknown[] }>(); // field -> its scan for orphan zones
-    const classCounter = new Map<string, number>();
-    const zoneInserts: InStatement[] = [];
-    for (const z of zoneRows) {
-      const what = `zone ${String(z.id)}`;
-      const fieldId = fieldOf(z.field_id)!;
-      const id = zoneNewId.get(z.id)!;
-      if (id !== z.id) notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now zone ${id}`);
-      const geometry = legacyGeometry(z.geometry_wkt, what, notes, blocking);
-      const legacyScan = legacyId(z.scan_id);
-      let scanId = legacyScan === null ? undefined : scanIdOf.get(legacyScan);
-      // A zone lies on its own field (its boundary was cut from it, and pages find it by its field);
-      // under another field's scan it would show on that field's map. It goes with its field's
-      // zones without a scan instead.
-      if (scanId !== undefined && fieldOfScan.get(scanId) !== fieldId) {
-        notes.push(`${what} of field ${fieldId}: its scan ${String(z.scan_id)} is of field ${fieldOfScan.get(scanId)}; taken as a zone without a scan`);
-        scanId = undefined;
-      }
-      if (scanId === undefined) {
-        let orphans = orphanScanOf.get(fieldId);
-        if (!orphans) {
-          orphans = { id: nextScanId++, zones: [] };
-          orphanScanOf.set(fieldId, orphans);
-        }
-        orphans.zones.push(z.id);
-        scanId = orphans.id;
-      }
-      // Classes were not stored: number the zones of each scan in their original order.
-      const group = `${fieldId}/${scanId}`;
-      const classIndex = (classCounter.get(group) ?? 0) + 1;
-      classCounter.set(group, classIndex);
-      if (!geometry) continue;
-      zoneInserts.push({
-        sql: `INSERT INTO zone (id, company_id, scan_id, field_id, class_index, name, min_value, max_value, mean_value, area_ha, color, geometry)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [id, companyId, scanId, fieldId, classIndex, String(z.name ?? ''), num(z.min_value), num(z.max_value), num(z.avg_ndvi),
-          geometryAreaHa(geometry), str(z.color), JSON.stringify(geometry)],
-      });
-    }
-    for (const [fieldId, orphans] of orphanScanOf) {
-      const first = firstScanOf.get(fieldId);
-      const dated = first ? new Date(first.getTime() - 1000) : now;
-      notes.push(
-        `zone${orphans.zones.length === 1 ? '' : 's'} ${orphans.zones.join(', ')} of field ${fieldId}: no scan; put in scan ${orphans.id}, made for them ("zones kept from v2026.2", without a raster), so that they can be seen`,
-      );
-      batch.push({
-        sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
-              VALUES (?, ?, ?, 'raster', 'completed', NULL, 'ndvi', NULL, ?, ?, ?)`,
-        args: [orphans.id, companyId, fieldId, JSON.stringify({ legacy: { zones_without_scan: orphans.zones, note: 'zones kept from v2026.2 without their scan' } }), sqliteTime(dated), nowText],
-      });
-    }
-    batch.push(...zoneInserts);
+    const companyId = await createDefaultCompany(tx, nowText);
+    const c: Conversion = { tx, companyId, now, nowText, legacyColumns: shape === 'v2026.2-legacy-columns', notes: [], blocking: [], batch: [] };
+    const owners = await convertOwners(c);
+    const fields = await convertFields(c, owners);
+    noteOwnerMerges(c.notes, owners.merges, fields.movedFields);
+    const fieldOf = fieldLookup(fields.fieldIdOf);
+    const scans = await convertScans(c, fieldOf);
+    const zones = await convertZones(c, fieldOf, scans);
     // Every row the service cannot hold, in one run: the administrator corrects them all, then runs again.
-    if (blocking.length) throw new BlockingRowsError(blocking);
-
-    for (let i = 0; i < batch.length; i += 500) await tx.batch(batch.slice(i, i + 500));
-
-    for (const t of ['fieldzone', 'fieldscan', 'field', 'owner']) await tx.execute(`DROP TABLE "legacy_${t}"`);
-    const check = await tx.execute('PRAGMA foreign_key_check');
-    if (check.rows.length) throw new Error(`foreign key check failed: ${JSON.stringify(check.rows.slice(0, 3))}`);
-    await tx.commit();
-    return { owners: ownerByKey.size, fields: fields.length, scans: scanRows.length, zones: zoneRows.length, notes };
+    if (c.blocking.length) throw new BlockingRowsError(c.blocking);
+    await writeConverted(c);
+    return { owners: owners.ownerByKey.size, fields: fields.count, scans: scans.count, zones, notes: c.notes };
   } catch (err) {
     await tx.rollback().catch(() => undefined);
     throw err;
   } finally {
     tx.close();
+  }
+}
+
+/** The current schema beside the legacy tables (renamed legacy_*), its migrations recorded as applied. */
+async function createCurrentSchema(tx: Transaction, now: Date): Promise<void> {
+  for (const t of ['owner', 'field', 'fieldscan', 'fieldzone']) await tx.execute(`ALTER TABLE "${t}" RENAME TO "legacy_${t}"`);
+  // The old indexes keep their names after the rename and would collide with the new ones.
+  for (const i of ['field_owner_id', 'fieldscan_field_id', 'fieldzone_field_id', 'fieldzone_scan_id', 'owner_name']) await tx.execute(`DROP INDEX IF EXISTS "${i}"`);
+  const migrations = readMigrations('sqlite');
+  for (const m of migrations) await tx.executeMultiple(m.sql);
+  await tx.execute('CREATE TABLE IF NOT EXISTS "_migrations" ("name" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "applied_at" TEXT NOT NULL)');
+  for (const m of migrations) await tx.execute({ sql: 'INSERT INTO "_migrations" VALUES (?, ?, ?)', args: [m.name, m.checksum, now.toISOString()] });
+}
+
+async function createDefaultCompany(tx: Transaction, nowText: string): Promise<number> {
+  const company = await tx.execute({
+    sql: 'INSERT INTO company (name, slug, settings_json, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+    args: [DEFAULT_COMPANY, 'default-company', '{}', nowText],
+  });
+  return Number(company.rows[0]!.id);
+}
+
+/** Writes the converted rows and drops the legacy tables; commits once the foreign keys check out. */
+async function writeConverted(c: Conversion): Promise<void> {
+  for (let i = 0; i < c.batch.length; i += 500) await c.tx.batch(c.batch.slice(i, i + 500));
+  for (const t of ['fieldzone', 'fieldscan', 'field', 'owner']) await c.tx.execute(`DROP TABLE "legacy_${t}"`);
+  const check = await c.tx.execute('PRAGMA foreign_key_check');
+  if (check.rows.length) throw new Error(`foreign key check failed: ${JSON.stringify(check.rows.slice(0, 3))}`);
+  await c.tx.commit();
+}
+
+// Owners --------------------------------------------------------------------------------------
+
+/** An owner as written; `fullName` is the whole name when the one written was cut. */
+interface UpgradedOwner {
+  id: number;
+  oldId: unknown;
+  name: string;
+  fullName?: string;
+}
+
+/** An owner merged into another of the same name; noted once the fields it had are counted. */
+interface OwnerMerge {
+  what: string;
+  into: UpgradedOwner;
+  oldId: number;
+}
+
+interface UpgradedOwners {
+  /** By old id (merged owners too, as the owner they were merged into). */
+  ownerOf: Map<number, UpgradedOwner>;
+  /** By their name's key (ownerNameKey). */
+  ownerByKey: Map<string, UpgradedOwner>;
+  merges: OwnerMerge[];
+}
+
+/**
+ * Owners. Names are compared as the service compares them (case and surrounding spaces aside):
+ * owners v2026.2 kept apart under such names become one, the lowest old id's.
+ */
+async function convertOwners(c: Conversion): Promise<UpgradedOwners> {
+  const ownerRows = await readLegacyTable(c.tx, 'legacy_owner', 'owner', c.notes);
+  const ownerNewId = renumbered(ownerRows.map((o) => o.id));
+  const owners: UpgradedOwners = { ownerOf: new Map(), ownerByKey: new Map(), merges: [] };
+  for (const o of ownerRows) {
+    const what = `owner ${String(o.id)}`;
+    const raw = o.name === null || o.name === undefined ? '' : String(o.name);
+    const { name, fullName } = ownerName(raw, o.id, what, c.notes);
+    const newId = ownerNewId.get(o.id)!;
+    const same = owners.ownerByKey.get(ownerNameKey(name));
+    if (same) {
+      owners.ownerOf.set(Number(o.id), same);
+      owners.merges.push({ what: `${what} ${JSON.stringify(raw)}`, into: same, oldId: Number(o.id) });
+      continue;
+    }
+    if (newId !== o.id) c.notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now owner ${newId}`);
+    const owner = { id: newId, oldId: o.id, name, fullName };
+    owners.ownerByKey.set(ownerNameKey(name), owner);
+    owners.ownerOf.set(Number(o.id), owner);
+    c.batch.push({ sql: 'INSERT INTO owner (id, company_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', args: [newId, c.companyId, name, c.nowText, c.nowText] });
+  }
+  return owners;
+}
+
+/** An owner's name as the service takes it: one line, 1 to 255 characters (`fullName` the whole of one cut). */
+function ownerName(raw: string, oldId: unknown, what: string, notes: string[]): { name: string; fullName?: string } {
+  const name = toSingleLine(raw);
+  if (!name) {
+    const named = `Owner ${String(oldId)}`;
+    notes.push(`${what}: no name; named ${JSON.stringify(named)}`);
+    return { name: named };
+  }
+  if (name.length > MAX_NAME) {
+    notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its fields' attributes (legacy_owner_name): ${JSON.stringify(name)}`);
+    return { name: cut(name, MAX_NAME), fullName: name };
+  }
+  if (name !== raw) notes.push(`${what}: name ${JSON.stringify(raw)} ${TRIMMED}`);
+  return { name };
+}
+
+function noteOwnerMerges(notes: string[], merges: OwnerMerge[], movedFields: Map<number, number>): void {
+  for (const m of merges) {
+    const moved = movedFields.get(m.oldId) ?? 0;
+    notes.push(`${m.what}: the same owner as owner ${String(m.into.oldId)} ${JSON.stringify(m.into.name)} (the service compares names whatever the case and surrounding spaces); merged into it, ${moved} field${moved === 1 ? '' : 's'} moved`);
+  }
+}
+
+// Fields --------------------------------------------------------------------------------------
+
+interface UpgradedFields {
+  count: number;
+  /** Old id -> new id. */
+  fieldIdOf: Map<number, number>;
+  /** Merged owner's old id -> how many of its fields went to the owner it was merged into. */
+  movedFields: Map<number, number>;
+}
+
+async function convertFields(c: Conversion, owners: UpgradedOwners): Promise<UpgradedFields> {
+  const fields = await readLegacyTable(c.tx, 'legacy_field', 'field', c.notes);
+  const fieldNewId = renumbered(fields.map((f) => f.id));
+  const converted: UpgradedFields = { count: fields.length, fieldIdOf: new Map(), movedFields: new Map() };
+  for (const f of fields) {
+    const id = fieldNewId.get(f.id)!;
+    converted.fieldIdOf.set(Number(f.id), id);
+    convertField(c, f, id, owners, converted.movedFields);
+  }
+  return converted;
+}
+
+/** One field row, as new field `id`; one whose boundary the service cannot hold is not written (it blocks). */
+function convertField(c: Conversion, f: LegacyRow, id: number, owners: UpgradedOwners, movedFields: Map<number, number>): void {
+  const what = `field ${String(f.id)}`;
+  const { attributes, areaSqM, jsonStatus, jsonParcel } = legacyProperties(f.properties_json, what, c.notes);
+  if (id !== f.id) {
+    attributes.legacy_id = f.id;
+    c.notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now field ${id} (the old id kept in its attributes as legacy_id)`);
+  }
+  const geometry = legacyGeometry(f.geometry_wkt, what, c.notes, c.blocking);
+  const area = fieldArea(areaSqM, geometry, what, c.notes);
+  const status = fieldStatus(str(c.legacyColumns ? f.land_status : jsonStatus), attributes, what, c.notes);
+  const parcel = legacyParcelNumber(str(c.legacyColumns ? f.parcel_number : jsonParcel), attributes, what, c.notes);
+  const name = fieldName(f.name, f.id, parcel, attributes, what, c.notes);
+  const ownerId = fieldOwner(f.owner_id, owners, movedFields, attributes, what, c.notes);
+  if (!geometry) return;
+  const box = boundingBox(geometry);
+  c.batch.push({
+    sql: `INSERT INTO field (id, company_id, owner_id, name, area, status, parcel_number, geometry, attributes_json,
+            min_lon, min_lat, max_lon, max_lat, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [id, c.companyId, ownerId, name, area, status, parcel, JSON.stringify(geometry), JSON.stringify(attributes),
+      box.minLon, box.minLat, box.maxLon, box.maxLat, c.nowText, c.nowText],
+  });
+}
+
+/**
+ * A field's area in hectares. The stored area is what users saw: keep it; compute it when it is
+ * missing or impossible (no area, or beyond what the service takes: 0.0001 to 10,000,000 ha).
+ */
+function fieldArea(areaSqM: unknown, geometry: FieldGeometry | null, what: string, notes: string[]): number {
+  const stored = legacyNumber(areaSqM);
+  const storedHa = stored !== null ? stored / 10_000 : null;
+  const usable = storedHa !== null && storedHa >= MIN_AREA_HA && storedHa <= MAX_AREA_HA;
+  if (areaSqM != null && areaSqM !== '' && !usable) {
+    notes.push(
+      storedHa !== null && storedHa > MAX_AREA_HA
+        ? `${what}: area_sq_m ${JSON.stringify(areaSqM)} is over ${MAX_AREA_HA} ha, beyond what the service takes; computed from the boundary`
+        : `${what}: area_sq_m ${JSON.stringify(areaSqM)} is no area; computed from the boundary`,
+    );
+  }
+  return geometry ? roundArea(usable ? storedHa : geometryAreaHa(geometry)) : 0;
+}
+
+/** A field's status as the service takes it: one line, at most 64 characters (the whole kept in its attributes). */
+function fieldStatus(rawStatus: string | null, attributes: Record<string, unknown>, what: string, notes: string[]): string | null {
+  let status = rawStatus === null ? null : toSingleLine(rawStatus) || null;
+  if (status && status.length > MAX_STATUS) {
+    attributes.legacy_status = rawStatus;
+    status = cut(status, MAX_STATUS);
+    notes.push(`${what}: status longer than ${MAX_STATUS} characters; cut, the whole kept in its attributes`);
+  } else if (rawStatus !== null && status !== rawStatus) {
+    notes.push(status ? `${what}: status ${JSON.stringify(rawStatus)} ${TRIMMED}` : `${what}: status ${JSON.stringify(rawStatus)} is blank; left empty`);
+  }
+  return status;
+}
+
+/**
+ * A field's name as the service requires it: trimmed, 1 to 255 characters; one without a name
+ * is named as an import names it: by its parcel number, else "Field <old id>".
+ */
+function fieldName(value: unknown, oldId: unknown, parcel: string | null, attributes: Record<string, unknown>, what: string, notes: string[]): string {
+  const rawName = value === null || value === undefined ? '' : String(value);
+  let name = toSingleLine(rawName);
+  if (!name) {
+    name = parcel ?? `Field ${String(oldId)}`;
+    notes.push(`${what}: ${rawName ? `name ${JSON.stringify(rawName)} is blank` : 'no name'}; named ${JSON.stringify(name)}`);
+  } else if (name.length > MAX_NAME) {
+    attributes.legacy_name = rawName;
+    name = cut(name, MAX_NAME);
+    notes.push(`${what}: name longer than ${MAX_NAME} characters; cut, the whole kept in its attributes`);
+  } else if (name !== rawName) {
+    notes.push(`${what}: name ${JSON.stringify(rawName)} ${TRIMMED}`);
+  }
+  return name;
+}
+
+/** The new id of a field's owner, from its owner_id (an id, or text naming one); null when it has none. */
+function fieldOwner(
+  value: unknown, owners: UpgradedOwners, movedFields: Map<number, number>, attributes: Record<string, unknown>, what: string, notes: string[],
+): number | null {
+  if (value === null || value === undefined || value === '') return null;
+  const legacyOwner = legacyId(value);
+  const byName = legacyOwner === null && typeof value === 'string' ? owners.ownerByKey.get(ownerNameKey(value)) : undefined;
+  const owner = legacyOwner !== null ? owners.ownerOf.get(legacyOwner) : byName;
+  if (!owner) {
+    attributes.legacy_owner_id = legacyOwner ?? value;
+    notes.push(`${what}: owner ${legacyOwner ?? JSON.stringify(value)} does not exist; left without an owner`);
+    return null;
+  }
+  if (byName) notes.push(`${what}: owner_id ${JSON.stringify(value)} is a name, not an id; the owner of that name (${owner.id}) taken`);
+  if (legacyOwner !== null && Number(owner.oldId) !== legacyOwner) movedFields.set(legacyOwner, (movedFields.get(legacyOwner) ?? 0) + 1);
+  if (owner.fullName) attributes.legacy_owner_name = owner.fullName;
+  return owner.id;
+}
+
+// Scans ---------------------------------------------------------------------------------------
+
+/** A field's new id from a legacy row's field_id; undefined when that field does not exist. */
+type FieldLookup = (legacyFieldId: unknown) => number | undefined;
+
+// Scans and zones belong to a field; one whose field is gone cannot be kept (the backup keeps it).
+function fieldLookup(fieldIdOf: Map<number, number>): FieldLookup {
+  return (v) => {
+    const old = legacyId(v);
+    return old === null ? undefined : fieldIdOf.get(old);
+  };
+}
+
+interface UpgradedScans {
+  count: number;
+  /** Old id -> new id. */
+  scanIdOf: Map<number, number>;
+  /** New scan id -> its field's new id. */
+  fieldOfScan: Map<number, number>;
+  /** Field (new id) -> the time of its earliest scan. */
+  firstScanOf: Map<number, Date>;
+}
+
+async function convertScans(c: Conversion, fieldOf: FieldLookup): Promise<UpgradedScans> {
+  const scanRows = (await readLegacyTable(c.tx, 'legacy_fieldscan', 'scan', c.notes)).filter((s) => {
+    if (fieldOf(s.field_id) !== undefined) return true;
+    c.notes.push(`scan ${String(s.id)} (${String(s.filename)}): field ${String(s.field_id)} does not exist; not carried over`);
+    return false;
+  });
+  const scanNewId = renumbered(scanRows.map((s) => s.id));
+  const scans: UpgradedScans = { count: scanRows.length, scanIdOf: new Map(), fieldOfScan: new Map(), firstScanOf: new Map() };
+  for (const s of scanRows) {
+    const id = scanNewId.get(s.id)!;
+    const fieldId = fieldOf(s.field_id)!;
+    scans.scanIdOf.set(Number(s.id), id);
+    scans.fieldOfScan.set(id, fieldId);
+    const uploaded = convertScan(c, s, id, fieldId);
+    const first = scans.firstScanOf.get(fieldId);
+    if (!first || uploaded < first) scans.firstScanOf.set(fieldId, uploaded);
+  }
+  return scans;
+}
+
+/** One scan row, as new scan `id` of field `fieldId`; gives the time it was uploaded. */
+function convertScan(c: Conversion, s: LegacyRow, id: number, fieldId: number): Date {
+  const what = `scan ${String(s.id)} (${String(s.filename)})`;
+  if (id !== s.id) c.notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now scan ${id}`);
+  const stats = { min: num(s.ndvi_min), max: num(s.ndvi_max), mean: num(s.ndvi_avg) };
+  let uploaded = parseLegacyTime(s.uploaded_at);
+  if (!uploaded) {
+    c.notes.push(`${what}: uploaded_at ${JSON.stringify(s.uploaded_at)} is no time; the upgrade's time used`);
+    uploaded = c.now;
+  }
+  const processed = legacyProcessed(s.processed);
+  const legacy = { ...(id !== s.id ? { id: s.id } : {}), file_path: str(s.file_path), task_id: str(s.task_id), uploaded_at: str(s.uploaded_at), processed: str(s.processed) };
+  c.batch.push({
+    sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
+          VALUES (?, ?, ?, 'raster', ?, ?, 'ndvi', ?, ?, ?, ?)`,
+    args: [id, c.companyId, fieldId, processed ? 'completed' : 'error', String(s.filename),
+      stats.mean === null && stats.min === null ? null : JSON.stringify(stats),
+      JSON.stringify({ legacy }), sqliteTime(uploaded), c.nowText],
+  });
+  if (!processed) {
+    // No task of the service will ever process it: it failed, and says why (its task's error, as every failed scan does).
+    c.notes.push(`${what}: never processed by v2026.2 (processed ${JSON.stringify(s.processed)}); marked failed, for its image to be uploaded again`);
+    c.batch.push({
+      sql: `INSERT INTO task (id, company_id, kind, status, payload_json, file_name, error, field_id, scan_id, created_at, updated_at, finished_at)
+            VALUES (?, ?, 'raster_zones', 'error', '{}', ?, ?, ?, ?, ?, ?, ?)`,
+      args: [randomUUID(), c.companyId, str(s.filename), JSON.stringify({ key: 'legacy_scan_unprocessed', params: {} }), fieldId, id, sqliteTime(uploaded), c.nowText, c.nowText],
+    });
+  }
+  return uploaded;
+}
+
+// Zones ---------------------------------------------------------------------------------------
+
+/**
+ * The scans made for zones without one (or whose scan is gone), which no path of the service could
+ * reach: the orphans of a field go to one scan record of their own, "kept from v2026.2" without a
+ * raster. By field (new id), with the old ids of their zones.
+ */
+interface OrphanScans {
+  nextId: number;
+  byField: Map<number, { id: number; zones: unknown[] }>;
+}
+
+/** Zones whose field exists, by field then id (the order their classes are numbered in). */
+async function readZones(c: Conversion, fieldOf: FieldLookup): Promise<LegacyRow[]> {
+  return (await readLegacyTable(c.tx, 'legacy_fieldzone', 'zone', c.notes))
+    .filter((z) => {
+      if (fieldOf(z.field_id) !== undefined) return true;
+      c.notes.push(`zone ${String(z.id)}: field ${String(z.field_id)} does not exist; not carried over`);
+      return false;
+    })
+    .sort((a, b) => fieldOf(a.field_id)! - fieldOf(b.field_id)! || Number(a.id) - Number(b.id));
+}
+
+/** Zones; gives how many were read. Their inserts follow the scans made for orphans, which they need. */
+async function convertZones(c: Conversion, fieldOf: FieldLookup, scans: UpgradedScans): Promise<number> {
+  const zoneRows = await readZones(c, fieldOf);
+  const zoneNewId = renumbered(zoneRows.map((z) => z.id));
+  const orphans: OrphanScans = { nextId: Math.max(0, ...scans.scanIdOf.values()) + 1, byField: new Map() };
+  const classCounter = new Map<string, number>();
+  const zoneInserts: InStatement[] = [];
+  for (const z of zoneRows) {
+    const what = `zone ${String(z.id)}`;
+    const fieldId = fieldOf(z.field_id)!;
+    const id = zoneNewId.get(z.id)!;
+    if (id !== z.id) c.notes.push(`${what}: id outside 1..${MAX_RECORD_ID}, which the service cannot address; now zone ${id}`);
+    const geometry = legacyGeometry(z.geometry_wkt, what, c.notes, c.blocking);
+    const scanId = zoneScanId(z, what, fieldId, scans, orphans, c.notes);
+    // Classes were not stored: number the zones of each scan in their original order.
+    const group = `${fieldId}/${scanId}`;
+    const classIndex = (classCounter.get(group) ?? 0) + 1;
+    classCounter.set(group, classIndex);
+    if (!geometry) continue;
+    zoneInserts.push({
+      sql: `INSERT INTO zone (id, company_id, scan_id, field_id, class_index, name, min_value, max_value, mean_value, area_ha, color, geometry)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      args: [id, c.companyId, scanId, fieldId, classIndex, String(z.name ?? ''), num(z.min_value), num(z.max_value), num(z.avg_ndvi),
+        geometryAreaHa(geometry), str(z.color), JSON.stringify(geometry)],
+    });
+  }
+  writeOrphanScans(c, orphans, scans.firstScanOf);
+  c.batch.push(...zoneInserts);
+  return zoneRows.length;
+}
+
+/** The scan (new id) a zone goes under: its own, or its field's scan for zones without one. */
+function zoneScanId(z: LegacyRow, what: string, fieldId: number, scans: UpgradedScans, orphans: OrphanScans, notes: string[]): number {
+  const legacyScan = legacyId(z.scan_id);
+  let scanId = legacyScan === null ? undefined : scans.scanIdOf.get(legacyScan);
+  // A zone lies on its own field (its boundary was cut from it, and pages find it by its field);
+  // under another field's scan it would show on that field's map. It goes with its field's
+  // zones without a scan instead.
+  if (scanId !== undefined && scans.fieldOfScan.get(scanId) !== fieldId) {
+    notes.push(`${what} of field ${fieldId}: its scan ${String(z.scan_id)} is of field ${scans.fieldOfScan.get(scanId)}; taken as a zone without a scan`);
+    scanId = undefined;
+  }
+  if (scanId !== undefined) return scanId;
+  let own = orphans.byField.get(fieldId);
+  if (!own) {
+    own = { id: orphans.nextId++, zones: [] };
+    orphans.byField.set(fieldId, own);
+  }
+  own.zones.push(z.id);
+  return own.id;
+}
+
+/** The scans made for orphan zones, dated just before their field's first scan so that they never pass for the latest. */
+function writeOrphanScans(c: Conversion, orphans: OrphanScans, firstScanOf: Map<number, Date>): void {
+  for (const [fieldId, own] of orphans.byField) {
+    const first = firstScanOf.get(fieldId);
+    const dated = first ? new Date(first.getTime() - 1000) : c.now;
+    c.notes.push(
+      `zone${own.zones.length === 1 ? '' : 's'} ${own.zones.join(', ')} of field ${fieldId}: no scan; put in scan ${own.id}, made for them ("zones kept from v2026.2", without a raster), so that they can be seen`,
+    );
+    c.batch.push({
+      sql: `INSERT INTO scan (id, company_id, field_id, source, status, file_name, index_name, stats_json, details_json, created_at, updated_at)
+            VALUES (?, ?, ?, 'raster', 'completed', NULL, 'ndvi', NULL, ?, ?, ?)`,
+      args: [own.id, c.companyId, fieldId, JSON.stringify({ legacy: { zones_without_scan: own.zones, note: 'zones kept from v2026.2 without their scan' } }), sqliteTime(dated), c.nowText],
+    });
   }
 }
