@@ -60,137 +60,175 @@ export interface WebOptions extends ServeOptions {
   routes?: string[];
 }
 
+/** The primary's view of its web processes, and what it coordinates between them. */
+interface Primary {
+  /** WebOptions as JSON, handed to every process. */
+  serve: string;
+  count: number;
+  roles: Map<Worker, WebRole>;
+  listening: WeakSet<Worker>;
+  ready: WeakSet<Worker>;
+  announced: boolean;
+  windows: Windows;
+  /** When processes exited, within the last minute. */
+  exits: number[];
+  runner: Worker | undefined;
+  othersStarted: boolean;
+  stopping: boolean;
+  exitCode: number;
+  /** Clears of the session caches a process asked for: the processes yet to confirm, by clear number. */
+  clears: Map<number, { waiting: Set<Worker>; done: () => void }>;
+  nextClear: number;
+}
+
+function fork(p: Primary, role: WebRole, restarted = false): void {
+  const worker = cluster.fork({ FIELDMAP_SERVE: p.serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
+  p.roles.set(worker, role);
+  if (role === 'runner') p.runner = worker;
+  worker.once('listening', () => {
+    p.listening.add(worker);
+    announceWhenAllReady(p);
+  });
+  worker.on('message', (m: unknown) => {
+    if (isMessage<ToPrimary>(m)) answer(p, worker, m);
+  });
+}
+
+function announceWhenAllReady(p: Primary): void {
+  if (p.announced || p.roles.size !== p.count || ![...p.roles.keys()].every((w) => p.ready.has(w) && p.listening.has(w))) return;
+  p.announced = true;
+  console.log(`✓ ${p.count} web process${p.count === 1 ? '' : 'es'} ready`);
+}
+
+function send(worker: Worker, m: ToWorker): void {
+  if (worker.isConnected()) worker.send(m);
+}
+
+function answer(p: Primary, from: Worker, m: ToPrimary): void {
+  if (m.fieldmap === 'ready') {
+    workerReady(p, from);
+  } else if (m.fieldmap === 'task') {
+    // With no runner alive the task waits in the database; the next runner resumes it at start.
+    if (p.runner) send(p.runner, m);
+  } else if (m.fieldmap === 'hit') {
+    const { count: n, resetSeconds } = countHit(p.windows, m.key, m.windowSeconds);
+    send(from, { fieldmap: 'hit', ask: m.ask, count: n, resetSeconds });
+  } else if (m.fieldmap === 'sessions-changed') {
+    clearSessionsOfOthers(p, from, m.ask);
+  } else {
+    confirmClear(p, from, m.clear);
+  }
+}
+
+/** A process is ready: the runner's readiness starts the others. */
+function workerReady(p: Primary, worker: Worker): void {
+  p.ready.add(worker);
+  if (worker === p.runner && !p.othersStarted && !p.stopping) {
+    p.othersStarted = true;
+    for (let i = 1; i < p.count; i++) fork(p, 'web');
+  }
+  announceWhenAllReady(p);
+}
+
+// A process that is not listening yet has read no session, and reads only what is committed.
+function clearSessionsOfOthers(p: Primary, from: Worker, ask: number): void {
+  const clear = p.nextClear++;
+  const waiting = new Set([...p.roles.keys()].filter((w) => w !== from && p.listening.has(w) && w.isConnected()));
+  const timer = setTimeout(() => {
+    log.error({ processes: [...waiting].map((w) => w.process.pid) }, 'web processes did not confirm clearing their session caches');
+    done();
+  }, CLEAR_SESSIONS_TIMEOUT_MS);
+  const done = () => {
+    clearTimeout(timer);
+    p.clears.delete(clear);
+    send(from, { fieldmap: 'sessions-changed', ask });
+  };
+  p.clears.set(clear, { waiting, done });
+  for (const worker of waiting) send(worker, { fieldmap: 'clear-sessions', clear });
+  if (waiting.size === 0) done();
+}
+
+function confirmClear(p: Primary, from: Worker, clear: number): void {
+  const pending = p.clears.get(clear);
+  pending?.waiting.delete(from);
+  if (pending?.waiting.size === 0) pending.done();
+}
+
+// Each web process finishes what it has in flight (lib/server/web.mjs closes once its open
+// requests are answered); a second signal ends them at once.
+function stop(p: Primary, code: number): void {
+  if (p.stopping) {
+    for (const worker of p.roles.keys()) worker.process.kill('SIGKILL');
+    process.exit(code);
+  }
+  p.stopping = true;
+  p.exitCode = code;
+  if (p.roles.size === 0) process.exit(code);
+  // One still starting has nothing in flight.
+  for (const worker of p.roles.keys()) worker.process.kill(p.listening.has(worker) ? 'SIGTERM' : 'SIGKILL');
+}
+
+/** Exits within the last minute, counting one now. */
+function exitsInLastMinute(exits: number[], now = Date.now()): number {
+  exits.push(now);
+  while (exits[0]! < now - 60_000) exits.shift();
+  return exits.length;
+}
+
+/** A process exited: the server ends once all have while stopping, stops on a crash loop, else starts another. */
+function workerExited(p: Primary, worker: Worker, code: number, signal: string): void {
+  const role = p.roles.get(worker)!;
+  p.roles.delete(worker);
+  if (role === 'runner') p.runner = undefined;
+  for (const [clear] of p.clears) confirmClear(p, worker, clear);
+  if (p.stopping) {
+    if (p.roles.size === 0) process.exit(p.exitCode);
+    return;
+  }
+  if (!p.listening.has(worker)) {
+    log.fatal({ role, code, signal }, 'a web process could not start; stopping');
+    return stop(p, code || 1);
+  }
+  const exits = exitsInLastMinute(p.exits);
+  if (exits > MAX_EXITS_PER_MINUTE) {
+    log.fatal({ exits }, 'web processes keep exiting; stopping');
+    return stop(p, 1);
+  }
+  log.error({ role, code, signal }, 'a web process exited; starting another');
+  fork(p, role, role === 'runner');
+}
+
+function newPrimary(options: WebOptions, count: number): Primary {
+  return {
+    serve: JSON.stringify(options),
+    count,
+    roles: new Map(),
+    listening: new WeakSet(),
+    ready: new WeakSet(),
+    announced: false,
+    windows: new Map(),
+    exits: [],
+    runner: undefined,
+    othersStarted: false,
+    stopping: false,
+    exitCode: 0,
+    clears: new Map(),
+    nextClear: 1,
+  };
+}
+
 /** Runs the web process in `count` processes with `options` until SIGTERM or SIGINT. */
 export function startCluster(options: WebOptions, count: number): void {
-  const serve = JSON.stringify(options);
-  const roles = new Map<Worker, WebRole>();
-  const listening = new WeakSet<Worker>();
-  const ready = new WeakSet<Worker>();
-  let announced = false;
-  const windows: Windows = new Map();
-  const exits: number[] = [];
-  let runner: Worker | undefined;
-  let othersStarted = false;
-  let stopping = false;
-  let exitCode = 0;
-  // Clears of the session caches a process asked for: the processes yet to confirm, by clear number.
-  const clears = new Map<number, { waiting: Set<Worker>; done: () => void }>();
-  let nextClear = 1;
-
+  const p = newPrimary(options, count);
   // The primary hands out connections in turn (node:cluster's default here). Left to the kernel, a
   // burst of new connections went to whichever process woke first, often all of them to one. The
   // cost: a connection handed to a process at the instant it dies is never answered (Node's
   // round-robin handle neither closes nor re-routes it); its client's own timeout ends it.
   cluster.schedulingPolicy = cluster.SCHED_RR;
   cluster.setupPrimary({ exec: WEB_ENTRY, execArgv: [] });
-
-  const fork = (role: WebRole, restarted = false) => {
-    const worker = cluster.fork({ FIELDMAP_SERVE: serve, FIELDMAP_WEB_ROLE: role, FIELDMAP_RUNNER_RESTARTED: restarted ? '1' : '' });
-    roles.set(worker, role);
-    if (role === 'runner') runner = worker;
-    worker.once('listening', () => {
-      listening.add(worker);
-      announceWhenAllReady();
-    });
-    worker.on('message', (m: unknown) => {
-      if (isMessage<ToPrimary>(m)) answer(worker, m);
-    });
-  };
-
-  const announceWhenAllReady = () => {
-    if (announced || roles.size !== count || ![...roles.keys()].every((w) => ready.has(w) && listening.has(w))) return;
-    announced = true;
-    console.log(`✓ ${count} web process${count === 1 ? '' : 'es'} ready`);
-  };
-
-  const send = (worker: Worker, m: ToWorker) => {
-    if (worker.isConnected()) worker.send(m);
-  };
-
-  const answer = (from: Worker, m: ToPrimary) => {
-    if (m.fieldmap === 'ready') {
-      ready.add(from);
-      if (from === runner && !othersStarted && !stopping) {
-        othersStarted = true;
-        for (let i = 1; i < count; i++) fork('web');
-      }
-      announceWhenAllReady();
-    } else if (m.fieldmap === 'task') {
-      // With no runner alive the task waits in the database; the next runner resumes it at start.
-      if (runner) send(runner, m);
-    } else if (m.fieldmap === 'hit') {
-      const { count: n, resetSeconds } = countHit(windows, m.key, m.windowSeconds);
-      send(from, { fieldmap: 'hit', ask: m.ask, count: n, resetSeconds });
-    } else if (m.fieldmap === 'sessions-changed') {
-      clearSessionsOfOthers(from, m.ask);
-    } else {
-      confirmClear(from, m.clear);
-    }
-  };
-
-  // A process that is not listening yet has read no session, and reads only what is committed.
-  const clearSessionsOfOthers = (from: Worker, ask: number) => {
-    const clear = nextClear++;
-    const waiting = new Set([...roles.keys()].filter((w) => w !== from && listening.has(w) && w.isConnected()));
-    const timer = setTimeout(() => {
-      log.error({ processes: [...waiting].map((w) => w.process.pid) }, 'web processes did not confirm clearing their session caches');
-      done();
-    }, CLEAR_SESSIONS_TIMEOUT_MS);
-    const done = () => {
-      clearTimeout(timer);
-      clears.delete(clear);
-      send(from, { fieldmap: 'sessions-changed', ask });
-    };
-    clears.set(clear, { waiting, done });
-    for (const worker of waiting) send(worker, { fieldmap: 'clear-sessions', clear });
-    if (waiting.size === 0) done();
-  };
-  const confirmClear = (from: Worker, clear: number) => {
-    const pending = clears.get(clear);
-    pending?.waiting.delete(from);
-    if (pending?.waiting.size === 0) pending.done();
-  };
-
-  // Each web process finishes what it has in flight (lib/server/web.mjs closes once its open
-  // requests are answered); a second signal ends them at once.
-  const stop = (code: number) => {
-    if (stopping) {
-      for (const worker of roles.keys()) worker.process.kill('SIGKILL');
-      process.exit(code);
-    }
-    stopping = true;
-    exitCode = code;
-    if (roles.size === 0) process.exit(code);
-    // One still starting has nothing in flight.
-    for (const worker of roles.keys()) worker.process.kill(listening.has(worker) ? 'SIGTERM' : 'SIGKILL');
-  };
-
-  cluster.on('exit', (worker, code, signal) => {
-    const role = roles.get(worker)!;
-    roles.delete(worker);
-    if (role === 'runner') runner = undefined;
-    for (const [clear] of clears) confirmClear(worker, clear);
-    if (stopping) {
-      if (roles.size === 0) process.exit(exitCode);
-      return;
-    }
-    if (!listening.has(worker)) {
-      log.fatal({ role, code, signal }, 'a web process could not start; stopping');
-      return stop(code || 1);
-    }
-    const now = Date.now();
-    exits.push(now);
-    while (exits[0]! < now - 60_000) exits.shift();
-    if (exits.length > MAX_EXITS_PER_MINUTE) {
-      log.fatal({ exits: exits.length }, 'web processes keep exiting; stopping');
-      return stop(1);
-    }
-    log.error({ role, code, signal }, 'a web process exited; starting another');
-    fork(role, role === 'runner');
-  });
-
+  cluster.on('exit', (worker, code, signal) => workerExited(p, worker, code, signal));
   // 128 + the signal's number, as a process ended by the signal reports (and as `next start` did).
-  process.on('SIGTERM', () => stop(143));
-  process.on('SIGINT', () => stop(130));
-  fork('runner');
+  process.on('SIGTERM', () => stop(p, 143));
+  process.on('SIGINT', () => stop(p, 130));
+  fork(p, 'runner');
 }

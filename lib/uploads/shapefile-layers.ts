@@ -381,6 +381,118 @@ const attributeValue = (v: unknown) => (typeof v === 'string' ? textValue(v) : v
 
 const textValue = (v: unknown) => (v === null || v === undefined ? null : String(v).replace(/\u0000/g, '').trim() || null);
 
+/** A layer being read: where its records go, and what its first records settled. */
+interface LayerReading {
+  layer: Layer;
+  opts: ReadOptions;
+  out: ShapefileImport;
+  emit: (f: ImportFeature) => void;
+  /** From the .prj, else settled on the layer's first shape. */
+  crs: Crs | undefined;
+  /** To WGS84, settled on the layer's first shape. */
+  convert: ((xy: number[]) => [number, number]) | undefined;
+  /** Picked on the first record read. */
+  columns: Columns | undefined;
+}
+
+type Columns = ReturnType<typeof pickColumns>;
+
+type ShapeRecord = Feature<Polygon | MultiPolygon | null>;
+
+/** One record of a layer: its place in the layer and in the archive, and what the files hold. */
+interface LayerRecord {
+  index: number;
+  seq: number;
+  value: ShapeRecord;
+}
+
+type LayerFacts = Awaited<ReturnType<typeof readDbfFacts>> & { crs: Crs | undefined };
+
+/** What a layer's files say before its records are read: the .shp checked, the .dbf's facts, the .prj's system. */
+async function readLayerFacts(layer: Layer): Promise<LayerFacts> {
+  const header = await readHead(layer.shp, 100);
+  if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+  const shapeType = header.readInt32LE(32);
+  if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: layer.name, type: shapeType });
+  const facts = await readDbfFacts(layer.dbf!, layer.cpg);
+  const crs = layer.prj ? crsFromPrj(await readFile(layer.prj, 'utf8')) : undefined;
+  return { ...facts, crs };
+}
+
+type LayerSource = Awaited<ReturnType<typeof shapefile.open>>;
+
+async function nextRecord(source: LayerSource, layer: Layer): Promise<{ done: boolean; value: ShapeRecord }> {
+  return (await source.read().catch(() => {
+    // The library throws out-of-range reads at a record cut short instead of ending the layer.
+    throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+  })) as { done: boolean; value: ShapeRecord };
+}
+
+/** Settles the layer's coordinate system, and the conversion to WGS84, on its first shape. */
+function settleCrs(reading: LayerReading, geometry: Polygon | MultiPolygon): void {
+  const first = positions(geometry).next().value!;
+  let crs = reading.crs;
+  if (!crs) {
+    // Without a .prj only coordinates that can only be lon/lat are accepted.
+    if (![...positions(geometry)].every(plausibleLonLat)) throw unprocessable('shp_missing_prj', { layer: reading.layer.name });
+    crs = { name: 'WGS 84 (no .prj)', proj4: '+proj=longlat +datum=WGS84 +no_defs', epsg: 4326 };
+  }
+  reading.crs = crsForLocation(crs, first);
+  reading.convert = toWgs84(reading.crs);
+}
+
+/** A shape in WGS84 as a field, crossings repaired only when that keeps its area; else the error it is skipped for. */
+function fieldGeometry(geometry: Polygon | MultiPolygon, convert: (xy: number[]) => [number, number]): FieldGeometry | AppError {
+  let wgs = reproject(geometry, convert);
+  // Holes by how the rings nest, not by their winding, which some tools write the other way round.
+  if (hasSeveralRings(wgs)) wgs = nestRings(wgs.type === 'Polygon' ? wgs.coordinates : wgs.coordinates.flat());
+  try {
+    wgs = validateFieldGeometry(wgs);
+    const split = splitSelfTouchingRings(wgs);
+    if (split) wgs = keepsArea(wgs, validateFieldGeometry(split));
+    return wgs;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const repaired = err.key === 'geometry_self_intersection' ? repairGeometry(wgs) : undefined;
+    return repaired ?? err;
+  }
+}
+
+function importFeature(layer: Layer, record: LayerRecord, geometry: FieldGeometry, columns: Columns, props: Record<string, unknown>): ImportFeature {
+  return {
+    layer: layer.name,
+    index: record.index,
+    seq: record.seq,
+    geometry,
+    name: columns.name ? textValue(props[columns.name]) : null,
+    owner: columns.owner ? textValue(props[columns.owner]) : null,
+    status: columns.status ? textValue(props[columns.status])?.slice(0, 64) ?? null : null,
+    parcel_number: columns.parcel_number ? textValue(props[columns.parcel_number]) : null,
+    identifier: columns.identifier ? textValue(props[columns.identifier]) : null,
+    attributes: props,
+  };
+}
+
+/** One record that is not deleted: emitted as a feature, or skipped saying why (records outside the share are neither). */
+function readRecord(reading: LayerReading, record: LayerRecord): void {
+  const { layer, opts, out } = reading;
+  const columns = (reading.columns ??= pickColumns(Object.keys(record.value.properties ?? {}), opts.mapping));
+  const shape = polygonShape(record.value.geometry);
+  const geometry = shape && allFinite(shape) ? shape : undefined;
+  // Every reader settles the coordinate system on the layer's first shape, whichever records it reads.
+  if (geometry && !reading.convert) settleCrs(reading, geometry);
+  if (opts.share && !isInShare(record.seq, opts.share)) return;
+  const props = Object.fromEntries(Object.entries(record.value.properties ?? {}).map(([k, v]) => [k, attributeValue(v)]));
+  const label = `${layer.name} #${record.index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
+  const skip = (key: string, params: SkippedFeature['params']) => void out.skipped.push({ seq: record.seq, feature: label, key, params });
+  if (shape && !geometry) return skip('shp_not_finite', {});
+  if (!geometry || !reading.convert) return skip('shp_empty_shape', {});
+  const wgs = fieldGeometry(geometry, reading.convert);
+  if (wgs instanceof AppError) return skip(wgs.key, wgs.params);
+  if (!reading.crs) throw new Error('unreachable: a layer without a coordinate system');
+  reading.emit(importFeature(layer, record, wgs, columns, props));
+}
+
 async function readLayer(
   layer: Layer,
   firstSeq: number,
@@ -388,89 +500,25 @@ async function readLayer(
   out: ShapefileImport,
   emit: (f: ImportFeature) => void,
 ): Promise<{ crs: string; encoding: string; records: number }> {
-  const header = await readHead(layer.shp, 100);
-  if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
-  const shapeType = header.readInt32LE(32);
-  if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: layer.name, type: shapeType });
-  const { encoding, recordCount, deleted } = await readDbfFacts(layer.dbf!, layer.cpg);
-  let crs: Crs | undefined = layer.prj ? crsFromPrj(await readFile(layer.prj, 'utf8')) : undefined;
-
+  const { encoding, recordCount, deleted, crs } = await readLayerFacts(layer);
+  const reading: LayerReading = { layer, opts, out, emit, crs, convert: undefined, columns: undefined };
   // Streams, not paths: given a path, the library appends `.shp`/`.dbf` to any name not ending in
   // them in lower case, so `PARCELS.SHP` (as many Windows tools write it) was looked for as `PARCELS.SHP.shp`.
   const source = await shapefile.open(createReadStream(layer.shp), createReadStream(layer.dbf!), { encoding });
-  let columns: ReturnType<typeof pickColumns> | undefined;
-  let convert: ((xy: number[]) => [number, number]) | undefined;
   let index = -1;
   for (;;) {
-    const { done, value } = (await source.read().catch(() => {
-      // The library throws out-of-range reads at a record cut short instead of ending the layer.
-      throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
-    })) as { done: boolean; value: Feature<Polygon | MultiPolygon | null> };
+    const { done, value } = await nextRecord(source, layer);
     if (done) break;
     index++;
     // The reader gives a shape without attributes once the table has run out: its count must match.
     if (index >= recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.dbf!) });
-    const seq = firstSeq + index;
-    if (deleted.has(index)) continue;
-    columns ??= pickColumns(Object.keys(value.properties ?? {}), opts.mapping);
-    const shape = polygonShape(value.geometry);
-    const geometry = shape && allFinite(shape) ? shape : undefined;
-    // Every reader settles the coordinate system on the layer's first shape, whichever records it reads.
-    if (geometry && !convert) {
-      const first = positions(geometry).next().value!;
-      if (!crs) {
-        // Without a .prj only coordinates that can only be lon/lat are accepted.
-        if (![...positions(geometry)].every(plausibleLonLat)) throw unprocessable('shp_missing_prj', { layer: layer.name });
-        crs = { name: 'WGS 84 (no .prj)', proj4: '+proj=longlat +datum=WGS84 +no_defs', epsg: 4326 };
-      }
-      crs = crsForLocation(crs, first);
-      convert = toWgs84(crs);
-    }
-    if (opts.share && !isInShare(seq, opts.share)) continue;
-    const props = Object.fromEntries(Object.entries(value.properties ?? {}).map(([k, v]) => [k, attributeValue(v)]));
-    const label = `${layer.name} #${index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
-    if (shape && !geometry) {
-      out.skipped.push({ seq, feature: label, key: 'shp_not_finite', params: {} });
-      continue;
-    }
-    if (!geometry || !convert) {
-      out.skipped.push({ seq, feature: label, key: 'shp_empty_shape', params: {} });
-      continue;
-    }
-    let wgs = reproject(geometry, convert);
-    // Holes by how the rings nest, not by their winding, which some tools write the other way round.
-    if (hasSeveralRings(wgs)) wgs = nestRings(wgs.type === 'Polygon' ? wgs.coordinates : wgs.coordinates.flat());
-    try {
-      wgs = validateFieldGeometry(wgs);
-      const split = splitSelfTouchingRings(wgs);
-      if (split) wgs = keepsArea(wgs, validateFieldGeometry(split));
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      const repaired = err.key === 'geometry_self_intersection' ? repairGeometry(wgs) : undefined;
-      if (!repaired) {
-        out.skipped.push({ seq, feature: label, key: err.key, params: err.params });
-        continue;
-      }
-      wgs = repaired;
-    }
-    if (!crs) throw new Error('unreachable: a layer without a coordinate system');
-    emit({
-      layer: layer.name,
-      index,
-      seq,
-      geometry: wgs,
-      name: columns.name ? textValue(props[columns.name]) : null,
-      owner: columns.owner ? textValue(props[columns.owner]) : null,
-      status: columns.status ? textValue(props[columns.status])?.slice(0, 64) ?? null : null,
-      parcel_number: columns.parcel_number ? textValue(props[columns.parcel_number]) : null,
-      identifier: columns.identifier ? textValue(props[columns.identifier]) : null,
-      attributes: props,
-    });
+    if (!deleted.has(index)) readRecord(reading, { index, seq: firstSeq + index, value });
   }
   // The reader stops quietly at a record that claims more bytes than the file holds: the attribute
   // table says how many records there are, and any missing one makes the layer damaged, not shorter.
   if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
-  return { crs: crs?.epsg ? `EPSG:${crs.epsg}` : (crs?.name ?? 'unknown'), encoding, records: index + 1 };
+  const settled = reading.crs;
+  return { crs: settled?.epsg ? `EPSG:${settled.epsg}` : (settled?.name ?? 'unknown'), encoding, records: index + 1 };
 }
 
 /**
