@@ -25,6 +25,14 @@ export interface Adjustment {
   residualsM: Float64Array;
 }
 
+/** A pair's matches as the adjustment reads them: the photos, the points and each point's relief factors. */
+interface MatchObservations {
+  i: number;
+  j: number;
+  pts: Float64Array;
+  relief: Float64Array;
+}
+
 /**
  * `centres[i]` is photo i's image centre (cx, cy) in pixels; `priors` its GPS placement.
  * `reliefFactors[k]` holds, for each match of `pairs[k]`, the factors (1 - h/H) of photos i and j at
@@ -33,79 +41,87 @@ export interface Adjustment {
 export function adjustPlacements(
   priors: Placement[], centres: [number, number][], pairs: PairMatch[], opts: AdjustOptions, reliefFactors?: Float64Array[],
 ): Adjustment {
-  const n = priors.length;
-  const m = 4 * n;
-  const obs = pairs.map((p, k) => ({ i: p.i, j: p.j, pts: p.pts, relief: reliefFactors?.[k] ?? new Float64Array(p.pts.length / 2).fill(1) }));
-  let weights = obs.map((o) => new Float64Array(o.pts.length / 4).fill(1));
+  const obs: MatchObservations[] = pairs.map((p, k) => ({ i: p.i, j: p.j, pts: p.pts, relief: reliefFactors?.[k] ?? new Float64Array(p.pts.length / 2).fill(1) }));
+  let weights: Float64Array[] = obs.map((o) => new Float64Array(o.pts.length / 4).fill(1));
   let x: Float64Array = new Float64Array(priors.flatMap((p) => [p.a, p.b, p.tx, p.ty]));
   let residuals = new Float64Array(0);
-
   for (let iter = 0; iter < 4; iter++) {
-    const N = new Float64Array(m * m);
-    const r = new Float64Array(m);
-    const add = (idx: number[], coef: number[], rhs: number, w: number) => {
-      for (let u = 0; u < idx.length; u++) {
-        r[idx[u]!] = r[idx[u]!]! + w * coef[u]! * rhs;
-        for (let v = 0; v < idx.length; v++) N[idx[u]! * m + idx[v]!] = N[idx[u]! * m + idx[v]!]! + w * coef[u]! * coef[v]!;
-      }
-    };
-    priors.forEach((p, i) => {
-      const s = Math.hypot(p.a, p.b);
-      const wAb = 1 / (opts.scaleSigma * s) ** 2;
-      const wT = 1 / opts.gpsSigmaM ** 2;
-      add([4 * i], [1], p.a, wAb);
-      add([4 * i + 1], [1], p.b, wAb);
-      add([4 * i + 2], [1], p.tx, wT);
-      add([4 * i + 3], [1], p.ty, wT);
-    });
-    const wm = 1 / opts.matchSigmaM ** 2;
-    obs.forEach((o, k) => {
-      const [cxi, cyi] = centres[o.i]!;
-      const [cxj, cyj] = centres[o.j]!;
-      const I = 4 * o.i, J = 4 * o.j;
-      for (let q = 0; q < o.pts.length / 4; q++) {
-        const w = wm * weights[k]![q]!;
-        if (w === 0) continue;
-        const [ki, kj] = [o.relief[2 * q]!, o.relief[2 * q + 1]!];
-        const x1 = ki * (o.pts[4 * q]! - cxi), y1 = ki * (cyi - o.pts[4 * q + 1]!);
-        const x2 = kj * (o.pts[4 * q + 2]! - cxj), y2 = kj * (cyj - o.pts[4 * q + 3]!);
-        add([I, I + 1, I + 2, J, J + 1, J + 2], [x1, -y1, 1, -x2, y2, -1], 0, w);
-        add([I, I + 1, I + 3, J, J + 1, J + 3], [y1, x1, 1, -y2, -x2, -1], 0, w);
-      }
-    });
-    // The mean scale stays that of the GPS/optics priors (to first order; heading stays free): otherwise
-    // shrinking every photo would "explain" parallax on trees and roofs better than the true scale does.
-    const wFix = 1e6 * Math.max(...N.filter((_, k) => k % (m + 1) === 0));
-    const idx = (o: number) => priors.map((_, i) => 4 * i + o);
-    const s0 = priors.map((p) => Math.hypot(p.a, p.b));
-    add([...idx(0), ...idx(1)], [...priors.map((p, i) => p.a / s0[i]!), ...priors.map((p, i) => p.b / s0[i]!)], s0.reduce((s, v) => s + v, 0), wFix);
-    x = solveSpd(N, r, m);
-
-    const all: number[] = [];
-    const perObs = obs.map((o) => {
-      const [cxi, cyi] = centres[o.i]!;
-      const [cxj, cyj] = centres[o.j]!;
-      const [a1, b1, tx1, ty1] = x.subarray(4 * o.i, 4 * o.i + 4);
-      const [a2, b2, tx2, ty2] = x.subarray(4 * o.j, 4 * o.j + 4);
-      const res = new Float64Array(o.pts.length / 4);
-      for (let q = 0; q < res.length; q++) {
-        const [ki, kj] = [o.relief[2 * q]!, o.relief[2 * q + 1]!];
-        const x1 = ki * (o.pts[4 * q]! - cxi), y1 = ki * (cyi - o.pts[4 * q + 1]!);
-        const x2 = kj * (o.pts[4 * q + 2]! - cxj), y2 = kj * (cyj - o.pts[4 * q + 3]!);
-        const dx = a1! * x1 - b1! * y1 + tx1! - (a2! * x2 - b2! * y2 + tx2!);
-        const dy = b1! * x1 + a1! * y1 + ty1! - (b2! * x2 + a2! * y2 + ty2!);
-        res[q] = Math.hypot(dx, dy);
-        all.push(res[q]!);
-      }
-      return res;
-    });
-    residuals = Float64Array.from(all);
-    // Huber weights around a robust scale; far outliers (relief, moving objects) drop out entirely.
-    const scale = Math.max(median(all) * 1.5, opts.matchSigmaM);
-    weights = perObs.map((res) => res.map((e) => (e > 6 * scale ? 0 : e <= scale ? 1 : scale / e)));
+    const { N, r } = normalEquations(priors, centres, obs, weights, opts);
+    x = solveSpd(N, r, 4 * priors.length);
+    const perObs = obs.map((o) => matchResiduals(o, centres, x));
+    residuals = Float64Array.from(perObs.flatMap((res) => Array.from(res)));
+    weights = huberWeights(perObs, residuals, opts.matchSigmaM);
   }
   const placements = priors.map((_, i) => ({ a: x[4 * i]!, b: x[4 * i + 1]!, tx: x[4 * i + 2]!, ty: x[4 * i + 3]! }));
   return { placements, residualsM: residuals };
+}
+
+/** The normal equations (N, r) of the priors, the weighted matches and the mean-scale constraint, unknowns (a, b, tx, ty) per photo. */
+function normalEquations(priors: Placement[], centres: [number, number][], obs: MatchObservations[], weights: Float64Array[], opts: AdjustOptions) {
+  const m = 4 * priors.length;
+  const N = new Float64Array(m * m);
+  const r = new Float64Array(m);
+  const add = (idx: number[], coef: number[], rhs: number, w: number) => {
+    for (let u = 0; u < idx.length; u++) {
+      r[idx[u]!] = r[idx[u]!]! + w * coef[u]! * rhs;
+      for (let v = 0; v < idx.length; v++) N[idx[u]! * m + idx[v]!] = N[idx[u]! * m + idx[v]!]! + w * coef[u]! * coef[v]!;
+    }
+  };
+  priors.forEach((p, i) => {
+    const s = Math.hypot(p.a, p.b);
+    const wAb = 1 / (opts.scaleSigma * s) ** 2;
+    const wT = 1 / opts.gpsSigmaM ** 2;
+    add([4 * i], [1], p.a, wAb);
+    add([4 * i + 1], [1], p.b, wAb);
+    add([4 * i + 2], [1], p.tx, wT);
+    add([4 * i + 3], [1], p.ty, wT);
+  });
+  const wm = 1 / opts.matchSigmaM ** 2;
+  obs.forEach((o, k) => {
+    const [cxi, cyi] = centres[o.i]!;
+    const [cxj, cyj] = centres[o.j]!;
+    const I = 4 * o.i, J = 4 * o.j;
+    for (let q = 0; q < o.pts.length / 4; q++) {
+      const w = wm * weights[k]![q]!;
+      if (w === 0) continue;
+      const [ki, kj] = [o.relief[2 * q]!, o.relief[2 * q + 1]!];
+      const x1 = ki * (o.pts[4 * q]! - cxi), y1 = ki * (cyi - o.pts[4 * q + 1]!);
+      const x2 = kj * (o.pts[4 * q + 2]! - cxj), y2 = kj * (cyj - o.pts[4 * q + 3]!);
+      add([I, I + 1, I + 2, J, J + 1, J + 2], [x1, -y1, 1, -x2, y2, -1], 0, w);
+      add([I, I + 1, I + 3, J, J + 1, J + 3], [y1, x1, 1, -y2, -x2, -1], 0, w);
+    }
+  });
+  // The mean scale stays that of the GPS/optics priors (to first order; heading stays free): otherwise
+  // shrinking every photo would "explain" parallax on trees and roofs better than the true scale does.
+  const wFix = 1e6 * Math.max(...N.filter((_, k) => k % (m + 1) === 0));
+  const idx = (o: number) => priors.map((_, i) => 4 * i + o);
+  const s0 = priors.map((p) => Math.hypot(p.a, p.b));
+  add([...idx(0), ...idx(1)], [...priors.map((p, i) => p.a / s0[i]!), ...priors.map((p, i) => p.b / s0[i]!)], s0.reduce((s, v) => s + v, 0), wFix);
+  return { N, r };
+}
+
+/** Ground distance (m) between each match's two points as the placements `x` put them. */
+function matchResiduals(o: MatchObservations, centres: [number, number][], x: Float64Array): Float64Array {
+  const [cxi, cyi] = centres[o.i]!;
+  const [cxj, cyj] = centres[o.j]!;
+  const [a1, b1, tx1, ty1] = x.subarray(4 * o.i, 4 * o.i + 4);
+  const [a2, b2, tx2, ty2] = x.subarray(4 * o.j, 4 * o.j + 4);
+  const res = new Float64Array(o.pts.length / 4);
+  for (let q = 0; q < res.length; q++) {
+    const [ki, kj] = [o.relief[2 * q]!, o.relief[2 * q + 1]!];
+    const x1 = ki * (o.pts[4 * q]! - cxi), y1 = ki * (cyi - o.pts[4 * q + 1]!);
+    const x2 = kj * (o.pts[4 * q + 2]! - cxj), y2 = kj * (cyj - o.pts[4 * q + 3]!);
+    const dx = a1! * x1 - b1! * y1 + tx1! - (a2! * x2 - b2! * y2 + tx2!);
+    const dy = b1! * x1 + a1! * y1 + ty1! - (b2! * x2 + a2! * y2 + ty2!);
+    res[q] = Math.hypot(dx, dy);
+  }
+  return res;
+}
+
+/** Huber weights around a robust scale of all residuals; far outliers (relief, moving objects) drop out entirely. */
+function huberWeights(perObs: Float64Array[], all: Float64Array, matchSigmaM: number): Float64Array[] {
+  const scale = Math.max(median(all) * 1.5, matchSigmaM);
+  return perObs.map((res) => res.map((e) => (e > 6 * scale ? 0 : e <= scale ? 1 : scale / e)));
 }
 
 /**

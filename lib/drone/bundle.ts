@@ -318,10 +318,40 @@ function subtractBlock(S: Float64Array, m: number, index: Int32Array, W: Float64
  * focals) by Cholesky, then each point's step. Returns null when the reduced system is not positive
  * definite.
  */
-function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEquations>, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
-  const nf = focals.prior.length, m = nc * POSE + nf, nt = tracks.start.length - 1;
-  // Index in the reduced system of parameter a (0..6, 6 = focal) of photo k; -1 for a fixed focal.
-  const at = (k: number, a: number) => (a < POSE ? k * POSE + a : focals.group[k]! < 0 ? -1 : nc * POSE + INTR * focals.group[k]! + a - POSE);
+function dampedStep(tracks: Tracks, nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
+  const m = nc * POSE + focals.prior.length;
+  const index = reducedIndex(tracks, nc, focals);
+  const { S, b } = cameraBlocks(nc, ne, priorU, priorG, focals, lambda, m);
+  const Vinv = eliminatePoints(S, b, m, tracks, ne, index, lambda);
+  let dc: Float64Array;
+  try {
+    dc = solveSpd(S, b, m);
+  } catch {
+    return null;
+  }
+  return { dc, dp: pointSteps(tracks, ne, index, Vinv, dc) };
+}
+
+type NormalEquations = ReturnType<typeof normalEquations>;
+
+/** Index in the reduced system of parameter a (0..6, 6 = focal) of photo k; -1 for a fixed focal. */
+const reducedPlace = (nc: number, focals: Focals) => (k: number, a: number) =>
+  a < POSE ? k * POSE + a : focals.group[k]! < 0 ? -1 : nc * POSE + INTR * focals.group[k]! + a - POSE;
+
+/**
+ * Each observation's parameters in the reduced system (poses, then the shared focals; -1 for a
+ * fixed focal), looked up once: the elimination meets every pair of a track's observations.
+ */
+function reducedIndex(tracks: Tracks, nc: number, focals: Focals): Int32Array {
+  const at = reducedPlace(nc, focals);
+  const index = new Int32Array(tracks.cam.length * EXT);
+  for (let o = 0; o < tracks.cam.length; o++) for (let a = 0; a < EXT; a++) index[o * EXT + a] = at(tracks.cam[o]!, a);
+  return index;
+}
+
+/** The reduced system's photo blocks (U and g) with the priors, damped by `lambda`, before the points are eliminated. */
+function cameraBlocks(nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number, m: number) {
+  const at = reducedPlace(nc, focals);
   const S = new Float64Array(m * m), b = new Float64Array(m);
   for (let k = 0; k < nc; k++) {
     for (let a = 0; a < EXT; a++) {
@@ -338,14 +368,15 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
     b[i] = b[i]! + priorG[i]!;
     S[i * m + i] = (S[i * m + i]! + priorU[i]!) * (1 + lambda) + 1e-9;
   }
+  return { S, b };
+}
+
+/** Subtracts each track's point block from (S, b) (the Schur complement); returns the damped point blocks' inverses. */
+function eliminatePoints(S: Float64Array, b: Float64Array, m: number, tracks: Tracks, ne: NormalEquations, index: Int32Array, lambda: number): Float64Array[] {
   const Vinv: Float64Array[] = [];
   const WV = new Float64Array(EXT * 3);
   const W = (o: number, r: number, c: number) => ne.W[(o * EXT + r) * 3 + c]!;
-  // Each observation's parameters in the reduced system (at), looked up once: the loop below meets
-  // every pair of a track's observations.
-  const index = new Int32Array(tracks.cam.length * EXT);
-  for (let o = 0; o < tracks.cam.length; o++) for (let a = 0; a < EXT; a++) index[o * EXT + a] = at(tracks.cam[o]!, a);
-  for (let t = 0; t < nt; t++) {
+  for (let t = 0; t < tracks.start.length - 1; t++) {
     const Vt = ne.V.slice(t * 9, t * 9 + 9);
     for (let a = 0; a < 3; a++) Vt[a * 4] = Vt[a * 4]! * (1 + lambda) + 1e-9;
     const vi = inverse3(Vt, 0);
@@ -364,12 +395,13 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
       for (let o2 = a0; o2 < a1; o2++) subtractBlock(S, m, index, ne.W, WV, o, o2);
     }
   }
-  let dc: Float64Array;
-  try {
-    dc = solveSpd(S, b, m);
-  } catch {
-    return null;
-  }
+  return Vinv;
+}
+
+/** Each track point's step from the photos' step `dc` (back-substitution through its block's inverse). */
+function pointSteps(tracks: Tracks, ne: NormalEquations, index: Int32Array, Vinv: Float64Array[], dc: Float64Array): Float64Array {
+  const nt = tracks.start.length - 1;
+  const W = (o: number, r: number, c: number) => ne.W[(o * EXT + r) * 3 + c]!;
   const dp = new Float64Array(nt * 3);
   for (let t = 0; t < nt; t++) {
     const rhs = [0, 1, 2].map((k) => ne.gp[t * 3 + k]!);
@@ -386,7 +418,7 @@ function dampedStep(tracks: Tracks, nc: number, ne: ReturnType<typeof normalEqua
     const vi = Vinv[t]!;
     for (let r = 0; r < 3; r++) dp[t * 3 + r] = vi[r * 3]! * rhs[0]! + vi[r * 3 + 1]! * rhs[1]! + vi[r * 3 + 2]! * rhs[2]!;
   }
-  return { dc, dp };
+  return dp;
 }
 
 /**

@@ -149,17 +149,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   let x: Record<string, unknown>;
   let size: { width: number; height: number; sixteenBit: boolean };
   try {
-    // exifr is given the bytes, not the path: its own file reader loads `fs` in a way bundlers break
-    // (inside the Next.js server every photo came out "damaged"). A JPEG keeps EXIF and XMP in its
-    // first segments, so its head is enough (the upload reads thousands of photos before answering);
-    // a TIFF may keep its directory anywhere, and a JPEG whose head had nothing is read whole. (sharp's
-    // metadata() of a TIFF has its XMP but not its EXIF and GPS directories, so it cannot stand in.)
-    const options = { reviveValues: false, xmp: true, tiff: true, exif: true, gps: true, mergeOutput: true };
-    const head = await readHead(path, JPEG_HEAD_BYTES);
-    const parsed = head.jpeg && !head.whole ? ((await exifr.parse(head.bytes, options)) as Record<string, unknown> | undefined) : undefined;
-    x = (parsed && (parsed.GPSLatitude !== undefined || parsed.RelativeAltitude !== undefined)
-      ? parsed
-      : ((await exifr.parse(head.whole ? head.bytes : await readFile(path), options)) ?? {})) as Record<string, unknown>;
+    x = await readExifTags(path);
     // Decoding the header also proves the file is an image and not a truncated download.
     size = await imageSize(path);
   } catch {
@@ -172,26 +162,17 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   if (!width || !height) throw corruptImage(file);
   const cameraWidth = num(x.ExifImageWidth) ?? num(x.ImageWidth) ?? width;
   const cameraHeight = num(x.ExifImageHeight) ?? num(x.ImageHeight) ?? height;
-
-  const lat = dms(x.GPSLatitude, x.GPSLatitudeRef, 'S');
-  const lon = dms(x.GPSLongitude, x.GPSLongitudeRef, 'W');
-  const hasGps = lat !== null && lon !== null && !(lat === 0 && lon === 0) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
-  const altRef = x.GPSAltitudeRef instanceof Uint8Array ? x.GPSAltitudeRef[0] : num(x.GPSAltitudeRef);
-  const alt = num(x.GPSAltitude);
-
   const model = typeof x.Model === 'string' ? x.Model.trim() : null;
   const focal = num(x.FocalLength);
   const focal35 = num(x.FocalLengthIn35mmFormat);
   const sensor = sensorSize(x, model, cameraWidth, cameraHeight, focal, focal35);
   const date = parseExifDate(x.DateTimeOriginal ?? x.CreateDate, x.OffsetTimeOriginal ?? x.OffsetTime);
-  const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
-
   return {
     path,
     file,
-    make: str(x.Make),
+    make: text(x.Make),
     model,
-    gps: hasGps ? { lat: lat!, lon: lon!, altM: alt === null ? null : altRef === 1 ? -alt : alt } : null,
+    gps: gpsFix(x),
     relativeAltitudeM: num(x.RelativeAltitude),
     gimbal: attitude(x, 'Gimbal'),
     flight: attitude(x, 'Flight'),
@@ -204,12 +185,42 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
     sensorHeightMm: sensor?.[1] ?? null,
     capturedAt: date.iso,
     capturedAtMs: date.ms,
-    bandName: str(x.BandName),
-    captureUuid: str(x.CaptureUUID) ?? str(x.CaptureId),
-    radiometry: str(x.BandName) ? readRadiometry(x) : null,
+    bandName: text(x.BandName),
+    captureUuid: text(x.CaptureUUID) ?? text(x.CaptureId),
+    radiometry: text(x.BandName) ? readRadiometry(x) : null,
     sixteenBit: size.sixteenBit,
   };
 }
+
+/**
+ * A photo's EXIF, GPS and XMP tags, merged. exifr is given the bytes, not the path: its own file
+ * reader loads `fs` in a way bundlers break (inside the Next.js server every photo came out
+ * "damaged"). A JPEG keeps EXIF and XMP in its first segments, so its head is enough (the upload reads
+ * thousands of photos before answering); a TIFF may keep its directory anywhere, and a JPEG whose head
+ * had nothing is read whole. (sharp's metadata() of a TIFF has its XMP but not its EXIF and GPS
+ * directories, so it cannot stand in.)
+ */
+async function readExifTags(path: string): Promise<Record<string, unknown>> {
+  const options = { reviveValues: false, xmp: true, tiff: true, exif: true, gps: true, mergeOutput: true };
+  const head = await readHead(path, JPEG_HEAD_BYTES);
+  const parsed = head.jpeg && !head.whole ? ((await exifr.parse(head.bytes, options)) as Record<string, unknown> | undefined) : undefined;
+  if (parsed && (parsed.GPSLatitude !== undefined || parsed.RelativeAltitude !== undefined)) return parsed;
+  return ((await exifr.parse(head.whole ? head.bytes : await readFile(path), options)) ?? {}) as Record<string, unknown>;
+}
+
+/** The GPS fix in the tags, or null when there is none (or the null island, or out of range). */
+function gpsFix(x: Record<string, unknown>): DronePhoto['gps'] {
+  const lat = dms(x.GPSLatitude, x.GPSLatitudeRef, 'S');
+  const lon = dms(x.GPSLongitude, x.GPSLongitudeRef, 'W');
+  const valid = lat !== null && lon !== null && !(lat === 0 && lon === 0) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
+  if (!valid) return null;
+  const altRef = x.GPSAltitudeRef instanceof Uint8Array ? x.GPSAltitudeRef[0] : num(x.GPSAltitudeRef);
+  const alt = num(x.GPSAltitude);
+  return { lat, lon, altM: alt === null ? null : altRef === 1 ? -alt : alt };
+}
+
+/** A tag's text, trimmed; null when absent or blank. */
+const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /**
  * Photos whose metadata are read at once, at the upload and in the task alike. An archive may hold
