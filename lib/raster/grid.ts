@@ -192,14 +192,34 @@ export function mergeSmallPatches(classes: Uint8Array, width: number, height: nu
   const first = labelComponents(classes, width, height);
   if (minCells <= 0) return first;
   const { labels, count } = first;
+  const size = patchSizes(first, weights);
+  const labelClass = new Uint8Array(count + 1);
+  for (let i = 0; i < labels.length; i++) labelClass[labels[i]!] = classes[i]!;
+  const adjacent = smallPatchNeighbours(labels, width, height, size, minCells);
+  const parent = mergePatches(size, adjacent, minCells);
+  // Islands still below the minimum are left unzoned, unless every patch is one (a field smaller than the minimum zone).
+  let kept = false;
+  for (let l = 1; l <= count && !kept; l++) if (rootOf(parent, l) === l && size[l]! >= minCells) kept = true;
+  for (let i = 0; i < classes.length; i++) {
+    if (labels[i] === 0) continue;
+    const root = rootOf(parent, labels[i]!);
+    classes[i] = kept && size[root]! < minCells ? 0 : labelClass[root]!;
+  }
+  return labelComponents(classes, width, height, labels);
+}
+
+/** Each patch's size (index = label): the sum of its cells' weights, or its cell count without weights. */
+function patchSizes({ labels, sizes, count }: Components, weights?: Float32Array): Float64Array {
   const size = new Float64Array(count + 1);
   if (weights) {
     for (let i = 0; i < labels.length; i++) size[labels[i]!]! += weights[i]!;
-  } else size.set(first.sizes);
-  const labelClass = new Uint8Array(count + 1);
-  for (let i = 0; i < labels.length; i++) labelClass[labels[i]!] = classes[i]!;
-  // Neighbour sets, only for patches that may need merging or be merged into.
-  const adjacent: Array<Set<number> | undefined> = new Array(count + 1);
+  } else size.set(sizes);
+  return size;
+}
+
+/** Neighbour sets (index = label), only for patches smaller than minCells: those that may need merging. */
+function smallPatchNeighbours(labels: Int32Array, width: number, height: number, size: Float64Array, minCells: number): Array<Set<number> | undefined> {
+  const adjacent: Array<Set<number> | undefined> = new Array(size.length);
   const link = (a: number, b: number) => {
     if (size[a]! < minCells) (adjacent[a] ??= new Set()).add(b);
     if (size[b]! < minCells) (adjacent[b] ??= new Set()).add(a);
@@ -213,43 +233,57 @@ export function mergeSmallPatches(classes: Uint8Array, width: number, height: nu
       if (r + 1 < height && labels[i + width] !== 0 && labels[i + width] !== a) link(a, labels[i + width]!);
     }
   }
+  return adjacent;
+}
+
+/**
+ * Merges each patch smaller than minCells, smallest first, into its largest neighbour, updating
+ * `size` (for roots) and `adjacent`; returns the union-find parents that say which patch each joined.
+ */
+function mergePatches(size: Float64Array, adjacent: Array<Set<number> | undefined>, minCells: number): Int32Array {
+  const count = size.length - 1;
   const parent = new Int32Array(count + 1).map((_, i) => i);
-  const find = (x: number): number => {
-    while (parent[x] !== x) {
-      parent[x] = parent[parent[x]!]!;
-      x = parent[x]!;
-    }
-    return x;
-  };
   const small = Array.from({ length: count }, (_, i) => i + 1).filter((l) => size[l]! < minCells);
   small.sort((a, b) => size[a]! - size[b]!);
   for (const l of small) {
-    const root = find(l);
+    const root = rootOf(parent, l);
     if (size[root]! >= minCells) continue;
-    let best = 0;
-    for (const n of adjacent[root] ?? []) {
-      const rn = find(n);
-      if (rn !== root && (best === 0 || size[rn]! > size[best]!)) best = rn;
-    }
+    const best = largestNeighbour(parent, adjacent[root], root, size);
     if (best === 0) continue;
     parent[root] = best;
     size[best]! += size[root]!;
-    // The merged patch's neighbours are the union; keep the bigger set and fold the smaller in.
-    const [big, other] = (adjacent[best]?.size ?? 0) >= (adjacent[root]?.size ?? 0) ? [adjacent[best], adjacent[root]] : [adjacent[root], adjacent[best]];
-    if (size[best]! < minCells) {
-      const merged = big ?? new Set<number>();
-      for (const n of other ?? []) merged.add(n);
-      adjacent[best] = merged;
-    }
-    adjacent[root] = undefined;
+    joinNeighbours(adjacent, root, best, size[best]! < minCells);
   }
-  // Islands still below the minimum are left unzoned, unless every patch is one (a field smaller than the minimum zone).
-  let kept = false;
-  for (let l = 1; l <= count && !kept; l++) if (find(l) === l && size[l]! >= minCells) kept = true;
-  for (let i = 0; i < classes.length; i++) {
-    if (labels[i] === 0) continue;
-    const root = find(labels[i]!);
-    classes[i] = kept && size[root]! < minCells ? 0 : labelClass[root]!;
+  return parent;
+}
+
+/** The root of the largest merged patch among the neighbours, other than `root` itself; 0 when there is none. */
+function largestNeighbour(parent: Int32Array, neighbours: Set<number> | undefined, root: number, size: Float64Array): number {
+  let best = 0;
+  for (const n of neighbours ?? []) {
+    const rn = rootOf(parent, n);
+    if (rn !== root && (best === 0 || size[rn]! > size[best]!)) best = rn;
   }
-  return labelComponents(classes, width, height, labels);
+  return best;
+}
+
+/** After `root` joined `best`: best's neighbours are the union of both, kept only while best is still small. */
+function joinNeighbours(adjacent: Array<Set<number> | undefined>, root: number, best: number, stillSmall: boolean): void {
+  // Keep the bigger set and fold the smaller in.
+  const [big, other] = (adjacent[best]?.size ?? 0) >= (adjacent[root]?.size ?? 0) ? [adjacent[best], adjacent[root]] : [adjacent[root], adjacent[best]];
+  if (stillSmall) {
+    const merged = big ?? new Set<number>();
+    for (const n of other ?? []) merged.add(n);
+    adjacent[best] = merged;
+  }
+  adjacent[root] = undefined;
+}
+
+/** The root of x in the union-find parents, halving the path on the way. */
+function rootOf(parent: Int32Array, x: number): number {
+  while (parent[x] !== x) {
+    parent[x] = parent[parent[x]!]!;
+    x = parent[x]!;
+  }
+  return x;
 }

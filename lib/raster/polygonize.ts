@@ -11,14 +11,30 @@ export type GridPolygon = Array<Array<[number, number]>>;
 const DX = [1, 0, -1, 0];
 const DY = [0, 1, 0, -1];
 
+/** The label of cell (c, r); 0 off the grid. */
+type CellLabel = (c: number, r: number) => number;
+
+/** A closed ring of grid vertices (the first repeated at the end). */
+type Ring = Array<[number, number]>;
+
 /** Polygons (rings of grid vertex coordinates) per label id 1..count. */
 export function polygonizeLabels(labels: Int32Array, width: number, height: number, count: number): Map<number, GridPolygon[]> {
-  const vw = width + 1;
-  const at = (c: number, r: number) => (c < 0 || r < 0 || c >= width || r >= height ? 0 : labels[r * width + c]!);
-  // The cell on the left of the edge leaving vertex (x, y) in direction d.
-  const leftOf = (x: number, y: number, d: number) =>
-    d === 0 ? at(x, y - 1) : d === 1 ? at(x, y) : d === 2 ? at(x - 1, y) : at(x - 1, y - 1);
+  const at: CellLabel = (c, r) => (c < 0 || r < 0 || c >= width || r >= height ? 0 : labels[r * width + c]!);
+  const rings = traceRings(boundaryEdges(labels, width, height, at), width + 1, at);
+  const polygons = new Map<number, GridPolygon[]>();
+  for (const [label, list] of rings) {
+    const polys = nestHoles(list);
+    if (label >= 1 && label <= count) polygons.set(label, polys);
+  }
+  return polygons;
+}
 
+/**
+ * Per grid vertex (row-major, width + 1 across), a bit for each direction in which a boundary
+ * edge leaves it with a labelled cell on its left.
+ */
+function boundaryEdges(labels: Int32Array, width: number, height: number, at: CellLabel): Uint8Array {
+  const vw = width + 1;
   const out = new Uint8Array(vw * (height + 1));
   for (let r = 0; r < height; r++) {
     for (let c = 0; c < width; c++) {
@@ -30,61 +46,80 @@ export function polygonizeLabels(labels: Int32Array, width: number, height: numb
       if (at(c + 1, r) !== l) out[(r + 1) * vw + c + 1]! |= 1 << 3;
     }
   }
+  return out;
+}
 
-  const rings = new Map<number, Array<Array<[number, number]>>>();
-  for (let v = 0; v < out.length; v++) {
-    while (out[v] !== 0) {
-      const x0 = v % vw;
-      const y0 = (v / vw) | 0;
-      let d = 31 - Math.clz32(out[v]! & -out[v]!);
-      const label = leftOf(x0, y0, d);
-      const ring: Array<[number, number]> = [[x0, y0]];
-      let x = x0;
-      let y = y0;
-      for (;;) {
-        out[y * vw + x]! &= ~(1 << d);
-        x += DX[d]!;
-        y += DY[d]!;
-        if (x === x0 && y === y0) break;
-        const bits = out[y * vw + x]!;
-        // Prefer turning left so a patch touching itself at a corner gives separate rings.
-        let next = -1;
-        for (const turn of [3, 0, 1]) {
-          const nd = (d + turn) % 4;
-          if (bits & (1 << nd) && leftOf(x, y, nd) === label) {
-            next = nd;
-            break;
-          }
-        }
-        if (next < 0) throw new Error(`polygonize: open ring at ${x},${y}`);
-        if (next !== d || !plainStraight(at, x, y, d)) ring.push([x, y]);
-        d = next;
-      }
-      ring.push([x0, y0]);
+/** Every ring the boundary edges make (clearing them), per label, in the order they start. */
+function traceRings(edges: Uint8Array, vw: number, at: CellLabel): Map<number, Ring[]> {
+  const rings = new Map<number, Ring[]>();
+  for (let v = 0; v < edges.length; v++) {
+    while (edges[v] !== 0) {
+      const { label, ring } = traceRing(edges, vw, v, at);
       const list = rings.get(label) ?? [];
       list.push(ring);
       rings.set(label, list);
     }
   }
+  return rings;
+}
 
-  const polygons = new Map<number, GridPolygon[]>();
-  for (const [label, list] of rings) {
-    // Shoelace area in row-down coordinates: negative for outer rings as traced here.
-    const outers = list.filter((r) => planarRingArea(r) < 0);
-    const holes = list.filter((r) => planarRingArea(r) > 0);
-    const polys: GridPolygon[] = outers.map((o) => [o]);
-    for (const hole of holes) {
-      const probe = holeProbe(hole);
-      const host = polys.length === 1 ? polys[0] : polys.find((p) => pointInRing(probe, p[0]!)) ?? polys[0];
-      host?.push(hole);
-    }
-    if (label >= 1 && label <= count) polygons.set(label, polys);
+/** The ring that starts at vertex v along its lowest-numbered edge, and the label on its left. */
+function traceRing(edges: Uint8Array, vw: number, v: number, at: CellLabel): { label: number; ring: Ring } {
+  const x0 = v % vw;
+  const y0 = (v / vw) | 0;
+  let d = 31 - Math.clz32(edges[v]! & -edges[v]!);
+  const label = leftOf(at, x0, y0, d);
+  const ring: Ring = [[x0, y0]];
+  let x = x0;
+  let y = y0;
+  for (;;) {
+    edges[y * vw + x]! &= ~(1 << d);
+    x += DX[d]!;
+    y += DY[d]!;
+    if (x === x0 && y === y0) break;
+    const next = nextDirection(edges[y * vw + x]!, at, x, y, d, label);
+    if (next < 0) throw new Error(`polygonize: open ring at ${x},${y}`);
+    if (next !== d || !plainStraight(at, x, y, d)) ring.push([x, y]);
+    d = next;
   }
-  return polygons;
+  ring.push([x0, y0]);
+  return { label, ring };
+}
+
+/**
+ * The edge of the label's boundary to leave vertex (x, y) by after arriving in direction d; -1
+ * when there is none. Turning left is preferred so a patch touching itself at a corner gives
+ * separate rings.
+ */
+function nextDirection(bits: number, at: CellLabel, x: number, y: number, d: number, label: number): number {
+  for (const turn of [3, 0, 1]) {
+    const nd = (d + turn) % 4;
+    if (bits & (1 << nd) && leftOf(at, x, y, nd) === label) return nd;
+  }
+  return -1;
+}
+
+/** The cell on the left of the edge leaving vertex (x, y) in direction d. */
+function leftOf(at: CellLabel, x: number, y: number, d: number): number {
+  return d === 0 ? at(x, y - 1) : d === 1 ? at(x, y) : d === 2 ? at(x - 1, y) : at(x - 1, y - 1);
+}
+
+/** One label's rings as polygons: each outer ring with the holes inside it. */
+function nestHoles(list: Ring[]): GridPolygon[] {
+  // Shoelace area in row-down coordinates: negative for outer rings as traced here.
+  const outers = list.filter((r) => planarRingArea(r) < 0);
+  const holes = list.filter((r) => planarRingArea(r) > 0);
+  const polys: GridPolygon[] = outers.map((o) => [o]);
+  for (const hole of holes) {
+    const probe = holeProbe(hole);
+    const host = polys.length === 1 ? polys[0] : polys.find((p) => pointInRing(probe, p[0]!)) ?? polys[0];
+    host?.push(hole);
+  }
+  return polys;
 }
 
 /** A straight-through vertex where only the two patches on either side meet. */
-function plainStraight(at: (c: number, r: number) => number, x: number, y: number, d: number): boolean {
+function plainStraight(at: CellLabel, x: number, y: number, d: number): boolean {
   return d % 2 === 0
     ? at(x - 1, y - 1) === at(x, y - 1) && at(x - 1, y) === at(x, y)
     : at(x - 1, y - 1) === at(x - 1, y) && at(x, y - 1) === at(x, y);

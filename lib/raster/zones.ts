@@ -1,20 +1,21 @@
 // A vegetation-index GeoTIFF and a field become management zones: read the field's window strip
 // by strip into an analysis grid, classify, smooth, merge small patches, polygonize along cell
-// edges, reproject and clip to the field. Memory is bounded by the grid (MAX_CELLS), not the file.
-import { feature, featureCollection, intersect } from '@turf/turf';
-import type { MultiPolygon, Polygon, Position } from 'geojson';
+// edges, reproject and clip to the field. Memory is bounded by the grid (MAX_CELLS in
+// field-window.ts), not the file.
+import type { MultiPolygon, Polygon } from 'geojson';
 import { geometryAreaHa } from '@/lib/geo/area';
 import { unprocessable } from '@/lib/errors';
 import { bandOrderOf, indexPlan, integerTypeName, waterPlan, type BandOrder, type BandRole, type IndexEncoding, type IndexName, type IndexPlan, type WaterPlan } from './bands';
 import { classBreaks, classOf, histogramQuantile, waterCut, waterHistogram, type Histogram, type ZoningMethod } from './classify';
-import { converters } from './crs';
-import { CENTRE_INSIDE, CROSSED, coverageFractions, majorityFilter, mergeSmallPatches, rasterizeField, type GridRings } from './grid';
-import { mapToPixel, openRaster, pixelToMap, readBlocks, type OpenRaster, type RasterInfo } from './inspect';
-import { polygonizeLabels } from './polygonize';
+import { cellArea, fieldWindow, type FieldWindow } from './field-window';
+import { CENTRE_INSIDE, coverageFractions, majorityFilter, mergeSmallPatches, rasterizeField } from './grid';
+import { readIndexGrid } from './index-grid';
+import { openRaster, type OpenRaster, type RasterInfo } from './inspect';
+import { polygonizeLabels, type GridPolygon } from './polygonize';
 import { borderGrid, simplifyBorders } from './simplify-borders';
-import { splitSelfTouchingRings } from '@/lib/geo/ring-split';
 import { northUpValues, previewPng } from './preview';
 import { type IndexRamp, indexRamp, zoneColor } from './ramp';
+import { classGeometries, classPatches } from './zone-shapes';
 
 export interface ZoningOptions {
   /** Number of classes, 3-7. */
@@ -140,13 +141,8 @@ export interface LeftOut {
 
 export type ProgressFn = (percent: number, step: string) => void;
 
-// 4 M cells (1.3 m cells on a 500 ha field) are far finer than any sprayer section and keep the
-// pipeline within a few hundred MB; bigger windows are averaged in k x k blocks.
-const MAX_CELLS = 4_000_000;
 const HISTOGRAM_BINS = 64;
 const FINE_BINS = 1024;
-// Field edges are straight in lon/lat; densify before projecting so they stay faithful in the raster CRS.
-const DENSIFY_DEG = 0.0005;
 
 export async function computeZones(
   path: string,
@@ -178,8 +174,11 @@ export async function inspectIndexRaster(path: string, index: IndexName, bandOrd
   }
 }
 
+/** An index plan for the raster's own samples, with its alpha band, its input record and its water test. */
+export type RasterIndexPlan = IndexPlan & { alpha?: number; input: IndexInputRecord; water?: WaterPlan };
+
 /** Which of the raster's samples make the index, and how; 422 `raster_bands_unknown` when none can. */
-export function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): IndexPlan & { alpha?: number; input: IndexInputRecord; water?: WaterPlan } {
+export function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?: BandRole[]): RasterIndexPlan {
   const { info } = raster;
   // An alpha band (GDAL colour interpretation "Alpha") is a mask, not data: the roles cover the others.
   const alpha = raster.bandMeta.findIndex((b) => b.colorInterp === 'alpha');
@@ -205,63 +204,124 @@ export function rasterIndexPlan(raster: OpenRaster, index: IndexName, bandOrder?
   };
 }
 
-/**
- * Polygons without what clipping leaves at the field's edge: a vertex repeated in a row, rings of
- * fewer than three distinct corners (a part of four identical points went into ISOXML as it was).
- */
-function validParts(polygons: Position[][][]): Position[][][] {
-  const ring = (r: Position[]) => {
-    const out = r.filter((p, i) => i === 0 || p[0] !== r[i - 1]![0] || p[1] !== r[i - 1]![1]);
-    return out.length >= 4 ? out : undefined;
-  };
-  return polygons.flatMap((poly) => {
-    const [outer, ...holes] = poly.map(ring);
-    return outer ? [[outer, ...holes.filter((h): h is Position[] => h !== undefined)]] : [];
-  });
+/** The field's cells on the analysis grid, once read and their water left out. */
+interface FieldCells {
+  plan: RasterIndexPlan;
+  grid: FieldWindow;
+  /** The index per cell; NaN where there is no data or water was left out. */
+  values: Float32Array;
+  /** CENTRE_INSIDE and CROSSED flags per cell. */
+  cover: Uint8Array;
+  /** The part of each cell inside the field. */
+  coverage: Float32Array;
+  cellAreaHa: number;
+  leftOut: LeftOut;
 }
 
+/** The classed cells merged into patches (4-connected, labelled 1..count). */
+interface ZonePatches {
+  /** Class per cell after smoothing and merging; 0 = unzoned. */
+  classes: Uint8Array;
+  labels: Int32Array;
+  count: number;
+  /** The classes the breaks give. */
+  classCount: number;
+}
+
+/** The cells of the field's water mode (set to NaN in the index), and the test and cut that found them. */
+interface WaterCells {
+  index: string;
+  cut: number;
+  cells: Uint8Array;
+}
+
+/** Per class, the figures of the values it holds (zoneValueStats). */
+interface ClassValueStats {
+  min: number;
+  max: number;
+  mean: number;
+  /** The class's cells, each counted by the part of it inside the field. */
+  weight: number;
+  q1: number;
+  q3: number;
+}
+
+/** A zone before it is numbered by mean, and its class's interval between the breaks. */
+interface MadeZone {
+  zone: Zone;
+  range: [number, number];
+}
+
+/** The zones of an open raster's index inside the field (computeZones' work). */
 async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opts: ZoningOptions, onProgress: ProgressFn): Promise<ZoningResult> {
-  const { info, transform } = raster;
+  const cells = await readFieldCells(raster, field, opts, onProgress);
+  const { plan, grid, values, cover } = cells;
+  onProgress(60, 'classifying');
+  const { stats, fine, coarse } = indexSummary(values, cover);
+  checkIndexScale(raster, plan, stats);
+  const breaks = classBreaks(fine, opts.zones, opts.method);
+  const patches = zonePatches(cells, breaks, opts.minZoneAreaHa, onProgress);
+  const zones = fieldZones(cells, patches, breaks, field, opts.minZoneAreaHa, onProgress);
+  const preview = await indexPreview(values, cover, grid, indexRamp(plan.name, { min: stats.min, max: stats.max }));
+  onProgress(100, 'done');
+  return {
+    indexName: plan.name,
+    stats,
+    histogram: { min: stats.min, max: stats.max, counts: coarse },
+    validAreaHa: zones.reduce((sum, z) => sum + z.areaHa, 0),
+    zones,
+    classesFound: patches.classCount,
+    input: plan.input,
+    preview,
+    cellFactor: grid.k,
+    leftOut: cells.leftOut,
+  };
+}
+
+/** The field's cells: the index read from the raster onto the field's analysis grid, water left out. */
+async function readFieldCells(raster: OpenRaster, field: Polygon | MultiPolygon, opts: ZoningOptions, onProgress: ProgressFn): Promise<FieldCells> {
   const plan = rasterIndexPlan(raster, opts.index, opts.bandOrder);
-  const { fromWgs84, toWgs84 } = converters(info.crs);
-
-  // The field in raster pixel coordinates, and the pixel window around it.
-  const pixelRings = fieldRings(field).map((ring) => ring.map(([lon, lat]) => mapToPixel(transform, ...fromWgs84([lon!, lat!]))));
-  const all = pixelRings.flat();
-  const px0 = Math.max(0, Math.floor(Math.min(...all.map((p) => p[0]))));
-  const py0 = Math.max(0, Math.floor(Math.min(...all.map((p) => p[1]))));
-  const px1 = Math.min(info.width, Math.ceil(Math.max(...all.map((p) => p[0]))));
-  const py1 = Math.min(info.height, Math.ceil(Math.max(...all.map((p) => p[1]))));
-  if (!(px1 > px0 && py1 > py0)) throw unprocessable('raster_no_overlap');
-  const pixelM = Math.sqrt(cellArea((c, r) => toWgs84(pixelToMap(transform, px0 + c, py0 + r)), px1 - px0, py1 - py0) * 10_000);
-  const k = Math.max(1, Math.ceil(Math.sqrt(((px1 - px0) * (py1 - py0)) / MAX_CELLS)), Math.round((opts.minCellM ?? 0) / pixelM));
-  const x0 = Math.floor(px0 / k) * k;
-  const y0 = Math.floor(py0 / k) * k;
-  const width = Math.ceil((px1 - x0) / k);
-  const height = Math.ceil((py1 - y0) / k);
-  const toGrid = (p: [number, number]): [number, number] => [(p[0] - x0) / k, (p[1] - y0) / k];
-  const gridToWgs84 = (c: number, r: number) => toWgs84(pixelToMap(transform, x0 + c * k, y0 + r * k));
-
-  const cover = rasterizeField(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
+  const grid = fieldWindow(raster, field, opts.minCellM);
+  const { width, height } = grid;
+  const cover = rasterizeField(grid.rings, width, height);
   if (!cover.some((v) => v !== 0)) throw unprocessable('raster_no_overlap');
-
   // The water index's bands are read only when water is to be left out.
-  const grid = await readIndexGrid(raster, opts.maskWater === false ? { ...plan, water: undefined } : plan, { x0, y0, k, width, height, cover }, onProgress);
-  const { values } = grid;
-  const cellAreaHa = cellArea(gridToWgs84, width, height);
+  const { values, water } = await readIndexGrid(raster, opts.maskWater === false ? { ...plan, water: undefined } : plan, { ...grid, cover }, onProgress);
+  const cellAreaHa = cellArea(grid.gridToWgs84, width, height);
   // The part of each cell inside the field: patch sizes count it, so what the clip leaves of a
   // patch meets the minimum, and so do the hectares left out as water or as no data.
-  const coverage = coverageFractions(pixelRings.map((ring) => ring.map(toGrid)) as GridRings, width, height);
-  const waterTest = opts.maskWater === false ? undefined : maskWater(values, grid.water, cover, plan.water?.name ?? plan.name);
+  const coverage = coverageFractions(grid.rings, width, height);
+  const waterTest = opts.maskWater === false ? undefined : maskWater(values, water, cover, plan.water?.name ?? plan.name);
+  const leftOut = leftOutOf(values, waterTest, coverage, cellAreaHa);
+  return { plan, grid, values, cover, coverage, cellAreaHa, leftOut };
+}
+
+/** The hectares of the field left out as water (the water test's cells) and as no data (the other cells without a value). */
+function leftOutOf(values: Float32Array, waterTest: WaterCells | undefined, coverage: Float32Array, cellAreaHa: number): LeftOut {
   const leftOut: LeftOut = { waterHa: 0, noDataHa: 0, ...(waterTest ? { waterTest: { index: waterTest.index, cut: waterTest.cut } } : {}) };
   for (let i = 0; i < values.length; i++) {
     if (values[i] === values[i]) continue;
     if (waterTest?.cells[i]) leftOut.waterHa += coverage[i]! * cellAreaHa;
     else leftOut.noDataHa += coverage[i]! * cellAreaHa;
   }
+  return leftOut;
+}
 
-  // Statistics over cells whose centre is in the field.
-  onProgress(60, 'classifying');
+/**
+ * The index's statistics over cells whose centre is in the field, and its histograms: the fine one
+ * the breaks are drawn from, the coarse one the scan records. 422 when no such cell has a value.
+ */
+function indexSummary(values: Float32Array, cover: Uint8Array): { stats: Required<IndexStats>; fine: Histogram; coarse: number[] } {
+  const { n, sum, sum2, min, max } = centreMoments(values, cover);
+  if (n === 0) throw unprocessable('raster_no_valid_pixels');
+  const { fine, coarse } = indexHistograms(values, cover, min, max);
+  const mean = sum / n;
+  const stats: Required<IndexStats> = { min, max, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), median: histogramQuantile(fine, 0.5) };
+  return { stats, fine, coarse };
+}
+
+/** Count, sum, sum of squares, minimum and maximum of the values of cells whose centre is in the field. */
+function centreMoments(values: Float32Array, cover: Uint8Array): { n: number; sum: number; sum2: number; min: number; max: number } {
   let n = 0;
   let sum = 0;
   let sum2 = 0;
@@ -276,7 +336,11 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  if (n === 0) throw unprocessable('raster_no_valid_pixels');
+  return { n, sum, sum2, min, max };
+}
+
+/** Histograms over min..max (FINE_BINS and HISTOGRAM_BINS bins) of the values of cells whose centre is in the field. */
+function indexHistograms(values: Float32Array, cover: Uint8Array, min: number, max: number): { fine: Histogram; coarse: number[] } {
   const fine: Histogram = { min, max, counts: new Float64Array(FINE_BINS) };
   const coarse = new Array<number>(HISTOGRAM_BINS).fill(0);
   const span = max - min || 1;
@@ -286,63 +350,65 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     fine.counts[Math.min(FINE_BINS - 1, Math.floor(((v - min) / span) * FINE_BINS))]!++;
     coarse[Math.min(HISTOGRAM_BINS - 1, Math.floor(((v - min) / span) * HISTOGRAM_BINS))]!++;
   }
-  const mean = sum / n;
-  const stats: Required<IndexStats> = { min, max, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), median: histogramQuantile(fine, 0.5) };
+  return { fine, coarse };
+}
 
-  // Signed integers without a scale are read as x10000; a field whose every value is then within
-  // ±0.01 is in another scale (NDVI x 100 or x 1000), not a field of bare zero index.
+/**
+ * Signed integers without a scale are read as x10000; a field whose every value is then within
+ * ±0.01 is in another scale (NDVI x 100 or x 1000), not a field of bare zero index: 422.
+ */
+function checkIndexScale(raster: OpenRaster, plan: RasterIndexPlan, { min, max }: { min: number; max: number }): void {
   if (plan.input.index_encoding === 'int_x10000' && Math.max(-min, max) <= 0.01) {
     throw unprocessable('raster_index_scale_unknown', { type: integerTypeName(raster.sampleFormat, raster.bitsPerSample) });
   }
-  const breaks = classBreaks(fine, opts.zones, opts.method);
+}
+
+/** The cells classed by the breaks, smoothed, and merged into patches no smaller than the minimum zone. */
+function zonePatches({ values, grid, coverage, cellAreaHa }: FieldCells, breaks: number[], minZoneAreaHa: number, onProgress: ProgressFn): ZonePatches {
+  const { width, height } = grid;
   const classCount = breaks.length + 1;
-  let classes: Uint8Array = new Uint8Array(values.length);
-  for (let i = 0; i < values.length; i++) if (!Number.isNaN(values[i]!)) classes[i] = classOf(values[i]!, breaks);
-
+  const classified = classifyCells(values, breaks);
   onProgress(70, 'zoning');
-  classes = majorityFilter(classes, width, height, classCount);
+  const classes = majorityFilter(classified, width, height, classCount);
   // Islands below the minimum zone (in nodata, water, at the field's edge) become unzoned.
-  const { labels, count } = mergeSmallPatches(classes, width, height, opts.minZoneAreaHa / cellAreaHa, coverage);
+  const { labels, count } = mergeSmallPatches(classes, width, height, minZoneAreaHa / cellAreaHa, coverage);
   onProgress(75, 'zoning');
+  return { classes, labels, count, classCount };
+}
 
-  const cellSizeM = Math.sqrt(cellAreaHa * 10_000);
-  const polygons = simplifyBorders(polygonizeLabels(labels, width, height, count), borderGrid(labels, width, height), borderTolerance(cellSizeM));
-  // Patches the field boundary crosses are clipped; the others lie inside and are kept as they are
-  // (patches of one class never share an edge, so both kinds sit side by side in a MultiPolygon).
-  const labelClass = new Uint8Array(count + 1);
-  const crossed = new Uint8Array(count + 1);
-  for (let i = 0; i < labels.length; i++) {
-    labelClass[labels[i]!] = classes[i]!;
-    if (cover[i]! & CROSSED) crossed[labels[i]!] = 1;
-  }
-  const inside = Array.from({ length: classCount + 1 }, () => [] as Position[][][]);
-  const toClip = Array.from({ length: classCount + 1 }, () => [] as Position[][][]);
-  for (const [label, polys] of polygons) {
-    const target = (crossed[label] ? toClip : inside)[labelClass[label]!]!;
-    for (const poly of polys) target.push(poly.map((ring) => ring.map(([c, r]) => gridToWgs84(c, r))));
-  }
+/** Each cell's class by the breaks (1 = lowest); 0 where it has no value. */
+function classifyCells(values: Float32Array, breaks: number[]): Uint8Array {
+  const classes = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) if (!Number.isNaN(values[i]!)) classes[i] = classOf(values[i]!, breaks);
+  return classes;
+}
+
+/** The zones, numbered by mean: each class's patches in WGS84, clipped to the field; 422 when none is left. */
+function fieldZones(cells: FieldCells, patches: ZonePatches, breaks: number[], field: Polygon | MultiPolygon, minZoneAreaHa: number, onProgress: ProgressFn): Zone[] {
+  const { values, cover, coverage, grid } = cells;
+  const { classes, classCount } = patches;
+  const polygons = patchPolygons(patches, grid.width, grid.height, cells.cellAreaHa);
+  const byClass = classPatches(polygons, patches, classes, cover, classCount, grid.gridToWgs84);
   const classStats = zoneValueStats(values, classes, coverage, classCount);
   onProgress(85, 'zoning');
+  const made = madeZones(classGeometries(byClass, field, minZoneAreaHa), classStats, breaks);
+  if (made.length === 0) throw unprocessable('raster_no_valid_pixels');
+  onProgress(95, 'zoning');
+  return namedZones(made);
+}
 
-  // Clipping a patch to a concave or wiggling field boundary can cut it into pieces; those smaller
-  // than half the minimum zone are slivers no machine acts on, and are left unzoned.
-  const clippedParts = Array.from({ length: classCount + 1 }, (_, cls) => {
-    if (!toClip[cls]!.length) return [];
-    const clipped = intersect(featureCollection([feature<MultiPolygon>({ type: 'MultiPolygon', coordinates: toClip[cls]! }), feature(field)]))?.geometry;
-    return validParts(clipped?.type === 'Polygon' ? [clipped.coordinates] : (clipped?.coordinates ?? [])).map((poly) => ({ poly, ha: geometryAreaHa({ type: 'Polygon', coordinates: poly }) }));
-  });
-  // ... unless that would leave no zone at all (a field smaller than the minimum zone).
-  const anyKept = inside.some((polys) => polys.length > 0) || clippedParts.some((list) => list.some((p) => p.ha >= opts.minZoneAreaHa / 2));
-  const sliverHa = anyKept ? opts.minZoneAreaHa / 2 : 0;
-  const made: Array<{ zone: Zone; range: [number, number] }> = [];
-  for (let cls = 1; cls <= classCount; cls++) {
-    const kept = clippedParts[cls]!.filter((p) => p.ha >= sliverHa).map((p) => p.poly);
-    const parts = validParts([...inside[cls]!, ...kept]);
-    if (parts.length === 0) continue;
-    const joined: Polygon | MultiPolygon = parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts };
-    // Traced pixel edges pass twice through a corner where two holes, or a hole and the outside,
-    // meet diagonally: such rings are split there, as GIS and tractor terminals want them simple.
-    const geometry = splitSelfTouchingRings(joined) ?? joined;
+/** The patches' polygons in grid coordinates, with the pixel stairs of their borders smoothed. */
+function patchPolygons({ labels, count }: ZonePatches, width: number, height: number, cellAreaHa: number): Map<number, GridPolygon[]> {
+  const cellSizeM = Math.sqrt(cellAreaHa * 10_000);
+  return simplifyBorders(polygonizeLabels(labels, width, height, count), borderGrid(labels, width, height), borderTolerance(cellSizeM));
+}
+
+/** A zone for each class (index = class, from 1) with a geometry of some area and ground of its own. */
+function madeZones(geometries: Array<Polygon | MultiPolygon | undefined>, classStats: ClassValueStats[], breaks: number[]): MadeZone[] {
+  const made: MadeZone[] = [];
+  for (let cls = 1; cls < geometries.length; cls++) {
+    const geometry = geometries[cls];
+    if (!geometry) continue;
     const s = classStats[cls]!;
     const areaHa = geometryAreaHa(geometry);
     if (!(areaHa > 0) || !(s.weight > 0)) continue;
@@ -351,39 +417,32 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
     const range: [number, number] = [breaks[cls - 2] ?? Math.min(s.min, breaks[0] ?? s.min), breaks[cls - 1] ?? Math.max(s.max, breaks.at(-1) ?? s.max)];
     made.push({ zone: { classIndex: cls, name: '', min: s.min, max: s.max, mean: s.mean, q1: s.q1, q3: s.q3, areaHa, color: '', geometry }, range });
   }
-  if (made.length === 0) throw unprocessable('raster_no_valid_pixels');
+  return made;
+}
+
+/** The zones numbered, named and coloured in order of their means. */
+function namedZones(made: MadeZone[]): Zone[] {
   // Smoothing and merging can leave a thin class with a mean below its neighbour's: number by mean.
-  onProgress(95, 'zoning');
-  made.sort((a, b) => a.zone.mean - b.zone.mean);
-  const digits = nameDigits(made.map((m) => m.range));
-  const zones = made.map(({ zone, range: [lo, hi] }, i) => ({
+  const byMean = [...made].sort((a, b) => a.zone.mean - b.zone.mean);
+  const digits = nameDigits(byMean.map((m) => m.range));
+  return byMean.map(({ zone, range: [lo, hi] }, i) => ({
     ...zone,
     classIndex: i + 1,
     name: `${i + 1}: ${lo.toFixed(digits)}–${hi.toFixed(digits)}`,
-    color: zoneColor(i + 1, made.length),
+    color: zoneColor(i + 1, byMean.length),
   }));
+}
 
+/** The index of cells whose centre is in the field, north up, as a PNG over the ramp, and its bounds. */
+async function indexPreview(values: Float32Array, cover: Uint8Array, { width, height, gridToWgs84 }: FieldWindow, ramp: IndexRamp): Promise<ZoningResult['preview']> {
   const shown = values.map((v, i) => (cover[i]! & CENTRE_INSIDE ? v : NaN));
   const corners = [gridToWgs84(0, 0), gridToWgs84(width, 0), gridToWgs84(0, height), gridToWgs84(width, height)];
   const lons = corners.map((p) => p[0]);
   const lats = corners.map((p) => p[1]);
   const bounds = { west: Math.min(...lons), south: Math.min(...lats), east: Math.max(...lons), north: Math.max(...lats) };
   const northUp = northUpValues(shown, width, height, { topLeft: corners[0]!, topRight: corners[1]!, bottomLeft: corners[2]! }, bounds);
-  const ramp = indexRamp(plan.name, { min, max });
   const png = await previewPng(northUp.values, northUp.width, northUp.height, ramp);
-  onProgress(100, 'done');
-  return {
-    indexName: plan.name,
-    stats,
-    histogram: { min, max, counts: coarse },
-    validAreaHa: zones.reduce((sum, z) => sum + z.areaHa, 0),
-    zones,
-    classesFound: classCount,
-    input: plan.input,
-    preview: { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]], ramp },
-    cellFactor: k,
-    leftOut,
-  };
+  return { png, boundsWgs84: [[bounds.south, bounds.west], [bounds.north, bounds.east]], ramp };
 }
 
 /**
@@ -391,7 +450,7 @@ async function zoneRaster(raster: OpenRaster, field: Polygon | MultiPolygon, opt
  * green, else a low mode of the index itself) and says which they were and by what cut; undefined
  * when the field shows no water mode.
  */
-function maskWater(values: Float32Array, water: Float32Array | undefined, cover: Uint8Array, testName: string) {
+function maskWater(values: Float32Array, water: Float32Array | undefined, cover: Uint8Array, testName: string): WaterCells | undefined {
   // Water's score is high: the water index as it is, or the vegetation index turned over.
   const score = water ? (i: number) => water[i]! : (i: number) => -values[i]!;
   const h = waterHistogram();
@@ -425,29 +484,6 @@ const LOW_MODE_PEAK = 0.2;
  */
 export const borderTolerance = (cellSizeM: number) => Math.max(1, 0.5 / cellSizeM);
 
-/** Outer rings and holes of the field, each edge densified. */
-function fieldRings(field: Polygon | MultiPolygon): Position[][] {
-  const polys = field.type === 'Polygon' ? [field.coordinates] : field.coordinates;
-  return polys.flat().map((ring) => {
-    const out: Position[] = [];
-    for (let i = 0; i + 1 < ring.length; i++) {
-      const [a, b] = [ring[i]!, ring[i + 1]!];
-      const steps = Math.max(1, Math.ceil(Math.hypot(b[0]! - a[0]!, b[1]! - a[1]!) / DENSIFY_DEG));
-      for (let s = 0; s < steps; s++) out.push([a[0]! + ((b[0]! - a[0]!) * s) / steps, a[1]! + ((b[1]! - a[1]!) * s) / steps]);
-    }
-    out.push(ring.at(-1)!);
-    return out;
-  });
-}
-
-/** Geodesic area of the grid's centre cell, in hectares. */
-function cellArea(gridToWgs84: (c: number, r: number) => [number, number], width: number, height: number): number {
-  const c = Math.floor(width / 2);
-  const r = Math.floor(height / 2);
-  const ring = [gridToWgs84(c, r), gridToWgs84(c + 1, r), gridToWgs84(c + 1, r + 1), gridToWgs84(c, r + 1), gridToWgs84(c, r)];
-  return geometryAreaHa({ type: 'Polygon', coordinates: [ring] });
-}
-
 const NAME_BINS = 4096;
 
 /**
@@ -456,7 +492,7 @@ const NAME_BINS = 4096;
  * ground lies in). Smoothing and merging bring patches of other classes into a zone by design, so
  * even quartiles of neighbours overlap (`−0.05–0.12` beside `0.07–0.14`): names use the breaks.
  */
-function zoneValueStats(values: Float32Array, classes: Uint8Array, weights: Float32Array, classCount: number) {
+function zoneValueStats(values: Float32Array, classes: Uint8Array, weights: Float32Array, classCount: number): ClassValueStats[] {
   const acc = Array.from({ length: classCount + 1 }, () => ({ min: Infinity, max: -Infinity, sum: 0, weight: 0 }));
   let lo = Infinity;
   let hi = -Infinity;
@@ -503,135 +539,4 @@ export function nameDigits(ranges: Array<[number, number]>): number {
     if (!flat && new Set(names).size === names.length) return d;
   }
   return 4;
-}
-
-/** How many computed values fell outside -1..1, and their span (rounded for a message). */
-class OutsideRange {
-  count = 0;
-  private lo = Infinity;
-  private hi = -Infinity;
-  push(v: number) {
-    this.count++;
-    if (v < this.lo) this.lo = v;
-    if (v > this.hi) this.hi = v;
-  }
-  get min() {
-    return Math.round(this.lo * 100) / 100;
-  }
-  get max() {
-    return Math.round(this.hi * 100) / 100;
-  }
-}
-
-interface GridWindow {
-  x0: number;
-  y0: number;
-  k: number;
-  width: number;
-  height: number;
-  cover: Uint8Array;
-}
-
-/**
- * The raster's blocks (tiles or strips) that the file leaves out (GDAL's SPARSE_OK), as a test of a
- * pixel; undefined when there are none or when their fill is the nodata value anyway. geotiff.js fills
- * a missing block with the nodata value, or 0 when that is NaN or unset, and 0 is a valid index.
- */
-async function emptyBlocks(raster: OpenRaster): Promise<((x: number, y: number) => boolean) | undefined> {
-  const { image, info } = raster;
-  const fill = image.getGDALNoData() || 0;
-  if (fill === info.nodata) return undefined;
-  const directory = image.getFileDirectory();
-  const tag = image.isTiled ? 'TileByteCounts' : 'StripByteCounts';
-  const counts = (await directory.loadValue(tag)) as ArrayLike<number> | number | undefined;
-  const list = typeof counts === 'number' ? [counts] : Array.from(counts ?? []);
-  if (!list.some((c) => Number(c) === 0)) return undefined;
-  const [tileWidth, tileHeight] = [image.getTileWidth(), image.getTileHeight()];
-  const across = Math.ceil(image.getWidth() / tileWidth);
-  return (x, y) => Number(list[Math.floor(y / tileHeight) * across + Math.floor(x / tileWidth)]) === 0;
-}
-
-/**
- * The index per grid cell (NaN = no data), and the water index's where the plan has one, reading
- * the raster in strips aligned to its tiles or strips so no block is decoded twice. A cell is valid
- * when at least half of its pixels are; its values are their means.
- */
-async function readIndexGrid(
-  raster: OpenRaster,
-  plan: IndexPlan & { alpha?: number; water?: WaterPlan },
-  { x0, y0, k, width, height, cover }: GridWindow,
-  onProgress: ProgressFn,
-): Promise<{ values: Float32Array; water?: Float32Array }> {
-  const { image, mask, info } = raster;
-  // Comparing with both the tag's value and its float32 rounding catches float32 nodata like -3.4e38.
-  const nd = info.nodata ?? NaN;
-  const ndf = Math.fround(nd);
-  const sums = new Float32Array(width * height);
-  const waterSums = plan.water ? new Float32Array(width * height) : undefined;
-  const valid = new Uint16Array(width * height);
-  const x1 = Math.min(info.width, x0 + width * k);
-  const yEnd = Math.min(info.height, y0 + height * k);
-  const w = x1 - x0;
-  const cellOfColumn = Int32Array.from({ length: w }, (_, x) => (x / k) | 0);
-  const missing = await emptyBlocks(raster);
-  // Values that are no index (beyond -1..1): when they are most of the field, the file is in
-  // another scale (NDVI in percent, or counts without their scale tag) and says so, rather than
-  // zoning the few pixels that happen to fall within range.
-  let inRange = 0;
-  const outside = new OutsideRange();
-  const blockRows = image.getTileHeight();
-  const stripRows = blockRows * Math.max(1, Math.floor(512 / blockRows));
-  for (let ys = y0; ys < yEnd; ys = (Math.floor(ys / stripRows) + 1) * stripRows) {
-    const ye = Math.min(yEnd, (Math.floor(ys / stripRows) + 1) * stripRows);
-    const window = [x0, ys, x1, ye];
-    const samples = [...new Set([...plan.samples, ...(plan.water?.samples ?? []), ...(plan.alpha === undefined ? [] : [plan.alpha])])];
-    const read = (await readBlocks(() => image.readRasters({ window, samples, interleave: false }))) as unknown as ArrayLike<number>[];
-    const band = (sample: number) => read[samples.indexOf(sample)]!;
-    const maskData = mask
-      ? ((await readBlocks(() => mask.readRasters({ window, samples: [0], interleave: false }))) as unknown as ArrayLike<number>[])[0]
-      : plan.alpha === undefined ? undefined : band(plan.alpha);
-    const a = band(plan.samples[0]!);
-    const b = band(plan.samples.at(-1)!);
-    const [wa, wb] = plan.water ? [band(plan.water.samples[0]), band(plan.water.samples[1])] : [a, b];
-    for (let y = ys; y < ye; y++) {
-      const rowBase = (((y - y0) / k) | 0) * width;
-      const off = (y - ys) * w;
-      for (let x = 0; x < w; x++) {
-        const cell = rowBase + cellOfColumn[x]!;
-        if (cover[cell] === 0) continue;
-        const va = a[off + x]!;
-        const vb = b[off + x]!;
-        if (va !== va || vb !== vb || va === nd || va === ndf || vb === nd || vb === ndf) continue;
-        if (maskData && maskData[off + x] === 0) continue;
-        if (missing?.(x0 + x, y)) continue;
-        const v = plan.compute(va, vb);
-        if (!(v >= -1 && v <= 1)) {
-          if (v === v) outside.push(v);
-          continue;
-        }
-        // A pixel without a water index (both bands 0) counts as land: it has the index.
-        if (waterSums) {
-          const w = plan.water!.compute(wa[off + x]!, wb[off + x]!);
-          waterSums[cell]! += w === w ? w : -1;
-        }
-        inRange++;
-        sums[cell]! += v;
-        valid[cell]!++;
-      }
-    }
-    onProgress(Math.round((60 * (ye - y0)) / (yEnd - y0)), 'reading');
-  }
-  if (outside.count > inRange) throw unprocessable('raster_index_range', { min: outside.min, max: outside.max });
-  // Pixels of each cell that lie on the raster (cells on the last row/column may be cut).
-  for (let r = 0; r < height; r++) {
-    const rowsIn = Math.min(k, yEnd - (y0 + r * k));
-    for (let c = 0; c < width; c++) {
-      const i = r * width + c;
-      const pixels = rowsIn * Math.min(k, x1 - (x0 + c * k));
-      const ok = cover[i] !== 0 && valid[i]! > 0 && valid[i]! * 2 >= pixels;
-      sums[i] = ok ? sums[i]! / valid[i]! : NaN;
-      if (waterSums) waterSums[i] = ok ? waterSums[i]! / valid[i]! : NaN;
-    }
-  }
-  return { values: sums, water: waterSums };
 }
