@@ -427,59 +427,83 @@ function pointSteps(tracks: Tracks, ne: NormalEquations, index: Int32Array, Vinv
  * and radial k1 (shared within a group); the principal point and k2 stay.
  */
 export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, priors: PosePrior[], opts: BundleOptions): BundleResult {
-  const nc = cameras.length, no = tracks.cam.length, sigma = opts.obsSigmaPx;
-  const focals = focalsOf(cameras, opts), nf = focals.prior.length, np = nc * POSE;
-  let cams = cameras.map((c) => ({ ...c }));
-  let f = Float64Array.from(focals.prior);
-  let X = Float64Array.from(points);
+  const no = tracks.cam.length, sigma = opts.obsSigmaPx;
+  const focals = focalsOf(cameras, opts);
+  let state: BundleState = { cams: cameras.map((c) => ({ ...c })), f: Float64Array.from(focals.prior), X: Float64Array.from(points) };
   const res = new Float64Array(2 * no);
   let lambda = 1e-3, iterations = 0;
-  let w: Float64Array<ArrayBuffer> = new Float64Array(no).fill(1);
   let converged = false;
   while (!converged && iterations < (opts.maxIterations ?? 20)) {
     iterations++;
-    reprojection(tracks, cams, X, sigma, res);
-    w = robustWeights(res, no);
-    const before = cost(res, w, cams, priors, focals, f);
-    const ne = normalEquations(tracks, cams, X, sigma, res, w, nf > 0, focals.k1Free);
-    // Prior terms: diagonal (each is one parameter's own residual).
-    const priorU = new Float64Array(np + nf), priorG = new Float64Array(np + nf);
-    cams.forEach((c, k) => {
-      const r = priorResiduals(poseOf(c), priors[k]!), s = priorSigmas(priors[k]!);
-      for (let a = 0; a < 6; a++) { priorU[k * 6 + a] = 1 / s[a]! ** 2; priorG[k * 6 + a] = -r[a]! / s[a]!; }
-    });
-    f.forEach((v, g) => {
-      const s = focals.sigma[g]!;
-      priorU[np + g] = 1 / s ** 2; priorG[np + g] = -(v - focals.prior[g]!) / s ** 2;
-    });
+    reprojection(tracks, state.cams, state.X, sigma, res);
+    const w = robustWeights(res, no);
+    const before = cost(res, w, state.cams, priors, focals, state.f);
+    const ne = normalEquations(tracks, state.cams, state.X, sigma, res, w, focals.prior.length > 0, focals.k1Free);
+    const { priorU, priorG } = priorTerms(state, priors, focals);
     let improved = false;
     for (let attempt = 0; attempt < 8 && !improved; attempt++) {
-      const step = dampedStep(tracks, nc, ne, priorU, priorG, focals, lambda);
-      if (step) {
-        const fn = f.map((v, g) => v + step.dc[np + g]!);
-        const next = cams.map((c, k) => {
-          const moved = withPose(c, poseOf(c).map((v, a) => v + step.dc[k * 6 + a]!));
-          const g = focals.group[k]!;
-          return g >= 0 ? { ...moved, f: fn[INTR * g]!, k1: fn[INTR * g + 1]! } : moved;
-        });
-        const Xn = X.map((v, k) => v + step.dp[k]!);
-        const resN = new Float64Array(2 * no);
-        reprojection(tracks, next, Xn, sigma, resN);
-        const after = cost(resN, w, next, priors, focals, fn);
-        if (after < before) {
-          improved = true;
-          const gain = (before - after) / before;
-          cams = next; X = Xn; f = fn;
-          lambda = Math.max(1e-7, lambda / 3);
-          converged = gain < CONVERGED_GAIN;
-        }
+      const step = dampedStep(tracks, state.cams.length, ne, priorU, priorG, focals, lambda);
+      const next = step && stepped(state, step, focals);
+      const after = next ? costAt(tracks, next, w, priors, focals, sigma) : Infinity;
+      if (next && after < before) {
+        improved = true;
+        state = next;
+        lambda = Math.max(1e-7, lambda / 3);
+        converged = (before - after) / before < CONVERGED_GAIN;
       }
       if (!improved) lambda *= 8;
     }
     if (!improved) converged = true;
   }
+  return bundleResult(tracks, state, sigma, iterations);
+}
+
+/** What the adjustment moves: the cameras, the shared intrinsics of the groups (f, k1 per group) and the track points. */
+interface BundleState {
+  cams: Camera[];
+  f: Float64Array;
+  X: Float64Array;
+}
+
+/** The priors' terms of the normal equations: diagonal, each one parameter's own residual (poses, then the shared focals). */
+function priorTerms({ cams, f }: BundleState, priors: PosePrior[], focals: Focals) {
+  const np = cams.length * POSE, nf = focals.prior.length;
+  const priorU = new Float64Array(np + nf), priorG = new Float64Array(np + nf);
+  cams.forEach((c, k) => {
+    const r = priorResiduals(poseOf(c), priors[k]!), s = priorSigmas(priors[k]!);
+    for (let a = 0; a < 6; a++) { priorU[k * 6 + a] = 1 / s[a]! ** 2; priorG[k * 6 + a] = -r[a]! / s[a]!; }
+  });
+  f.forEach((v, g) => {
+    const s = focals.sigma[g]!;
+    priorU[np + g] = 1 / s ** 2; priorG[np + g] = -(v - focals.prior[g]!) / s ** 2;
+  });
+  return { priorU, priorG };
+}
+
+/** The state moved by a step (dc: poses then shared intrinsics; dp: the points). */
+function stepped({ cams, f, X }: BundleState, step: { dc: Float64Array; dp: Float64Array }, focals: Focals): BundleState {
+  const np = cams.length * POSE;
+  const fn = f.map((v, g) => v + step.dc[np + g]!);
+  const next = cams.map((c, k) => {
+    const moved = withPose(c, poseOf(c).map((v, a) => v + step.dc[k * 6 + a]!));
+    const g = focals.group[k]!;
+    return g >= 0 ? { ...moved, f: fn[INTR * g]!, k1: fn[INTR * g + 1]! } : moved;
+  });
+  return { cams: next, f: fn, X: X.map((v, k) => v + step.dp[k]!) };
+}
+
+/** The cost of a state under the weights of the iteration that made it. */
+function costAt(tracks: Tracks, state: BundleState, w: Float64Array, priors: PosePrior[], focals: Focals, sigma: number): number {
+  const res = new Float64Array(2 * tracks.cam.length);
+  reprojection(tracks, state.cams, state.X, sigma, res);
+  return cost(res, w, state.cams, priors, focals, state.f);
+}
+
+/** The adjusted cameras and points, which observations are inliers, and their RMS reprojection error (pixels). */
+function bundleResult(tracks: Tracks, { cams, X }: BundleState, sigma: number, iterations: number): BundleResult {
+  const no = tracks.cam.length, res = new Float64Array(2 * no);
   reprojection(tracks, cams, X, sigma, res);
-  w = robustWeights(res, no);
+  const w = robustWeights(res, no);
   let s = 0, n = 0;
   for (let o = 0; o < no; o++) if (w[o]! > 0) { s += res[2 * o]! ** 2 + res[2 * o + 1]! ** 2; n++; }
   return { cameras: cams, points: X, inlier: Uint8Array.from(w, (v) => (v > 0 ? 1 : 0)), rmsPx: sigma * Math.sqrt(s / Math.max(1, n)), iterations };

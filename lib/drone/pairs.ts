@@ -2,7 +2,7 @@
 // the number of photos, not its square), the 180° heading ambiguity of return lines settled along the
 // flight, then every candidate matched; the matched pairs must tie all photos into one block.
 import type { DronePhoto } from './exif';
-import type { Features, PairMatch, PairMatcher } from './features';
+import type { Features, PairMatch, PairMatcher, PairRejection } from './features';
 import { matchHere, median } from './features';
 import type { Placement } from './frame';
 import { footprint } from './frame';
@@ -53,43 +53,11 @@ export async function matchedPairs(
 ): Promise<PairMatch[]> {
   const footprintSize = median(placed.map((p) => p.width * p.gsd));
   const side = (i: number, flip: boolean) => ({ i, features: features[i]!, placement: turned(placed[i]!.prior, flip), centre: placed[i]!.centre });
-  const match = (i: number, j: number, flipI: boolean, flipJ: boolean) => matcher(side(i, flipI), side(j, flipJ), 4 * GPS_SIGMA_M + 0.1 * footprintSize, 4 * GPS_SIGMA_M);
-  const inliers = (r: PairMatch | string) => (typeof r === 'object' ? r.pts.length / 4 : 0);
-
-  // Recorded headings can be off by 180° on return lines (some DJI firmware logs the aircraft's turn
-  // while the camera keeps facing the same way). Consecutive photos of a line decide, for each photo,
-  // which of the two headings makes the image motion agree with the GPS motion.
-  const isCandidate = new Set(candidates.map(([i, j]) => `${i}:${j}`));
+  const match: MatchOnce = (i, j, flipI, flipJ) => matcher(side(i, flipI), side(j, flipJ), 4 * GPS_SIGMA_M + 0.1 * footprintSize, 4 * GPS_SIGMA_M);
   const order = flightOrder(mains);
-  const votes = new Array<number>(placed.length).fill(0);
-  const tried = new Map<string, { flip: boolean; result: PairMatch | string }>();
-  let lineDone = 0;
-  await Promise.all(order.slice(1).map(async (next, k) => {
-    const [i, j] = [Math.min(order[k]!, next), Math.max(order[k]!, next)];
-    if (!isCandidate.has(`${i}:${j}`)) return void progress((50 * ++lineDone) / order.length);
-    const asLogged = await match(i, j, false, false);
-    // A clear match as logged settles it; only doubtful pairs pay for the second hypothesis.
-    const turnedBoth = inliers(asLogged) >= 60 ? 'no_matches' : await match(i, j, true, true);
-    const vote = Math.sign(inliers(turnedBoth) - inliers(asLogged));
-    votes[i] = votes[i]! + vote;
-    votes[j] = votes[j]! + vote;
-    tried.set(`${i}:${j}`, vote > 0 ? { flip: true, result: turnedBoth } : { flip: false, result: asLogged });
-    progress((50 * ++lineDone) / order.length);
-  }));
-  // Undecided photos (line ends, no overlap with the next shot) follow the nearest decided photo logged
-  // with the same heading.
-  const yaw = (i: number) => placed[i]!.headingDeg;
-  const sameHeading = (x: number, y: number) => Math.abs((((yaw(x) - yaw(y)) % 360) + 540) % 360 - 180) < 30;
-  const flipped = order.map(() => false);
-  order.forEach((i, k) => {
-    if (votes[i] !== 0) return void (flipped[i] = votes[i]! > 0);
-    for (let d = 1; d < order.length; d++) {
-      const near = [order[k - d], order[k + d]].find((x) => x !== undefined && votes[x] !== 0 && sameHeading(x, i));
-      if (near !== undefined) return void (flipped[i] = votes[near]! > 0);
-    }
-  });
+  const { votes, tried } = await headingVotes(order, candidates, match, (k) => progress((50 * k) / order.length));
+  const flipped = flipsFromVotes(order, votes, placed);
   placed.forEach((p, i) => (p.prior = turned(p.prior, flipped[i]!)));
-
   let done = 0;
   const results = await Promise.all(candidates.map(async ([i, j]) => {
     const known = tried.get(`${i}:${j}`);
@@ -105,6 +73,53 @@ export async function matchedPairs(
     const linked = components(placed.length, candidates.map(([i, j]) => ({ i, j })));
     throw new StitchError(linked.length > 1 ? 'too_little_overlap' : 'disconnected', `${groups.length} groups`);
   }
-
   return pairs;
+}
+
+/** Matches photos i and j, each with its logged heading or turned 180°. */
+type MatchOnce = (i: number, j: number, flipI: boolean, flipJ: boolean) => Promise<PairMatch | PairRejection>;
+
+/**
+ * Recorded headings can be off by 180° on return lines (some DJI firmware logs the aircraft's turn
+ * while the camera keeps facing the same way). Consecutive photos of a line decide, for each photo,
+ * which of the two headings makes the image motion agree with the GPS motion: each photo's votes
+ * (positive: turned), and each pair tried with the hypothesis that won.
+ */
+async function headingVotes(order: number[], candidates: [number, number][], match: MatchOnce, lineProgress: (done: number) => void) {
+  const inliers = (r: PairMatch | string) => (typeof r === 'object' ? r.pts.length / 4 : 0);
+  const isCandidate = new Set(candidates.map(([i, j]) => `${i}:${j}`));
+  const votes = new Array<number>(order.length).fill(0);
+  const tried = new Map<string, { flip: boolean; result: PairMatch | string }>();
+  let lineDone = 0;
+  await Promise.all(order.slice(1).map(async (next, k) => {
+    const [i, j] = [Math.min(order[k]!, next), Math.max(order[k]!, next)];
+    if (!isCandidate.has(`${i}:${j}`)) return void lineProgress(++lineDone);
+    const asLogged = await match(i, j, false, false);
+    // A clear match as logged settles it; only doubtful pairs pay for the second hypothesis.
+    const turnedBoth = inliers(asLogged) >= 60 ? 'no_matches' : await match(i, j, true, true);
+    const vote = Math.sign(inliers(turnedBoth) - inliers(asLogged));
+    votes[i] = votes[i]! + vote;
+    votes[j] = votes[j]! + vote;
+    tried.set(`${i}:${j}`, vote > 0 ? { flip: true, result: turnedBoth } : { flip: false, result: asLogged });
+    lineProgress(++lineDone);
+  }));
+  return { votes, tried };
+}
+
+/**
+ * Which photos are turned 180°: as their votes say; undecided photos (line ends, no overlap with the
+ * next shot) follow the nearest decided photo logged with the same heading.
+ */
+function flipsFromVotes(order: number[], votes: number[], placed: Placed[]): boolean[] {
+  const yaw = (i: number) => placed[i]!.headingDeg;
+  const sameHeading = (x: number, y: number) => Math.abs((((yaw(x) - yaw(y)) % 360) + 540) % 360 - 180) < 30;
+  const flipped = order.map(() => false);
+  order.forEach((i, k) => {
+    if (votes[i] !== 0) return void (flipped[i] = votes[i]! > 0);
+    for (let d = 1; d < order.length; d++) {
+      const near = [order[k - d], order[k + d]].find((x) => x !== undefined && votes[x] !== 0 && sameHeading(x, i));
+      if (near !== undefined) return void (flipped[i] = votes[near]! > 0);
+    }
+  });
+  return flipped;
 }

@@ -33,57 +33,70 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
   const indexStep = indexFor(mosaic.bands) === 'NDVI' ? 'ndvi' : 'index';
   ctx.progress(72, indexStep);
   const analysis = await analyseIndex(mosaic, payload.fieldGeometry);
-  let zoning: ZoningResult | null = null;
-  try {
-    zoning = await computeZones(analysis.indexGeotiffPath, payload.fieldGeometry, DRONE_ZONING, (p) =>
-      ctx.progress(72 + p * 0.15, indexStep),
-    );
-  } catch (err) {
-    // A survey that covers too little of the field still gets its analysis and classification.
-    if (!(err instanceof AppError)) throw err;
-  }
+  const zoning = await zonesOfSurvey(analysis.indexGeotiffPath, payload.fieldGeometry, (p) => ctx.progress(72 + p * 0.15, indexStep));
   ctx.progress(90, 'classification');
   const capturedAt = photos.map((p) => p.capturedAt).find(Boolean) ?? null;
   const month = capturedAt ? Number(capturedAt.slice(5, 7)) : new Date().getMonth() + 1;
   const rowPattern = await measureRowPattern(mosaic);
   const crop = classifyCrop({ histogram: analysis.histogram, stats: analysis.stats, indexName: analysis.indexName, captureMonth: month, rowPattern });
   await Promise.all(mosaic.scratchPaths.map((p) => rm(p, { force: true })));
-  const [west, south, east, north] = mosaic.boundsWgs84;
   ctx.progress(98, 'done');
   return {
-    scan: {
-      source: 'drone',
-      fileName: payload.fileName,
-      indexName: analysis.indexName.toLowerCase(),
-      capturedAt,
-      stats: analysis.stats,
-      histogram: { min: HISTOGRAM_RANGE[0], max: HISTOGRAM_RANGE[1], counts: analysis.histogram },
-      previewPath: mosaic.previewPng,
-      previewBounds: [
-        [south, west],
-        [north, east],
-      ],
-      details: {
-        photos: mosaic.photoCount,
-        gsd_m: mosaic.gsdM,
-        crs: mosaic.crs,
-        field_coverage: analysis.fieldCoverage,
-        // Kept to classify the crop again when the capture date is corrected (the season is an input).
-        row_pattern: rowPattern,
-        boundary: boundaryFingerprint(payload.fieldGeometry),
-        zoning: zoningRecord(DRONE_ZONING, zoning ?? undefined),
-        // Measured on the output by the sampled seam check (docs/drone.md): the worst seam and the 95th
-        // percentile are what rise when one seam breaks.
-        median_misalignment_px: mosaic.medianMisalignmentPx,
-        seam_p95_px: mosaic.seams.p95Px,
-        worst_seam_px: mosaic.seams.worstSeamPx,
-        ...(mosaic.rematchedSeams
-          ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, p95_px: mosaic.rematchedSeams.p95Px, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }
-          : {}),
-      },
-    },
+    scan: droneScan(payload, mosaic, analysis, { capturedAt, rowPattern, zoning }),
     zones: zoning?.zones ?? [],
     areaProcessedHa: zoning?.validAreaHa ?? 0,
     crop,
+  };
+}
+
+/** The survey's zones; null when it covers too little of the field, which still gets its analysis and classification. */
+async function zonesOfSurvey(indexPath: string, field: Polygon | MultiPolygon, onProgress: (p: number) => void): Promise<ZoningResult | null> {
+  try {
+    return await computeZones(indexPath, field, DRONE_ZONING, onProgress);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return null;
+  }
+}
+
+type Mosaic = Awaited<ReturnType<typeof buildOrthomosaic>>;
+type IndexAnalysis = Awaited<ReturnType<typeof analyseIndex>>;
+
+/** The scan the survey makes: its index figures, its preview, and the details the scan's page and a later re-zoning read. */
+function droneScan(
+  payload: DroneJobPayload, mosaic: Mosaic, analysis: IndexAnalysis,
+  { capturedAt, rowPattern, zoning }: { capturedAt: string | null; rowPattern: Awaited<ReturnType<typeof measureRowPattern>>; zoning: ZoningResult | null },
+): DroneJobResult['scan'] {
+  const [west, south, east, north] = mosaic.boundsWgs84;
+  return {
+    source: 'drone',
+    fileName: payload.fileName,
+    indexName: analysis.indexName.toLowerCase(),
+    capturedAt,
+    stats: analysis.stats,
+    histogram: { min: HISTOGRAM_RANGE[0], max: HISTOGRAM_RANGE[1], counts: analysis.histogram },
+    previewPath: mosaic.previewPng,
+    previewBounds: [
+      [south, west],
+      [north, east],
+    ],
+    details: {
+      photos: mosaic.photoCount,
+      gsd_m: mosaic.gsdM,
+      crs: mosaic.crs,
+      field_coverage: analysis.fieldCoverage,
+      // Kept to classify the crop again when the capture date is corrected (the season is an input).
+      row_pattern: rowPattern,
+      boundary: boundaryFingerprint(payload.fieldGeometry),
+      zoning: zoningRecord(DRONE_ZONING, zoning ?? undefined),
+      // Measured on the output by the sampled seam check (docs/drone.md): the worst seam and the 95th
+      // percentile are what rise when one seam breaks.
+      median_misalignment_px: mosaic.medianMisalignmentPx,
+      seam_p95_px: mosaic.seams.p95Px,
+      worst_seam_px: mosaic.seams.worstSeamPx,
+      ...(mosaic.rematchedSeams
+        ? { seam_check: { median_px: mosaic.rematchedSeams.medianPx, p95_px: mosaic.rematchedSeams.p95Px, matches: mosaic.rematchedSeams.matches, seams: mosaic.rematchedSeams.pairs } }
+        : {}),
+    },
   };
 }
