@@ -61,51 +61,15 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
   const kind = task.kind as TaskKind;
   const workDir = taskWorkDir(task.companyId, task.id);
   const held = { id, status: 'running', lockedBy: runner };
-  let lastWrite = 0;
-  let lastStep = '';
-  const onProgress = (percent: number, step: string) => {
-    const now = Date.now();
-    // Spare the database, but never drop a new step: clients show each one.
-    if (now - lastWrite < 500 && percent < 100 && step === lastStep) return;
-    lastWrite = now;
-    lastStep = step;
-    void db.task.updateMany({ where: held, data: { percent: Math.round(percent), progress: step } }).catch(() => undefined);
-  };
   try {
-    const result = await execute(kind, JSON.parse(task.payloadJson), workDir, onProgress);
-    // The results and the task's completion in one transaction: a crash between them would have
-    // run the job again at restart and made a second scan.
-    await endWrite(() =>
-      db.$transaction(async (tx) => {
-        const publicResult = await handlersOf(kind).finish(scopeTransaction(tx, task.companyId), task, result);
-        const { count } = await tx.task.updateMany({
-          where: held,
-          // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
-          data: {
-            status: 'completed',
-            percent: 100,
-            progress: 'done',
-            resultJson: JSON.stringify(publicResult),
-            scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId,
-            finishedAt: new Date(),
-            lockedBy: null,
-            payloadJson: keptPayload(task.payloadJson),
-          },
-        });
-        if (count !== 1) throw new TaskTakenOver();
-      }),
-    );
+    const result = await execute(kind, JSON.parse(task.payloadJson), workDir, progressWriter(db, held));
+    await completeTask(db, task, held, result);
   } catch (err) {
     if (err instanceof TaskTakenOver) {
       log.warn({ taskId: id, kind, runner }, 'task was taken over by another runner; its results are theirs to write');
       return;
     }
-    const info: TaskErrorInfo =
-      err instanceof JobError
-        ? err.info
-        : isAppError(err)
-          ? { key: err.key, params: err.params, final: true }
-          : { key: 'task_failed', params: { reason: String((err as Error)?.message ?? err).slice(0, 500) }, final: false };
+    const info = taskErrorInfo(err);
     const retry = !info.final && task.attempts < MAX_ATTEMPTS;
     // The log keeps the crash as it was; users read it without the server's paths.
     log.warn({ taskId: id, kind, err: info, retry }, 'task failed');
@@ -114,6 +78,57 @@ export async function runClaimedTask(db: Db, id: string, runner: string, execute
     if (retry) await endWrite(() => db.task.updateMany({ where: held, data: { status: 'pending', lockedBy: null, progress: null, percent: 0 } }));
     else await failTask(db, { ...task, runner }, { key: info.key, params: publicParams(info.params ?? {}) });
   }
+}
+
+type HeldTask = { id: string; status: string; lockedBy: string };
+type ClaimedTask = Awaited<ReturnType<Db['task']['findUniqueOrThrow']>>;
+
+/** Writes a task's progress while the runner holds it: at most twice a second, but never dropping a new step (clients show each one). */
+function progressWriter(db: Db, held: HeldTask): (percent: number, step: string) => void {
+  let lastWrite = 0;
+  let lastStep = '';
+  return (percent, step) => {
+    const now = Date.now();
+    if (now - lastWrite < 500 && percent < 100 && step === lastStep) return;
+    lastWrite = now;
+    lastStep = step;
+    void db.task.updateMany({ where: held, data: { percent: Math.round(percent), progress: step } }).catch(() => undefined);
+  };
+}
+
+/**
+ * The results and the task's completion in one transaction: a crash between them would have run the
+ * job again at restart and made a second scan. Throws TaskTakenOver when the runner no longer holds it.
+ */
+async function completeTask(db: Db, task: ClaimedTask, held: HeldTask, result: unknown): Promise<void> {
+  const kind = task.kind as TaskKind;
+  await endWrite(() =>
+    db.$transaction(async (tx) => {
+      const publicResult = await handlersOf(kind).finish(scopeTransaction(tx, task.companyId), task, result);
+      const { count } = await tx.task.updateMany({
+        where: held,
+        // The task names the scan it made (a drone task's was announced at upload), so that deleting the scan finds the task's files.
+        data: {
+          status: 'completed',
+          percent: 100,
+          progress: 'done',
+          resultJson: JSON.stringify(publicResult),
+          scanId: typeof publicResult.scan_id === 'number' ? publicResult.scan_id : task.scanId,
+          finishedAt: new Date(),
+          lockedBy: null,
+          payloadJson: keptPayload(task.payloadJson),
+        },
+      });
+      if (count !== 1) throw new TaskTakenOver();
+    }),
+  );
+}
+
+/** How a job's failure is told and whether it may be retried: a job's own error, an AppError (final), else a crash (retried). */
+function taskErrorInfo(err: unknown): TaskErrorInfo {
+  if (err instanceof JobError) return err.info;
+  if (isAppError(err)) return { key: err.key, params: err.params, final: true };
+  return { key: 'task_failed', params: { reason: String((err as Error)?.message ?? err).slice(0, 500) }, final: false };
 }
 
 /**
