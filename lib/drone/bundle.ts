@@ -30,15 +30,37 @@ const SAME_POINT_PX = 1;
  * bounds the adjustment's work on dense surveys.
  */
 export function chainTracks(pairs: PairMatch[], perPhoto = Infinity): Tracks {
+  const obs = joinedObservations(pairs);
+  const tracks: number[][] = [];
+  for (const g of obs.groups()) {
+    const seen = new Set<number>();
+    const kept = g.filter((k) => !seen.has(obs.cam[k]!) && !!seen.add(obs.cam[k]!));
+    if (kept.length >= 2) tracks.push(kept);
+  }
+  tracks.sort((a, b) => b.length - a.length || a[0]! - b[0]!);
+  const count = new Map<number, number>();
+  const chosen = tracks.filter((t) => {
+    if (!t.some((k) => (count.get(obs.cam[k]!) ?? 0) < perPhoto)) return false;
+    for (const k of t) count.set(obs.cam[k]!, (count.get(obs.cam[k]!) ?? 0) + 1);
+    return true;
+  });
+  return packedTracks(chosen, obs);
+}
+
+/**
+ * Every matched point as an observation (photo, pixel), one per photo and rounded position, joined
+ * with those it was matched to (union-find); `groups` lists the joined sets, each in creation order.
+ */
+function joinedObservations(pairs: PairMatch[]) {
   const ids = new Map<number, number>();
-  const keyCam: number[] = [], keyU: number[] = [], keyV: number[] = [], parent: number[] = [];
-  const node = (cam: number, u: number, v: number) => {
-    const key = (cam * 65536 + Math.round(v / SAME_POINT_PX)) * 65536 + Math.round(u / SAME_POINT_PX);
+  const cam: number[] = [], u: number[] = [], v: number[] = [], parent: number[] = [];
+  const node = (c: number, x: number, y: number) => {
+    const key = (c * 65536 + Math.round(y / SAME_POINT_PX)) * 65536 + Math.round(x / SAME_POINT_PX);
     let id = ids.get(key);
     if (id === undefined) {
       id = parent.length;
       ids.set(key, id);
-      parent.push(id); keyCam.push(cam); keyU.push(u); keyV.push(v);
+      parent.push(id); cam.push(c); u.push(x); v.push(y);
     }
     return id;
   };
@@ -52,32 +74,27 @@ export function chainTracks(pairs: PairMatch[], perPhoto = Infinity): Tracks {
       if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
     }
   }
-  const groups = new Map<number, number[]>();
-  for (let k = 0; k < parent.length; k++) {
-    const r = find(k);
-    const g = groups.get(r);
-    if (g) g.push(k); else groups.set(r, [k]);
-  }
-  const tracks: number[][] = [];
-  for (const g of groups.values()) {
-    const seen = new Set<number>();
-    const kept = g.filter((k) => !seen.has(keyCam[k]!) && !!seen.add(keyCam[k]!));
-    if (kept.length >= 2) tracks.push(kept);
-  }
-  tracks.sort((a, b) => b.length - a.length || a[0]! - b[0]!);
-  const count = new Map<number, number>();
-  const chosen = tracks.filter((t) => {
-    if (!t.some((k) => (count.get(keyCam[k]!) ?? 0) < perPhoto)) return false;
-    for (const k of t) count.set(keyCam[k]!, (count.get(keyCam[k]!) ?? 0) + 1);
-    return true;
-  });
+  const groups = () => {
+    const byRoot = new Map<number, number[]>();
+    for (let k = 0; k < parent.length; k++) {
+      const r = find(k);
+      const g = byRoot.get(r);
+      if (g) g.push(k); else byRoot.set(r, [k]);
+    }
+    return byRoot.values();
+  };
+  return { cam, u, v, groups };
+}
+
+/** The chosen tracks' observations laid out one track after another (Tracks). */
+function packedTracks(chosen: number[][], obs: { cam: number[]; u: number[]; v: number[] }): Tracks {
   const total = chosen.reduce((s, t) => s + t.length, 0);
   const out: Tracks = { start: new Int32Array(chosen.length + 1), cam: new Int32Array(total), u: new Float64Array(total), v: new Float64Array(total) };
   let o = 0;
   chosen.forEach((t, k) => {
     out.start[k] = o;
     for (const id of t) {
-      out.cam[o] = keyCam[id]!; out.u[o] = keyU[id]!; out.v[o] = keyV[id]!;
+      out.cam[o] = obs.cam[id]!; out.u[o] = obs.u[id]!; out.v[o] = obs.v[id]!;
       o++;
     }
   });
