@@ -4,6 +4,7 @@ import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import exifr from 'exifr';
 import pLimit from 'p-limit';
+import { exifDateTime } from '../exif-date';
 import type { Radiometry } from './radiometry';
 import { readRadiometry } from './radiometry';
 import { corruptImage } from './photo-decode';
@@ -67,6 +68,26 @@ function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/**
+ * A number the tag may physically hold, else null: a value no camera or aircraft records (1e308 m of
+ * altitude, a yaw of 1e308°) is a damaged or forged tag, and would otherwise reach the geometry.
+ */
+function bounded(v: unknown, min: number, max: number): number | null {
+  const n = num(v);
+  return n !== null && n >= min && n <= max ? n : null;
+}
+
+/** What the tags may hold (bounded): metres of altitude, degrees of attitude, millimetres of focal length, DewarpData's pixels and coefficients. */
+const TAG_RANGE = {
+  altitudeM: [-1000, 10000],
+  yawDeg: [-360, 360],
+  tiltDeg: [-180, 180],
+  focalMm: [0.5, 2000],
+  focal35Mm: [1, 5000],
+  dewarpPx: [-10000, 10000],
+  dewarpK: [-10, 10],
+} as const satisfies Record<string, readonly [number, number]>;
+
 function dms(v: unknown, ref: unknown, negativeRef: string): number | null {
   const arr = Array.isArray(v) ? v.map(Number) : typeof v === 'number' ? [v] : null;
   if (!arr || arr.some((x) => !Number.isFinite(x))) return null;
@@ -74,24 +95,20 @@ function dms(v: unknown, ref: unknown, negativeRef: string): number | null {
   return String(ref ?? '').toUpperCase().startsWith(negativeRef) ? -deg : deg;
 }
 
-/** "2016:06:23 16:31:59" + "+02:00" -> ISO text and epoch ms; invalid -> nulls. */
+/** "2016:06:23 16:31:59" + "+02:00" -> ISO text and epoch ms; a date that does not exist -> nulls. */
 export function parseExifDate(value: unknown, offset: unknown): { iso: string | null; ms: number | null } {
-  const m = /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?/.exec(String(value ?? ''));
-  if (!m) return { iso: null, ms: null };
-  const [, y, mo, d, h, mi, s] = m;
-  const local = `${y}-${mo}-${d}T${h}:${mi}:${s}`;
+  const at = exifDateTime(value);
+  if (!at) return { iso: null, ms: null };
   const off = /^([+-])(\d{2}):?(\d{2})$/.exec(String(offset ?? '').trim());
-  const base = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!);
-  if (!Number.isFinite(base)) return { iso: null, ms: null };
-  if (!off) return { iso: local, ms: base };
+  if (!off) return { iso: at.local, ms: at.utcMs };
   const sign = off[1] === '-' ? -1 : 1;
-  return { iso: `${local}${off[1]}${off[2]}:${off[3]}`, ms: base - sign * (+off[2]! * 60 + +off[3]!) * 60_000 };
+  return { iso: `${at.local}${off[1]}${off[2]}:${off[3]}`, ms: at.utcMs - sign * (+off[2]! * 60 + +off[3]!) * 60_000 };
 }
 
 function attitude(x: Record<string, unknown>, prefix: 'Gimbal' | 'Flight'): Attitude | null {
-  const yaw = num(x[`${prefix}YawDegree`]);
-  const pitch = num(x[`${prefix}PitchDegree`]);
-  const roll = num(x[`${prefix}RollDegree`]);
+  const yaw = bounded(x[`${prefix}YawDegree`], ...TAG_RANGE.yawDeg);
+  const pitch = bounded(x[`${prefix}PitchDegree`], ...TAG_RANGE.tiltDeg);
+  const roll = bounded(x[`${prefix}RollDegree`], ...TAG_RANGE.tiltDeg);
   return yaw === null && pitch === null ? null : { yaw: yaw ?? 0, pitch: pitch ?? 0, roll: roll ?? 0 };
 }
 
@@ -101,6 +118,8 @@ export function dewarpData(v: unknown): Dewarp | null {
   const values = (v.split(';')[1] ?? '').split(',').map(Number);
   if (values.length < 6 || values.slice(0, 6).some((k) => !Number.isFinite(k))) return null;
   const [, , cx, cy, k1, k2] = values as [number, number, number, number, number, number];
+  const within = (v: number, [min, max]: readonly [number, number]) => v >= min && v <= max;
+  if (![cx, cy].every((v) => within(v, TAG_RANGE.dewarpPx)) || ![k1, k2].every((v) => within(v, TAG_RANGE.dewarpK))) return null;
   return { cx, cy, k1, k2 };
 }
 
@@ -163,8 +182,8 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   const cameraWidth = num(x.ExifImageWidth) ?? num(x.ImageWidth) ?? width;
   const cameraHeight = num(x.ExifImageHeight) ?? num(x.ImageHeight) ?? height;
   const model = typeof x.Model === 'string' ? x.Model.trim() : null;
-  const focal = num(x.FocalLength);
-  const focal35 = num(x.FocalLengthIn35mmFormat);
+  const focal = bounded(x.FocalLength, ...TAG_RANGE.focalMm);
+  const focal35 = bounded(x.FocalLengthIn35mmFormat, ...TAG_RANGE.focal35Mm);
   const sensor = sensorSize(x, model, cameraWidth, cameraHeight, focal, focal35);
   const date = parseExifDate(x.DateTimeOriginal ?? x.CreateDate, x.OffsetTimeOriginal ?? x.OffsetTime);
   return {
@@ -173,7 +192,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
     make: text(x.Make),
     model,
     gps: gpsFix(x),
-    relativeAltitudeM: num(x.RelativeAltitude),
+    relativeAltitudeM: bounded(x.RelativeAltitude, ...TAG_RANGE.altitudeM),
     gimbal: attitude(x, 'Gimbal'),
     flight: attitude(x, 'Flight'),
     dewarp: dewarpData(x.DewarpData),
@@ -215,7 +234,7 @@ function gpsFix(x: Record<string, unknown>): DronePhoto['gps'] {
   const valid = lat !== null && lon !== null && !(lat === 0 && lon === 0) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
   if (!valid) return null;
   const altRef = x.GPSAltitudeRef instanceof Uint8Array ? x.GPSAltitudeRef[0] : num(x.GPSAltitudeRef);
-  const alt = num(x.GPSAltitude);
+  const alt = bounded(x.GPSAltitude, ...TAG_RANGE.altitudeM);
   return { lat, lon, altM: alt === null ? null : altRef === 1 ? -alt : alt };
 }
 

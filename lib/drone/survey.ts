@@ -1,6 +1,6 @@
 // Cheap checks on a set of drone photos, run before the upload is answered: enough photos, GPS in
 // each, one flight; and where the photos are, so the route can find the field under them.
-import { booleanPointInPolygon, buffer, point } from '@turf/turf';
+import { booleanPointInPolygon, buffer, distance, point } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { AppError, unprocessable } from '@/lib/errors';
 import type { DronePhoto } from './exif';
@@ -48,6 +48,21 @@ export function otherFlights(photos: DronePhoto[]): DronePhoto[] {
   return flights.filter((f) => f !== largest).flat();
 }
 
+/**
+ * How far (km) a photo may lie from the survey's median position. A field's flight spans a few
+ * kilometres at most; a photo of another place (a copied file, a GPS fix gone wrong) would stretch
+ * the mosaic's frame across the whole distance, at centimetres a pixel.
+ */
+export const MAX_SURVEY_RADIUS_KM = 10;
+
+/** Photos farther than MAX_SURVEY_RADIUS_KM from the median latitude and longitude of the located ones. */
+export function farFromSurvey(photos: DronePhoto[]): DronePhoto[] {
+  const located = photos.filter((p) => p.gps);
+  const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1]!;
+  const centre = point([median(located.map((p) => p.gps!.lon)), median(located.map((p) => p.gps!.lat))]);
+  return located.filter((p) => distance(centre, point([p.gps!.lon, p.gps!.lat]), { units: 'kilometers' }) > MAX_SURVEY_RADIUS_KM);
+}
+
 const listFiles = (ps: DronePhoto[]) => {
   const names = ps.map((p) => p.file);
   return names.length > 5 ? `${names.slice(0, 5).join(', ')} … (+${names.length - 5})` : names.join(', ');
@@ -58,7 +73,8 @@ const listFiles = (ps: DronePhoto[]) => {
  * taken before the GPS fix, often a flight's first) is left out, to be named with the other files the
  * survey does not use, rather than refusing the survey. Throws AppError (422) for the first problem:
  * `drone_too_few_images` (under 2 captures), `drone_no_gps` (under 2 captures with GPS; params.files
- * lists the photos without), `drone_mixed_flights` (params.files: the odd ones out).
+ * lists the photos without), `drone_mixed_flights` (params.files: the odd ones out), `drone_photos_far_apart`
+ * (params.files: those farther than MAX_SURVEY_RADIUS_KM from the others).
  */
 export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; withoutGps: DronePhoto[] } {
   const captures = groupCaptures(photos);
@@ -72,6 +88,8 @@ export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; with
   }
   const odd = otherFlights(located);
   if (odd.length) throw unprocessable('drone_mixed_flights', { files: listFiles(odd), count: odd.length });
+  const far = farFromSurvey(located);
+  if (far.length) throw unprocessable('drone_photos_far_apart', { files: listFiles(far), count: far.length, km: MAX_SURVEY_RADIUS_KM });
   return { located, withoutGps };
 }
 

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { EXIF_READS_AT_ONCE, mapBounded, parseExifDate, readDroneExif, readDroneExifAll, type DronePhoto } from '@/lib/drone/exif';
 import { detectFeatures } from '@/lib/drone/features';
-import { checkSurvey, estimateProcessingSeconds, fieldUnderPhotos, groupCaptures, otherFlights, surveyCentroids } from '@/lib/drone/survey';
+import { checkSurvey, estimateProcessingSeconds, farFromSurvey, fieldUnderPhotos, groupCaptures, MAX_SURVEY_RADIUS_KM, otherFlights, surveyCentroids } from '@/lib/drone/survey';
 import { AppError } from '@/lib/errors';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
 
@@ -72,10 +72,35 @@ describe('readDroneExif', () => {
     await expect(detectFeatures(cut, 800, 600)).rejects.toMatchObject({ key: 'drone_corrupt_image', params: { file: 'DJI_0022.JPG' } });
   });
 
+  it.skipIf(skip)('leaves out tag values no camera records (1e308 m of altitude, a yaw of 1e308°), so that they never reach the geometry', async () => {
+    // As a forged or damaged photo sent to the upload had them: the field's buffer and the UTM frame threw (500).
+    const forged = join(tmp, 'DJI_forged.JPG');
+    writeFileSync(forged, readFileSync(join(dir, 'DJI_0018.JPG')));
+    const xmp = join(tmp, 'forged.xmp');
+    writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" drone-dji:RelativeAltitude="1e308" drone-dji:GimbalYawDegree="1e308"
+ drone-dji:GimbalPitchDegree="-90.0" drone-dji:GimbalRollDegree="0.0" drone-dji:FlightYawDegree="-1e308" drone-dji:FlightPitchDegree="NaN"
+ drone-dji:DewarpData="2018-01-01;2000,2000,1e308,0,0,0,0,0,0"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
+    execFileSync('exiftool', ['-q', '-overwrite_original', '-XMP:all=', `-XMP<=${xmp}`, '-FocalLength=4294967295', forged]);
+    const p = await readDroneExif(forged);
+    expect(p.relativeAltitudeM).toBeNull();
+    expect(p.gimbal).toEqual({ yaw: 0, pitch: -90, roll: 0 });
+    expect(p.flight).toBeNull();
+    expect(p.dewarp).toBeNull();
+    expect(p.focalLengthMm).toBeNull();
+    const second = await readDroneExif(join(dir, 'DJI_0019.JPG'));
+    for (const c of surveyCentroids([p, second]).flat()) expect(Number.isFinite(c)).toBe(true);
+  });
+
   it('parses EXIF dates with and without an offset, independent of the server time zone', () => {
     expect(parseExifDate('2024:05:01 10:00:00', '+02:00')).toEqual({ iso: '2024-05-01T10:00:00+02:00', ms: Date.UTC(2024, 4, 1, 8) });
     expect(parseExifDate('2024:05:01 10:00:00', undefined)).toEqual({ iso: '2024-05-01T10:00:00', ms: Date.UTC(2024, 4, 1, 10) });
     expect(parseExifDate('garbage', '+02:00')).toEqual({ iso: null, ms: null });
+    // Dates that do not exist (Date.UTC would roll them over into another day) are no dates.
+    for (const bad of ['9999:99:99 99:99:99', '2024:02:30 10:00:00', '2024:05:01 24:00:00', '0000:00:00 00:00:00']) {
+      expect(parseExifDate(bad, '+02:00')).toEqual({ iso: null, ms: null });
+    }
+    expect(parseExifDate('2024:02:29 23:59:59', undefined).iso).toBe('2024-02-29T23:59:59');
   });
 
   it('returns gps null for a JPEG without GPS and throws drone_corrupt_image for a broken file', async () => {
@@ -137,6 +162,23 @@ describe('checkSurvey', () => {
     const late = photo({ path: '/d', file: 'd.jpg', capturedAtMs: t0 + 3 * 3_600_000 });
     expect(otherFlights([...flight, late])).toEqual([late]);
     expect(keyOf(() => checkSurvey(flight))).toBeUndefined();
+  });
+
+  it('refuses photos farther than MAX_SURVEY_RADIUS_KM from the others, naming them', () => {
+    // One photo over the field and one in Sydney: the mosaic's frame would span the globe.
+    const field = [0, 1, 2].map((k) => photo({ path: `/${k}`, file: `${k}.jpg`, gps: { lat: 46.84 + k * 1e-4, lon: -91.99, altM: 200 } }));
+    const sydney = photo({ path: '/s', file: 'sydney.jpg', gps: { lat: -33.87, lon: 151.21, altM: 30 } });
+    expect(farFromSurvey([...field, sydney])).toEqual([sydney]);
+    let refused: AppError | undefined;
+    try {
+      checkSurvey([...field, sydney]);
+    } catch (e) {
+      refused = e as AppError;
+    }
+    expect([refused?.key, refused?.params]).toEqual(['drone_photos_far_apart', { files: 'sydney.jpg', count: 1, km: MAX_SURVEY_RADIUS_KM }]);
+    // A neighbouring field of the same flight, 5 km on, is still one survey.
+    const near = photo({ path: '/n', file: 'n.jpg', gps: { lat: 46.885, lon: -91.99, altM: 200 } });
+    expect(keyOf(() => checkSurvey([...field, near]))).toBeUndefined();
   });
 
   it('leaves out, to be named, captures without GPS (a frame before the GPS fix) while two others have it', () => {
