@@ -1,14 +1,12 @@
 import Link from 'next/link';
 import { getTranslations } from 'next-intl/server';
+import { FieldsFilters } from '@/components/fields/fields-filters';
 import { FieldsTable } from '@/components/fields/fields-table';
 import { fieldProperties, listFieldRows } from '@/lib/fields/fields';
 import { latestScansByField } from '@/lib/scans/scans';
 import { listOwners } from '@/lib/owners/owners';
 import { can } from '@/lib/auth/abilities';
 import { requireUser } from '@/lib/ui/server';
-import { KNOWN_STATUSES, statusKey } from '@/lib/fields/land-status';
-import { inputClass } from '@/components/ui/form';
-import { Form } from '@/components/ui/validation-messages';
 
 export async function generateMetadata() {
   const t = await getTranslations('nav');
@@ -26,8 +24,6 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
   const [fields, latest, owners, t] = await Promise.all([listFieldRows(db, { q, status, owner_id: ownerId }), latestScansByField(db), listOwners(db), getTranslations()]);
   const filters = new URLSearchParams({ ...(q ? { q } : {}), ...(status ? { status } : {}), ...(ownerId ? { owner_id: String(ownerId) } : {}) }).toString();
   const listQuery = filters ? `?${filters}` : '';
-  const statuses: string[] = [...KNOWN_STATUSES];
-  if (status && !statuses.includes(status)) statuses.push(status);
   const rows = fields.map((f) => {
     const scan = latest.get(f.id);
     return { id: f.id, ...fieldProperties(f), ...(scan ? { scan } : {}) };
@@ -43,45 +39,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
           </Link>
         )}
       </div>
-      <Form method="get" className="grid gap-3 rounded-lg border border-stone-200 bg-white p-3 sm:grid-cols-[2fr_1fr_1fr_auto] sm:items-end" role="search">
-        <label className="block space-y-1 text-sm">
-          <span className="font-medium text-stone-700">{t('fields.search')}</span>
-          <input name="q" defaultValue={q ?? ''} className={inputClass} placeholder={t('fields.search_placeholder')} />
-        </label>
-        <label className="block space-y-1 text-sm">
-          <span className="font-medium text-stone-700">{t('fields.owner')}</span>
-          <select name="owner_id" defaultValue={ownerId ?? ''} className={inputClass}>
-            <option value="">{t('common.all')}</option>
-            {owners.map((o) => (
-              <option key={o.id} value={o.id}>
-                {o.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="block space-y-1 text-sm">
-          <span className="font-medium text-stone-700">{t('fields.status')}</span>
-          <select name="status" defaultValue={status ?? ''} className={inputClass}>
-            <option value="">{t('common.all')}</option>
-            {statuses.map((s) => {
-              const key = statusKey(s);
-              return (
-                <option key={s} value={s}>
-                  {key ? t(`fields.status_values.${key}`) : s}
-                </option>
-              );
-            })}
-          </select>
-        </label>
-        <span className="flex gap-2">
-          <button type="submit" className="rounded bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800">
-            {t('common.apply')}
-          </button>
-          <Link href="/fields" className="rounded border border-stone-300 px-3 py-1.5 text-sm hover:bg-stone-100">
-            {t('common.reset')}
-          </Link>
-        </span>
-      </Form>
+      <FieldsFilters q={q} ownerId={ownerId} status={status} owners={owners} />
       <FieldsTable
         key={listQuery}
         rows={rows}
