@@ -406,7 +406,23 @@ ${missionConfig(drone, '    ')}
         <wpml:globalShootHeight>${fmt(opts.height)}</wpml:globalShootHeight>
       </wpml:waylineCoordinateSysParam>
       <wpml:autoFlightSpeed>${fmt(plan.speed)}</wpml:autoFlightSpeed>
-      <Placemark>
+${areaPlacemarkKml(opts, plan, outer!, holes)}
+      <wpml:payloadParam>
+        <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>
+        <wpml:focusMode>firstPoint</wpml:focusMode>
+        <wpml:meteringMode>average</wpml:meteringMode>
+        <wpml:dewarpingEnable>0</wpml:dewarpingEnable>
+        <wpml:imageFormat>${drone.lenses}</wpml:imageFormat>
+      </wpml:payloadParam>
+    </Folder>
+  </Document>
+</kml>
+`;
+}
+
+/** The template's area as Pilot 2 keeps it: its mapping settings, then its polygon (outer ring, holes). */
+function areaPlacemarkKml(opts: FlightOptions, plan: SurveyPlan, outer: Position[], holes: Position[][]): string {
+  return `      <Placemark>
         <wpml:caliFlightEnable>0</wpml:caliFlightEnable>
         <wpml:elevationOptimizeEnable>0</wpml:elevationOptimizeEnable>
         <wpml:smartObliqueEnable>0</wpml:smartObliqueEnable>
@@ -422,22 +438,11 @@ ${missionConfig(drone, '    ')}
           <wpml:orthoCameraOverlapW>${fmt(opts.overlapW)}</wpml:orthoCameraOverlapW>
         </wpml:overlap>
         <Polygon>
-${[ringKml('outerBoundaryIs', outer!), ...holes.map((h) => ringKml('innerBoundaryIs', h))].join('\n')}
+${[ringKml('outerBoundaryIs', outer), ...holes.map((h) => ringKml('innerBoundaryIs', h))].join('\n')}
         </Polygon>
         <wpml:ellipsoidHeight>${fmt(opts.height)}</wpml:ellipsoidHeight>
         <wpml:height>${fmt(opts.height)}</wpml:height>
-      </Placemark>
-      <wpml:payloadParam>
-        <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>
-        <wpml:focusMode>firstPoint</wpml:focusMode>
-        <wpml:meteringMode>average</wpml:meteringMode>
-        <wpml:dewarpingEnable>0</wpml:dewarpingEnable>
-        <wpml:imageFormat>${drone.lenses}</wpml:imageFormat>
-      </wpml:payloadParam>
-    </Folder>
-  </Document>
-</kml>
-`;
+      </Placemark>`;
 }
 
 const GIMBAL_DOWN = `            <wpml:gimbalHeadingYawBase>aircraft</wpml:gimbalHeadingYawBase>
@@ -452,9 +457,45 @@ const GIMBAL_DOWN = `            <wpml:gimbalHeadingYawBase>aircraft</wpml:gimba
             <wpml:gimbalRotateTime>0</wpml:gimbalRotateTime>
             <wpml:payloadPositionIndex>0</wpml:payloadPositionIndex>`;
 
+/** How every waypoint is flown: along the wayline, stopping at the point, straight to the next. */
+const WAYPOINT_FLIGHT = `        <wpml:waypointHeadingParam>
+          <wpml:waypointHeadingMode>followWayline</wpml:waypointHeadingMode>
+          <wpml:waypointHeadingAngle>0</wpml:waypointHeadingAngle>
+          <wpml:waypointPoiPoint>0.000000,0.000000,0.000000</wpml:waypointPoiPoint>
+          <wpml:waypointHeadingAngleEnable>0</wpml:waypointHeadingAngleEnable>
+          <wpml:waypointHeadingPathMode>followBadArc</wpml:waypointHeadingPathMode>
+          <wpml:waypointHeadingPoiIndex>0</wpml:waypointHeadingPoiIndex>
+        </wpml:waypointHeadingParam>
+        <wpml:waypointTurnParam>
+          <wpml:waypointTurnMode>toPointAndStopWithDiscontinuityCurvature</wpml:waypointTurnMode>
+          <wpml:waypointTurnDampingDist>0</wpml:waypointTurnDampingDist>
+        </wpml:waypointTurnParam>
+        <wpml:useStraightLine>1</wpml:useStraightLine>`;
+
 function waypointKml(p: [number, number], index: number, opts: FlightOptions, plan: SurveyPlan, drone: DroneSpec, group: { id: number; end: number } | null): string {
-  const photos = group
-    ? `
+  const photos = group ? photoActionGroupKml(index, group, plan, drone) : '';
+  return `      <Placemark>
+        <Point>
+          <coordinates>
+            ${lonLat(p)}
+          </coordinates>
+        </Point>
+        <wpml:index>${index}</wpml:index>
+        <wpml:executeHeight>${fmt(opts.height)}</wpml:executeHeight>
+        <wpml:waypointSpeed>${fmt(plan.speed)}</wpml:waypointSpeed>
+${WAYPOINT_FLIGHT}${photos}
+        <wpml:waypointGimbalHeadingParam>
+          <wpml:waypointGimbalPitchAngle>-90</wpml:waypointGimbalPitchAngle>
+          <wpml:waypointGimbalYawAngle>0</wpml:waypointGimbalYawAngle>
+        </wpml:waypointGimbalHeadingParam>
+        <wpml:isRisky>0</wpml:isRisky>
+        <wpml:waypointWorkType>0</wpml:waypointWorkType>
+      </Placemark>`;
+}
+
+/** A photo run's action group, on its first waypoint: a photo every photoInterval metres up to its last. */
+function photoActionGroupKml(index: number, group: { id: number; end: number }, plan: SurveyPlan, drone: DroneSpec): string {
+  return `
         <wpml:actionGroup>
           <wpml:actionGroupId>${group.id}</wpml:actionGroupId>
           <wpml:actionGroupStartIndex>${index}</wpml:actionGroupStartIndex>
@@ -473,37 +514,7 @@ function waypointKml(p: [number, number], index: number, opts: FlightOptions, pl
               <wpml:payloadLensIndex>${drone.lenses}</wpml:payloadLensIndex>
             </wpml:actionActuatorFuncParam>
           </wpml:action>
-        </wpml:actionGroup>`
-    : '';
-  return `      <Placemark>
-        <Point>
-          <coordinates>
-            ${lonLat(p)}
-          </coordinates>
-        </Point>
-        <wpml:index>${index}</wpml:index>
-        <wpml:executeHeight>${fmt(opts.height)}</wpml:executeHeight>
-        <wpml:waypointSpeed>${fmt(plan.speed)}</wpml:waypointSpeed>
-        <wpml:waypointHeadingParam>
-          <wpml:waypointHeadingMode>followWayline</wpml:waypointHeadingMode>
-          <wpml:waypointHeadingAngle>0</wpml:waypointHeadingAngle>
-          <wpml:waypointPoiPoint>0.000000,0.000000,0.000000</wpml:waypointPoiPoint>
-          <wpml:waypointHeadingAngleEnable>0</wpml:waypointHeadingAngleEnable>
-          <wpml:waypointHeadingPathMode>followBadArc</wpml:waypointHeadingPathMode>
-          <wpml:waypointHeadingPoiIndex>0</wpml:waypointHeadingPoiIndex>
-        </wpml:waypointHeadingParam>
-        <wpml:waypointTurnParam>
-          <wpml:waypointTurnMode>toPointAndStopWithDiscontinuityCurvature</wpml:waypointTurnMode>
-          <wpml:waypointTurnDampingDist>0</wpml:waypointTurnDampingDist>
-        </wpml:waypointTurnParam>
-        <wpml:useStraightLine>1</wpml:useStraightLine>${photos}
-        <wpml:waypointGimbalHeadingParam>
-          <wpml:waypointGimbalPitchAngle>-90</wpml:waypointGimbalPitchAngle>
-          <wpml:waypointGimbalYawAngle>0</wpml:waypointGimbalYawAngle>
-        </wpml:waypointGimbalHeadingParam>
-        <wpml:isRisky>0</wpml:isRisky>
-        <wpml:waypointWorkType>0</wpml:waypointWorkType>
-      </Placemark>`;
+        </wpml:actionGroup>`;
 }
 
 export function waylinesWpml(opts: FlightOptions, plan: SurveyPlan): string {

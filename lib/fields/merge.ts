@@ -45,19 +45,35 @@ export interface MergedFrom {
  */
 export async function mergeFields(db: TenantDb, companyId: number, { ids, name }: z.infer<typeof mergeFieldsBody>) {
   // The union is computed before the transaction: SQLite's write lock is not held while it runs.
+  const rows = await readMergedRows(db, ids);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const [kept, ...others] = ids.map((id) => byId.get(id)!);
+  await assertNoScans(db, others);
+
+  const [geometry] = await runBoundaryWork({ op: 'union', fields: ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry) });
+  const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
+  const mergedFrom = mergedFromList(attributes, others);
+  const merged = await writeMerge(db, rows, kept!, others, { name, geometry: geometry!, attributes: { ...attributes, merged_from: mergedFrom } });
+  // The fields taken in had no scans, but a folder of theirs (an upload that failed) may be left.
+  await Promise.all(ids.slice(1).map((id) => removeFieldFiles(companyId, id)));
+  return merged;
+}
+
+type MergedRow = Awaited<ReturnType<typeof readMergedRows>>[number];
+
+/** The fields to merge, as the merge reads them; 404 when one of `ids` is not the company's. */
+async function readMergedRows(db: TenantDb, ids: number[]) {
   const rows = await db.field.findMany({
     where: { id: { in: ids } },
     select: { id: true, name: true, parcelNumber: true, area: true, geometry: true, attributesJson: true, updatedAt: true },
   });
   if (rows.length !== ids.length) throw notFound();
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const [kept, ...others] = ids.map((id) => byId.get(id)!);
-  const otherIds = others.map((f) => f.id);
-  await assertNoScans(db, others);
+  return rows;
+}
 
-  const [geometry] = await runBoundaryWork({ op: 'union', fields: ids.map((id) => JSON.parse(byId.get(id)!.geometry) as FieldGeometry) });
-  const attributes = JSON.parse(kept!.attributesJson) as Record<string, unknown>;
-  const mergedFrom: MergedFrom[] = [
+/** The kept field's `merged_from`: what it had already, then each field taken in now. */
+function mergedFromList(attributes: Record<string, unknown>, others: MergedRow[]): MergedFrom[] {
+  return [
     ...(Array.isArray(attributes.merged_from) ? (attributes.merged_from as MergedFrom[]) : []),
     ...others.map((f) => ({
       id: f.id,
@@ -68,29 +84,37 @@ export async function mergeFields(db: TenantDb, companyId: number, { ids, name }
       attributes: JSON.parse(f.attributesJson) as Record<string, unknown>,
     })),
   ];
+}
 
-  const merged = await db.$transaction(async (tx) => {
+/** What the kept field becomes: its new name (unchanged when undefined), boundary and attributes. */
+interface MergedField {
+  name: string | undefined;
+  geometry: FieldGeometry;
+  attributes: Record<string, unknown>;
+}
+
+/** In one transaction, once nothing changed meanwhile: the others removed (their tasks moved to the kept field), the kept field updated. */
+async function writeMerge(db: TenantDb, rows: MergedRow[], kept: MergedRow, others: MergedRow[], merged: MergedField) {
+  const otherIds = others.map((f) => f.id);
+  return db.$transaction(async (tx) => {
     await lockFieldRows(tx, otherIds);
     await assertFieldsUnchanged(tx, rows);
     // Again: a scan may have been uploaded for one of them meanwhile.
     await assertNoScans(tx, others);
-    await noteScansBoundary(tx, kept!.id, kept!.geometry);
+    await noteScansBoundary(tx, kept.id, kept.geometry);
     // Their uploads (a failed one, or one whose scan was deleted) stay in the company's record, under
     // the field they are now part of, rather than going with the rows deleted.
-    await tx.task.updateMany({ where: { fieldId: { in: otherIds } }, data: { fieldId: kept!.id } });
+    await tx.task.updateMany({ where: { fieldId: { in: otherIds } }, data: { fieldId: kept.id } });
     await tx.field.deleteMany({ where: { id: { in: otherIds } } });
     return tx.field.update({
-      where: { id: kept!.id },
+      where: { id: kept.id },
       data: {
-        ...(name !== undefined ? { name } : {}),
-        ...geometryColumns(geometry!),
-        area: roundArea(geometryAreaHa(geometry!)),
-        attributesJson: JSON.stringify({ ...attributes, merged_from: mergedFrom }),
+        ...(merged.name !== undefined ? { name: merged.name } : {}),
+        ...geometryColumns(merged.geometry),
+        area: roundArea(geometryAreaHa(merged.geometry)),
+        attributesJson: JSON.stringify(merged.attributes),
       },
       include: { owner: { select: { id: true, name: true } } },
     });
   });
-  // The fields taken in had no scans, but a folder of theirs (an upload that failed) may be left.
-  await Promise.all(ids.slice(1).map((id) => removeFieldFiles(companyId, id)));
-  return merged;
 }

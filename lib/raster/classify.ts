@@ -57,7 +57,15 @@ function quantileBreaks(h: Histogram, classes: number): number[] {
 
 /** Fisher-Jenks natural breaks by dynamic programming over weighted bins (O(classes x bins^2)). */
 function jenksBreaks(h: Histogram, classes: number): number[] {
-  // Only non-empty bins matter; merging them keeps the problem small.
+  const { xs, ws, edges } = nonEmptyBins(h);
+  const m = xs.length;
+  if (m <= classes) return edges.slice(0, m - 1);
+  const from = jenksTable(squaredDeviations(xs, ws), m, classes);
+  return jenksCuts(from, m, classes).map((c) => edges[c - 1]!);
+}
+
+/** The non-empty bins' centres, counts and upper edges: only they matter, and merging them keeps the problem small. */
+function nonEmptyBins(h: Histogram): { xs: number[]; ws: number[]; edges: number[] } {
   const xs: number[] = [];
   const ws: number[] = [];
   const edges: number[] = [];
@@ -68,8 +76,12 @@ function jenksBreaks(h: Histogram, classes: number): number[] {
       edges.push(binEdge(h, i + 1));
     }
   });
+  return { xs, ws, edges };
+}
+
+/** Sum of squared deviations of the weighted items i..j-1, from prefix sums. */
+function squaredDeviations(xs: number[], ws: number[]): (i: number, j: number) => number {
   const m = xs.length;
-  if (m <= classes) return edges.slice(0, m - 1);
   const w = new Float64Array(m + 1);
   const s = new Float64Array(m + 1);
   const s2 = new Float64Array(m + 1);
@@ -78,12 +90,15 @@ function jenksBreaks(h: Histogram, classes: number): number[] {
     s[i + 1] = s[i]! + ws[i]! * xs[i]!;
     s2[i + 1] = s2[i]! + ws[i]! * xs[i]! * xs[i]!;
   }
-  // Sum of squared deviations of items i..j-1.
-  const ssd = (i: number, j: number) => {
+  return (i, j) => {
     const ww = w[j]! - w[i]!;
     const ss = s[j]! - s[i]!;
     return ww > 0 ? s2[j]! - s2[i]! - (ss * ss) / ww : 0;
   };
+}
+
+/** For k = 2..classes, where the last of k classes over the first j items best starts (`from[k - 2][j]`). */
+function jenksTable(ssd: (i: number, j: number) => number, m: number, classes: number): Int32Array[] {
   let prev = new Float64Array(m + 1).fill(Infinity);
   for (let j = 1; j <= m; j++) prev[j] = ssd(0, j);
   const from: Int32Array[] = [];
@@ -102,13 +117,18 @@ function jenksBreaks(h: Histogram, classes: number): number[] {
     from.push(arg);
     prev = cur;
   }
+  return from;
+}
+
+/** The first item of each class after the first, read back from the table. */
+function jenksCuts(from: Int32Array[], m: number, classes: number): number[] {
   const cuts: number[] = [];
   let j = m;
   for (let k = classes; k >= 2; k--) {
     j = from[k - 2]![j]!;
     cuts.unshift(j);
   }
-  return cuts.map((c) => edges[c - 1]!);
+  return cuts;
 }
 
 /** 1-D k-means (Lloyd) on the bins, started from quantiles; breaks halfway between centres. */
@@ -167,41 +187,71 @@ export function waterHistogram(): Histogram {
  * near-ties go to the highest, so a bare field between crop and a lake stays land.
  */
 export function waterCut(h: Histogram, rule: WaterCutRule): number | undefined {
-  const n = h.counts.length;
   const total = h.counts.reduce((s, c) => s + c, 0);
   if (total === 0) return undefined;
+  const sm = smoothed(h.counts);
+  const { peakBelow, peakAbove, massAbove } = runningPeaks(sm, h.counts);
+  const best = deepestWaterValley(h, rule, sm, valleys(sm, peakBelow, peakAbove), massAbove, total);
+  if (!best) return undefined;
+  // A valley's floor is often long and flat (pixels part water, part shore): the cut goes to where
+  // it starts, so such mixed pixels are left out with the water rather than zoned.
+  let cut = best.bin;
+  while (cut - 1 > best.lo && sm[cut - 1]! <= WATER_FLOOR * sm[best.bin]!) cut--;
+  return binEdge(h, cut);
+}
+
+/** The counts averaged over +-WATER_SMOOTH bins (fewer at the ends). */
+function smoothed(counts: Float64Array): Float64Array {
+  const n = counts.length;
   const sm = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let s = 0;
     let w = 0;
     for (let j = Math.max(0, i - WATER_SMOOTH); j <= Math.min(n - 1, i + WATER_SMOOTH); j++) {
-      s += h.counts[j]!;
+      s += counts[j]!;
       w++;
     }
     sm[i] = s / w;
   }
-  // Running peaks from below and from above (value and bin), and the mass from above.
+  return sm;
+}
+
+/** Running peaks from below and from above (the bin of each), and the mass from above. */
+function runningPeaks(sm: Float64Array, counts: Float64Array) {
+  const n = sm.length;
   const peakBelow = new Int32Array(n);
   for (let i = 1; i < n; i++) peakBelow[i] = sm[i]! > sm[peakBelow[i - 1]!]! ? i : peakBelow[i - 1]!;
   const peakAbove = new Int32Array(n).fill(n - 1);
   const massAbove = new Float64Array(n + 1);
   for (let i = n - 1; i >= 0; i--) {
-    massAbove[i] = massAbove[i + 1]! + h.counts[i]!;
+    massAbove[i] = massAbove[i + 1]! + counts[i]!;
     if (i < n - 1) peakAbove[i] = sm[i]! >= sm[peakAbove[i + 1]!]! ? i : peakAbove[i + 1]!;
   }
-  // Each valley (the dip between one pair of peaks) at its lowest, the middle of a flat bottom.
-  const valleys = new Map<string, { lo: number; hi: number; first: number; last: number }>();
-  for (let i = 1; i < n - 1; i++) {
+  return { peakBelow, peakAbove, massAbove };
+}
+
+/** A valley between the peaks at bins `lo` and `hi`, its floor from bin `first` to bin `last`. */
+interface Valley { lo: number; hi: number; first: number; last: number }
+
+/** Each valley (the dip between one pair of peaks) at its lowest, the middle of a flat bottom. */
+function valleys(sm: Float64Array, peakBelow: Int32Array, peakAbove: Int32Array): Valley[] {
+  const found = new Map<string, Valley>();
+  for (let i = 1; i < sm.length - 1; i++) {
     const lo = peakBelow[i - 1]!;
     const hi = peakAbove[i + 1]!;
     const key = `${lo}:${hi}`;
-    const v = valleys.get(key);
-    if (!v || sm[i]! < sm[v.first]!) valleys.set(key, { lo, hi, first: i, last: i });
+    const v = found.get(key);
+    if (!v || sm[i]! < sm[v.first]!) found.set(key, { lo, hi, first: i, last: i });
     else if (sm[i]! === sm[v.first]! && v.last === i - 1) v.last = i;
   }
-  const binWidth = (h.max - h.min) / n;
+  return [...found.values()];
+}
+
+/** Of the valleys that part a water mode from the rest, the deepest; near-ties go to the highest. */
+function deepestWaterValley(h: Histogram, rule: WaterCutRule, sm: Float64Array, found: Valley[], massAbove: Float64Array, total: number) {
+  const binWidth = (h.max - h.min) / h.counts.length;
   let best: { lo: number; bin: number; ratio: number } | undefined;
-  for (const { lo, hi, first, last } of valleys.values()) {
+  for (const { lo, hi, first, last } of found) {
     const bin = Math.round((first + last) / 2);
     const lower = Math.min(sm[lo]!, sm[hi]!);
     if (!(lower > 0) || sm[bin]! >= lower) continue;
@@ -210,10 +260,5 @@ export function waterCut(h: Histogram, rule: WaterCutRule): number | undefined {
     if (binCenter(h, hi) < rule.minPeak || massAbove[bin]! < WATER_MIN_SHARE * total || massAbove[bin]! > WATER_MAX_SHARE * total) continue;
     if (!best || ratio < best.ratio - 0.05 || (ratio <= best.ratio + 0.05 && bin > best.bin)) best = { lo, bin, ratio: Math.min(ratio, best?.ratio ?? ratio) };
   }
-  if (!best) return undefined;
-  // A valley's floor is often long and flat (pixels part water, part shore): the cut goes to where
-  // it starts, so such mixed pixels are left out with the water rather than zoned.
-  let cut = best.bin;
-  while (cut - 1 > best.lo && sm[cut - 1]! <= WATER_FLOOR * sm[best.bin]!) cut--;
-  return binEdge(h, cut);
+  return best;
 }

@@ -61,54 +61,68 @@ export async function openRaster(path: string): Promise<OpenRaster> {
   // Before geotiff.js: it follows a looping directory chain for ever and allocates what a tag declares.
   await checkTiffStructure(path);
   const fileSize = (await stat(path)).size;
-  let tiff: GeoTIFF;
-  let image: GeoTIFFImage;
+  const { tiff, image } = await openFirstImage(path);
   try {
-    tiff = await fromFile(path);
-    image = await tiff.getImage(0);
-  } catch (err) {
-    throw unreadable(err);
-  }
-  try {
-    const fd = image.getFileDirectory();
-    const width = image.getWidth();
-    const height = image.getHeight();
-    const bands = image.getSamplesPerPixel();
-    if (!(width > 0 && height > 0 && bands > 0)) throw unprocessable('raster_empty');
-    if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS || bands > MAX_BANDS) {
-      throw unprocessable('raster_too_large', { width, height, bands });
-    }
-    const compression = Number(fd.getValue('Compression') ?? 1);
-    if (!SUPPORTED_COMPRESSION.has(compression)) throw unprocessable('raster_compression_unsupported', { code: compression });
-    checkColorMap(image);
-    const bitsPerSample = image.getBitsPerSample(0);
-    const sampleFormat = image.getSampleFormat(0);
-    if (![1, 2, 3].includes(sampleFormat) || ![8, 16, 32, 64].includes(bitsPerSample)) {
-      throw unprocessable('raster_sample_format_unsupported', { format: sampleFormat, bits: bitsPerSample });
-    }
-    await checkBlocks(image, fileSize);
-
-    const transform = geoTransform(image);
-    // The datum shift that suits where the raster lies (S-JTSK in Slovakia or Czechia, Pulkovo in Russia), as for shapefiles.
-    const crs = crsForLocation(crsFromGeoKeys(image.getGeoKeys()), pixelToMap(transform, width / 2, height / 2));
-    const bandMeta = await readBandMeta(image, bands);
-    const nodataTag = image.getGDALNoData();
-    const info: RasterInfo = {
-      width,
-      height,
-      bands,
-      crs,
-      footprintWgs84: footprint(transform, width, height, crs),
-      pixelSizeM: pixelSizeMetres(transform, width, height, crs),
-      ...optional('capturedAt', await captureDate(image)),
-      ...optional('bandNames', bandMeta.every((b) => b.description) ? bandMeta.map((b) => b.description!) : undefined),
-      ...optional('nodata', nodataTag ?? undefined),
-    };
+    const { width, height, bands, sampleFormat, bitsPerSample } = await checkImage(image, fileSize);
+    const { info, transform, bandMeta } = await describeRaster(image, width, height, bands);
     return { info, tiff, image, mask: await findMask(tiff, width, height), transform, bandMeta, sampleFormat, bitsPerSample };
   } catch (err) {
     await tiff.close?.();
     throw err instanceof AppError ? err : unreadable(err);
   }
+}
+
+/** The file and its first image as geotiff.js reads them; its failure is the file's (422 `raster_corrupt`). */
+async function openFirstImage(path: string): Promise<{ tiff: GeoTIFF; image: GeoTIFFImage }> {
+  try {
+    const tiff = await fromFile(path);
+    return { tiff, image: await tiff.getImage(0) };
+  } catch (err) {
+    throw unreadable(err);
+  }
+}
+
+/** The image's size, bands and sample type, once each is one this service reads (422 `raster_*` otherwise). */
+async function checkImage(image: GeoTIFFImage, fileSize: number) {
+  const fd = image.getFileDirectory();
+  const width = image.getWidth();
+  const height = image.getHeight();
+  const bands = image.getSamplesPerPixel();
+  if (!(width > 0 && height > 0 && bands > 0)) throw unprocessable('raster_empty');
+  if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS || bands > MAX_BANDS) {
+    throw unprocessable('raster_too_large', { width, height, bands });
+  }
+  const compression = Number(fd.getValue('Compression') ?? 1);
+  if (!SUPPORTED_COMPRESSION.has(compression)) throw unprocessable('raster_compression_unsupported', { code: compression });
+  checkColorMap(image);
+  const bitsPerSample = image.getBitsPerSample(0);
+  const sampleFormat = image.getSampleFormat(0);
+  if (![1, 2, 3].includes(sampleFormat) || ![8, 16, 32, 64].includes(bitsPerSample)) {
+    throw unprocessable('raster_sample_format_unsupported', { format: sampleFormat, bits: bitsPerSample });
+  }
+  await checkBlocks(image, fileSize);
+  return { width, height, bands, sampleFormat, bitsPerSample };
+}
+
+/** Where the raster lies (transform, CRS, footprint, pixel size) and what its tags say of it and its bands. */
+async function describeRaster(image: GeoTIFFImage, width: number, height: number, bands: number) {
+  const transform = geoTransform(image);
+  // The datum shift that suits where the raster lies (S-JTSK in Slovakia or Czechia, Pulkovo in Russia), as for shapefiles.
+  const crs = crsForLocation(crsFromGeoKeys(image.getGeoKeys()), pixelToMap(transform, width / 2, height / 2));
+  const bandMeta = await readBandMeta(image, bands);
+  const nodataTag = image.getGDALNoData();
+  const info: RasterInfo = {
+    width,
+    height,
+    bands,
+    crs,
+    footprintWgs84: footprint(transform, width, height, crs),
+    pixelSizeM: pixelSizeMetres(transform, width, height, crs),
+    ...optional('capturedAt', await captureDate(image)),
+    ...optional('bandNames', bandMeta.every((b) => b.description) ? bandMeta.map((b) => b.description!) : undefined),
+    ...optional('nodata', nodataTag ?? undefined),
+  };
+  return { info, transform, bandMeta };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {

@@ -204,11 +204,7 @@ export function paintTile(raster: TileRaster, plan: TilePlan, blocks: LoadedBloc
   const { grid } = plan;
   const { width, height } = raster.levels[plan.levelIndex]!;
   const out = Buffer.alloc(TILE_SIZE * TILE_SIZE * 4);
-  const toByte = byteScale(raster);
-  const { alpha, nodata } = raster;
-  const [s0, s1 = 0, s2 = 0] = style.samples;
-  const ramp = style.kind === 'index' ? style.ramp : undefined;
-  const rampSpan = ramp ? ramp.max - ramp.min : 1;
+  const paint = pixelPainter(raster, blocks, style, out);
   let painted = false;
   for (let py = 0; py < TILE_SIZE; py++) {
     const gj = Math.floor(py / GRID_STEP);
@@ -217,41 +213,76 @@ export function paintTile(raster: TileRaster, plan: TilePlan, blocks: LoadedBloc
       const gi = Math.floor(px / GRID_STEP);
       const fx = (px + 0.5) / GRID_STEP - gi;
       const n = (gj * GRID + gi) * 2;
-      const m = n + GRID * 2;
       // Bilinear between the cell's four grid points; NaN (no projection) leaves the pixel empty.
-      const c = (1 - fy) * ((1 - fx) * grid[n]! + fx * grid[n + 2]!) + fy * ((1 - fx) * grid[m]! + fx * grid[m + 2]!);
-      const r = (1 - fy) * ((1 - fx) * grid[n + 1]! + fx * grid[n + 3]!) + fy * ((1 - fx) * grid[m + 1]! + fx * grid[m + 3]!);
+      const c = bilinear(grid, n, fx, fy);
+      const r = bilinear(grid, n + 1, fx, fy);
       if (!(c >= 0 && r >= 0 && c < width && r < height)) continue;
-      const col = Math.floor(c);
-      const row = Math.floor(r);
-      const bi = (Math.floor(row / blocks.bh) - blocks.by0) * blocks.across + Math.floor(col / blocks.bw) - blocks.bx0;
-      const inBlock = (row % blocks.bh) * blocks.data[bi]!.width + (col % blocks.bw);
-      if (blocks.mask && blocks.mask[bi]!.data[inBlock] === 0) continue;
-      const values = blocks.data[bi]!.data;
-      const o = inBlock * blocks.samples;
-      const a = alpha === undefined ? 255 : toByte(values[o + alpha]!);
-      if (a === 0) continue;
-      const p = (py * TILE_SIZE + px) * 4;
-      if (ramp && style.kind === 'index') {
-        const va = values[o + s0]!;
-        const vb = style.samples.length > 1 ? values[o + s1]! : 0;
-        if (nodata !== undefined && (va === nodata || (style.samples.length > 1 && vb === nodata))) continue;
-        const v = style.compute(va, vb);
-        if (!Number.isFinite(v)) continue;
-        rampColorInto((v - ramp.min) / rampSpan, out, p);
-        out[p + 3] = a;
-      } else {
-        const [r8, g8, b8] = [values[o + s0]!, values[o + s1]!, values[o + s2]!];
-        if (nodata !== undefined && r8 === nodata && g8 === nodata && b8 === nodata) continue;
-        out[p] = toByte(r8);
-        out[p + 1] = toByte(g8);
-        out[p + 2] = toByte(b8);
-        out[p + 3] = a;
-      }
-      painted = true;
+      if (paint(Math.floor(c), Math.floor(r), (py * TILE_SIZE + px) * 4)) painted = true;
     }
   }
   return painted ? out : null;
+}
+
+/** Bilinear between a cell's four grid points at (fx, fy): `k` indexes its top-left point's column (its row is one on). */
+function bilinear(grid: Float64Array, k: number, fx: number, fy: number): number {
+  const m = k + GRID * 2;
+  return (1 - fy) * ((1 - fx) * grid[k]! + fx * grid[k + 2]!) + fy * ((1 - fx) * grid[m]! + fx * grid[m + 2]!);
+}
+
+/** Paints the tile's pixel at byte `p` from the level's pixel (col, row); false when that has no data. */
+type PixelPainter = (col: number, row: number, p: number) => boolean;
+
+/** Paints a pixel from its samples (at `o` in `values`) with alpha `a`; false when they make no colour. */
+type SamplePainter = (values: ArrayLike<number>, o: number, a: number, p: number) => boolean;
+
+/** Finds a level pixel's samples in the loaded blocks, leaves it empty where masked or alpha is 0, and paints it by the style. */
+function pixelPainter(raster: TileRaster, blocks: LoadedBlocks, style: TileStyle, out: Buffer): PixelPainter {
+  const toByte = byteScale(raster);
+  const { alpha } = raster;
+  const paintSamples = style.kind === 'index' && style.ramp ? indexPainter(raster, style, out) : rgbPainter(raster, style.samples, out, toByte);
+  return (col, row, p) => {
+    const bi = (Math.floor(row / blocks.bh) - blocks.by0) * blocks.across + Math.floor(col / blocks.bw) - blocks.bx0;
+    const inBlock = (row % blocks.bh) * blocks.data[bi]!.width + (col % blocks.bw);
+    if (blocks.mask && blocks.mask[bi]!.data[inBlock] === 0) return false;
+    const values = blocks.data[bi]!.data;
+    const o = inBlock * blocks.samples;
+    const a = alpha === undefined ? 255 : toByte(values[o + alpha]!);
+    if (a === 0) return false;
+    return paintSamples(values, o, a, p);
+  };
+}
+
+/** The index of one or two samples through the style's ramp; nodata in either, or no finite index, is no colour. */
+function indexPainter(raster: TileRaster, style: Extract<TileStyle, { kind: 'index' }>, out: Buffer): SamplePainter {
+  const { nodata } = raster;
+  const { ramp } = style;
+  const [s0, s1 = 0] = style.samples;
+  const rampSpan = ramp.max - ramp.min;
+  return (values, o, a, p) => {
+    const va = values[o + s0!]!;
+    const vb = style.samples.length > 1 ? values[o + s1]! : 0;
+    if (nodata !== undefined && (va === nodata || (style.samples.length > 1 && vb === nodata))) return false;
+    const v = style.compute(va, vb);
+    if (!Number.isFinite(v)) return false;
+    rampColorInto((v - ramp.min) / rampSpan, out, p);
+    out[p + 3] = a;
+    return true;
+  };
+}
+
+/** Three samples as red, green and blue bytes; no colour where all three are nodata. */
+function rgbPainter(raster: TileRaster, samples: TileStyle['samples'], out: Buffer, toByte: (v: number) => number): SamplePainter {
+  const { nodata } = raster;
+  const [s0, s1 = 0, s2 = 0] = samples;
+  return (values, o, a, p) => {
+    const [r8, g8, b8] = [values[o + s0]!, values[o + s1]!, values[o + s2]!];
+    if (nodata !== undefined && r8 === nodata && g8 === nodata && b8 === nodata) return false;
+    out[p] = toByte(r8);
+    out[p + 1] = toByte(g8);
+    out[p + 2] = toByte(b8);
+    out[p + 3] = a;
+    return true;
+  };
 }
 
 /** A sample's value as 0-255: bytes as they are, wider integers by their range, floats (reflectance) times 255. */

@@ -313,18 +313,7 @@ export async function migrateV2026_2(given: string, opts: { now?: Date } = {}): 
 }
 
 async function migrateLocked(file: string, now: Date): Promise<MigrationReport> {
-  // Reading it also rolls a crash-left journal back, or its write-ahead log forward, as SQLite does.
-  const shape = await withClient(file, async (db) => {
-    const found = await detectShape(db);
-    if (found !== 'v2026.2' && found !== 'v2026.2-legacy-columns') return found;
-    // In WAL mode, committed rows may still sit in FILE-wal: write them into the file itself, so that
-    // a copy of it (the backup, the working copy) holds everything. Its content does not change.
-    if (String((await db.execute('PRAGMA journal_mode')).rows[0]?.journal_mode).toLowerCase() === 'wal') {
-      const done = (await db.execute('PRAGMA wal_checkpoint(TRUNCATE)')).rows[0];
-      if (Number(done?.busy) !== 0) throw new Error(`${file} is in use by another program (its write-ahead log could not be written into it): stop that program and run again. It was left untouched.`);
-    }
-    return found;
-  });
+  const shape = await checkpointedShape(file);
   if (shape === 'current') return { status: 'already-current', owners: 0, fields: 0, scans: 0, zones: 0, notes: [] };
   if (shape === 'unknown') throw new Error(`${file} is not a v2026.2 database (expected tables owner, field, fieldscan, fieldzone): left untouched`);
   if (nonEmpty(`${file}-wal`)) throw new Error(`${file} is in use by another program (its write-ahead log ${file}-wal is not empty): stop that program and run again. It was left untouched.`);
@@ -339,28 +328,60 @@ async function migrateLocked(file: string, now: Date): Promise<MigrationReport> 
   // The copies are the upgrader's (root, under sudo): the file that takes the original's place must
   // stay the service user's, or the service finds its database read-only.
   const ownerNote = [keepOwnership(file, backup), keepOwnership(file, work)].find(Boolean);
+  const report = await convertCopy(work, backup, shape, now);
+  replaceWithCopy(work, file);
+  await assertUpgraded(file, backup, work, report);
+  if (ownerNote) report.notes.push(ownerNote);
+  return { status: 'migrated', backup, ...report };
+}
+
+/**
+ * The file's shape, read once its write-ahead log is in the file itself. Reading it also rolls a
+ * crash-left journal back, or its write-ahead log forward, as SQLite does.
+ */
+async function checkpointedShape(file: string): Promise<LegacyShape> {
+  return withClient(file, async (db) => {
+    const found = await detectShape(db);
+    if (found !== 'v2026.2' && found !== 'v2026.2-legacy-columns') return found;
+    // In WAL mode, committed rows may still sit in FILE-wal: write them into the file itself, so that
+    // a copy of it (the backup, the working copy) holds everything. Its content does not change.
+    if (String((await db.execute('PRAGMA journal_mode')).rows[0]?.journal_mode).toLowerCase() === 'wal') {
+      const done = (await db.execute('PRAGMA wal_checkpoint(TRUNCATE)')).rows[0];
+      if (Number(done?.busy) !== 0) throw new Error(`${file} is in use by another program (its write-ahead log could not be written into it): stop that program and run again. It was left untouched.`);
+    }
+    return found;
+  });
+}
+
+/** Converts the working copy `work`; on failure removes it and the backup (the original was not changed). */
+async function convertCopy(work: string, backup: string, shape: LegacyShape, now: Date): Promise<Converted> {
   const db = createClient({ url: sqliteUrl(work) });
-  let report: Awaited<ReturnType<typeof convert>>;
   try {
     // A copy in WAL mode would keep the converted rows in FILE.migrating-wal, which the move below leaves behind.
     const mode = String((await db.execute('PRAGMA journal_mode = DELETE')).rows[0]?.journal_mode).toLowerCase();
     if (mode !== 'delete') throw new Error(`the working copy ${work} could not be put in journal mode DELETE (it is in ${mode})`);
-    report = await convert(db, shape, now);
+    const report = await convert(db, shape, now);
     db.close();
     if (nonEmpty(`${work}-wal`) || nonEmpty(`${work}-journal`)) throw new Error(`the working copy ${work} was not written whole`);
+    return report;
   } catch (err) {
     db.close();
     removeWithSidecars(work);
-    // The original was not changed: its backup is not needed.
     rmSync(backup, { force: true });
     throw err;
   }
+}
+
+/** The converted copy in the original's place. */
+function replaceWithCopy(work: string, file: string): void {
   renameSync(work, file);
   // The original's (empty) write-ahead log and its index belong to the file just replaced.
   for (const s of ['-wal', '-journal']) if (!nonEmpty(`${file}${s}`)) rmSync(`${file}${s}`, { force: true });
   rmSync(`${file}-shm`, { force: true });
+}
 
-  // Never report an upgrade the file does not show.
+/** Never report an upgrade the file does not show: one it does not is undone from the backup. */
+async function assertUpgraded(file: string, backup: string, work: string, report: Converted): Promise<void> {
   const seen = await withClient(file, async (check) => {
     const found = await detectShape(check);
     if (found !== 'current') return { found, fields: -1, owners: -1 };
@@ -372,8 +393,6 @@ async function migrateLocked(file: string, now: Date): Promise<MigrationReport> 
     removeWithSidecars(work);
     throw new Error(`the upgraded copy did not take the place of ${file} (it shows ${seen.found}, ${seen.fields} fields): the original was put back from ${backup}`);
   }
-  if (ownerNote) report.notes.push(ownerNote);
-  return { status: 'migrated', backup, ...report };
 }
 
 /**
