@@ -117,8 +117,8 @@ export function route<K extends RouteKey, P extends Params = Params>(
   return async (req: NextRequest, routeCtx: { params: Promise<P> }): Promise<Response> => {
     const requestId = req.headers.get('x-request-id')?.slice(0, 64) || randomUUID();
     const log = rootLog.child({ requestId, route: key });
-    let locale: Locale = anonymousLocale(req.headers);
     const started = performance.now();
+    const base: Omit<PublicContext<P>, 'baseDb' | 'params'> = { req, url: new URL(req.url), requestId, log, locale: anonymousLocale(req.headers) };
     let response: Response;
     try {
       await dbReady().catch((err) => {
@@ -126,40 +126,13 @@ export function route<K extends RouteKey, P extends Params = Params>(
         throw new AppError('unavailable', 'unavailable');
       });
       refuseEncodedBody(req);
-      const params = (await routeCtx.params) ?? ({} as P);
-      const base = { req, url: new URL(req.url), params, requestId, log, locale };
-      if (access === 'public') {
-        if (UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
-        response = await clearingSessionsOnWrite(() => (handler as (c: PublicContext<P>) => Promise<Response>)({ ...base, baseDb: requestDb() }));
-      } else {
-        const found = requestToken(req);
-        if (!found) throw unauthorized();
-        const session = await findSession(db(), found.token, config().sessionSecret);
-        if (!session) {
-          const refused = unauthorized('session_invalid');
-          // A cookie that no longer holds (expired, logged out elsewhere, user deactivated) is cleared,
-          // so the browser stops sending it: logging out with one still ends signed out.
-          if (found.via === 'cookie') refused.headers['Set-Cookie'] = clearedSessionCookie(isSecureRequest(req));
-          throw refused;
-        }
-        if (isLocale(session.user.language)) locale = session.user.language;
-        // Cookies ride along with cross-site requests; bearer tokens do not.
-        if (found.via === 'cookie' && UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
-        // From here on every line, the request's own last one included, names its user and company.
-        log.setBindings({ userId: session.userId, companyId: session.companyId });
-        if (!hasRole(session.user.role, access)) throw forbidden();
-        const ctx: AuthedContext<P> = {
-          ...base,
-          locale,
-          session,
-          user: session.user,
-          db: tenantDb(requestDb(), session.companyId),
-          sessionDb: requestDb(),
-        };
-        response = await clearingSessionsOnWrite(() => (handler as (c: AuthedContext<P>) => Promise<Response>)(ctx));
-      }
+      const withParams = { ...base, params: (await routeCtx.params) ?? ({} as P) };
+      response = access === 'public'
+        ? await answerPublic(withParams, handler as (c: PublicContext<P>) => Promise<Response>)
+        : await answerAuthed(withParams, access, base, handler as (c: AuthedContext<P>) => Promise<Response>);
     } catch (err) {
-      response = errorResponse(err, locale, requestId, log);
+      // In the user's language once the session told it (answerAuthed sets it on `base`).
+      response = errorResponse(err, base.locale, requestId, log);
     }
     response.headers.set('X-Request-Id', requestId);
     // A company's data is for the signed-in user only: no shared cache may keep it, nor the browser
@@ -169,4 +142,34 @@ export function route<K extends RouteKey, P extends Params = Params>(
     log.info({ method: req.method, status: response.status, ms: Math.round(performance.now() - started) }, 'request');
     return response;
   };
+}
+
+async function answerPublic<P>(base: Omit<PublicContext<P>, 'baseDb'>, handler: (c: PublicContext<P>) => Promise<Response>): Promise<Response> {
+  if (UNSAFE.has(base.req.method) && isCrossSite(base.req)) throw forbidden('cross_origin');
+  return clearingSessionsOnWrite(() => handler({ ...base, baseDb: requestDb() }));
+}
+
+/** The handler's answer for a caller whose session holds and whose role the route's access allows; `shared.locale` becomes the user's. */
+async function answerAuthed<P>(
+  base: Omit<PublicContext<P>, 'baseDb'>, access: Exclude<(typeof ROUTES)[RouteKey], 'public'>, shared: { locale: Locale }, handler: (c: AuthedContext<P>) => Promise<Response>,
+): Promise<Response> {
+  const { req, log } = base;
+  const found = requestToken(req);
+  if (!found) throw unauthorized();
+  const session = await findSession(db(), found.token, config().sessionSecret);
+  if (!session) {
+    const refused = unauthorized('session_invalid');
+    // A cookie that no longer holds (expired, logged out elsewhere, user deactivated) is cleared,
+    // so the browser stops sending it: logging out with one still ends signed out.
+    if (found.via === 'cookie') refused.headers['Set-Cookie'] = clearedSessionCookie(isSecureRequest(req));
+    throw refused;
+  }
+  if (isLocale(session.user.language)) shared.locale = session.user.language;
+  // Cookies ride along with cross-site requests; bearer tokens do not.
+  if (found.via === 'cookie' && UNSAFE.has(req.method) && isCrossSite(req)) throw forbidden('cross_origin');
+  // From here on every line, the request's own last one included, names its user and company.
+  log.setBindings({ userId: session.userId, companyId: session.companyId });
+  if (!hasRole(session.user.role, access)) throw forbidden();
+  const ctx: AuthedContext<P> = { ...base, locale: shared.locale, session, user: session.user, db: tenantDb(requestDb(), session.companyId), sessionDb: requestDb() };
+  return clearingSessionsOnWrite(() => handler(ctx));
 }

@@ -22,7 +22,7 @@ import { currentStep, progressText, taskErrorText } from '../tasks/view';
 import type { DroneJobPayload } from '../jobs/drone-job';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
-import { extractZipSafely, listZip, type ZipLimits } from '../uploads/zip-archive';
+import { extractZipSafely, listZip, type ZipEntryInfo, type ZipLimits } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from '../fields/fields';
 import { dronePhotosDir } from '../fields/files';
 import { userCrop } from './schemas';
@@ -150,8 +150,48 @@ export async function submitDroneSurvey(
 ): Promise<DroneSurveyAccepted> {
   const data = parseDroneData(parts);
   const entries = await listZip(zipFile.path, DRONE_ZIP_LIMITS);
-  // The same photo twice (a folder zipped in twice, a copy beside its original) is one photo: the
-  // others are ignored, named, as any other file the survey does not use.
+  const { photoEntries, ignored } = surveyEntries(entries);
+  // Unpacked into a folder of the company's own, then moved to the field's files once the field is known.
+  const taskId = randomUUID();
+  const staging = join(config().dataDir, 'companies', String(companyId), 'uploads', taskId);
+  await ensureSpace(dirname(staging), entries.reduce((s, e) => s + e.size, 0));
+  let photosDir = staging;
+  let submitted = false;
+  try {
+    const photos = await unpackSurveyPhotos(zipFile.path, staging, photoEntries, ignored);
+    const field = await chooseField(db, data.field_id === 'auto' || data.field_id === null ? undefined : data.field_id, photos);
+    // The photos stay with the field's files (removed with the field), one folder per survey.
+    photosDir = dronePhotosDir(companyId, field.id, taskId);
+    await mkdir(dirname(photosDir), { recursive: true });
+    await rename(staging, photosDir);
+    const payload: DroneJobPayload = {
+      photoPaths: photos.map((p) => storeDataPath(join(photosDir, p.path.slice(staging.length + 1)))), fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry,
+      ...(data.resolution_cm !== undefined ? { resolutionM: data.resolution_cm / 100 } : {}),
+    };
+    const details = { photos: photos.length, captures: groupCaptures(photos).length, ignored_files: ignored };
+    // From here the photos are the task's: submitTask removes them when its row cannot be written.
+    submitted = true;
+    const task = await submitTask(db, {
+      id: taskId, kind: 'drone', payload, fileName: payload.fileName, fieldId: field.id, createdBy: userId, ownedFiles: [photosDir],
+      announceScan: (tx) => tx.scan.create({ data: tenantCreate('scan', { source: 'drone', status: 'processing', fieldId: field.id, fileName: zipFile.filename || null, cropType: data.crop_type ?? null, detailsJson: JSON.stringify(details) }) }),
+    });
+    return { task_id: taskId, field_id: field.id, scan_id: task.scanId!, estimated_seconds: estimateProcessingSeconds(photos.length), photos: photos.length, ignored_files: ignored };
+  } catch (err) {
+    // Once the task row exists its photos belong to it (the local runner takes pending tasks up at start-up).
+    if (!submitted) {
+      await rm(photosDir, { recursive: true, force: true });
+      if (photosDir !== staging) await rm(staging, { recursive: true, force: true });
+    }
+    throw isDiskFull(err) ? insufficientStorage() : err;
+  }
+}
+
+/**
+ * The archive's photos and the names of the files the survey leaves out; 422 for fewer than two
+ * photos. The same photo twice (a folder zipped in twice, a copy beside its original) is one photo:
+ * the others are ignored, named, as any other file the survey does not use.
+ */
+function surveyEntries(entries: ZipEntryInfo[]): { photoEntries: ZipEntryInfo[]; ignored: string[] } {
   const seen = new Set<string>();
   const photoEntries = entries.filter((e) => {
     if (!PHOTO_NAME.test(e.name) || isJunk(e.name)) return false;
@@ -167,65 +207,21 @@ export async function submitDroneSurvey(
       ? unprocessable('drone_too_few_images_found', { count: photoEntries.length, files: listNames(ignored) })
       : unprocessable('drone_too_few_images');
   }
+  return { photoEntries, ignored };
+}
 
-  // Unpacked into a folder of the company's own, then moved to the field's files once the field is known.
-  const taskId = randomUUID();
-  const staging = join(config().dataDir, 'companies', String(companyId), 'uploads', taskId);
-  await ensureSpace(dirname(staging), entries.reduce((s, e) => s + e.size, 0));
-  let photosDir = staging;
-  let submitted = false;
-  try {
-    const photoNames = new Set(photoEntries.map((e) => e.name));
-    const photoPaths = await extractZipSafely(zipFile.path, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
-    photoPaths.sort();
-
-    const { located: photos, withoutGps } = checkSurvey(await readPhotoMetadataBounded(photoPaths));
-    ignored.push(...withoutGps.map((p) => p.path.slice(staging.length + 1)));
-    // Not kept with the survey, as no other file it leaves out is.
-    await Promise.all(withoutGps.map((p) => rm(p.path, { force: true })));
-    const field = await chooseField(db, data.field_id === 'auto' || data.field_id === null ? undefined : data.field_id, photos);
-
-    // The photos stay with the field's files (removed with the field), one folder per survey.
-    photosDir = dronePhotosDir(companyId, field.id, taskId);
-    await mkdir(dirname(photosDir), { recursive: true });
-    await rename(staging, photosDir);
-    const finalPaths = photos.map((p) => join(photosDir, p.path.slice(staging.length + 1)));
-
-    const payload: DroneJobPayload = {
-      photoPaths: finalPaths.map((p) => storeDataPath(p)), fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry,
-      ...(data.resolution_cm !== undefined ? { resolutionM: data.resolution_cm / 100 } : {}),
-    };
-    const cropType = data.crop_type ?? null;
-    const announceScan = (tx: Pick<TenantDb, 'scan'>) =>
-      tx.scan.create({
-        data: tenantCreate('scan', {
-          source: 'drone',
-          status: 'processing',
-          fieldId: field.id,
-          fileName: zipFile.filename || null,
-          cropType,
-          detailsJson: JSON.stringify({ photos: photos.length, captures: groupCaptures(photos).length, ignored_files: ignored }),
-        }),
-      });
-    // From here the photos are the task's: submitTask removes them when its row cannot be written.
-    submitted = true;
-    const task = await submitTask(db, { id: taskId, kind: 'drone', payload, fileName: payload.fileName, fieldId: field.id, createdBy: userId, ownedFiles: [photosDir], announceScan });
-    return {
-      task_id: taskId,
-      field_id: field.id,
-      scan_id: task.scanId!,
-      estimated_seconds: estimateProcessingSeconds(photos.length),
-      photos: photos.length,
-      ignored_files: ignored,
-    };
-  } catch (err) {
-    // Once the task row exists its photos belong to it (the local runner takes pending tasks up at start-up).
-    if (!submitted) {
-      await rm(photosDir, { recursive: true, force: true });
-      if (photosDir !== staging) await rm(staging, { recursive: true, force: true });
-    }
-    throw isDiskFull(err) ? insufficientStorage() : err;
-  }
+/**
+ * The photos unpacked into `staging` and checked as a survey (checkSurvey). Photos without GPS are
+ * named in `ignored` and removed, as no other file the survey leaves out is kept.
+ */
+async function unpackSurveyPhotos(zipPath: string, staging: string, photoEntries: ZipEntryInfo[], ignored: string[]): Promise<DronePhoto[]> {
+  const photoNames = new Set(photoEntries.map((e) => e.name));
+  const photoPaths = await extractZipSafely(zipPath, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
+  photoPaths.sort();
+  const { located, withoutGps } = checkSurvey(await readPhotoMetadataBounded(photoPaths));
+  ignored.push(...withoutGps.map((p) => p.path.slice(staging.length + 1)));
+  await Promise.all(withoutGps.map((p) => rm(p.path, { force: true })));
+  return located;
 }
 
 /** The drone status endpoint's words for the task states (spec 3: `processing` with a progress text). */
