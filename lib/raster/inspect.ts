@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import type { Polygon, Position } from 'geojson';
 import { AppError, unprocessable } from '@/lib/errors';
+import { exifDateTime } from '@/lib/exif-date';
 import { crsForLocation } from '@/lib/geo/prj';
 import { converters, crsFromGeoKeys, isGeographic, type Crs } from './crs';
 import { checkTiffStructure } from './tiff-structure';
@@ -236,10 +237,10 @@ function pixelSizeMetres(t: GeoTransform, width: number, height: number, crs: Cr
   return Math.sqrt(sx * mPerDegLat * Math.cos((lat * Math.PI) / 180) * sy * mPerDegLat);
 }
 
+/** The TIFF DateTime tag as ISO local text; none when absent or not a date that exists (9999:99:99 99:99:99). */
 async function captureDate(image: GeoTIFFImage): Promise<string | undefined> {
   const raw: unknown = await image.getFileDirectory().loadValue('DateTime');
-  const m = typeof raw === 'string' ? /^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(raw) : null;
-  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}` : undefined;
+  return (typeof raw === 'string' && exifDateTime(raw)?.local) || undefined;
 }
 
 async function readBandMeta(image: GeoTIFFImage, bands: number): Promise<OpenRaster['bandMeta']> {

@@ -144,6 +144,15 @@ describe('inspectRaster on broken files', () => {
     expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_no_overlap', 422]);
   });
 
+  it('leaves out a DateTime tag that is no date (9999:99:99 99:99:99), as it does one that is absent', async () => {
+    const pixels = new Float32Array(4 * 4).fill(0.5);
+    const georef = { epsg: 32615, origin: [720000, 4303000] as [number, number], pixel: 10 };
+    for (const dateTime of ['9999:99:99 99:99:99', '2024:02:30 10:00:00']) {
+      const info = await inspectRaster(writeTiff(`no-date-${dateTime.slice(0, 4)}.tif`, { width: 4, height: 4, bands: 1, pixels, dateTime, georef }));
+      expect(info.capturedAt).toBeUndefined();
+    }
+  });
+
   it('reads the capture date and band descriptions, and computes the index from the described bands', async () => {
     const width = 30;
     const height = 20;
