@@ -22,19 +22,25 @@ export interface Tracks {
 
 /** Matches whose point lies within this many pixels of another's in the same photo are the same feature. */
 const SAME_POINT_PX = 1;
+/**
+ * Photos a track keeps (its first). A survey flown with 80 % forward and 70 % side overlap sees a point
+ * in some 15-25 photos; photos all of one spot would chain a point through every photo, and eliminating
+ * a track costs the square of its length.
+ */
+export const MAX_TRACK_PHOTOS = 24;
 
 /**
  * Chains pairwise matches into multi-photo tracks (union-find on photo and rounded pixel position).
- * A track seen twice in one photo keeps its first observation there; tracks seen by fewer than two
- * photos are dropped. At most `perPhoto` tracks are kept for each photo (longest first), which
- * bounds the adjustment's work on dense surveys.
+ * A track seen twice in one photo keeps its first observation there, and its first MAX_TRACK_PHOTOS
+ * photos; tracks seen by fewer than two photos are dropped. At most `perPhoto` tracks are kept for
+ * each photo (longest first), which bounds the adjustment's work on dense surveys.
  */
 export function chainTracks(pairs: PairMatch[], perPhoto = Infinity): Tracks {
   const obs = joinedObservations(pairs);
   const tracks: number[][] = [];
   for (const g of obs.groups()) {
     const seen = new Set<number>();
-    const kept = g.filter((k) => !seen.has(obs.cam[k]!) && !!seen.add(obs.cam[k]!));
+    const kept = g.filter((k) => !seen.has(obs.cam[k]!) && !!seen.add(obs.cam[k]!)).slice(0, MAX_TRACK_PHOTOS);
     if (kept.length >= 2) tracks.push(kept);
   }
   tracks.sort((a, b) => b.length - a.length || a[0]! - b[0]!);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Camera } from '@/lib/drone/camera';
 import { projectToPixel } from '@/lib/drone/camera';
 import type { PosePrior } from '@/lib/drone/bundle';
-import { bundleAdjust, chainTracks, triangulateOnRelief } from '@/lib/drone/bundle';
+import { bundleAdjust, chainTracks, MAX_TRACK_PHOTOS, triangulateOnRelief } from '@/lib/drone/bundle';
 import type { PairMatch } from '@/lib/drone/features';
 import type { ReliefGrid } from '@/lib/drone/relief';
 
@@ -85,6 +85,17 @@ describe('bundle adjustment', () => {
     expect(t.start.length - 1).toBe(2);
     expect(Array.from(t.cam.subarray(t.start[0]!, t.start[1]!)).sort()).toEqual([0, 1, 2]);
     expect(t.start[2]! - t.start[1]!).toBe(2);
+  });
+
+  it('keeps a track in its first MAX_TRACK_PHOTOS photos, so that photos all of one spot cannot chain a point through all of them', () => {
+    // One point matched along a chain of 40 photos (0-1, 1-2, ...), and a second point in photos 0 and 1.
+    const pairs: PairMatch[] = Array.from({ length: 39 }, (_, k) => ({
+      i: k, j: k + 1, pts: Float64Array.from([50, 50, 50, 50, ...(k === 0 ? [300, 300, 300, 300] : [])]), logRatio: [0], gpsDisagreementM: 0, rotation: 0,
+    }));
+    const t = chainTracks(pairs);
+    expect(t.start.length - 1).toBe(2);
+    expect(Array.from(t.cam.subarray(t.start[0]!, t.start[1]!))).toEqual(Array.from({ length: MAX_TRACK_PHOTOS }, (_, k) => k));
+    expect(Array.from(t.cam.subarray(t.start[1]!, t.start[2]!))).toEqual([0, 1]);
   });
 
   it('recovers ±2° of unrecorded tilt to a fraction of a degree and the hill to decimetres', () => {
