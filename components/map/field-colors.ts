@@ -25,6 +25,35 @@ export interface LegendEntry {
 export function useFieldColors(colorBy: ColorBy, latestScan: LatestScans) {
   const t = useTranslations();
   const format = useFormatter();
+  const labels = useFieldLabels(t, format);
+  const { colorOf, paint } = useFieldPaint(colorBy, latestScan);
+  const tooltip = useFieldTooltip(latestScan, t, format, labels);
+  const meaning = useColorMeaning(colorBy, latestScan, t, format, labels);
+  return { ha: labels.ha, colorOf, paint, tooltip, meaning, statusLabel: labels.statusLabel };
+}
+
+type Translate = ReturnType<typeof useTranslations>;
+type Format = ReturnType<typeof useFormatter>;
+
+/** A field's colour as the map is coloured (`colorBy`). */
+function fieldColor(f: FieldFeature, colorBy: ColorBy, latestScan: LatestScans): string {
+  if (colorBy === 'status') return statusColor(f.properties.status);
+  if (colorBy === 'owner') return ownerColor(f.properties.owner);
+  const scan = latestScan[f.id];
+  // A guess too close to call is not coloured as that crop: the map shows crops as facts.
+  if (colorBy === 'crop') return scan?.crop && scan.cropUnsure ? UNSURE_CROP_COLOR : cropColor(scan?.crop);
+  return scan?.mean != null ? zoneColor(indexClass(scan.mean), INDEX_CLASSES) : NO_VALUE_COLOR;
+}
+
+/** The legend's label of index class `k` (of INDEX_CLASSES): the range of means it holds. */
+function indexClassLabel(k: number, format: Format): string {
+  const value = (v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const [lo, hi] = [value((k - 1) / INDEX_CLASSES), value(k / INDEX_CLASSES)];
+  return k === 1 ? `< ${hi}` : k === INDEX_CLASSES ? `≥ ${lo}` : `${lo}–${hi}`;
+}
+
+/** How areas, crops and statuses read in the user's language. */
+function useFieldLabels(t: Translate, format: Format) {
   const ha = useCallback((value: number) => t('common.ha', { value: format.number(value, 'hectares') }), [t, format]);
   const cropName = useCallback((c: string) => (isNamedCrop(c) ? t(`drone.crops.${c}`) : c), [t]);
   const statusLabel = useCallback(
@@ -34,18 +63,12 @@ export function useFieldColors(colorBy: ColorBy, latestScan: LatestScans) {
     },
     [t],
   );
+  return { ha, cropName, statusLabel };
+}
 
-  const colorOf = useCallback(
-    (f: FieldFeature) => {
-      if (colorBy === 'status') return statusColor(f.properties.status);
-      if (colorBy === 'owner') return ownerColor(f.properties.owner);
-      const scan = latestScan[f.id];
-      // A guess too close to call is not coloured as that crop: the map shows crops as facts.
-      if (colorBy === 'crop') return scan?.crop && scan.cropUnsure ? UNSURE_CROP_COLOR : cropColor(scan?.crop);
-      return scan?.mean != null ? zoneColor(indexClass(scan.mean), INDEX_CLASSES) : NO_VALUE_COLOR;
-    },
-    [colorBy, latestScan],
-  );
+/** A field's colour, and its line and fill on the map. */
+function useFieldPaint(colorBy: ColorBy, latestScan: LatestScans) {
+  const colorOf = useCallback((f: FieldFeature) => fieldColor(f, colorBy, latestScan), [colorBy, latestScan]);
 
   // The index ramp's middle classes are near white: outlined in their own colour, such fields
   // vanished against the map (1.03:1). Index classes get a dark outline and the colour inside.
@@ -56,8 +79,12 @@ export function useFieldColors(colorBy: ColorBy, latestScan: LatestScans) {
     },
     [colorOf, colorBy],
   );
+  return { colorOf, paint };
+}
 
-  const tooltip = useCallback(
+/** A field's tooltip: its name and area, and its latest scan's index and crop. */
+function useFieldTooltip(latestScan: LatestScans, t: Translate, format: Format, { ha, cropName }: ReturnType<typeof useFieldLabels>) {
+  return useCallback(
     (f: FieldFeature) => {
       const scan = latestScan[f.id];
       const index = scan?.mean == null ? '' : ` · ${(scan.index ?? '').toUpperCase()} ${format.number(scan.mean, { minimumFractionDigits: 3, maximumFractionDigits: 3 })}`;
@@ -66,9 +93,11 @@ export function useFieldColors(colorBy: ColorBy, latestScan: LatestScans) {
     },
     [ha, format, latestScan, cropName, t],
   );
+}
 
-  /** What a field's colour stands for: its key, label and place (index classes from high to low). */
-  const meaning = useCallback(
+/** What a field's colour stands for: its key, label and place (index classes from high to low). */
+function useColorMeaning(colorBy: ColorBy, latestScan: LatestScans, t: Translate, format: Format, { statusLabel, cropName }: ReturnType<typeof useFieldLabels>) {
+  return useCallback(
     (f: FieldFeature): { key: string; label: string; order: number } => {
       if (colorBy === 'status') return { key: f.properties.status ?? '', label: statusLabel(f.properties.status), order: 0 };
       if (colorBy === 'owner') return { key: f.properties.owner ?? '', label: f.properties.owner || t('fields.no_owner'), order: 0 };
@@ -79,14 +108,10 @@ export function useFieldColors(colorBy: ColorBy, latestScan: LatestScans) {
       }
       if (scan?.mean == null) return { key: '', label: t('map.no_scan'), order: 0 };
       const k = indexClass(scan.mean);
-      const value = (v: number) => format.number(v, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-      const [lo, hi] = [value((k - 1) / INDEX_CLASSES), value(k / INDEX_CLASSES)];
-      return { key: String(k), label: k === 1 ? `< ${hi}` : k === INDEX_CLASSES ? `≥ ${lo}` : `${lo}–${hi}`, order: k };
+      return { key: String(k), label: indexClassLabel(k, format), order: k };
     },
     [colorBy, latestScan, statusLabel, cropName, t, format],
   );
-
-  return { ha, colorOf, paint, tooltip, meaning, statusLabel };
 }
 
 /** The legend of the fields' colours: statuses and owners by how many fields they have, index classes from high to low. */

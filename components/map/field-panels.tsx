@@ -3,13 +3,13 @@
 // details and actions, or the summary of all of them.
 import Link from 'next/link';
 import { useTranslations } from 'next-intl';
-import { useEffect, useRef } from 'react';
+import { type RefObject, useEffect, useRef } from 'react';
 import type { FieldFeature, OwnerOption } from '@/lib/ui/types';
 import { ConfirmButton } from '../ui/confirm-button';
 import { Button } from '../ui/form';
 import { FieldPropsForm } from '../fields/field-props-form';
 import { MergeFields } from '../fields/merge-fields';
-import type { FieldEditing } from './use-field-editing';
+import type { FieldEditing, Mode } from './use-field-editing';
 
 export interface Abilities {
   add: boolean;
@@ -79,25 +79,110 @@ interface FieldPanelProps {
   onDelete: () => Promise<void>;
 }
 
-/** One field's details, and what may be done with it: open its page, edit or cut its boundary, delete it. */
-export function FieldPanel({ field, editing, can, adding, ha, statusLabel, onClose, onSelectSeveral, onDelete }: FieldPanelProps) {
-  const t = useTranslations();
-  const { mode, busy, liveArea } = editing;
-  // Keyboard users keep their place: "Edit boundary" gives way to Save, and comes back when the edit
-  // ends (the buttons pressed are gone, and the focus fell to the page's start).
+// Keyboard users keep their place: "Edit boundary" gives way to Save, and comes back when the edit
+// ends (the buttons pressed are gone, and the focus fell to the page's start).
+function useBoundaryFocus(modeKind: Mode['kind']) {
   const editBoundaryRef = useRef<HTMLButtonElement>(null);
   const saveBoundaryRef = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(false);
   useEffect(() => {
     const lost = !document.activeElement || document.activeElement === document.body;
-    if (mode.kind === 'editing') {
+    if (modeKind === 'editing') {
       wasEditing.current = true;
       if (lost) saveBoundaryRef.current?.focus();
-    } else if (mode.kind === 'idle' && wasEditing.current) {
+    } else if (modeKind === 'idle' && wasEditing.current) {
       wasEditing.current = false;
       if (lost) editBoundaryRef.current?.focus();
     }
-  }, [mode.kind]);
+  }, [modeKind]);
+  return { editBoundaryRef, saveBoundaryRef };
+}
+
+/** A field's area (live while its boundary is edited), owner, status and parcel number. */
+function FieldFacts({ field, area, statusLabel }: { field: FieldFeature; area: string; statusLabel: (status: string | null) => string }) {
+  const t = useTranslations();
+  return (
+    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+      <dt className="text-stone-600">{t('fields.area')}</dt>
+      <dd data-testid="panel-area">{area}</dd>
+      <dt className="text-stone-600">{t('fields.owner')}</dt>
+      <dd>{field.properties.owner ?? t('fields.no_owner')}</dd>
+      <dt className="text-stone-600">{t('fields.status')}</dt>
+      <dd>{statusLabel(field.properties.status)}</dd>
+      <dt className="text-stone-600">{t('fields.parcel_number')}</dt>
+      <dd>{field.properties.parcel_number || '—'}</dd>
+    </dl>
+  );
+}
+
+type FieldButtonsProps = Pick<FieldPanelProps, 'field' | 'editing' | 'can' | 'adding' | 'onSelectSeveral' | 'onDelete'> & {
+  editBoundaryRef: RefObject<HTMLButtonElement | null>;
+  saveBoundaryRef: RefObject<HTMLButtonElement | null>;
+};
+
+/** The field's buttons: Cancel while a cut is drawn, Save and Cancel while the boundary is edited, else what may be done with it. */
+function FieldButtons({ editing, saveBoundaryRef, ...idle }: FieldButtonsProps) {
+  const t = useTranslations();
+  const { mode, busy } = editing;
+  // Keyed: React would otherwise reuse a button of one row for another (Cancel becoming "Select
+  // several"), the focus on it, and the focus would not go back to Edit boundary.
+  if (mode.kind === 'splitting')
+    return (
+      <div key="splitting" className="flex flex-wrap gap-2">
+        <Button variant="secondary" onClick={editing.cancelDrawing} disabled={busy}>
+          {t('common.cancel')}
+        </Button>
+      </div>
+    );
+  if (mode.kind === 'editing')
+    return (
+      <div key="editing" className="flex flex-wrap gap-2">
+        <Button ref={saveBoundaryRef} onClick={() => void editing.finishEditing(true)} busy={busy}>
+          {t('map.save_boundary')}
+        </Button>
+        <Button variant="secondary" onClick={() => void editing.finishEditing(false)} busy={busy}>
+          {t('common.cancel')}
+        </Button>
+      </div>
+    );
+  return <IdleFieldButtons key="idle" editing={editing} {...idle} />;
+}
+
+/** What may be done with a field: open its page, select several, edit or cut its boundary, delete it. */
+function IdleFieldButtons({ field, editing, can, adding, onSelectSeveral, onDelete, editBoundaryRef }: Omit<FieldButtonsProps, 'saveBoundaryRef'>) {
+  const t = useTranslations();
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Link href={`/fields/${field.id}`} className="rounded border border-stone-300 px-3 py-1.5 text-sm font-medium hover:bg-stone-100">
+        {t('map.open_field')}
+      </Link>
+      {adding ? (
+        <p className="basis-full text-sm text-stone-600">{t('map.select_several_hint')}</p>
+      ) : (
+        <Button variant="secondary" onClick={onSelectSeveral}>
+          {t('map.select_several')}
+        </Button>
+      )}
+      {can.edit && (
+        <Button ref={editBoundaryRef} variant="secondary" onClick={() => void editing.startEditing(field.id)}>
+          {t('map.edit_boundary')}
+        </Button>
+      )}
+      {can.edit && (
+        <Button variant="secondary" onClick={() => void editing.startSplitting(field.id)}>
+          {t('map.split_field')}
+        </Button>
+      )}
+      {can.delete && <ConfirmButton label={t('common.delete')} question={t('fields.delete_confirm', { name: field.properties.name })} onConfirm={onDelete} />}
+    </div>
+  );
+}
+
+/** One field's details, and what may be done with it: open its page, edit or cut its boundary, delete it. */
+export function FieldPanel({ field, editing, can, adding, ha, statusLabel, onClose, onSelectSeveral, onDelete }: FieldPanelProps) {
+  const t = useTranslations();
+  const { mode, busy, liveArea } = editing;
+  const { editBoundaryRef, saveBoundaryRef } = useBoundaryFocus(mode.kind);
   return (
     <section className="space-y-3 rounded-lg border border-stone-200 bg-white p-4" data-testid="field-panel">
       <div className="flex items-start justify-between gap-2">
@@ -106,58 +191,17 @@ export function FieldPanel({ field, editing, can, adding, ha, statusLabel, onClo
           ×
         </button>
       </div>
-      <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-        <dt className="text-stone-600">{t('fields.area')}</dt>
-        <dd data-testid="panel-area">{mode.kind === 'editing' && liveArea !== null ? ha(liveArea) : ha(field.properties.area)}</dd>
-        <dt className="text-stone-600">{t('fields.owner')}</dt>
-        <dd>{field.properties.owner ?? t('fields.no_owner')}</dd>
-        <dt className="text-stone-600">{t('fields.status')}</dt>
-        <dd>{statusLabel(field.properties.status)}</dd>
-        <dt className="text-stone-600">{t('fields.parcel_number')}</dt>
-        <dd>{field.properties.parcel_number || '—'}</dd>
-      </dl>
-      {/* Keyed: React would otherwise reuse a button of one row for another (Cancel becoming "Select
-          several"), the focus on it, and the focus would not go back to Edit boundary. */}
-      {mode.kind === 'splitting' ? (
-        <div key="splitting" className="flex flex-wrap gap-2">
-          <Button variant="secondary" onClick={editing.cancelDrawing} disabled={busy}>
-            {t('common.cancel')}
-          </Button>
-        </div>
-      ) : mode.kind === 'editing' ? (
-        <div key="editing" className="flex flex-wrap gap-2">
-          <Button ref={saveBoundaryRef} onClick={() => void editing.finishEditing(true)} busy={busy}>
-            {t('map.save_boundary')}
-          </Button>
-          <Button variant="secondary" onClick={() => void editing.finishEditing(false)} busy={busy}>
-            {t('common.cancel')}
-          </Button>
-        </div>
-      ) : (
-        <div key="idle" className="flex flex-wrap gap-2">
-          <Link href={`/fields/${field.id}`} className="rounded border border-stone-300 px-3 py-1.5 text-sm font-medium hover:bg-stone-100">
-            {t('map.open_field')}
-          </Link>
-          {adding ? (
-            <p className="basis-full text-sm text-stone-600">{t('map.select_several_hint')}</p>
-          ) : (
-            <Button variant="secondary" onClick={onSelectSeveral}>
-              {t('map.select_several')}
-            </Button>
-          )}
-          {can.edit && (
-            <Button ref={editBoundaryRef} variant="secondary" onClick={() => void editing.startEditing(field.id)}>
-              {t('map.edit_boundary')}
-            </Button>
-          )}
-          {can.edit && (
-            <Button variant="secondary" onClick={() => void editing.startSplitting(field.id)}>
-              {t('map.split_field')}
-            </Button>
-          )}
-          {can.delete && <ConfirmButton label={t('common.delete')} question={t('fields.delete_confirm', { name: field.properties.name })} onConfirm={onDelete} />}
-        </div>
-      )}
+      <FieldFacts field={field} area={mode.kind === 'editing' && liveArea !== null ? ha(liveArea) : ha(field.properties.area)} statusLabel={statusLabel} />
+      <FieldButtons
+        field={field}
+        editing={editing}
+        can={can}
+        adding={adding}
+        onSelectSeveral={onSelectSeveral}
+        onDelete={onDelete}
+        editBoundaryRef={editBoundaryRef}
+        saveBoundaryRef={saveBoundaryRef}
+      />
     </section>
   );
 }

@@ -2,7 +2,7 @@
 // The map's fields: read from the API (simplified for the view in a large company, finer as it zooms
 // in), and read again, only those an edit changed, after it.
 import L from './leaflet-global';
-import { useCallback, useEffect, useState } from 'react';
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
 import { useTranslations } from 'next-intl';
 import { type ApiResult, api } from '@/lib/ui/api';
 import type { FieldCollection, FieldFeature, FieldGeometry } from '@/lib/ui/types';
@@ -53,11 +53,40 @@ export interface FieldData {
 
 export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map | null; fieldCount: number; store: FieldLayerStore; onError: (message: string | null) => void }): FieldData {
   const t = useTranslations();
+  /** A large company's boundaries are read simplified for the view (level-of-detail.ts). */
+  const detail = usesLevelOfDetail(fieldCount);
+  const { features, setFeatures, loaded, loadFailed, setLoadFailed, showList, reload } = useFieldList(map, detail, store, onError, t);
+  const refresh = useRefresh(store, reload, setFeatures);
+  useFirstRead(map, detail, showList);
+  const refine = useRefine(store, setFeatures);
+  useFinerNearView(map, detail, loaded, refine, store);
+  const exactBoundaries = useExactBoundaries(map, detail, store, refine, onError, t);
+
+  const retryLoad = useCallback(async () => {
+    onError(null);
+    setLoadFailed(false);
+    await reload();
+  }, [onError, reload, setLoadFailed]);
+
+  return { features, loaded, loadFailed, retryLoad, refresh, exactBoundaries };
+}
+
+type Translate = ReturnType<typeof useTranslations>;
+type SetFeatures = Dispatch<SetStateAction<FieldFeature[]>>;
+
+/** The list with the fields read again in place of theirs (those new to it at its end) and the fields `removed` left out. */
+function withChanges(all: FieldFeature[], fresh: ReadonlyMap<number, FieldFeature>, removed: ReadonlySet<number>): FieldFeature[] {
+  const next = all.filter((f) => !removed.has(f.id)).map((f) => fresh.get(f.id) ?? f);
+  const known = new Set(all.map((f) => f.id));
+  for (const [id, f] of fresh) if (!known.has(id)) next.push(f);
+  return next;
+}
+
+/** The list of fields, whether it was read or failed to be, and reading it (again) whole. */
+function useFieldList(map: L.Map | null, detail: boolean, store: FieldLayerStore, onError: (message: string | null) => void, t: Translate) {
   const [features, setFeatures] = useState<FieldFeature[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [loadFailed, setLoadFailed] = useState(false);
-  /** A large company's boundaries are read simplified for the view (level-of-detail.ts). */
-  const detail = usesLevelOfDetail(fieldCount);
 
   const showList = useCallback(
     (res: ApiResult<FieldCollection>, tolerance: number) => {
@@ -78,10 +107,13 @@ export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map |
     const tolerance = detail && map ? mapTolerance(map) : 0;
     showList(await readFields(tolerance), tolerance);
   }, [showList, detail, map]);
+  return { features, setFeatures, loaded, loadFailed, setLoadFailed, showList, reload };
+}
 
-  // The whole list is 9.5 MB for 10,000 fields, and each of its layers was made again: an edit reads
-  // only what it changed. A failed read falls back on the whole list.
-  const refresh = useCallback(
+// The whole list is 9.5 MB for 10,000 fields, and each of its layers was made again: an edit reads
+// only what it changed. A failed read falls back on the whole list.
+function useRefresh(store: FieldLayerStore, reload: () => Promise<void>, setFeatures: SetFeatures) {
+  return useCallback(
     async (ids: number[], gone: number[] = []) => {
       const read = await Promise.all(ids.map((id) => api<FieldDetail>(`/api/fields/${id}`)));
       if (read.some((r) => !r.ok && r.status !== 404)) return reload();
@@ -89,19 +121,16 @@ export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map |
       const removed = new Set(gone);
       read.forEach((r, i) => (r.ok ? fresh.set(ids[i]!, toFeature(r.data)) : removed.add(ids[i]!)));
       for (const id of [...fresh.keys(), ...removed]) store.tolerance.delete(id);
-      setFeatures((all) => {
-        const next = all.filter((f) => !removed.has(f.id)).map((f) => fresh.get(f.id) ?? f);
-        const known = new Set(all.map((f) => f.id));
-        for (const [id, f] of fresh) if (!known.has(id)) next.push(f);
-        return next;
-      });
+      setFeatures((all) => withChanges(all, fresh, removed));
     },
-    [reload, store],
+    [reload, store, setFeatures],
   );
+}
 
-  // The fields come from the API, not inside the page, so that the page opens at once however many
-  // there are; the view is already where they are. A large company's are read simplified for the
-  // first view's zoom, which waits for the map.
+// The fields come from the API, not inside the page, so that the page opens at once however many
+// there are; the view is already where they are. A large company's are read simplified for the
+// first view's zoom, which waits for the map.
+function useFirstRead(map: L.Map | null, detail: boolean, showList: (res: ApiResult<FieldCollection>, tolerance: number) => void) {
   const firstView = detail ? map : null;
   useEffect(() => {
     if (detail && !firstView) return;
@@ -114,13 +143,15 @@ export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map |
       current = false;
     };
   }, [detail, firstView, showList]);
+}
 
-  /**
-   * Puts the boundaries of `fresh`, read at `tolerance` (0: as stored), in place of those read
-   * coarser, in their layers as they are (a layer geoman edits is not made again under it). Fields
-   * the map does not have are left out.
-   */
-  const refine = useCallback(
+/**
+ * Puts the boundaries of `fresh`, read at `tolerance` (0: as stored), in place of those read
+ * coarser, in their layers as they are (a layer geoman edits is not made again under it). Fields
+ * the map does not have are left out.
+ */
+function useRefine(store: FieldLayerStore, setFeatures: SetFeatures) {
+  return useCallback(
     (fresh: FieldFeature[], tolerance: number) => {
       const finer = new Map<number, FieldFeature>();
       for (const f of fresh) {
@@ -135,11 +166,15 @@ export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map |
       }
       if (finer.size) setFeatures((all) => all.map((f) => finer.get(f.id) ?? f));
     },
-    [store],
+    [store, setFeatures],
   );
+}
 
-  // Zoomed in, the fields near the view are read again at the finer tolerance the view wants and
-  // replace the coarse ones (a later move supersedes a read still under way).
+type Refine = ReturnType<typeof useRefine>;
+
+// Zoomed in, the fields near the view are read again at the finer tolerance the view wants and
+// replace the coarse ones (a later move supersedes a read still under way).
+function useFinerNearView(map: L.Map | null, detail: boolean, loaded: boolean, refine: Refine, store: FieldLayerStore) {
   useEffect(() => {
     if (!map || !detail || !loaded) return;
     let latest = 0;
@@ -159,13 +194,15 @@ export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map |
       map.off('moveend', onMove);
     };
   }, [map, detail, loaded, refine, store]);
+}
 
-  /**
-   * Before an edit, a cut or a drawing, a large company's boundaries it works with are read as stored
-   * where they were read simplified: the field `id`, and the fields in view when they are few enough
-   * to snap to. False when a read failed (its message is shown).
-   */
-  const exactBoundaries = useCallback(
+/**
+ * Before an edit, a cut or a drawing, a large company's boundaries it works with are read as stored
+ * where they were read simplified: the field `id`, and the fields in view when they are few enough
+ * to snap to. False when a read failed (its message is shown).
+ */
+function useExactBoundaries(map: L.Map | null, detail: boolean, store: FieldLayerStore, refine: Refine, onError: (message: string | null) => void, t: Translate) {
+  return useCallback(
     async (id?: number): Promise<boolean> => {
       if (!map) return false;
       if (!detail) return true;
@@ -186,12 +223,5 @@ export function useFieldData({ map, fieldCount, store, onError }: { map: L.Map |
     },
     [map, detail, store, refine, onError, t],
   );
-
-  const retryLoad = useCallback(async () => {
-    onError(null);
-    setLoadFailed(false);
-    await reload();
-  }, [onError, reload]);
-
-  return { features, loaded, loadFailed, retryLoad, refresh, exactBoundaries };
 }
+

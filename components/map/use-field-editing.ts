@@ -10,6 +10,7 @@ import type { FieldGeometry } from '@/lib/ui/types';
 import type { FieldPropsValues } from '../fields/field-props-form';
 import { type FieldData, SNAP_FIELDS_AT_MOST } from './use-field-data';
 import { type FieldLayerStore, snapTargets } from './use-field-layers';
+import { useLatest } from './use-latest';
 
 export type Mode = { kind: 'idle' } | { kind: 'drawing' } | { kind: 'new'; geometry: FieldGeometry } | { kind: 'editing'; id: number } | { kind: 'splitting'; id: number };
 
@@ -26,6 +27,14 @@ function ringsArea(points: L.LatLng[]): number | null {
 
 /** A layer's area from its corners as they are: Leaflet rounds them to 6 decimals unless told not to, and the area it then gave differed from the saved one. */
 const layerArea = (layer: L.Polygon) => fieldAreaHa(layer.toGeoJSON(false).geometry as FieldGeometry);
+
+/** Geoman's polygon tool while it draws: its own toolbar finishes a shape and takes back a corner through it. */
+const polygonTool = (map: L.Map | null) => (map?.pm.Draw as unknown as { Polygon?: { _finishShape(): void; _removeLastVertex(): void } } | undefined)?.Polygon;
+
+/** Turns on geoman's editing of a field's corners, snapping to the fields in view but the field itself. */
+function enableVertexEditing(map: L.Map, store: FieldLayerStore, layer: L.Polygon, id: number) {
+  layer.pm.enable({ allowSelfIntersection: false, snappable: snapTargets(map, store, SNAP_FIELDS_AT_MOST, id) });
+}
 
 export interface FieldEditing {
   mode: Mode;
@@ -54,8 +63,36 @@ interface Options {
   revealPanel: () => void;
 }
 
-export function useFieldEditing({ map, store, data, setError, setNotice, select, revealPanel }: Options): FieldEditing {
+export function useFieldEditing(options: Options): FieldEditing {
   const t = useTranslations();
+  const state = useEditingState(options.revealPanel);
+  useDrawingEvents(options.map, state);
+  const context: EditingContext = { ...options, ...state, t };
+  const { startDrawing, cancelDrawing, saveNew } = newFieldActions(context);
+  const { startSplitting, splitAlong } = splitActions(context);
+  const { splitRef } = state;
+  useEffect(() => {
+    splitRef.current = splitAlong;
+  });
+  const { startEditing, finishEditing } = boundaryActions(context);
+
+  return {
+    mode: state.mode,
+    liveArea: state.liveArea,
+    busy: state.busy,
+    startDrawing,
+    finishShape: () => polygonTool(options.map)?._finishShape(),
+    undoPoint: () => polygonTool(options.map)?._removeLastVertex(),
+    cancelDrawing,
+    saveNew,
+    startSplitting,
+    startEditing,
+    finishEditing,
+  };
+}
+
+/** The mode, the live area and the busy flag, with the refs Leaflet's handlers read them by. */
+function useEditingState(revealPanel: () => void) {
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
   const [liveArea, setLiveArea] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
@@ -70,10 +107,7 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
   }, []);
   /** Cuts the field along the line just drawn; read by Leaflet's create handler. */
   const splitRef = useRef<(id: number, line: L.Polyline) => Promise<void>>(async () => {});
-  const revealRef = useRef(revealPanel);
-  useEffect(() => {
-    revealRef.current = revealPanel;
-  });
+  const revealRef = useLatest(revealPanel);
 
   const discardDrawn = () => {
     drawnRef.current?.remove();
@@ -83,57 +117,82 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
     changeMode({ kind: 'idle' });
     setLiveArea(null);
   };
+  return { mode, liveArea, setLiveArea, busy, setBusy, modeRef, drawnRef, editedRef, changeMode, splitRef, revealRef, discardDrawn, backToIdle };
+}
 
-  // Drawing: live area while the corners are placed, then the new field's form.
+type EditingState = ReturnType<typeof useEditingState>;
+/** What Leaflet's drawing handlers read and change: all stable, made once for the component. */
+type DrawingRefs = Pick<EditingState, 'modeRef' | 'drawnRef' | 'splitRef' | 'revealRef' | 'changeMode' | 'setLiveArea'>;
+
+/** A drawing's handlers: the live area while the corners are placed, then the new field's form (or the cut). */
+function drawingHandlers({ modeRef, drawnRef, splitRef, revealRef, changeMode, setLiveArea }: DrawingRefs) {
+  let working: L.Polyline | null = null;
+  const update = (cursor?: L.LatLng) => {
+    if (!working) return;
+    const points = [...(working.getLatLngs() as L.LatLng[])];
+    if (cursor) points.push(cursor);
+    setLiveArea(ringsArea(points));
+  };
+  const onDrawStart = (e: { workingLayer: L.Layer }) => {
+    working = e.workingLayer as L.Polyline;
+    working.on('pm:vertexadded', () => update());
+  };
+  const onMove = (e: L.LeafletMouseEvent) => {
+    if (modeRef.current.kind === 'drawing') update(e.latlng);
+  };
+  const onCreate = (e: { layer: L.Layer }) => {
+    working = null;
+    drawnRef.current = e.layer;
+    const current = modeRef.current;
+    if (current.kind === 'splitting') {
+      void splitRef.current(current.id, e.layer as L.Polyline);
+      return;
+    }
+    const geometry = (e.layer as L.Polygon).toGeoJSON(false).geometry as FieldGeometry;
+    setLiveArea(fieldAreaHa(geometry));
+    changeMode({ kind: 'new', geometry });
+    // Once the form has rendered, for the panel to be tall enough to go to.
+    setTimeout(() => revealRef.current(), 0);
+  };
+  const onDrawEnd = () => {
+    working = null;
+    if (modeRef.current.kind === 'drawing' || (modeRef.current.kind === 'splitting' && !drawnRef.current)) {
+      changeMode({ kind: 'idle' });
+      setLiveArea(null);
+    }
+  };
+  return { onDrawStart, onMove, onCreate, onDrawEnd };
+}
+
+/** Listens to geoman's drawing on `map`; gives back what stops listening. */
+function listenToDrawing(map: L.Map, refs: DrawingRefs): () => void {
+  const { onDrawStart, onMove, onCreate, onDrawEnd } = drawingHandlers(refs);
+  map.on('pm:drawstart', onDrawStart);
+  map.on('mousemove', onMove as L.LeafletEventHandlerFn);
+  map.on('pm:create', onCreate);
+  map.on('pm:drawend', onDrawEnd);
+  return () => {
+    map.off('pm:drawstart', onDrawStart);
+    map.off('mousemove', onMove as L.LeafletEventHandlerFn);
+    map.off('pm:create', onCreate);
+    map.off('pm:drawend', onDrawEnd);
+  };
+}
+
+// Drawing: live area while the corners are placed, then the new field's form. Attached once a map
+// is there (the other dependencies never change).
+function useDrawingEvents(map: L.Map | null, { modeRef, drawnRef, splitRef, revealRef, changeMode, setLiveArea }: DrawingRefs) {
   useEffect(() => {
     if (!map) return;
-    let working: L.Polyline | null = null;
-    const update = (cursor?: L.LatLng) => {
-      if (!working) return;
-      const points = [...(working.getLatLngs() as L.LatLng[])];
-      if (cursor) points.push(cursor);
-      setLiveArea(ringsArea(points));
-    };
-    const onDrawStart = (e: { workingLayer: L.Layer }) => {
-      working = e.workingLayer as L.Polyline;
-      working.on('pm:vertexadded', () => update());
-    };
-    const onMove = (e: L.LeafletMouseEvent) => {
-      if (modeRef.current.kind === 'drawing') update(e.latlng);
-    };
-    const onCreate = (e: { layer: L.Layer }) => {
-      working = null;
-      drawnRef.current = e.layer;
-      const current = modeRef.current;
-      if (current.kind === 'splitting') {
-        void splitRef.current(current.id, e.layer as L.Polyline);
-        return;
-      }
-      const geometry = (e.layer as L.Polygon).toGeoJSON(false).geometry as FieldGeometry;
-      setLiveArea(fieldAreaHa(geometry));
-      changeMode({ kind: 'new', geometry });
-      // Once the form has rendered, for the panel to be tall enough to go to.
-      setTimeout(() => revealRef.current(), 0);
-    };
-    const onDrawEnd = () => {
-      working = null;
-      if (modeRef.current.kind === 'drawing' || (modeRef.current.kind === 'splitting' && !drawnRef.current)) {
-        changeMode({ kind: 'idle' });
-        setLiveArea(null);
-      }
-    };
-    map.on('pm:drawstart', onDrawStart);
-    map.on('mousemove', onMove as L.LeafletEventHandlerFn);
-    map.on('pm:create', onCreate);
-    map.on('pm:drawend', onDrawEnd);
-    return () => {
-      map.off('pm:drawstart', onDrawStart);
-      map.off('mousemove', onMove as L.LeafletEventHandlerFn);
-      map.off('pm:create', onCreate);
-      map.off('pm:drawend', onDrawEnd);
-    };
-  }, [map, changeMode]);
+    return listenToDrawing(map, { modeRef, drawnRef, splitRef, revealRef, changeMode, setLiveArea });
+  }, [map, changeMode, modeRef, drawnRef, splitRef, revealRef, setLiveArea]);
+}
 
+/** What the editing's actions work with: the hook's options, its state of this render, the translations. */
+type EditingContext = Options & EditingState & { t: ReturnType<typeof useTranslations> };
+
+/** Drawing a new field: started, ended keeping nothing, or saved with the form's values. */
+function newFieldActions({ map, store, data, mode, setError, setNotice, select, setLiveArea, changeMode, setBusy, discardDrawn, backToIdle, t }: EditingContext) {
   async function startDrawing() {
     if (!map) return;
     setError(null);
@@ -151,8 +210,6 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
       pathOptions: { color: '#b45309', fillColor: '#f59e0b', fillOpacity: 0.3 },
     });
   }
-
-  const drawTool = () => (map?.pm.Draw as unknown as { Polygon?: { _finishShape(): void; _removeLastVertex(): void } } | undefined)?.Polygon;
 
   /** Ends drawing a new field or a cutting line, keeping nothing of it. */
   function cancelDrawing() {
@@ -177,7 +234,11 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
     await data.refresh([res.data.id]);
     select(res.data.id);
   }
+  return { startDrawing, cancelDrawing, saveNew };
+}
 
+/** Cutting a field: drawing the line, then cutting along it once drawn (splitAlong, called by the create handler). */
+function splitActions({ map, store, data, setError, setNotice, select, changeMode, setBusy, discardDrawn, backToIdle, t }: EditingContext) {
   async function startSplitting(id: number) {
     if (!map) return;
     setError(null);
@@ -209,10 +270,20 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
     await data.refresh([id, ...res.data.created.map((c) => c.id)]);
     select(id);
   }
-  useEffect(() => {
-    splitRef.current = splitAlong;
-  });
+  return { startSplitting, splitAlong };
+}
 
+/** From now on, each change geoman makes to the boundary marks it changed and measures it again. */
+function followEdits(layer: L.Polygon, editedRef: EditingState['editedRef'], setLiveArea: EditingState['setLiveArea']) {
+  editedRef.current = false;
+  layer.on('pm:markerdrag pm:edit pm:vertexremoved', () => {
+    editedRef.current = true;
+    setLiveArea(layerArea(layer));
+  });
+}
+
+/** Editing a field's boundary: its corners made editable, then saved or put back as stored. */
+function boundaryActions({ map, store, data, mode, busy, setError, setNotice, changeMode, setLiveArea, setBusy, editedRef, backToIdle, t }: EditingContext) {
   async function startEditing(id: number) {
     if (!map) return;
     setError(null);
@@ -222,12 +293,8 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
     if (!layer) return;
     changeMode({ kind: 'editing', id });
     setLiveArea(layerArea(layer));
-    layer.pm.enable({ allowSelfIntersection: false, snappable: snapTargets(map, store, SNAP_FIELDS_AT_MOST, id) });
-    editedRef.current = false;
-    layer.on('pm:markerdrag pm:edit pm:vertexremoved', () => {
-      editedRef.current = true;
-      setLiveArea(layerArea(layer));
-    });
+    enableVertexEditing(map, store, layer, id);
+    followEdits(layer, editedRef, setLiveArea);
   }
 
   /** Ends editing a boundary: saved, or put back as stored. A save that fails stays in the edit. */
@@ -248,7 +315,7 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
         // The corners moved are the user's work: a refusal (a self-intersection), a lost connection or
         // an ended session leaves them on the map, still editable, for a fix or another Save.
         setError(res.error ?? t('common.network_error'));
-        if (map) layer.pm.enable({ allowSelfIntersection: false, snappable: snapTargets(map, store, SNAP_FIELDS_AT_MOST, id) });
+        if (map) enableVertexEditing(map, store, layer, id);
         return;
       }
       setNotice(t('map.boundary_saved'));
@@ -259,18 +326,6 @@ export function useFieldEditing({ map, store, data, setError, setNotice, select,
     // save (its layer is made again from it).
     await data.refresh([id]);
   }
-
-  return {
-    mode,
-    liveArea,
-    busy,
-    startDrawing,
-    finishShape: () => drawTool()?._finishShape(),
-    undoPoint: () => drawTool()?._removeLastVertex(),
-    cancelDrawing,
-    saveNew,
-    startSplitting,
-    startEditing,
-    finishEditing,
-  };
+  return { startEditing, finishEditing };
 }
+
