@@ -13,47 +13,9 @@ import { Form } from '../ui/validation-messages';
 export function RegisterForm() {
   const t = useTranslations();
   const locale = useLocale();
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submit } = useRegistration();
   /** The account's language once the person picks one; until then it is the page's. */
   const [language, setLanguage] = useState<string | null>(null);
-  // The header's switcher changes the page's language under the form: an error shown in the old
-  // language goes (sending again says it in the new one).
-  const [shownLocale, setShownLocale] = useState(locale);
-  if (shownLocale !== locale) {
-    setShownLocale(locale);
-    setError(null);
-  }
-
-  async function submit(e: React.FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const value = (k: string) => String(form.get(k) ?? '').trim();
-    setBusy(true);
-    setError(null);
-    const res = await api('/api/auth/register', {
-      method: 'POST',
-      body: {
-        company_name: value('company_name'),
-        first_name: value('first_name') || undefined,
-        last_name: value('last_name') || undefined,
-        email: value('email'),
-        password: String(form.get('password') ?? ''),
-        language: value('language'),
-        // The farm's zone, as a first guess: the one the person registering is in.
-        time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      },
-    });
-    if (!res.ok) {
-      setBusy(false);
-      setError(res.error ?? t('common.network_error'));
-      return;
-    }
-    rememberLocale(value('language'));
-    router.replace('/map');
-    router.refresh();
-  }
 
   return (
     <Form onSubmit={submit} className="space-y-4">
@@ -83,4 +45,52 @@ export function RegisterForm() {
       </p>
     </Form>
   );
+}
+
+/** Sends the registration; once the company is made, its map opens in the language chosen. */
+function useRegistration() {
+  const t = useTranslations();
+  const locale = useLocale();
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  // The header's switcher changes the page's language under the form: an error shown in the old
+  // language goes (sending again says it in the new one).
+  const [shownLocale, setShownLocale] = useState(locale);
+  if (shownLocale !== locale) {
+    setShownLocale(locale);
+    setError(null);
+  }
+
+  async function submit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const body = registrationBody(new FormData(e.currentTarget));
+    setBusy(true);
+    setError(null);
+    const res = await api('/api/auth/register', { method: 'POST', body });
+    if (!res.ok) {
+      setBusy(false);
+      setError(res.error ?? t('common.network_error'));
+      return;
+    }
+    rememberLocale(body.language);
+    router.replace('/map');
+    router.refresh();
+  }
+  return { error, busy, submit };
+}
+
+/** POST /api/auth/register's body from the form: names left empty are none, the password as typed. */
+function registrationBody(form: FormData) {
+  const value = (k: string) => String(form.get(k) ?? '').trim();
+  return {
+    company_name: value('company_name'),
+    first_name: value('first_name') || undefined,
+    last_name: value('last_name') || undefined,
+    email: value('email'),
+    password: String(form.get('password') ?? ''),
+    language: value('language'),
+    // The farm's zone, as a first guess: the one the person registering is in.
+    time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
 }

@@ -48,7 +48,6 @@ function useAction() {
 
 export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[]; myId: number; myRole: Role }) {
   const t = useTranslations();
-  const format = useFormatter();
   const { error, notice, busy, run } = useAction();
   const assignable = ROLES.filter((r) => ROLE_LEVEL[r] <= ROLE_LEVEL[myRole]);
 
@@ -68,67 +67,87 @@ export function CompanyUsers({ users, myId, myRole }: { users: CompanyUserRow[];
           </>
         }
       >
-        {users.map((u) => {
-          const editable = u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole];
-          const state = u.is_active ? t('company.active') : t('company.inactive');
-          // As the profile page writes times.
-          const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), 'moment') : '—';
-          return (
-            <tr key={u.id} className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
-              <td className="px-2 py-1">
-                <span className="block">{personName(u.first_name, u.last_name, u.email)}</span>
-                <span className="block text-xs text-stone-600">{u.email}</span>
-                {/* A phone has no room for the state and last sign-in columns: they go under the name. */}
-                <span className="block text-xs text-stone-600 md:hidden">
-                  {state} · {t('account.last_login')}: {lastLogin}
-                </span>
-              </td>
-              <td className="px-2 py-1">
-                {editable ? (
-                  // Keyed by the saved role: once saved (or changed elsewhere) the choice starts from it again.
-                  <RoleChoice
-                    key={u.role}
-                    email={u.email}
-                    role={u.role as Role}
-                    assignable={assignable}
-                    busy={busy}
-                    onSave={(role) => run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role } }), t('auth.user_updated'))}
-                  />
-                ) : (
-                  t(`roles.${u.role}`)
-                )}
-              </td>
-              <td className="hidden px-2 py-1 md:table-cell">{state}</td>
-              <td className="hidden px-2 py-1 md:table-cell">{lastLogin}</td>
-              <td className="px-2 py-1">
-                {editable && (
-                  <span className="flex flex-wrap gap-2">
-                    {/* Each row's buttons name their user: a list of "Deactivate", "Delete" tells a screen reader nothing. */}
-                    <Button
-                      variant="secondary"
-                      busy={busy}
-                      aria-label={t(u.is_active ? 'company.deactivate_of' : 'company.activate_of', { user: u.email })}
-                      onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
-                    >
-                      {u.is_active ? t('company.deactivate') : t('company.activate')}
-                    </Button>
-                    <ConfirmButton
-                      label={t('common.delete')}
-                      name={t('company.delete_of', { user: u.email })}
-                      question={t('company.remove_confirm', { user: u.email })}
-                      onConfirm={async () => {
-                        await run(() => api(`/api/auth/company/users/${u.id}`, { method: 'DELETE' }), t('auth.user_deleted'));
-                      }}
-                    />
-                  </span>
-                )}
-              </td>
-            </tr>
-          );
-        })}
+        {users.map((u) => (
+          <CompanyUserTableRow key={u.id} user={u} editable={u.id !== myId && ROLE_LEVEL[u.role as Role] <= ROLE_LEVEL[myRole]} assignable={assignable} busy={busy} run={run} />
+        ))}
       </Table>
       <AddUserForm assignable={assignable} />
     </Card>
+  );
+}
+
+type RunAction = ReturnType<typeof useAction>['run'];
+
+interface CompanyUserTableRowProps {
+  user: CompanyUserRow;
+  /** Whether this user may change the row's user: not themselves, nor anyone above their own role. */
+  editable: boolean;
+  assignable: readonly Role[];
+  busy: boolean;
+  run: RunAction;
+}
+
+function CompanyUserTableRow({ user: u, editable, assignable, busy, run }: CompanyUserTableRowProps) {
+  const t = useTranslations();
+  const format = useFormatter();
+  const state = u.is_active ? t('company.active') : t('company.inactive');
+  // As the profile page writes times.
+  const lastLogin = u.last_login ? format.dateTime(new Date(u.last_login), 'moment') : '—';
+  return (
+    <tr className="border-t border-stone-200" data-testid={`user-row-${u.email}`}>
+      <td className="px-2 py-1">
+        <span className="block">{personName(u.first_name, u.last_name, u.email)}</span>
+        <span className="block text-xs text-stone-600">{u.email}</span>
+        {/* A phone has no room for the state and last sign-in columns: they go under the name. */}
+        <span className="block text-xs text-stone-600 md:hidden">
+          {state} · {t('account.last_login')}: {lastLogin}
+        </span>
+      </td>
+      <td className="px-2 py-1">
+        {editable ? (
+          // Keyed by the saved role: once saved (or changed elsewhere) the choice starts from it again.
+          <RoleChoice
+            key={u.role}
+            email={u.email}
+            role={u.role as Role}
+            assignable={assignable}
+            busy={busy}
+            onSave={(role) => run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { role } }), t('auth.user_updated'))}
+          />
+        ) : (
+          t(`roles.${u.role}`)
+        )}
+      </td>
+      <td className="hidden px-2 py-1 md:table-cell">{state}</td>
+      <td className="hidden px-2 py-1 md:table-cell">{lastLogin}</td>
+      <td className="px-2 py-1">{editable && <UserActions user={u} busy={busy} run={run} />}</td>
+    </tr>
+  );
+}
+
+/** (De)activating and deleting a user. */
+function UserActions({ user: u, busy, run }: { user: CompanyUserRow; busy: boolean; run: RunAction }) {
+  const t = useTranslations();
+  return (
+    <span className="flex flex-wrap gap-2">
+      {/* Each row's buttons name their user: a list of "Deactivate", "Delete" tells a screen reader nothing. */}
+      <Button
+        variant="secondary"
+        busy={busy}
+        aria-label={t(u.is_active ? 'company.deactivate_of' : 'company.activate_of', { user: u.email })}
+        onClick={() => void run(() => api(`/api/auth/company/users/${u.id}`, { method: 'PUT', body: { is_active: !u.is_active } }), t('auth.user_updated'))}
+      >
+        {u.is_active ? t('company.deactivate') : t('company.activate')}
+      </Button>
+      <ConfirmButton
+        label={t('common.delete')}
+        name={t('company.delete_of', { user: u.email })}
+        question={t('company.remove_confirm', { user: u.email })}
+        onConfirm={async () => {
+          await run(() => api(`/api/auth/company/users/${u.id}`, { method: 'DELETE' }), t('auth.user_deleted'));
+        }}
+      />
+    </span>
   );
 }
 
@@ -177,7 +196,6 @@ function RoleChoice({ email, role, assignable, busy, onSave }: { email: string; 
 
 function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
   const t = useTranslations();
-  const locale = useLocale();
   const { error, notice, busy, run } = useAction();
   return (
     <Form
@@ -186,46 +204,52 @@ function AddUserForm({ assignable }: { assignable: readonly Role[] }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const formEl = e.currentTarget;
-        const f = new FormData(formEl);
-        const v = (k: string) => String(f.get(k) ?? '').trim();
-        const ok = await run(
-          () =>
-            api('/api/auth/company/users', {
-              method: 'POST',
-              body: { email: v('email'), password: String(f.get('password') ?? ''), first_name: v('first_name') || undefined, last_name: v('last_name') || undefined, role: v('role'), language: v('language') },
-            }),
-          t('auth.user_created'),
-        );
+        const body = newUserBody(new FormData(formEl));
+        const ok = await run(() => api('/api/auth/company/users', { method: 'POST', body }), t('auth.user_created'));
         if (ok) formEl.reset();
       }}
     >
       <h3 className="font-semibold">{t('company.add_user')}</h3>
-      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <TextInput label={t('auth.email')} name="email" type="email" required />
-        <TextInput label={t('auth.password')} name="password" type="password" required minLength={8} autoComplete="new-password" hint={t('account.password_hint')} />
-        <TextInput label={t('auth.first_name')} name="first_name" />
-        <TextInput label={t('auth.last_name')} name="last_name" />
-        <Select label={t('account.role')} name="role" defaultValue="operator">
-          {assignable.map((r) => (
-            <option key={r} value={r}>
-              {t(`roles.${r}`)}
-            </option>
-          ))}
-        </Select>
-        <Select label={t('settings.language')} name="language" defaultValue={locale}>
-          {LOCALES.map((l) => (
-            <option key={l} value={l}>
-              {t(`languages.${l}`)}
-            </option>
-          ))}
-        </Select>
-      </div>
+      <NewUserFields assignable={assignable} />
       <ErrorMessage>{error}</ErrorMessage>
       <SuccessMessage>{notice}</SuccessMessage>
       <SubmitButton busy={busy}>
         {t('company.add_user')}
       </SubmitButton>
     </Form>
+  );
+}
+
+/** POST /api/auth/company/users's body from the form: names left empty are none, the password as typed. */
+function newUserBody(f: FormData) {
+  const v = (k: string) => String(f.get(k) ?? '').trim();
+  return { email: v('email'), password: String(f.get('password') ?? ''), first_name: v('first_name') || undefined, last_name: v('last_name') || undefined, role: v('role'), language: v('language') };
+}
+
+function NewUserFields({ assignable }: { assignable: readonly Role[] }) {
+  const t = useTranslations();
+  const locale = useLocale();
+  return (
+    <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+      <TextInput label={t('auth.email')} name="email" type="email" required />
+      <TextInput label={t('auth.password')} name="password" type="password" required minLength={8} autoComplete="new-password" hint={t('account.password_hint')} />
+      <TextInput label={t('auth.first_name')} name="first_name" />
+      <TextInput label={t('auth.last_name')} name="last_name" />
+      <Select label={t('account.role')} name="role" defaultValue="operator">
+        {assignable.map((r) => (
+          <option key={r} value={r}>
+            {t(`roles.${r}`)}
+          </option>
+        ))}
+      </Select>
+      <Select label={t('settings.language')} name="language" defaultValue={locale}>
+        {LOCALES.map((l) => (
+          <option key={l} value={l}>
+            {t(`languages.${l}`)}
+          </option>
+        ))}
+      </Select>
+    </div>
   );
 }
 

@@ -7,7 +7,7 @@ import { Button, ErrorMessage, Select, TextInput } from '../ui/form';
 import { SubmitButton } from '../ui/submit-button';
 import { Form } from '../ui/validation-messages';
 import { StatusOptions } from './field-options';
-import { OwnerChoiceOptions, useOwnerChoice } from './owner-choice';
+import { type OwnerChoice, OwnerChoiceOptions, useOwnerChoice } from './owner-choice';
 
 export interface FieldPropsValues {
   name: string;
@@ -16,20 +16,7 @@ export interface FieldPropsValues {
   parcel_number: string;
 }
 
-/**
- * Name, owner, land status and parcel number of a field: for a new field and for editing one. An
- * owner not yet listed can be added here (useOwnerChoice), so that a field drawn for a new lessor is
- * not lost on the way to the owners page.
- */
-export function FieldPropsForm({
-  owners,
-  initial,
-  submitLabel,
-  busy,
-  onSubmit,
-  onCancel,
-  focusName,
-}: {
+interface FieldPropsFormProps {
   owners: OwnerOption[];
   initial?: Partial<FieldPropsValues>;
   submitLabel: string;
@@ -38,7 +25,14 @@ export function FieldPropsForm({
   onCancel?: () => void;
   /** Focus the name when the form opens (an Edit button that opened it is gone). */
   focusName?: boolean;
-}) {
+}
+
+/**
+ * Name, owner, land status and parcel number of a field: for a new field and for editing one. An
+ * owner not yet listed can be added here (useOwnerChoice), so that a field drawn for a new lessor is
+ * not lost on the way to the owners page.
+ */
+export function FieldPropsForm({ owners, initial, submitLabel, busy, onSubmit, onCancel, focusName }: FieldPropsFormProps) {
   const t = useTranslations();
   const [name, setName] = useState(initial?.name ?? '');
   const [status, setStatus] = useState(initial?.status ?? '');
@@ -61,11 +55,7 @@ export function FieldPropsForm({
       }}
     >
       <TextInput label={t('fields.name')} name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} autoFocus={focusName} />
-      <Select label={t('fields.owner')} name="owner_id" {...owner.select}>
-        <OwnerChoiceOptions choice={owner} />
-      </Select>
-      {owner.newOwner && <TextInput label={t('fields.new_owner_name')} name="new_owner" {...owner.newOwner} />}
-      <ErrorMessage>{ownerError}</ErrorMessage>
+      <OwnerInputs owner={owner} error={ownerError} />
       <Select label={t('fields.status')} name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
         <StatusOptions statuses={statuses} none={t('common.none')} />
       </Select>
@@ -79,16 +69,37 @@ export function FieldPropsForm({
         hint={t('fields.parcel_hint')}
         maxLength={64}
       />
-      <div className="flex flex-wrap gap-2">
-        <SubmitButton busy={busy || owner.creating}>
-          {submitLabel}
-        </SubmitButton>
-        {onCancel && (
-          <Button variant="secondary" onClick={onCancel} busy={busy || owner.creating}>
-            {t('common.cancel')}
-          </Button>
-        )}
-      </div>
+      <FormButtons submitLabel={submitLabel} busy={busy || owner.creating} onCancel={onCancel} />
     </Form>
+  );
+}
+
+/** The owner select, a new owner's name while it asks for one, and why a new owner could not be added. */
+function OwnerInputs({ owner, error }: { owner: OwnerChoice; error: string | null }) {
+  const t = useTranslations();
+  return (
+    <>
+      <Select label={t('fields.owner')} name="owner_id" {...owner.select}>
+        <OwnerChoiceOptions choice={owner} />
+      </Select>
+      {owner.newOwner && <TextInput label={t('fields.new_owner_name')} name="new_owner" {...owner.newOwner} />}
+      <ErrorMessage>{error}</ErrorMessage>
+    </>
+  );
+}
+
+function FormButtons({ submitLabel, busy, onCancel }: { submitLabel: string; busy: boolean | undefined; onCancel?: () => void }) {
+  const t = useTranslations();
+  return (
+    <div className="flex flex-wrap gap-2">
+      <SubmitButton busy={busy}>
+        {submitLabel}
+      </SubmitButton>
+      {onCancel && (
+        <Button variant="secondary" onClick={onCancel} busy={busy}>
+          {t('common.cancel')}
+        </Button>
+      )}
+    </div>
   );
 }

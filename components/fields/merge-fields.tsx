@@ -29,7 +29,32 @@ const defaultKept = (rows: MergeCandidate[]) => (rows.find((r) => r.scanned) ?? 
  */
 export function MergeFields({ rows, onCancel, onMerged }: { rows: MergeCandidate[]; onCancel: () => void; onMerged: (field: MergedField, taken: number[]) => void }) {
   const t = useTranslations();
-  const format = useFormatter();
+  const { keptRow, setKept, name, setName, busy, error, merge } = useMerge(rows, onMerged);
+
+  return (
+    <section aria-label={t('fields.merge_title')} className="space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="merge-fields">
+      <h2 className="font-semibold">{t('fields.merge_title')}</h2>
+      <p className="text-stone-700">{t('fields.merge_hint')}</p>
+      <KeptFieldChoice rows={rows} kept={keptRow.id} onChange={setKept} />
+      <div className="max-w-sm">
+        <TextInput label={t('fields.merge_name')} value={name} placeholder={keptRow.name} maxLength={255} onChange={(e) => setName(e.target.value)} />
+      </div>
+      <div className="flex flex-wrap gap-2">
+        <Button variant="danger" onClick={() => void merge()} busy={busy}>
+          {t('fields.merge_apply', { count: rows.length })}
+        </Button>
+        <Button variant="secondary" onClick={onCancel} busy={busy}>
+          {t('common.cancel')}
+        </Button>
+      </div>
+      <ErrorMessage>{error}</ErrorMessage>
+    </section>
+  );
+}
+
+/** The field kept and the name it takes (empty: its own), and the merge of the others into it. */
+function useMerge(rows: MergeCandidate[], onMerged: (field: MergedField, taken: number[]) => void) {
+  const t = useTranslations();
   const [kept, setKept] = useState(() => defaultKept(rows));
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
@@ -47,36 +72,25 @@ export function MergeFields({ rows, onCancel, onMerged }: { rows: MergeCandidate
     }
     onMerged(res.data.field, ids.slice(1));
   }
+  return { keptRow, setKept, name, setName, busy, error, merge };
+}
 
+function KeptFieldChoice({ rows, kept, onChange }: { rows: MergeCandidate[]; kept: number; onChange: (id: number) => void }) {
+  const t = useTranslations();
+  const format = useFormatter();
   return (
-    <section aria-label={t('fields.merge_title')} className="space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="merge-fields">
-      <h2 className="font-semibold">{t('fields.merge_title')}</h2>
-      <p className="text-stone-700">{t('fields.merge_hint')}</p>
-      <fieldset className="space-y-1">
-        <legend className="font-medium text-stone-700">{t('fields.merge_keep')}</legend>
-        {rows.map((r) => (
-          <label key={r.id} className="flex items-center gap-2">
-            <input type="radio" name="merge-kept" checked={r.id === keptRow.id} onChange={() => setKept(r.id)} />
-            <span>
-              {r.name} · {t('common.ha', { value: format.number(r.area, 'hectares') })}
-              {r.parcel_number ? ` · ${r.parcel_number}` : ''}
-              {r.scanned ? ` · ${t('fields.merge_has_scans')}` : ''}
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      <div className="max-w-sm">
-        <TextInput label={t('fields.merge_name')} value={name} placeholder={keptRow.name} maxLength={255} onChange={(e) => setName(e.target.value)} />
-      </div>
-      <div className="flex flex-wrap gap-2">
-        <Button variant="danger" onClick={() => void merge()} busy={busy}>
-          {t('fields.merge_apply', { count: rows.length })}
-        </Button>
-        <Button variant="secondary" onClick={onCancel} busy={busy}>
-          {t('common.cancel')}
-        </Button>
-      </div>
-      <ErrorMessage>{error}</ErrorMessage>
-    </section>
+    <fieldset className="space-y-1">
+      <legend className="font-medium text-stone-700">{t('fields.merge_keep')}</legend>
+      {rows.map((r) => (
+        <label key={r.id} className="flex items-center gap-2">
+          <input type="radio" name="merge-kept" checked={r.id === kept} onChange={() => onChange(r.id)} />
+          <span>
+            {r.name} · {t('common.ha', { value: format.number(r.area, 'hectares') })}
+            {r.parcel_number ? ` · ${r.parcel_number}` : ''}
+            {r.scanned ? ` · ${t('fields.merge_has_scans')}` : ''}
+          </span>
+        </label>
+      ))}
+    </fieldset>
   );
 }

@@ -21,13 +21,10 @@ export type OwnerChoice = ReturnType<typeof useOwnerChoice>;
  */
 export function useOwnerChoice(owners: OwnerOption[], initial: string) {
   const t = useTranslations();
-  const router = useRouter();
   const [value, setValue] = useState(initial);
   const [newName, setNewName] = useState('');
   const [creating, setCreating] = useState(false);
-  // Owners added here, listed before the page's owners are read again.
-  const [added, setAdded] = useState<OwnerOption[]>([]);
-  const listed = [...owners, ...added.filter((a) => !owners.some((o) => o.id === a.id))];
+  const { listed, list } = useListedOwners(owners);
 
   /**
    * The owner to save with (null: none); undefined when a new one could not be added, the reason
@@ -43,11 +40,7 @@ export function useOwnerChoice(owners: OwnerOption[], initial: string) {
       return undefined;
     }
     const take = (owner: OwnerOption) => {
-      if (!listed.some((o) => o.id === owner.id)) {
-        // Listed here at once, and in the page's owners once they are read again.
-        setAdded((list) => [...list, owner]);
-        router.refresh();
-      }
+      list(owner);
       setValue(String(owner.id));
       setNewName('');
       return owner;
@@ -55,19 +48,11 @@ export function useOwnerChoice(owners: OwnerOption[], initial: string) {
     const known = listed.find((o) => ownerNameKey(o.name) === ownerNameKey(name));
     if (known) return take(known);
     setCreating(true);
-    const res = await api<{ id: number }>('/api/owners', { method: 'POST', body: { name } });
-    // Taken since the page was read (by a colleague, or another tab): that owner, found in the list as it is now.
-    const taken = !res.ok && res.status === 409 ? await api<OwnerOption[]>('/api/owners') : null;
+    const made = await createOwner(name);
     setCreating(false);
-    if (taken?.ok) {
-      const owner = taken.data.find((o) => ownerNameKey(o.name) === ownerNameKey(name));
-      if (owner) return take({ id: owner.id, name: owner.name });
-    }
-    if (!res.ok) {
-      fail(res.error ?? t('common.network_error'));
-      return undefined;
-    }
-    return take({ id: res.data.id, name });
+    if (made.ok) return take(made.owner);
+    fail(made.error ?? t('common.network_error'));
+    return undefined;
   }
 
   return {
@@ -75,6 +60,40 @@ export function useOwnerChoice(owners: OwnerOption[], initial: string) {
     /** While a new owner is being added. */
     creating,
     chosen,
+    ...ownerInputs(value, setValue, newName, setNewName),
+  };
+}
+
+/** The page's owners, and those added here: listed before the page's owners are read again. */
+function useListedOwners(owners: OwnerOption[]) {
+  const router = useRouter();
+  const [added, setAdded] = useState<OwnerOption[]>([]);
+  const listed = [...owners, ...added.filter((a) => !owners.some((o) => o.id === a.id))];
+  /** Lists an owner not listed yet: here at once, and in the page's owners once they are read again. */
+  const list = (owner: OwnerOption) => {
+    if (listed.some((o) => o.id === owner.id)) return;
+    setAdded((prev) => [...prev, owner]);
+    router.refresh();
+  };
+  return { listed, list };
+}
+
+/** Adds an owner named `name`; one of that name made since the page was read is that owner. */
+async function createOwner(name: string): Promise<{ ok: true; owner: OwnerOption } | { ok: false; error: string | null }> {
+  const res = await api<{ id: number }>('/api/owners', { method: 'POST', body: { name } });
+  // Taken since the page was read (by a colleague, or another tab): that owner, found in the list as it is now.
+  const taken = !res.ok && res.status === 409 ? await api<OwnerOption[]>('/api/owners') : null;
+  if (taken?.ok) {
+    const owner = taken.data.find((o) => ownerNameKey(o.name) === ownerNameKey(name));
+    if (owner) return { ok: true, owner: { id: owner.id, name: owner.name } };
+  }
+  if (!res.ok) return { ok: false, error: res.error };
+  return { ok: true, owner: { id: res.data.id, name } };
+}
+
+/** The select and the new owner's name: their props, and starting them over. */
+function ownerInputs(value: string, setValue: (value: string) => void, newName: string, setNewName: (name: string) => void) {
+  return {
     /** Starts over from an owner (a table row opened for editing). */
     start(from: string) {
       setValue(from);

@@ -22,8 +22,34 @@ const LIST_POLL_MS = 2000;
  */
 export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
   const t = useTranslations('uploads');
+  const { tasks, error } = useRecentTasks(initial);
+  if (!tasks.length) return <p className="text-sm text-stone-600">{t('recent.empty')}</p>;
+  return (
+    <div className="space-y-2">
+      <ErrorMessage>{error}</ErrorMessage>
+      <Table
+        testId="recent-tasks"
+        head={
+          <>
+            <Th>{t('recent.when')}</Th>
+            <Th>{t('recent.file')}</Th>
+            <Th>{t('field')}</Th>
+            <Th>{t('recent.by')}</Th>
+            <Th>{t('recent.state')}</Th>
+          </>
+        }
+      >
+        {tasks.map((task) => (
+          <RecentTaskRow key={task.task_id} task={task} />
+        ))}
+      </Table>
+    </div>
+  );
+}
+
+/** The list as last answered, and the failure to ask in words: asked again as RecentTasks says. */
+function useRecentTasks(initial: TaskListItem[]) {
   const tc = useTranslations('common');
-  const format = useFormatter();
   const [tasks, setTasks] = useState(initial);
   const [error, setError] = useState<string | null>(null);
   const failures = useRef(0);
@@ -59,46 +85,33 @@ export function RecentTasks({ initial }: { initial: TaskListItem[] }) {
     return () => clearTimeout(timer);
   }, [active, wait, refresh]);
 
-  if (!tasks.length) return <p className="text-sm text-stone-600">{t('recent.empty')}</p>;
+  return { tasks, error };
+}
+
+function RecentTaskRow({ task }: { task: TaskListItem }) {
+  const t = useTranslations('uploads');
+  const format = useFormatter();
   return (
-    <div className="space-y-2">
-      <ErrorMessage>{error}</ErrorMessage>
-      <Table
-        testId="recent-tasks"
-        head={
-          <>
-            <Th>{t('recent.when')}</Th>
-            <Th>{t('recent.file')}</Th>
-            <Th>{t('field')}</Th>
-            <Th>{t('recent.by')}</Th>
-            <Th>{t('recent.state')}</Th>
-          </>
-        }
-      >
-        {tasks.map((task) => (
-          <tr key={task.task_id} className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
-            <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), 'moment')}</td>
-            <td className="px-2 py-1">
-              <span className="block break-all">{task.file_name ?? '—'}</span>
-              <span className="block text-xs text-stone-600">{t(`recent.kind.${task.kind}`)}</span>
-            </td>
-            <td className="px-2 py-1">
-              {task.field ? (
-                <Link href={`/fields/${task.field.id}`} className="text-emerald-800 underline">
-                  {task.field.name}
-                </Link>
-              ) : (
-                '—'
-              )}
-            </td>
-            <td className="px-2 py-1">{task.created_by?.name ?? '—'}</td>
-            <td className="min-w-48 px-2 py-1">
-              <TaskState task={task} />
-            </td>
-          </tr>
-        ))}
-      </Table>
-    </div>
+    <tr className="border-t border-stone-200 align-top" data-testid={`task-${task.task_id}`}>
+      <td className="whitespace-nowrap px-2 py-1">{format.dateTime(new Date(task.created_at), 'moment')}</td>
+      <td className="px-2 py-1">
+        <span className="block break-all">{task.file_name ?? '—'}</span>
+        <span className="block text-xs text-stone-600">{t(`recent.kind.${task.kind}`)}</span>
+      </td>
+      <td className="px-2 py-1">
+        {task.field ? (
+          <Link href={`/fields/${task.field.id}`} className="text-emerald-800 underline">
+            {task.field.name}
+          </Link>
+        ) : (
+          '—'
+        )}
+      </td>
+      <td className="px-2 py-1">{task.created_by?.name ?? '—'}</td>
+      <td className="min-w-48 px-2 py-1">
+        <TaskState task={task} />
+      </td>
+    </tr>
   );
 }
 

@@ -46,37 +46,43 @@ export function ShapefileUpload() {
       </SubmitButton>
       <UploadBar progress={progress} />
       <ErrorMessage>{error}</ErrorMessage>
-      {result && (
-        <div role="status" className="space-y-2 rounded border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="shapefile-result">
-          <p className="font-medium">{t('fields_created', { count: result.fields_created })}</p>
-          {!!result.duplicates_skipped && <p>{t('duplicates_skipped', { count: result.duplicates_skipped })}</p>}
-          {(result.crs || result.encoding) && (
-            <p className="text-stone-600">
-              {result.crs && t('crs', { crs: result.crs })} {result.encoding && t('encoding', { encoding: result.encoding })}
-            </p>
-          )}
-          {!!result.skipped?.length && (
-            <div>
-              <p className="font-medium text-amber-800">{t('skipped', { count: result.skipped.length })}</p>
-              <ul className="list-disc pl-5">
-                {result.skipped.map((s, i) => (
-                  <li key={i}>
-                    {t('skipped_feature', { feature: String(s.feature) })}: {s.reason}
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-          <p className="flex gap-3">
-            <Link href="/map" className="text-emerald-800 underline">
-              {t('see_on_map')}
-            </Link>
-            <Link href="/fields" className="text-emerald-800 underline">
-              {t('see_in_table')}
-            </Link>
-          </p>
+      {result && <ShapefileReport result={result} />}
+    </Form>
+  );
+}
+
+/** What the import made and left out, with the ways to see the new fields. */
+function ShapefileReport({ result }: { result: ShapefileResult }) {
+  const t = useTranslations('uploads');
+  return (
+    <div role="status" className="space-y-2 rounded border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="shapefile-result">
+      <p className="font-medium">{t('fields_created', { count: result.fields_created })}</p>
+      {!!result.duplicates_skipped && <p>{t('duplicates_skipped', { count: result.duplicates_skipped })}</p>}
+      {(result.crs || result.encoding) && (
+        <p className="text-stone-600">
+          {result.crs && t('crs', { crs: result.crs })} {result.encoding && t('encoding', { encoding: result.encoding })}
+        </p>
+      )}
+      {!!result.skipped?.length && (
+        <div>
+          <p className="font-medium text-amber-800">{t('skipped', { count: result.skipped.length })}</p>
+          <ul className="list-disc pl-5">
+            {result.skipped.map((s, i) => (
+              <li key={i}>
+                {t('skipped_feature', { feature: String(s.feature) })}: {s.reason}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
-    </Form>
+      <p className="flex gap-3">
+        <Link href="/map" className="text-emerald-800 underline">
+          {t('see_on_map')}
+        </Link>
+        <Link href="/fields" className="text-emerald-800 underline">
+          {t('see_in_table')}
+        </Link>
+      </p>
+    </div>
   );
 }
