@@ -9,7 +9,64 @@ import { hasSeveralRings, misnestedRings } from './nest-rings';
 import { planarRingArea } from './planar';
 
 export type FieldGeometry = Polygon | MultiPolygon;
+/** Vertices of one boundary, closing ones left out: five times the largest real parcel seen (20,257, EuroCrops Romania). */
 export const MAX_VERTICES = 100_000;
+/**
+ * Rings of one boundary (outer rings and holes): twelve times the most a real parcel has (84, EuroCrops
+ * Romania; national LPIS extracts have at most 29). More is a drawing or a file gone wrong, and the
+ * checks of how rings nest, though they compare only rings whose boxes meet, are bounded by it.
+ */
+export const MAX_RINGS = 1_000;
+/**
+ * Pairs of edges the crossing check (a sweep line that compares each edge with every edge beside it
+ * along the x axis) may compare: 23 times what the most intricate real parcel needs (87,628, EuroCrops
+ * Romania), about a tenth of a second. Rings wound or nested many times over (a thousand concentric
+ * rings, a flower of 30,000 petals) needed billions: minutes of one thread.
+ */
+export const MAX_SWEEP_PAIRS = 2_000_000;
+
+/**
+ * The pairs of edges the sweep line compares: at each edge's west end, the edges whose span along x
+ * holds it. Counted from the sorted ends, without comparing any; edges with a coordinate that is not
+ * a number are left out (they are refused by their own check).
+ */
+export function sweepPairs(g: FieldGeometry, stopAbove = Infinity): number {
+  const rings = g.type === 'Polygon' ? g.coordinates : g.coordinates.flat();
+  const edges = rings.reduce((n, ring) => n + Math.max(0, ring.length - 1), 0);
+  const west = new Float64Array(edges);
+  const east = new Float64Array(edges);
+  let n = 0;
+  for (const ring of rings) {
+    for (let i = 0; i + 1 < ring.length; i++) {
+      const [a, b] = [ring[i]![0]!, ring[i + 1]![0]!];
+      if (!Number.isFinite(a) || !Number.isFinite(b)) continue;
+      west[n] = Math.min(a, b);
+      east[n++] = Math.max(a, b);
+    }
+  }
+  const [w, e] = [west.subarray(0, n).sort(), east.subarray(0, n).sort()];
+  let pairs = 0;
+  for (let i = 0, ended = 0; i < n; i++) {
+    while (ended < n && e[ended]! < w[i]!) ended++;
+    pairs += i - ended;
+    if (pairs > stopAbove) break;
+  }
+  return pairs;
+}
+
+/**
+ * Refuses a boundary whose checks would cost too much, from its counts alone: more rings than
+ * MAX_RINGS, more vertices than MAX_VERTICES, or edges side by side that the crossing check would
+ * compare more than MAX_SWEEP_PAIRS times. Run before anything that compares rings or edges.
+ */
+export function checkComplexity(g: FieldGeometry): void {
+  const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+  const rings = polygons.reduce((n, p) => n + p.length, 0);
+  if (rings > MAX_RINGS) throw unprocessable('geometry_too_many_rings', { count: rings, max: MAX_RINGS });
+  const vertices = polygons.reduce((n, p) => n + p.reduce((m, r) => m + Math.max(0, r.length - 1), 0), 0);
+  if (vertices > MAX_VERTICES) throw unprocessable('geometry_too_many_vertices', { count: vertices, max: MAX_VERTICES });
+  if (sweepPairs(g, MAX_SWEEP_PAIRS) > MAX_SWEEP_PAIRS) throw unprocessable('geometry_too_complex');
+}
 
 const isPosition = (p: unknown): p is Position =>
   Array.isArray(p) && p.length >= 2 && p.length <= 4 && p.every((n) => typeof n === 'number' && Number.isFinite(n));
@@ -74,6 +131,12 @@ function verticesOfSeveralRings(g: FieldGeometry): Set<string> {
   return shared;
 }
 
+/** The crossings found in boundaries refused for one: the repair's bound, read without a second sweep. */
+const crossingsFound = new WeakMap<object, number>();
+
+/** How many crossings (shared vertices included) validateFieldGeometry found in a boundary it refused for crossing itself. */
+export const crossingsOf = (g: FieldGeometry): number | undefined => crossingsFound.get(g);
+
 export function validateFieldGeometry(input: unknown): FieldGeometry {
   const g = input as { type?: unknown; coordinates?: unknown };
   if (!g || typeof g !== 'object' || (g.type !== 'Polygon' && g.type !== 'MultiPolygon')) {
@@ -81,6 +144,8 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
   }
   if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) throw unprocessable('geometry_bad_coordinates', { part: 0, ring: 'all', hole: 0 });
   const polygons = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as unknown[];
+  const rings = polygons.reduce<number>((n, p) => n + (Array.isArray(p) ? p.length : 0), 0);
+  if (rings > MAX_RINGS) throw unprocessable('geometry_too_many_rings', { count: rings, max: MAX_RINGS });
   // Counted before any ring is checked: a 200,000-vertex ring is refused without a pass over its points.
   const declared = polygons.reduce<number>((n, rings) => n + (Array.isArray(rings) ? rings.reduce<number>((m, r) => m + (Array.isArray(r) ? Math.max(0, r.length - 1) : 0), 0) : 0), 0);
   if (declared > MAX_VERTICES) throw unprocessable('geometry_too_many_vertices', { count: declared, max: MAX_VERTICES });
@@ -102,12 +167,15 @@ export function validateFieldGeometry(input: unknown): FieldGeometry {
         ? (g.coordinates as Position[][]).map((r) => r.map((p) => [p[0]!, p[1]!]))
         : (g.coordinates as Position[][][]).map((poly) => poly.map((r) => r.map((p) => [p[0]!, p[1]!]))),
   } as FieldGeometry;
-  // A sweep line, not turf's pairwise kinks: 100,000 vertices take a fraction of a second. Rings that
-  // only touch at a vertex they both have (holes meeting at a point) are valid, as in OGC.
+  // A sweep line, not turf's pairwise kinks: 100,000 vertices take a fraction of a second, once the
+  // pairs of edges it compares are counted and bounded. Rings that only touch at a vertex they both
+  // have (holes meeting at a point) are valid, as in OGC.
+  checkComplexity(clean);
   const crossings = findIntersections(feature(clean), false);
   const shared = crossings.length ? verticesOfSeveralRings(clean) : undefined;
   const crossing = crossings.find((p) => !shared!.has(`${p[0]},${p[1]}`));
   if (crossing) {
+    crossingsFound.set(g, crossings.length);
     const [lon, lat] = crossing;
     throw unprocessable('geometry_self_intersection', { lon: fmt(lon!), lat: fmt(lat!) });
   }

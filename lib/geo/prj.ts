@@ -1,7 +1,11 @@
 // Coordinate systems of shapefiles: the .prj (ESRI or OGC WKT, or a bare EPSG code) to a proj4
 // definition and a transformation to WGS84 lon/lat. Names and codes that EPSG knows resolve to the
 // EPSG definition (with its datum shift, e.g. S-JTSK), which a WKT often lacks; anything else goes
-// through proj4's own WKT parser.
+// through proj4's own WKT parser. A file that holds no coordinate system (empty, binary, text that is
+// not WKT) is refused as unreadable, and so, before any feature is read, is a system that needs a
+// datum grid file (the server has none; proj4 then turned every vertex into NaN), has an impossible
+// parameter (a zero scale factor, a NaN meridian, a shift of 1e308 m) or gives no position at its own
+// origin.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import proj4 from 'proj4';
@@ -118,15 +122,146 @@ export function withDatumShift(wkt: string): string {
   return wkt.replace(datum[0], `${datum[0]},TOWGS84[${shift}]`);
 }
 
-export function crsFromPrj(text: string): Crs {
+/** The most a .prj may hold: real ones are under 2 kB (WKT2 under 10). */
+export const MAX_PRJ_BYTES = 64 * 1024;
+
+const BARE_CODE = /^(?:EPSG:)?(\d{4,6})$/i;
+const WKT_START = /^(?:PROJCS|GEOGCS|GEOCCS|COMPD_CS|VERT_CS|LOCAL_CS|FITTED_CS|PROJCRS|GEOGCRS|GEODCRS|BOUNDCRS|COMPOUNDCRS|ENGCRS|VERTCRS|PROJECTEDCRS|GEOGRAPHICCRS|GEODETICCRS)\s*\[/i;
+const PROJ_STRING = /^\+proj=\S/;
+
+/**
+ * The coordinate system a .prj's bytes hold, as text: UTF-8 (or UTF-16 with its byte-order mark) of
+ * one WKT, a bare EPSG code or a PROJ string. Undefined for anything else: empty, binary, too long,
+ * control characters, text of another kind.
+ */
+export function prjText(bytes: Uint8Array): string | undefined {
+  if (bytes.length > MAX_PRJ_BYTES) return undefined;
+  let text: string;
+  try {
+    const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : undefined;
+    text = new TextDecoder(utf16 ?? 'utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  text = text.replace(/^\uFEFF/, '').trim();
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) return undefined;
+  return BARE_CODE.test(text) || WKT_START.test(text) || PROJ_STRING.test(text) ? text : undefined;
+}
+
+/** A .prj file's coordinate system (see crsFromPrj); 422 naming the file when it holds none. */
+export function crsFromPrjFile(bytes: Uint8Array, file: string): Crs {
+  const text = prjText(bytes);
+  if (text === undefined) throw unprocessable('shp_prj_unreadable', { file });
+  return crsFromPrj(text, file);
+}
+
+/** Grids an EPSG definition or a .prj names that proj4 would need: all but `@null`, which means none. */
+function gridsOf(definition: string): string[] {
+  const named = [
+    ...[...definition.matchAll(/\+(?:nadgrids|geoidgrids)=(\S+)/gi)].flatMap((m) => m[1]!.split(',')),
+    ...[...definition.matchAll(/EXTENSION\s*\[\s*"PROJ4_GRIDS"\s*,\s*"([^"]*)"/gi)].flatMap((m) => m[1]!.split(',')),
+  ];
+  return named.map((g) => g.trim()).filter((g) => g && g !== '@null');
+}
+
+const badParameter = (file: string, parameter: string, value: string) =>
+  unprocessable('shp_prj_bad_parameter', { file, parameter: parameter.slice(0, 60), value: value.slice(0, 40) });
+
+/**
+ * Whether a parameter's value is possible, by its name (WKT's or PROJ's): a scale factor not 0 (-1
+ * turns the axes of South Africa's Lo systems), latitudes within ±90...
+ */
+function possible(name: string, value: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  const n = name.toLowerCase();
+  if (/scale.?factor|^k(?:_0)?$/.test(n)) return value !== 0 && Math.abs(value) <= 10;
+  if (/latitude|parallel|^lat_/.test(n)) return Math.abs(value) <= 90;
+  if (/longitude|meridian|^lon/.test(n)) return Math.abs(value) <= 360;
+  if (/^(?:a|b|r|to_meter)$/.test(n)) return value > 0;
+  if (n === 'rf') return value >= 1;
+  if (/^(?:f|es|e)$/.test(n)) return value >= 0 && value < 1;
+  if (n === 'zone') return Number.isInteger(value) && value >= 1 && value <= 60;
+  return true;
+}
+
+/** A PROJ string's parameters that no real system has (see possible), and a shift of more than 10 km. */
+function checkProjString(definition: string, file: string): void {
+  for (const [, key, value] of definition.matchAll(/\+(\w+)=(\S*)/g)) {
+    if (['proj', 'ellps', 'datum', 'units', 'nadgrids', 'geoidgrids', 'pm', 'axis', 'title', 'type', 'init'].includes(key!)) continue;
+    if (key === 'towgs84') {
+      if (value!.split(',').some((v) => !(Math.abs(Number(v)) <= 10_000))) throw badParameter(file, 'towgs84', value!);
+    } else if (/^[+-]?(?:\d|\.\d|nan|inf)/i.test(value!) && !possible(key!, Number.parseFloat(value!))) throw badParameter(file, key!, value!);
+  }
+}
+
+/** A WKT's numbers that no real system has: parameters (see possible), units, ellipsoids, shifts of more than 10 km. */
+function checkWkt(wkt: string, file: string): void {
+  for (const [, name, value] of wkt.matchAll(/PARAMETER\s*\[\s*"([^"]*)"\s*,\s*([^,\]\s]+)/gi)) {
+    if (!possible(name!, Number(value))) throw badParameter(file, name!, value!);
+  }
+  for (const [, name, value] of wkt.matchAll(/(?:UNIT|ANGLEUNIT|LENGTHUNIT|SCALEUNIT)\s*\[\s*"([^"]*)"\s*,\s*([^,\]\s]+)/gi)) {
+    if (!(Number(value) > 0 && Number.isFinite(Number(value)))) throw badParameter(file, `UNIT ${name}`, value!);
+  }
+  for (const [, name, a, rf] of wkt.matchAll(/(?:SPHEROID|ELLIPSOID)\s*\[\s*"([^"]*)"\s*,\s*([^,\]\s]+)\s*,\s*([^,\]\s]+)/gi)) {
+    if (!(Number(a) > 0 && Number.isFinite(Number(a)))) throw badParameter(file, `SPHEROID ${name}`, a!);
+    if (!(Number(rf) === 0 || (Number(rf) >= 1 && Number.isFinite(Number(rf))))) throw badParameter(file, `SPHEROID ${name}`, rf!);
+  }
+  for (const [, shift] of wkt.matchAll(/TOWGS84\s*\[([^\]]*)\]/gi)) {
+    if (shift!.split(',').some((v) => !(Math.abs(Number(v)) <= 10_000))) throw badParameter(file, 'TOWGS84', shift!.replace(/\s+/g, ''));
+  }
+  for (const [, proj] of wkt.matchAll(/EXTENSION\s*\[\s*"PROJ4"\s*,\s*"([^"]*)"/gi)) checkProjString(proj!, file);
+}
+
+/** Refuses a definition that names a grid file (the first named). */
+function refuseGrids(definition: string, file: string): void {
+  const [grid] = gridsOf(definition);
+  if (grid) throw unprocessable('shp_prj_grid', { file, grid: grid.slice(0, 80) });
+}
+
+/**
+ * Refuses a definition that needs a grid file, one proj4 cannot read (a projection it does not know:
+ * not recognised, as `name`), and one that gives no position at its own origin (projected from
+ * WGS84 and back).
+ */
+function checkUsable(definition: string, file: string, name: string): void {
+  refuseGrids(definition, file);
+  let position: (lonLat: number[]) => number[];
+  let origin: number[];
+  try {
+    const converter = proj4(definition, 'EPSG:4326');
+    position = (lonLat) => converter.forward(converter.inverse(lonLat));
+    const { long0, lat0 } = new proj4.Proj(definition) as unknown as { long0?: number; lat0?: number };
+    // A tenth of a degree off the origin: a few projections have a removable NaN at the point itself.
+    origin = [((long0 ?? 0) * 180) / Math.PI + 0.1, Math.max(-89, Math.min(89, ((lat0 ?? 0) * 180) / Math.PI + 0.1))];
+  } catch {
+    throw unprocessable('shp_bad_prj', { detail: name });
+  }
+  let back: number[];
+  try {
+    back = position(origin);
+  } catch {
+    back = [Number.NaN, Number.NaN];
+  }
+  if (!back.every(Number.isFinite)) throw unprocessable('shp_prj_unusable', { file });
+}
+
+/**
+ * The coordinate system of a .prj's text (prjText), checked as the file's header says: `file` is
+ * the name the refusals give.
+ */
+export function crsFromPrj(text: string, file = '.prj'): Crs {
   const wkt = text.trim().replace(/^\uFEFF/, '');
-  const bare = /^(?:EPSG:)?(\d{4,6})$/i.exec(wkt);
+  const bare = BARE_CODE.exec(wkt);
   if (bare) {
     const code = Number(bare[1]);
     const def = epsgDefinition(code);
     if (!def) throw unprocessable('shp_bad_prj', { detail: `EPSG:${code}` });
+    checkUsable(def, file, `EPSG:${code}`);
     return { name: `EPSG:${code}`, proj4: def, epsg: code };
   }
+  refuseGrids(wkt, file);
+  if (PROJ_STRING.test(wkt)) checkProjString(wkt, file);
+  else checkWkt(wkt, file);
   const name = /^(?:PROJCS|GEOGCS|PROJCRS|GEOGCRS|GEODCRS)\s*\[\s*"([^"]+)"/i.exec(wkt)?.[1] ?? 'unknown';
   // The outermost authority is the last one in WKT1 and the last ID in WKT2.
   const authorities = [...wkt.matchAll(/(?:AUTHORITY|ID)\s*\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]/gi)];
@@ -135,14 +270,18 @@ export function crsFromPrj(text: string): Crs {
     return { name, proj4: epsgDefinition(5514)!, epsg: code && KROVAK_SOUTH_WEST.has(code) ? code : undefined, southWest: true };
   }
   const def = code ? epsgDefinition(code) : undefined;
-  if (code && def) return { name, proj4: def, epsg: code };
+  if (code && def) {
+    checkUsable(def, file, name);
+    return { name, proj4: def, epsg: code };
+  }
   const withShift = withDatumShift(wkt);
   try {
     proj4(withShift, 'EPSG:4326', [0, 0]);
-    return { name, proj4: withShift };
   } catch {
     throw unprocessable('shp_bad_prj', { detail: name });
   }
+  checkUsable(withShift, file, name);
+  return { name, proj4: withShift };
 }
 
 // S-JTSK has national 7-parameter shifts to WGS84 (EPSG "S-JTSK to WGS 84 (4)" for Slovakia, "(5)"

@@ -1,37 +1,56 @@
 // Rings that pass through the same vertex twice (a "figure eight", or a loop that pinches off a hole,
 // as ESRI tools write them) are invalid under the OGC rules most GIS software follows. They are split
 // at the repeated vertex into simple rings: a loop inside another piece becomes a hole of it, a loop
-// outside becomes a polygon of its own.
+// outside becomes a polygon of its own. One pass over the ring, and pieces compared only with those
+// whose boxes meet: a ring pinched into thousands of loops is split in a moment.
 import type { Position } from 'geojson';
 import type { FieldGeometry } from './geometry';
-import { ringInside } from './nest-rings';
+import { type Ring, boxIndex, described, ringWithin } from './nest-rings';
 
 const key = (p: Position) => `${p[0]},${p[1]}`;
 const close = (open: Position[]): Position[] => [...open, open[0]!];
 
-/** A closed ring as simple closed rings (itself when no vertex repeats). */
+/**
+ * A closed ring as simple closed rings (itself when no vertex repeats): what is left of the ring
+ * first, then the loops cut off it, the last found first. Loops of fewer than 3 vertices (spikes) go.
+ */
 export function splitRingAtRepeatedVertices(ring: Position[]): Position[][] {
   const open = ring.slice(0, -1);
-  const seen = new Map<string, number>();
-  for (let j = 0; j < open.length; j++) {
-    const i = seen.get(key(open[j]!));
-    if (i !== undefined) {
-      const loop = open.slice(i, j);
-      const rest = [...open.slice(0, i), ...open.slice(j)];
-      return [rest, loop].filter((r) => r.length >= 3).flatMap((r) => splitRingAtRepeatedVertices(close(r)));
+  // The vertices walked so far that no loop took, and where each stands among them.
+  const kept: Position[] = [];
+  const at = new Map<string, number>();
+  const loops: Position[][] = [];
+  for (const p of open) {
+    const k = key(p);
+    const i = at.get(k);
+    if (i === undefined) {
+      at.set(k, kept.length);
+      kept.push(p);
+      continue;
     }
-    seen.set(key(open[j]!), j);
+    // Back at a vertex already walked: the vertices since then are a loop, and the walk goes on from it.
+    const loop = kept.splice(i);
+    for (const q of loop) at.delete(key(q));
+    loops.push(loop);
+    at.set(k, kept.length);
+    kept.push(p);
   }
-  return [ring];
+  if (!loops.length) return [ring];
+  return [kept, ...loops.reverse()].filter((r) => r.length >= 3).map(close);
 }
 
 function splitPolygon(rings: Position[][]): Position[][][] {
   const [outer = [], ...holes] = rings;
-  const pieces = splitRingAtRepeatedVertices(outer);
+  const pieces = splitRingAtRepeatedVertices(outer).map(described);
   // Pieces of the outer ring that lie inside another piece are holes it pinched off.
-  const outers = pieces.filter((p, i) => !pieces.some((q, k) => k !== i && ringInside(p, q)));
-  const allHoles = [...pieces.filter((p) => !outers.includes(p)), ...holes.flatMap(splitRingAtRepeatedVertices)];
-  return outers.map((o) => [o, ...allHoles.filter((h) => ringInside(h, o))]);
+  const nearPieces = boxIndex(pieces, (p) => p.box);
+  const isOuter = pieces.map((p, i) => !nearPieces(p.box).some((q) => q.at !== i && ringWithin(p, q.item)));
+  const outers = pieces.filter((_, i) => isOuter[i]);
+  const allHoles = [...pieces.filter((_, i) => !isOuter[i]), ...holes.flatMap(splitRingAtRepeatedVertices).map(described)];
+  const nearOuters = boxIndex(outers, (o) => o.box);
+  const holesOf = outers.map((o): Ring[] => [o]);
+  for (const h of allHoles) for (const o of nearOuters(h.box)) if (ringWithin(h, o.item)) holesOf[o.at]!.push(h);
+  return holesOf.map((polygon) => polygon.map((r) => r.ring));
 }
 
 /** Whether a closed ring passes through one of its vertices twice (numbers first: most rings do not). */

@@ -9,11 +9,13 @@ import { basename, dirname, extname, join, relative } from 'node:path';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 import { AppError, unprocessable } from '../errors';
 import { geometryAreaHa } from '../geo/area';
-import { type FieldGeometry, validateFieldGeometry } from '../geo/geometry';
-import { type Crs, crsForLocation, crsFromPrj, toWgs84 } from '../geo/prj';
+import { type FieldGeometry, MAX_RINGS, MAX_VERTICES, checkComplexity, validateFieldGeometry } from '../geo/geometry';
+import { type Crs, MAX_PRJ_BYTES, crsForLocation, crsFromPrjFile, toWgs84 } from '../geo/prj';
 import { hasSeveralRings, nestRings } from '../geo/nest-rings';
 import { keptArea, repairGeometry } from '../geo/repair';
 import { splitSelfTouchingRings } from '../geo/ring-split';
+import { turnTaker } from './event-loop-turns';
+import { quotedName } from './zip-archive';
 
 // shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
 // of a large import. Node's own TextDecoder knows the same WHATWG code pages: it is handed over in
@@ -221,14 +223,14 @@ async function readDbfFacts(dbfPath: string, cpgPath: string | undefined): Promi
       const type = String.fromCharCode(descriptors[at + 11]!);
       if (!DBF_TYPES.has(type)) unsupported.push({ name, type });
     }
-    if (!dbfHeaderIsSound({ fileSize, headerLength, recordLength, recordCount, columnsEnd, columnBytes })) throw unprocessable('shp_corrupt', { file: basename(dbfPath) });
+    if (!dbfHeaderIsSound({ fileSize, headerLength, recordLength, recordCount, columnsEnd, columnBytes })) throw unprocessable('shp_corrupt', { file: quotedName(basename(dbfPath)) });
     const sample = Buffer.alloc(2 * 1024 * 1024);
     const { bytesRead } = await file.read(sample, 0, sample.length, headerLength);
     const fromLdid = LDID[head[29] ?? 0];
     const encoding =
       fromCpg && decodable(fromCpg) ? fromCpg : fromLdid && decodable(fromLdid) ? fromLdid : detectEncoding(Buffer.concat([...names, sample.subarray(0, bytesRead)]));
     const bad = unsupported[0];
-    if (bad) throw unprocessable('shp_dbf_column_type', { file: basename(dbfPath), column: new TextDecoder(encoding).decode(bad.name), type: bad.type });
+    if (bad) throw unprocessable('shp_dbf_column_type', { file: quotedName(basename(dbfPath)), column: new TextDecoder(encoding).decode(bad.name), type: bad.type });
     return { encoding, recordCount, deleted: await deletedRecords(file, headerLength, recordLength, recordCount) };
   } finally {
     await file.close();
@@ -296,6 +298,35 @@ function reproject(g: Polygon | MultiPolygon, convert: (xy: number[]) => [number
     : { type: 'MultiPolygon', coordinates: g.coordinates.map((poly) => poly.map(ring)) };
 }
 
+/**
+ * A polygon record's rings in the order the .shp lists them, each a part of its own: which are holes
+ * is decided by how they nest (nestRings), whatever their winding. It stands in for the `shapefile`
+ * library's parser, which sorted rings by winding and then tested every hole against every outer
+ * ring: one polygon of 20,000 parts held the thread for minutes. Counts the record cannot hold are
+ * damage (a RangeError, as the library's reads past the record's end were); counts over the bounds
+ * of a boundary are answered from the record's header, without reading a point.
+ */
+export function polygonRecord(record: DataView): Polygon | MultiPolygon | OverBounds {
+  const parts = record.getInt32(36, true);
+  const points = record.getInt32(40, true);
+  if (parts < 0 || points < 0 || 44 + 4 * parts + 16 * points > record.byteLength) throw new RangeError('a polygon record shorter than its counts');
+  if (parts > MAX_RINGS || points - parts > MAX_VERTICES) return { type: 'OverBounds', rings: parts, vertices: points - parts };
+  const starts: number[] = [];
+  for (let j = 0; j < parts; j++) starts.push(record.getInt32(44 + 4 * j, true));
+  const xy: Position[] = [];
+  for (let j = 0, at = 44 + 4 * parts; j < points; j++, at += 16) xy.push([record.getFloat64(at, true), record.getFloat64(at + 8, true)]);
+  // As the library cut them: from each part's start to the next one's (a bad index leaves a ring short or empty).
+  const rings = starts.map((start, j) => xy.slice(start, starts[j + 1]));
+  return rings.length === 1 ? { type: 'Polygon', coordinates: rings } : { type: 'MultiPolygon', coordinates: rings.map((r) => [r]) };
+}
+
+/** The library's reader of a layer, its polygon records read by polygonRecord (shapefile 0.6.6 keeps the parser as `_shp._parse`). */
+function readRingsAsListed(source: unknown): void {
+  const shp = (source as { _shp?: { _parse?: unknown } })._shp;
+  if (typeof shp?._parse !== 'function') throw new Error('shapefile: no record parser to replace; has the library changed?');
+  shp._parse = polygonRecord;
+}
+
 function keepsArea(original: FieldGeometry, repaired: FieldGeometry): FieldGeometry {
   const before = geometryAreaHa(original);
   const after = geometryAreaHa(repaired);
@@ -350,8 +381,8 @@ async function findLayers(files: string[], root: string): Promise<Layer[]> {
   }
   const layers = [...byBase.values()];
   for (const l of layers) {
-    if (!l.shp) throw unprocessable('shp_missing_part', { file: `${l.name}.shp` });
-    if (!l.dbf) throw unprocessable('shp_missing_part', { file: `${l.name}.dbf` });
+    if (!l.shp) throw unprocessable('shp_missing_part', { file: quotedName(`${l.name}.shp`) });
+    if (!l.dbf) throw unprocessable('shp_missing_part', { file: quotedName(`${l.name}.dbf`) });
   }
   if (!layers.length) throw unprocessable('shp_no_layers');
   return layers;
@@ -369,7 +400,7 @@ function allFinite(g: Polygon | MultiPolygon): boolean {
   return true;
 }
 
-const polygonShape = (g: Polygon | MultiPolygon | null) => (g && (g.type === 'Polygon' || g.type === 'MultiPolygon') && g.coordinates.length > 0 ? g : undefined);
+const polygonShape = (g: RecordShape) => (g && (g.type === 'Polygon' || g.type === 'MultiPolygon') && g.coordinates.length > 0 ? g : undefined);
 
 /**
  * A DBF date is a day, which the library turns into local midnight: written back as that day
@@ -397,7 +428,16 @@ interface LayerReading {
 
 type Columns = ReturnType<typeof pickColumns>;
 
-type ShapeRecord = Feature<Polygon | MultiPolygon | null>;
+/** A polygon record over the bounds of a boundary, known by its counts alone: none of its points was read. */
+interface OverBounds {
+  type: 'OverBounds';
+  rings: number;
+  vertices: number;
+}
+
+type RecordShape = Polygon | MultiPolygon | OverBounds | null;
+
+type ShapeRecord = Omit<Feature, 'geometry'> & { geometry: RecordShape };
 
 /** One record of a layer: its place in the layer and in the archive, and what the files hold. */
 interface LayerRecord {
@@ -411,11 +451,12 @@ type LayerFacts = Awaited<ReturnType<typeof readDbfFacts>> & { crs: Crs | undefi
 /** What a layer's files say before its records are read: the .shp checked, the .dbf's facts, the .prj's system. */
 async function readLayerFacts(layer: Layer): Promise<LayerFacts> {
   const header = await readHead(layer.shp, 100);
-  if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+  if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
   const shapeType = header.readInt32LE(32);
-  if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: layer.name, type: shapeType });
+  if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: quotedName(layer.name), type: shapeType });
   const facts = await readDbfFacts(layer.dbf!, layer.cpg);
-  const crs = layer.prj ? crsFromPrj(await readFile(layer.prj, 'utf8')) : undefined;
+  // One byte more than a .prj may hold, so that a longer one is refused as unreadable.
+  const crs = layer.prj ? crsFromPrjFile(await readHead(layer.prj, MAX_PRJ_BYTES + 1), quotedName(basename(layer.prj))) : undefined;
   return { ...facts, crs };
 }
 
@@ -424,7 +465,7 @@ type LayerSource = Awaited<ReturnType<typeof shapefile.open>>;
 async function nextRecord(source: LayerSource, layer: Layer): Promise<{ done: boolean; value: ShapeRecord }> {
   return (await source.read().catch(() => {
     // The library throws out-of-range reads at a record cut short instead of ending the layer.
-    throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+    throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
   })) as { done: boolean; value: ShapeRecord };
 }
 
@@ -434,7 +475,7 @@ function settleCrs(reading: LayerReading, geometry: Polygon | MultiPolygon): voi
   let crs = reading.crs;
   if (!crs) {
     // Without a .prj only coordinates that can only be lon/lat are accepted.
-    if (![...positions(geometry)].every(plausibleLonLat)) throw unprocessable('shp_missing_prj', { layer: reading.layer.name });
+    if (![...positions(geometry)].every(plausibleLonLat)) throw unprocessable('shp_missing_prj', { layer: quotedName(reading.layer.name) });
     crs = { name: 'WGS 84 (no .prj)', proj4: '+proj=longlat +datum=WGS84 +no_defs', epsg: 4326 };
   }
   reading.crs = crsForLocation(crs, first);
@@ -444,9 +485,11 @@ function settleCrs(reading: LayerReading, geometry: Polygon | MultiPolygon): voi
 /** A shape in WGS84 as a field, crossings repaired only when that keeps its area; else the error it is skipped for. */
 function fieldGeometry(geometry: Polygon | MultiPolygon, convert: (xy: number[]) => [number, number]): FieldGeometry | AppError {
   let wgs = reproject(geometry, convert);
-  // Holes by how the rings nest, not by their winding, which some tools write the other way round.
-  if (hasSeveralRings(wgs)) wgs = nestRings(wgs.type === 'Polygon' ? wgs.coordinates : wgs.coordinates.flat());
   try {
+    // Bounded before its rings are compared with one another.
+    checkComplexity(wgs);
+    // Holes by how the rings nest, not by their winding, which some tools write the other way round.
+    if (hasSeveralRings(wgs)) wgs = nestRings(wgs.type === 'Polygon' ? wgs.coordinates : wgs.coordinates.flat());
     wgs = validateFieldGeometry(wgs);
     const split = splitSelfTouchingRings(wgs);
     if (split) wgs = keepsArea(wgs, validateFieldGeometry(split));
@@ -477,14 +520,18 @@ function importFeature(layer: Layer, record: LayerRecord, geometry: FieldGeometr
 function readRecord(reading: LayerReading, record: LayerRecord): void {
   const { layer, opts, out } = reading;
   const columns = (reading.columns ??= pickColumns(Object.keys(record.value.properties ?? {}), opts.mapping));
-  const shape = polygonShape(record.value.geometry);
+  const raw = record.value.geometry;
+  const shape = polygonShape(raw);
   const geometry = shape && allFinite(shape) ? shape : undefined;
   // Every reader settles the coordinate system on the layer's first shape, whichever records it reads.
   if (geometry && !reading.convert) settleCrs(reading, geometry);
   if (opts.share && !isInShare(record.seq, opts.share)) return;
   const props = Object.fromEntries(Object.entries(record.value.properties ?? {}).map(([k, v]) => [k, attributeValue(v)]));
-  const label = `${layer.name} #${record.index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
+  const label = `${quotedName(layer.name)} #${record.index + 1}${columns.name && props[columns.name] ? ` (${props[columns.name]})` : ''}`;
   const skip = (key: string, params: SkippedFeature['params']) => void out.skipped.push({ seq: record.seq, feature: label, key, params });
+  if (raw?.type === 'OverBounds') {
+    return raw.rings > MAX_RINGS ? skip('geometry_too_many_rings', { count: raw.rings, max: MAX_RINGS }) : skip('geometry_too_many_vertices', { count: raw.vertices, max: MAX_VERTICES });
+  }
   if (shape && !geometry) return skip('shp_not_finite', {});
   if (!geometry || !reading.convert) return skip('shp_empty_shape', {});
   const wgs = fieldGeometry(geometry, reading.convert);
@@ -505,18 +552,21 @@ async function readLayer(
   // Streams, not paths: given a path, the library appends `.shp`/`.dbf` to any name not ending in
   // them in lower case, so `PARCELS.SHP` (as many Windows tools write it) was looked for as `PARCELS.SHP.shp`.
   const source = await shapefile.open(createReadStream(layer.shp), createReadStream(layer.dbf!), { encoding });
+  readRingsAsListed(source);
+  const turn = turnTaker();
   let index = -1;
   for (;;) {
     const { done, value } = await nextRecord(source, layer);
     if (done) break;
     index++;
     // The reader gives a shape without attributes once the table has run out: its count must match.
-    if (index >= recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.dbf!) });
+    if (index >= recordCount) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.dbf!)) });
     if (!deleted.has(index)) readRecord(reading, { index, seq: firstSeq + index, value });
+    await turn();
   }
   // The reader stops quietly at a record that claims more bytes than the file holds: the attribute
   // table says how many records there are, and any missing one makes the layer damaged, not shorter.
-  if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: basename(layer.shp) });
+  if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
   const settled = reading.crs;
   return { crs: settled?.epsg ? `EPSG:${settled.epsg}` : (settled?.name ?? 'unknown'), encoding, records: index + 1 };
 }

@@ -3,7 +3,10 @@
 // most 1 GB in total, and (zip bombs) no entry of more than 64 kB inflating more than 200 times, nor
 // the archive as a whole once it unpacks to more than 16 MB. While extracting, an entry that produces
 // more bytes than it declared is stopped (yauzl's size validation). Only stored and deflated entries
-// are read: yauzl has no Deflate64 (Windows Explorer's choice over 2 GB), BZip2 or LZMA.
+// are read: yauzl has no Deflate64 (Windows Explorer's choice over 2 GB), BZip2 or LZMA. A name no
+// file system can hold (a NUL byte, a file or folder name over 255 bytes, a path over 1,024) is
+// refused before anything is written; names are quoted in messages shortened and without control
+// characters (quotedName).
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, normalize, sep } from 'node:path';
@@ -41,6 +44,27 @@ const methodName = (m: number) => (METHOD_NAMES[m] ? `${METHOD_NAMES[m]} (${m})`
 
 const ratioOf = (uncompressed: number, compressed: number) => uncompressed / Math.max(1, compressed);
 
+/** Longest name of one file or folder in an entry's path, in UTF-8 bytes: what Linux, macOS and Windows file systems hold. */
+export const MAX_NAME_PART_BYTES = 255;
+/** Longest whole entry name, in UTF-8 bytes: well under any system's path limit once under the upload folder. */
+export const MAX_ENTRY_NAME_BYTES = 1024;
+/** Characters of a name quoted in a message: the rest is cut from its middle, so its folder and extension stay. */
+export const QUOTED_NAME_CHARS = 100;
+
+// C0 and C1 controls, and the marks that turn text around (a name can make `gpj.exe` read `exe.jpg`).
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A name from an archive as a message quotes it: each control character written as its code
+ * (`\u0000`), and a name longer than QUOTED_NAME_CHARS cut in the middle with an ellipsis.
+ */
+export function quotedName(name: string, max = QUOTED_NAME_CHARS): string {
+  const safe = [...name.replace(UNSAFE_CHARS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)];
+  if (safe.length <= max) return safe.join('');
+  const head = Math.ceil((max - 1) * 0.6);
+  return `${safe.slice(0, head).join('')}…${safe.slice(safe.length - (max - 1 - head)).join('')}`;
+}
+
 export interface ZipEntryInfo {
   name: string;
   size: number;
@@ -59,7 +83,7 @@ const openZip = (path: string) =>
 /** yauzl refuses unsafe names itself while reading the directory: those answer with the name. */
 function entryError(err: Error) {
   const unsafe = /^(?:absolute path|invalid relative path|invalid characters in fileName): (.*)$/s.exec(err.message);
-  return unsafe ? unprocessable('zip_unsafe_path', { name: unsafe[1]! }) : unprocessable('zip_not_zip');
+  return unsafe ? unprocessable('zip_unsafe_path', { name: quotedName(unsafe[1]!) }) : unprocessable('zip_not_zip');
 }
 
 function* entriesOf(zip: yauzl.ZipFile): Generator<Promise<yauzl.Entry | null>> {
@@ -92,8 +116,13 @@ function* entriesOf(zip: yauzl.ZipFile): Generator<Promise<yauzl.Entry | null>> 
 
 /** The checks, entry by entry, from the central directory only. Throws 422 with the reason. */
 export function checkEntry(e: yauzl.Entry, limits: ZipLimits): void {
-  const name = e.fileName;
-  if (name.startsWith('/') || /^[a-zA-Z]:/.test(name) || name.split(/[\\/]/).includes('..')) throw unprocessable('zip_unsafe_path', { name });
+  const name = quotedName(e.fileName);
+  const parts = e.fileName.split(/[\\/]/);
+  if (e.fileName.startsWith('/') || /^[a-zA-Z]:/.test(e.fileName) || parts.includes('..') || e.fileName.includes('\0')) throw unprocessable('zip_unsafe_path', { name });
+  const longest = parts.reduce((m, p) => Math.max(m, Buffer.byteLength(p)), 0);
+  if (longest > MAX_NAME_PART_BYTES || Buffer.byteLength(e.fileName) > MAX_ENTRY_NAME_BYTES) {
+    throw unprocessable('zip_name_too_long', { name, bytes: Buffer.byteLength(e.fileName), part: MAX_NAME_PART_BYTES, max: MAX_ENTRY_NAME_BYTES });
+  }
   const unixType = (e.externalFileAttributes >>> 16) & 0o170000;
   if (unixType === 0o120000) throw unprocessable('zip_link', { name });
   if (e.generalPurposeBitFlag & 1) throw unprocessable('zip_encrypted', { name });
@@ -149,11 +178,11 @@ export async function extractZipSafely(
       if (!e) break;
       if (e.fileName.endsWith('/') || (wanted && !wanted(e.fileName))) continue;
       const target = normalize(join(destDir, e.fileName));
-      if (!target.startsWith(normalize(destDir) + sep)) throw unprocessable('zip_unsafe_path', { name: e.fileName });
+      if (!target.startsWith(normalize(destDir) + sep)) throw unprocessable('zip_unsafe_path', { name: quotedName(e.fileName) });
       // Whatever fails from here is the entry's: a damaged local header (yauzl's openReadStream), a
       // name that is both a file and a folder (`a.shp`, then `a.shp/b.dbf`: mkdir's EEXIST/ENOTDIR),
       // data that does not inflate; a full disk is the server's.
-      const damaged = (err: unknown) => (isDiskFull(err) ? insufficientStorage() : unprocessable('zip_corrupt', { name: e.fileName }));
+      const damaged = (err: unknown) => (isDiskFull(err) ? insufficientStorage() : unprocessable('zip_corrupt', { name: quotedName(e.fileName) }));
       await mkdir(dirname(target), { recursive: true }).catch((err: unknown) => {
         throw damaged(err);
       });
@@ -165,7 +194,8 @@ export async function extractZipSafely(
     }
     return written;
   } catch (err) {
-    await Promise.all(written.map((p) => rm(p, { force: true })));
+    // What could not be written is not there to remove: the refusal is answered, not the clean-up's error.
+    await Promise.all(written.map((p) => rm(p, { force: true }).catch(() => undefined)));
     throw err;
   } finally {
     zip.close();

@@ -1,5 +1,6 @@
 // POST /upload with part shapefile_zip (issue 4): real LPIS exports in four coordinate systems and
 // three encodings, and broken archives, each with its exact answer. Nothing is created on failure.
+// A .prj that cannot be read, or names a grid file or an impossible parameter, is refused naming it.
 import { randomBytes } from 'node:crypto';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { baseUrl } from '../helpers/context';
 import { rawZip } from '../helpers/raw-zip';
 import { missingShared, sharedPath } from '../helpers/shared-data';
 import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip';
+import { polygonLayer, squareRing, zipOf } from '../unit/uploads/shp-writer';
 
 const uploadZip = (api: Api, data: Uint8Array, parts: Record<string, string> = {}) =>
   api.upload('/upload', { shapefile_zip: { data, name: 'fields.zip', type: 'application/zip' }, ...parts });
@@ -361,5 +363,41 @@ describe('archives that cannot be unpacked', () => {
     }
     expect(await fieldCount(c.as.operator)).toBe(0);
     expect((await fetch(`${baseUrl()}/api/health`)).status).toBe(200);
+  });
+});
+
+// A .prj that is empty, binary, UTF-16 or not a coordinate system at all was answered "The coordinate
+// system unknown is not recognised"; one naming a grid file (`+nadgrids=/etc/passwd`) made proj4 print
+// to the server's stderr and every feature was skipped as "expected [longitude, latitude] pairs".
+describe('a .prj that cannot be read or used', () => {
+  const layer = (prj: string | Uint8Array) => zipOf(polygonLayer([{ rings: [squareRing(17, 48, 0.001)], name: 'one' }], { prj }));
+
+  it('answers 422 naming the .prj, in the user language, before any feature is read; nothing is created', async () => {
+    const en = await createCompany(baseUrl(), { language: 'en' });
+    const cases: [string, Uint8Array, string][] = [
+      ['empty', await layer(''), "The file fields.prj could not be read as a coordinate system (it should hold WKT text or an EPSG code); export the layer's .prj again from your GIS"],
+      ['binary', await layer(randomBytes(500)), "The file fields.prj could not be read as a coordinate system (it should hold WKT text or an EPSG code); export the layer's .prj again from your GIS"],
+      ['UTF-16', await layer(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('GEOGCS', 'utf16le')])), "The file fields.prj could not be read as a coordinate system (it should hold WKT text or an EPSG code); export the layer's .prj again from your GIS"],
+      [
+        'a grid file',
+        await layer('+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs +nadgrids=/etc/passwd'),
+        'The coordinate system in fields.prj needs the datum grid file /etc/passwd, which the server does not have; save the layer in a system without one (for example ETRS89 / UTM or WGS 84)',
+      ],
+      ['a zero scale factor', await layer('+proj=tmerc +lon_0=15 +k=0 +x_0=500000 +datum=WGS84 +units=m'), 'The coordinate system in fields.prj has an impossible value: k = 0'],
+    ];
+    for (const [label, data, error] of cases) {
+      const res = await uploadZip(en.as.operator, data);
+      expect([label, res.status, res.body]).toEqual([label, 422, { success: false, error }]);
+    }
+    expect(await fieldCount(en.as.operator)).toBe(0);
+    const ru = await createCompany(baseUrl(), { language: 'ru' });
+    const inRussian = await uploadZip(ru.as.operator, await layer('this is not WKT ((((('));
+    expect([inRussian.status, inRussian.body.error]).toEqual([422, 'Файл fields.prj не удалось прочитать как систему координат (в нём должен быть текст WKT или код EPSG); экспортируйте .prj слоя из ГИС заново']);
+    const sk = await createCompany(baseUrl(), { language: 'sk' });
+    const inSlovak = await uploadZip(sk.as.operator, await layer('EPSG:31467'));
+    expect([inSlovak.status, inSlovak.body.error]).toEqual([
+      422,
+      'Súradnicový systém v fields.prj potrebuje súbor mriežky dátumu BETA2007.gsb, ktorý server nemá; uložte vrstvu v systéme bez neho (napríklad ETRS89 / UTM alebo WGS 84)',
+    ]);
   });
 });

@@ -1,13 +1,14 @@
 // The checks lib/uploads/zip-archive.ts makes before a byte is extracted: zip bombs made of one large
 // entry, of many 1 MB entries and of many small ones; archives that compress well but honestly
-// (real LPIS exports) pass; and the filter that extracts only the files a caller wants.
+// (real LPIS exports) pass; the filter that extracts only the files a caller wants; and names no
+// file system can hold (60,000 characters, a NUL byte), refused while listing and quoted short.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { isShapefilePart } from '@/lib/uploads/shapefile-layers';
-import { extractZipSafely, listZip } from '@/lib/uploads/zip-archive';
+import { QUOTED_NAME_CHARS, extractZipSafely, listZip, quotedName } from '@/lib/uploads/zip-archive';
 import { rawZip } from '../../helpers/raw-zip';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
 
@@ -96,5 +97,48 @@ describe('entries yauzl cannot read are refused with their name, never thrown as
       await expect(extractZipSafely(write(rawZip([...entries])), dest)).rejects.toMatchObject({ name: 'AppError', key: 'zip_corrupt', params: { name } });
       expect(filesUnder(dest)).toEqual([]);
     }
+  });
+});
+
+describe('entry names no file system can hold are refused while listing, quoted short and safe', () => {
+  const write = (zip: Buffer) => {
+    const path = join(tmp(), 'names.zip');
+    writeFileSync(path, zip);
+    return path;
+  };
+  const entries = (...names: string[]) => write(rawZip([{ name: 'ok.shp', data: Buffer.from('shape') }, ...names.map((name) => ({ name, data: Buffer.from('x') }))]));
+
+  // Extracting it failed with ENAMETOOLONG inside the clean-up, answered 500; the drone upload's
+  // refusal quoted all 60,000 characters.
+  it('a name of 60,000 characters is refused before a byte is written, quoted in 100 characters', async () => {
+    const zip = entries(`${'a'.repeat(60_000)}.shp`);
+    const dest = tmp();
+    const refusal = (await extractZipSafely(zip, dest).catch((e: unknown) => e)) as { name: string; key: string; params: { name: string } };
+    expect(refusal).toMatchObject({ name: 'AppError', key: 'zip_name_too_long', params: { bytes: 60_004, part: 255, max: 1024 } });
+    const { name } = refusal.params;
+    expect(name).toHaveLength(QUOTED_NAME_CHARS);
+    expect(name).toMatch(/^a+…a+\.shp$/);
+    expect(filesUnder(dest)).toEqual([]);
+    await expect(listZip(zip)).rejects.toMatchObject({ key: 'zip_name_too_long' });
+  });
+
+  it('one file or folder name over 255 bytes, or a whole name over 1,024, is refused; up to them both pass', async () => {
+    const part = (bytes: number) => 'd'.repeat(bytes);
+    await expect(listZip(entries(`${part(251)}.shp`))).resolves.toHaveLength(2);
+    await expect(listZip(entries(`${part(252)}.shp`))).rejects.toMatchObject({ key: 'zip_name_too_long' });
+    await expect(listZip(entries(`${part(256)}/a.shp`))).rejects.toMatchObject({ key: 'zip_name_too_long' });
+    // Cyrillic letters are two bytes each: 128 of them are 256 bytes.
+    await expect(listZip(entries(`${'ж'.repeat(128)}.shp`))).rejects.toMatchObject({ key: 'zip_name_too_long' });
+    const deep = (folders: number) => `${Array.from({ length: folders }, () => part(200)).join('/')}/a.shp`;
+    await expect(listZip(entries(deep(5)))).resolves.toHaveLength(2); // 1,010 bytes
+    await expect(listZip(entries(deep(6)))).rejects.toMatchObject({ key: 'zip_name_too_long', params: { bytes: 1211 } });
+  });
+
+  it('a NUL byte in a name is refused as unsafe, and control characters are quoted as their codes', async () => {
+    await expect(listZip(entries('ok\u0000evil.shp'))).rejects.toMatchObject({ key: 'zip_unsafe_path', params: { name: 'ok\\u0000evil.shp' } });
+    await expect(listZip(entries('ok.shp\u0000../../evil'))).rejects.toMatchObject({ key: 'zip_unsafe_path', params: { name: 'ok.shp\\u0000../../evil' } });
+    expect(quotedName('line\nbreak\u202egpj.exe')).toBe('line\\u000abreak\\u202egpj.exe');
+    expect(quotedName('Поле №1.shp')).toBe('Поле №1.shp');
+    expect(quotedName(`${'x'.repeat(300)}.dbf`, 20)).toBe(`${'x'.repeat(12)}…${'x'.repeat(3)}.dbf`);
   });
 });
