@@ -130,18 +130,21 @@ const WKT_START = /^(?:PROJCS|GEOGCS|GEOCCS|COMPD_CS|VERT_CS|LOCAL_CS|FITTED_CS|
 const PROJ_STRING = /^\+proj=\S/;
 
 /**
- * The coordinate system a .prj's bytes hold, as text: UTF-8 (or UTF-16 with its byte-order mark) of
- * one WKT, a bare EPSG code or a PROJ string. Undefined for anything else: empty, binary, too long,
+ * The coordinate system a .prj's bytes hold, as text: UTF-8, UTF-16 with its byte-order mark, or else
+ * Windows-1251 (ArcMap writes a .prj in the system's code page: a Russian system's name in Cyrillic),
+ * of one WKT, a bare EPSG code or a PROJ string. Undefined for anything else: empty, binary, too long,
  * control characters, text of another kind.
  */
 export function prjText(bytes: Uint8Array): string | undefined {
   if (bytes.length > MAX_PRJ_BYTES) return undefined;
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : undefined;
   let text: string;
   try {
-    const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : undefined;
     text = new TextDecoder(utf16 ?? 'utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return undefined;
+    if (utf16) return undefined;
+    // Only names are read in another code page; the parameters are ASCII in every one.
+    text = new TextDecoder('windows-1251').decode(bytes);
   }
   text = text.replace(/^\uFEFF/, '').trim();
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) return undefined;

@@ -25,6 +25,14 @@ describe('reading a .prj', () => {
     }
     expect(refusal(() => crsFromPrjFile(Buffer.from('nonsense'), 'parcels.prj'))).toMatchObject({ key: 'shp_prj_unreadable', params: { file: 'parcels.prj' } });
   });
+
+  it('reads a .prj ArcMap wrote in a Russian system\'s code page (Windows-1251), its name in Cyrillic', () => {
+    // "МСК" in Windows-1251: not UTF-8, and the only bytes above ASCII in the file.
+    const bytes = Buffer.concat([Buffer.from('GEOGCS["'), Buffer.from([0xcc, 0xd1, 0xca]), Buffer.from('",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]')]);
+    expect(prjText(bytes)).toMatch(/^GEOGCS\["МСК",/);
+    const [lon, lat] = toWgs84(crsFromPrjFile(bytes, 'parcels.prj'))([17, 48]);
+    expect([lon, lat].map((v) => v.toFixed(9))).toEqual(['17.000000000', '48.000000000']);
+  });
 });
 
 describe('systems that cannot be used', () => {
