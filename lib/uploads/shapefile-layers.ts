@@ -315,8 +315,9 @@ export function polygonRecord(record: DataView): Polygon | MultiPolygon | OverBo
   for (let j = 0; j < parts; j++) starts.push(record.getInt32(44 + 4 * j, true));
   const xy: Position[] = [];
   for (let j = 0, at = 44 + 4 * parts; j < points; j++, at += 16) xy.push([record.getFloat64(at, true), record.getFloat64(at + 8, true)]);
-  // As the library cut them: from each part's start to the next one's (a bad index leaves a ring short or empty).
-  const rings = starts.map((start, j) => xy.slice(start, starts[j + 1]));
+  // As the library cut them: from each part's start to the next one's (a bad index leaves a ring short
+  // or empty). Empty rings go: a record of them alone is no polygon (polygonShape), not a shape without a first point.
+  const rings = starts.map((start, j) => xy.slice(start, starts[j + 1])).filter((ring) => ring.length > 0);
   return rings.length === 1 ? { type: 'Polygon', coordinates: rings } : { type: 'MultiPolygon', coordinates: rings.map((r) => [r]) };
 }
 

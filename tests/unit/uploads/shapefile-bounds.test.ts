@@ -77,6 +77,15 @@ describe('a record of many parts', () => {
   });
 });
 
+describe('a record of empty parts', () => {
+  it('is no polygon, skipped, even first in a layer whose system needs a first point (S-JTSK): it had answered 500', async () => {
+    const krovak = [[-600_000, -1_200_000], [-599_900, -1_200_000], [-599_900, -1_199_900], [-600_000, -1_199_900], [-600_000, -1_200_000]] as Ring;
+    const { features, skipped } = await read([{ rings: [[]], name: 'empty' }, { rings: [krovak], name: 'plain' }], { prj: 'EPSG:5514' });
+    expect(features.map((f) => f.name)).toEqual(['plain']);
+    expect(skipped.map((s) => s.seq)).toEqual([0]);
+  });
+});
+
 describe('records too intricate to check or to repair', () => {
   it('a ring wound round one vertex 30,000 times, and a thousand rings nested in one another, are refused as too intricate', async () => {
     const petals = 30_000;
