@@ -24,10 +24,10 @@ export interface Tracks {
 const SAME_POINT_PX = 1;
 /**
  * Photos a track keeps (its first). A survey flown with 80 % forward and 70 % side overlap sees a point
- * in some 15-25 photos; photos all of one spot would chain a point through every photo, and eliminating
- * a track costs the square of its length.
+ * in some 15-25 photos, one with 90 % and 80 % in some 50 (the keypoints of a few); photos all of one
+ * spot would chain a point through every photo, and eliminating a track costs the square of its length.
  */
-export const MAX_TRACK_PHOTOS = 24;
+export const MAX_TRACK_PHOTOS = 40;
 
 /**
  * Chains pairwise matches into multi-photo tracks (union-find on photo and rounded pixel position).

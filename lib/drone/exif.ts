@@ -118,8 +118,7 @@ export function dewarpData(v: unknown): Dewarp | null {
   const values = (v.split(';')[1] ?? '').split(',').map(Number);
   if (values.length < 6 || values.slice(0, 6).some((k) => !Number.isFinite(k))) return null;
   const [, , cx, cy, k1, k2] = values as [number, number, number, number, number, number];
-  const within = (v: number, [min, max]: readonly [number, number]) => v >= min && v <= max;
-  if (![cx, cy].every((v) => within(v, TAG_RANGE.dewarpPx)) || ![k1, k2].every((v) => within(v, TAG_RANGE.dewarpK))) return null;
+  if (![cx, cy].every((v) => bounded(v, ...TAG_RANGE.dewarpPx) !== null) || ![k1, k2].every((v) => bounded(v, ...TAG_RANGE.dewarpK) !== null)) return null;
   return { cx, cy, k1, k2 };
 }
 

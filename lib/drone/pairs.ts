@@ -32,7 +32,7 @@ function components(n: number, pairs: { i: number; j: number }[]): number[][] {
  * side overlap gives a photo some 20-40 overlapping others; photos all of one spot (or without the
  * optics to tell their footprints) would give every pair, and matching them all takes hours.
  */
-export const MAX_PAIRS_PER_PHOTO = 24;
+export const MAX_PAIRS_PER_PHOTO = 40;
 
 /**
  * Pairs whose GPS footprints overlap by at least MIN_OVERLAP of the smaller one, each among the

@@ -3,6 +3,7 @@
 import { booleanPointInPolygon, buffer, distance, point } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { AppError, unprocessable } from '@/lib/errors';
+import { quotedName } from '@/lib/uploads/zip-archive';
 import type { DronePhoto } from './exif';
 import { centreGround, heightM, utmFrame } from './frame';
 
@@ -63,10 +64,13 @@ export function farFromSurvey(photos: DronePhoto[]): DronePhoto[] {
   return located.filter((p) => distance(centre, point([p.gps!.lon, p.gps!.lat]), { units: 'kilometers' }) > MAX_SURVEY_RADIUS_KM);
 }
 
-const listFiles = (ps: DronePhoto[]) => {
-  const names = ps.map((p) => p.file);
-  return names.length > 5 ? `${names.slice(0, 5).join(', ')} … (+${names.length - 5})` : names.join(', ');
-};
+/** Names for a message: the first five, each quoted safely (quotedName), and how many more. */
+export function listNames(names: string[]): string {
+  const quoted = names.slice(0, 5).map((n) => quotedName(n));
+  return names.length > 5 ? `${quoted.join(', ')} … (+${names.length - 5})` : quoted.join(', ');
+}
+
+const listFiles = (ps: DronePhoto[]) => listNames(ps.map((p) => p.file));
 
 /**
  * The photos a survey is made of, and those left out: a capture with a photo without GPS (a frame

@@ -12,7 +12,7 @@ import { config } from '../config';
 import { type TenantDb, tenantCreate } from '../db/tenant';
 import type { DronePhoto } from '../drone/exif';
 import { groundSampleM, heightM } from '../drone/frame';
-import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, surveyCentroids } from '../drone/survey';
+import { checkSurvey, estimateProcessingSeconds, FIELD_BUFFER_M, fieldNotFound, fieldUnderPhotos, groupCaptures, listNames, surveyCentroids } from '../drone/survey';
 import { badRequest, insufficientStorage, isDiskFull, notFound, unprocessable } from '../errors';
 import { freeBytes } from '../free-space';
 import { refuseUnstorableText, validate } from '../http/validate';
@@ -22,7 +22,7 @@ import { currentStep, progressText, taskErrorText } from '../tasks/view';
 import type { DroneJobPayload } from '../jobs/drone-job';
 import { storeDataPath } from '../uploads/data-path';
 import type { ReceivedFile } from '../uploads/multipart';
-import { extractZipSafely, listZip, quotedName, type ZipEntryInfo, type ZipLimits } from '../uploads/zip-archive';
+import { extractZipSafely, listZip, type ZipEntryInfo, type ZipLimits } from '../uploads/zip-archive';
 import { fieldsMeetingBox } from '../fields/fields';
 import { dronePhotosDir } from '../fields/files';
 import { userCrop } from './schemas';
@@ -87,11 +87,6 @@ export interface DroneSurveyAccepted {
   ignored_files: string[];
 }
 
-/** Names for a message, each quoted safely (quotedName: no control characters, at most 100 characters). */
-const listNames = (names: string[]) => {
-  const quoted = names.slice(0, 5).map((n) => quotedName(n));
-  return names.length > 5 ? `${quoted.join(', ')} … (+${names.length - 5})` : quoted.join(', ');
-};
 
 /** Half the ground diagonal of the largest photo: how far from its centre a photo still sees the ground. */
 function reachM(photos: DronePhoto[]): number {

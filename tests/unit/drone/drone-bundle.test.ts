@@ -88,8 +88,8 @@ describe('bundle adjustment', () => {
   });
 
   it('keeps a track in its first MAX_TRACK_PHOTOS photos, so that photos all of one spot cannot chain a point through all of them', () => {
-    // One point matched along a chain of 40 photos (0-1, 1-2, ...), and a second point in photos 0 and 1.
-    const pairs: PairMatch[] = Array.from({ length: 39 }, (_, k) => ({
+    // One point matched along a chain of MAX_TRACK_PHOTOS + 16 photos (0-1, 1-2, ...), and a second point in photos 0 and 1.
+    const pairs: PairMatch[] = Array.from({ length: MAX_TRACK_PHOTOS + 15 }, (_, k) => ({
       i: k, j: k + 1, pts: Float64Array.from([50, 50, 50, 50, ...(k === 0 ? [300, 300, 300, 300] : [])]), logRatio: [0], gpsDisagreementM: 0, rotation: 0,
     }));
     const t = chainTracks(pairs);

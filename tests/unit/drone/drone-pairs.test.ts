@@ -16,7 +16,7 @@ const degrees = (n: number, pairs: [number, number][]) => {
 
 describe('candidatePairs', () => {
   it('keeps every overlapping pair of a survey flown as usual, in (i, j) order', () => {
-    // Three lines of ten photos, 20 m apart along the line and 30 m across: each overlaps under 24 others.
+    // Three lines of ten photos, 20 m apart along the line and 30 m across: each overlaps some 20 others.
     const placed = [0, 1, 2].flatMap((line) => Array.from({ length: 10 }, (_, k) => at(k * 20, line * 30)));
     const pairs = candidatePairs(placed);
     const all: [number, number][] = [];
