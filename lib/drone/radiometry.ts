@@ -35,22 +35,31 @@ const num = (v: unknown): number | null => {
 const list = (v: unknown): number[] =>
   (Array.isArray(v) ? v : typeof v === 'string' ? v.split(/[\s,]+/) : []).map(Number).filter((n) => Number.isFinite(n));
 
+/**
+ * A calibration value within what a sensor records (`max` a ceiling far above any real one), else
+ * null: a forged 1e308 irradiance or 1e-308 gain would make the survey's common factor 0 or infinite.
+ */
+const recorded = (v: unknown, min: number, max: number): number | null => {
+  const n = num(v);
+  return n !== null && n >= min && n <= max ? n : null;
+};
+
 /** Calibration of one band photo from its merged EXIF/XMP, or null when it carries none. */
 export function readRadiometry(x: Record<string, unknown>): Radiometry | null {
-  const black = num(x.BlackLevel), irradiance = num(x.Irradiance), vignetting = list(x.VignettingData ?? x.VignettingPolynomial);
+  const black = recorded(x.BlackLevel, 0, 65535), irradiance = recorded(x.Irradiance, 1e-6, 1e6), vignetting = list(x.VignettingData ?? x.VignettingPolynomial);
   if (black === null && irradiance === null && !vignetting.length) return null;
   const cx = num(x.CalibratedOpticalCenterX), cy = num(x.CalibratedOpticalCenterY);
   const centre = list(x.VignettingCenter);
   // DJI writes the exposure in microseconds in XMP and in seconds in EXIF; merged, either may remain.
-  const exposure = num(x.ExposureTime);
+  const exposure = recorded(x.ExposureTime, 1e-7, 1e7);
   return {
     blackLevel: black ?? 0,
     vignetting: vignetting.slice(0, 6),
     vignettingCentre: cx !== null && cy !== null ? [cx, cy] : centre.length === 2 ? [centre[0]!, centre[1]!] : null,
-    sensorGain: num(x.SensorGain) || 1,
+    sensorGain: recorded(x.SensorGain, 1e-3, 1e4) || 1,
     exposureS: exposure ? (exposure > 0.5 ? exposure / 1e6 : exposure) : 1,
     irradiance: irradiance || 1,
-    gainAdjustment: num(x.SensorGainAdjustment) || 1,
+    gainAdjustment: recorded(x.SensorGainAdjustment, 1e-3, 1e4) || 1,
   };
 }
 

@@ -21,6 +21,11 @@ describe('readRadiometry', () => {
     expect(m3m).toMatchObject({ blackLevel: 3200, vignetting: [1e-4, 2e-7], vignettingCentre: [1296.5, 972.3], sensorGain: 1, exposureS: 1, irradiance: 1500, gainAdjustment: 1 });
   });
 
+  it('reads values no sensor records (a 1e308 irradiance, a 1e-308 gain) as absent, so that the survey\'s factor stays finite', () => {
+    const forged = readRadiometry({ ...P4M, Irradiance: '1e308', SensorGain: '1e-308', ExposureTime: '1e308', BlackLevel: '1e308', SensorGainAdjustment: 'Infinity' });
+    expect(forged).toMatchObject({ blackLevel: 0, sensorGain: 1, exposureS: 1, irradiance: 1, gainAdjustment: 1 });
+  });
+
   it('finds nothing to calibrate in an ordinary photo', () => {
     expect(readRadiometry({ BandName: 'Red', ExposureTime: 0.002, Make: 'DJI' })).toBeNull();
   });
