@@ -2,15 +2,19 @@
 // byte is extracted: no absolute paths or `..`, no links, no encryption, at most 2,000 entries, at
 // most 1 GB in total, and (zip bombs) no entry of more than 64 kB inflating more than 200 times, nor
 // the archive as a whole once it unpacks to more than 16 MB. While extracting, an entry that produces
-// more bytes than it declared is stopped (yauzl's size validation). Only stored and deflated entries
+// more bytes than it declared is stopped (yauzl's size validation), and one whose bytes do not give the
+// CRC-32 the archive records is damaged (yauzl checks no checksum). Two entries that unpack to the same
+// path are refused: one would silently replace the other. Only stored and deflated entries
 // are read: yauzl has no Deflate64 (Windows Explorer's choice over 2 GB), BZip2 or LZMA. A name no
 // file system can hold (a NUL byte, a file or folder name over 255 bytes, a path over 1,024) is
 // refused before anything is written; names are quoted in messages shortened and without control
 // characters (quotedName).
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { dirname, join, normalize, sep } from 'node:path';
+import { dirname, join, normalize, posix, sep } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 import { insufficientStorage, isDiskFull, unprocessable } from '../errors';
 
@@ -131,6 +135,14 @@ export function checkEntry(e: yauzl.Entry, limits: ZipLimits): void {
   if (e.uncompressedSize > RATIO_CHECKED_ABOVE_BYTES && ratio > limits.maxRatio) throw unprocessable('zip_bomb', { name, ratio: Math.round(ratio) });
 }
 
+/** `a.shp`, `./a.shp` and `b/../a.shp` unpack to one file (folders, ending in `/`, may repeat). */
+function checkUniquePath(fileName: string, paths: Set<string>): void {
+  if (fileName.endsWith('/')) return;
+  const path = posix.normalize(fileName);
+  if (paths.has(path)) throw unprocessable('zip_duplicate_name', { name: quotedName(fileName) });
+  paths.add(path);
+}
+
 /** The archive as a whole, once every entry passed: many small entries that each inflate a lot are a bomb too. */
 function checkTotalRatio(uncompressed: number, compressed: number, limits: ZipLimits): void {
   const ratio = ratioOf(uncompressed, compressed);
@@ -145,10 +157,12 @@ export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Pr
     const out: ZipEntryInfo[] = [];
     let total = 0;
     let compressed = 0;
+    const paths = new Set<string>();
     for (const next of entriesOf(zip)) {
       const e = await next;
       if (!e) break;
       checkEntry(e, l);
+      checkUniquePath(e.fileName, paths);
       total += e.uncompressedSize;
       compressed += e.compressedSize;
       if (total > l.maxTotalBytes) throw unprocessable('zip_too_large', { max: Math.round(l.maxTotalBytes / 1024 ** 2) });
@@ -159,6 +173,20 @@ export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Pr
   } finally {
     zip.close();
   }
+}
+
+/** Passes an entry's bytes through and fails at their end when they do not give the recorded CRC-32. */
+function checksummed(expected: number): Transform {
+  let crc = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      crc = crc32(chunk, crc);
+      done(null, chunk);
+    },
+    flush(done) {
+      done(crc === expected ? null : new Error(`CRC-32 ${crc.toString(16)}, recorded ${expected.toString(16)}`));
+    },
+  });
 }
 
 /** Checks the whole archive, then extracts its (wanted) files under destDir; returns their paths. */
@@ -188,7 +216,7 @@ export async function extractZipSafely(
       });
       const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(damaged(err)) : resolve(s!))));
       written.push(target);
-      await pipeline(stream, createWriteStream(target)).catch((err: unknown) => {
+      await pipeline(stream, checksummed(e.crc32), createWriteStream(target)).catch((err: unknown) => {
         throw damaged(err);
       });
     }

@@ -11,6 +11,8 @@ export interface RawZipEntry {
   method?: number;
   /** A local header whose signature is wrong: the central directory is fine, the entry cannot be opened. */
   damagedLocalHeader?: boolean;
+  /** The CRC-32 written in both headers, in place of the data's own: an entry damaged in its bytes. */
+  crc?: number;
 }
 
 export function rawZip(entries: RawZipEntry[]): Buffer {
@@ -20,7 +22,7 @@ export function rawZip(entries: RawZipEntry[]): Buffer {
   for (const e of entries) {
     const name = Buffer.from(e.name);
     const body = e.deflate ? deflateRawSync(e.data, { level: 9 }) : e.data;
-    const crc = crc32(e.data);
+    const crc = e.crc ?? crc32(e.data);
     const method = e.method ?? (e.deflate ? 8 : 0);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(e.damagedLocalHeader ? 0x5a5a5a5a : 0x04034b50, 0);

@@ -1,10 +1,11 @@
 // The checks lib/uploads/zip-archive.ts makes before a byte is extracted: zip bombs made of one large
 // entry, of many 1 MB entries and of many small ones; archives that compress well but honestly
 // (real LPIS exports) pass; the filter that extracts only the files a caller wants; and names no
-// file system can hold (60,000 characters, a NUL byte), refused while listing and quoted short.
+// file system can hold (60,000 characters, a NUL byte), refused while listing and quoted short;
+// entries whose bytes are not what the archive's checksum says, and two entries of one path.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { isShapefilePart } from '@/lib/uploads/shapefile-layers';
@@ -97,6 +98,44 @@ describe('entries yauzl cannot read are refused with their name, never thrown as
       await expect(extractZipSafely(write(rawZip([...entries])), dest)).rejects.toMatchObject({ name: 'AppError', key: 'zip_corrupt', params: { name } });
       expect(filesUnder(dest)).toEqual([]);
     }
+  });
+
+  // yauzl checks no checksum: the bytes were imported as they came.
+  it('an entry whose bytes do not give its recorded CRC-32 is damaged, stored or deflated; what was written goes', async () => {
+    for (const deflate of [false, true]) {
+      const zip = write(rawZip([{ name: 'a.shp', data: Buffer.from('shape') }, { name: 'a.dbf', data: Buffer.from('table'), deflate, crc: 0x1234 }]));
+      const dest = tmp();
+      await expect(extractZipSafely(zip, dest)).rejects.toMatchObject({ name: 'AppError', key: 'zip_corrupt', params: { name: 'a.dbf' } });
+      expect(filesUnder(dest)).toEqual([]);
+    }
+    const whole = write(rawZip([{ name: 'a.shp', data: Buffer.from('shape'), deflate: true }]));
+    expect(filesUnder(dirname((await extractZipSafely(whole, tmp()))[0]!))).toEqual(['a.shp']);
+  });
+});
+
+describe('two entries that unpack to one path are refused while listing', () => {
+  const write = (...names: string[]) => {
+    const path = join(tmp(), 'twice.zip');
+    writeFileSync(path, rawZip(names.map((name, i) => ({ name, data: Buffer.from(`content ${i}`) }))));
+    return path;
+  };
+
+  // A survey of two different `a.JPG` kept the last one and answered "not enough images".
+  it('the same name twice, or two spellings of one path, name the second entry; nothing is extracted', async () => {
+    for (const [names, name] of [
+      [['a.JPG', 'b.JPG', 'a.JPG'], 'a.JPG'],
+      [['f/a.shp', 'f/./a.shp'], 'f/./a.shp'],
+      [['f/a.shp', 'f//a.shp'], 'f//a.shp'],
+    ] as const) {
+      await expect(listZip(write(...names))).rejects.toMatchObject({ key: 'zip_duplicate_name', params: { name } });
+      const dest = tmp();
+      await expect(extractZipSafely(write(...names), dest)).rejects.toMatchObject({ key: 'zip_duplicate_name' });
+      expect(filesUnder(dest)).toEqual([]);
+    }
+  });
+
+  it('names that differ in case or folder, and a folder listed twice, pass', async () => {
+    await expect(listZip(write('a.JPG', 'a.jpg', 'f/a.JPG', 'f/', 'f/'))).resolves.toHaveLength(3);
   });
 });
 
