@@ -6,7 +6,7 @@ import { api } from '@/lib/ui/api';
 import { useFocusAfterClose } from '@/lib/ui/focus-after-close';
 import type { OwnerOption } from '@/lib/ui/types';
 import type { FieldRow } from './field-row';
-import { useOwnerChoice } from './owner-choice';
+import { type OwnerChoice, useOwnerChoice } from './owner-choice';
 
 interface UpdatedField {
   field: { id: number; name: string; area: number; owner: { id: number; name: string } | null; status: string | null; parcel_number: string | null };
@@ -65,32 +65,50 @@ export function useRowEdit({ owners, tableRef, setRows, setError, setNotice }: R
     setEditing(null);
   }
 
-  async function save() {
-    if (!editing) return;
-    const parcel = (editing.parcel_number ?? '').trim();
-    // Said here, beside the row, before a round trip; the server checks it again.
-    if (parcel && !PARCEL_NUMBER.test(parcel)) {
-      setError(`${t('fields.parcel_number')}: ${t('validation.parcel_number')}`);
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    const owner = await rowOwner.chosen(setError);
-    if (owner === undefined) {
-      setBusy(false);
-      return;
-    }
-    const res = await putField(editing, owner?.id ?? null);
-    setBusy(false);
-    if (!res.ok) {
-      setError(res.error ?? t('common.network_error'));
-      return;
-    }
-    const f = res.data.field;
+  /** The saved row in the table, the edit closed, and a word that it is saved. */
+  function saved(f: UpdatedField['field']) {
     setRows((all) => all.map((r) => (r.id === f.id ? savedRow(r, f) : r)));
     stop();
     setNotice(t('fields.saved', { name: f.name }));
   }
 
+  async function save() {
+    if (!editing) return;
+    await saveRow(editing, { t, rowOwner, setBusy, setError, saved });
+  }
+
   return { editing, setEditing, rowOwner, busy, start, stop, save };
+}
+
+/** What saving a row uses beside the row: the owner chosen, and where its progress, failure and success go. */
+interface RowSave {
+  t: ReturnType<typeof useTranslations>;
+  rowOwner: OwnerChoice;
+  setBusy: (busy: boolean) => void;
+  setError: (message: string | null) => void;
+  saved: (field: UpdatedField['field']) => void;
+}
+
+/** Checks the edited row's parcel number, takes its owner (adding a new one), and PUTs the row. */
+async function saveRow(editing: FieldRow, { t, rowOwner, setBusy, setError, saved }: RowSave) {
+  const parcel = (editing.parcel_number ?? '').trim();
+  // Said here, beside the row, before a round trip; the server checks it again.
+  if (parcel && !PARCEL_NUMBER.test(parcel)) {
+    setError(`${t('fields.parcel_number')}: ${t('validation.parcel_number')}`);
+    return;
+  }
+  setBusy(true);
+  setError(null);
+  const owner = await rowOwner.chosen(setError);
+  if (owner === undefined) {
+    setBusy(false);
+    return;
+  }
+  const res = await putField(editing, owner?.id ?? null);
+  setBusy(false);
+  if (!res.ok) {
+    setError(res.error ?? t('common.network_error'));
+    return;
+  }
+  saved(res.data.field);
 }

@@ -257,57 +257,89 @@ function normalEquations(tracks: Tracks, cameras: Camera[], X: Points, sigma: nu
   const nc = cameras.length, nt = tracks.start.length - 1, no = tracks.cam.length;
   const U = new Float64Array(nc * EXT * EXT), g = new Float64Array(nc * EXT);
   const V = new Float64Array(nt * 9), gp = new Float64Array(nt * 3), W = new Float64Array(no * EXT * 3);
+  const ne = { U, g, V, gp, W };
   const R = cameras.map((c) => rotation(c.yaw, c.pitch, c.roll));
-  // Rotations with each angle stepped, per photo, for the angle derivatives.
-  const Rd = cameras.map((c) => [3, 4, 5].map((d) => {
-    const h = STEP_POSE[d]!;
-    return rotation(c.yaw + (d === 3 ? h : 0), c.pitch + (d === 4 ? h : 0), c.roll + (d === 5 ? h : 0));
-  }));
-  const Jc = new Float64Array(2 * EXT), Jp = new Float64Array(6);
+  const lin: Linearisation = { cameras, R, Rd: steppedRotations(cameras), sigma, focalFree, k1Free, Jc: new Float64Array(2 * EXT), Jp: new Float64Array(6) };
   for (let t = 0; t < nt; t++) {
     const x = X[3 * t]!, y = X[3 * t + 1]!, z = X[3 * t + 2]!;
     for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) {
       const wo = w[o]!;
       if (wo === 0) continue;
-      const k = tracks.cam[o]!, cam = cameras[k]!;
-      const [u0, v0] = projectToPixel(cam, x, y, z, R[k]);
-      if (!Number.isFinite(u0)) continue;
-      // Point derivatives; the camera centre's are their negatives.
-      for (let d = 0; d < 3; d++) {
-        const h = STEP_POSE[d]!;
-        const [u, v] = projectToPixel(cam, x + (d === 0 ? h : 0), y + (d === 1 ? h : 0), z + (d === 2 ? h : 0), R[k]);
-        Jp[2 * d] = (u - u0) / h / sigma; Jp[2 * d + 1] = (v - v0) / h / sigma;
-        Jc[2 * d] = -Jp[2 * d]!; Jc[2 * d + 1] = -Jp[2 * d + 1]!;
-      }
-      for (let d = 3; d < 6; d++) {
-        const h = STEP_POSE[d]!;
-        const [u, v] = projectToPixel(cam, x, y, z, Rd[k]![d - 3]);
-        Jc[2 * d] = (u - u0) / h / sigma; Jc[2 * d + 1] = (v - v0) / h / sigma;
-      }
-      // u = cx + f·x·d: the focal scales the offset from the principal point.
-      Jc[12] = focalFree ? (u0 - cam.cx) / cam.f / sigma : 0;
-      Jc[13] = focalFree ? (v0 - cam.cy) / cam.f / sigma : 0;
-      if (k1Free) {
-        const [u, v] = projectToPixel({ ...cam, k1: cam.k1 + STEP_K1 }, x, y, z, R[k]);
-        Jc[14] = (u - u0) / STEP_K1 / sigma; Jc[15] = (v - v0) / STEP_K1 / sigma;
-      } else {
-        Jc[14] = 0; Jc[15] = 0;
-      }
-      const ru = res[2 * o]!, rv = res[2 * o + 1]!;
-      for (let a = 0; a < EXT; a++) {
-        const ja = Jc[2 * a]!, jb = Jc[2 * a + 1]!;
-        g[k * EXT + a] = g[k * EXT + a]! - wo * (ja * ru + jb * rv);
-        for (let b = 0; b < EXT; b++) U[(k * EXT + a) * EXT + b] = U[(k * EXT + a) * EXT + b]! + wo * (ja * Jc[2 * b]! + jb * Jc[2 * b + 1]!);
-        for (let b = 0; b < 3; b++) W[(o * EXT + a) * 3 + b] = wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
-      }
-      for (let a = 0; a < 3; a++) {
-        const ja = Jp[2 * a]!, jb = Jp[2 * a + 1]!;
-        gp[t * 3 + a] = gp[t * 3 + a]! - wo * (ja * ru + jb * rv);
-        for (let b = 0; b < 3; b++) V[t * 9 + a * 3 + b] = V[t * 9 + a * 3 + b]! + wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
-      }
+      const k = tracks.cam[o]!;
+      if (!observationJacobians(lin, k, x, y, z)) continue;
+      addObservation(ne, lin.Jc, lin.Jp, res, wo, k, t, o);
     }
   }
-  return { U, g, V, gp, W };
+  return ne;
+}
+
+/** Rotations with each angle stepped, per photo, for the angle derivatives. */
+function steppedRotations(cameras: Camera[]): Float64Array[][] {
+  return cameras.map((c) => [3, 4, 5].map((d) => {
+    const h = STEP_POSE[d]!;
+    return rotation(c.yaw + (d === 3 ? h : 0), c.pitch + (d === 4 ? h : 0), c.roll + (d === 5 ? h : 0));
+  }));
+}
+
+/**
+ * What an observation's Jacobians are taken with, and where they are written (reused buffers: one
+ * observation at a time). Jc: 2 × EXT over pose, focal and k1; Jp: 2 × 3 over the point.
+ */
+interface Linearisation {
+  cameras: Camera[];
+  R: Float64Array[];
+  Rd: Float64Array[][];
+  sigma: number;
+  focalFree: boolean;
+  k1Free: boolean;
+  Jc: Float64Array;
+  Jp: Float64Array;
+}
+
+/** Writes the Jacobians of point (x, y, z) seen by photo k into lin.Jc and lin.Jp; false when it does not project. */
+function observationJacobians(lin: Linearisation, k: number, x: number, y: number, z: number): boolean {
+  const { Jc, Jp, sigma } = lin, cam = lin.cameras[k]!, R = lin.R[k];
+  const [u0, v0] = projectToPixel(cam, x, y, z, R);
+  if (!Number.isFinite(u0)) return false;
+  // Point derivatives; the camera centre's are their negatives.
+  for (let d = 0; d < 3; d++) {
+    const h = STEP_POSE[d]!;
+    const [u, v] = projectToPixel(cam, x + (d === 0 ? h : 0), y + (d === 1 ? h : 0), z + (d === 2 ? h : 0), R);
+    Jp[2 * d] = (u - u0) / h / sigma; Jp[2 * d + 1] = (v - v0) / h / sigma;
+    Jc[2 * d] = -Jp[2 * d]!; Jc[2 * d + 1] = -Jp[2 * d + 1]!;
+  }
+  for (let d = 3; d < 6; d++) {
+    const h = STEP_POSE[d]!;
+    const [u, v] = projectToPixel(cam, x, y, z, lin.Rd[k]![d - 3]);
+    Jc[2 * d] = (u - u0) / h / sigma; Jc[2 * d + 1] = (v - v0) / h / sigma;
+  }
+  // u = cx + f·x·d: the focal scales the offset from the principal point.
+  Jc[12] = lin.focalFree ? (u0 - cam.cx) / cam.f / sigma : 0;
+  Jc[13] = lin.focalFree ? (v0 - cam.cy) / cam.f / sigma : 0;
+  if (lin.k1Free) {
+    const [u, v] = projectToPixel({ ...cam, k1: cam.k1 + STEP_K1 }, x, y, z, R);
+    Jc[14] = (u - u0) / STEP_K1 / sigma; Jc[15] = (v - v0) / STEP_K1 / sigma;
+  } else {
+    Jc[14] = 0; Jc[15] = 0;
+  }
+  return true;
+}
+
+/** Adds observation o (photo k, track t, weight wo) to the photo's U and g, the point's V and gp, and sets its W. */
+function addObservation(ne: NormalEquations, Jc: Float64Array, Jp: Float64Array, res: Float64Array, wo: number, k: number, t: number, o: number): void {
+  const { U, g, V, gp, W } = ne;
+  const ru = res[2 * o]!, rv = res[2 * o + 1]!;
+  for (let a = 0; a < EXT; a++) {
+    const ja = Jc[2 * a]!, jb = Jc[2 * a + 1]!;
+    g[k * EXT + a] = g[k * EXT + a]! - wo * (ja * ru + jb * rv);
+    for (let b = 0; b < EXT; b++) U[(k * EXT + a) * EXT + b] = U[(k * EXT + a) * EXT + b]! + wo * (ja * Jc[2 * b]! + jb * Jc[2 * b + 1]!);
+    for (let b = 0; b < 3; b++) W[(o * EXT + a) * 3 + b] = wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
+  }
+  for (let a = 0; a < 3; a++) {
+    const ja = Jp[2 * a]!, jb = Jp[2 * a + 1]!;
+    gp[t * 3 + a] = gp[t * 3 + a]! - wo * (ja * ru + jb * rv);
+    for (let b = 0; b < 3; b++) V[t * 9 + a * 3 + b] = V[t * 9 + a * 3 + b]! + wo * (ja * Jp[2 * b]! + jb * Jp[2 * b + 1]!);
+  }
 }
 
 /** Inverse of a symmetric 3×3 block at `off` (adjugate); zeros when singular. */
