@@ -15,11 +15,12 @@ import { hasSeveralRings, nestRings } from '../geo/nest-rings';
 import { keptArea, repairGeometry } from '../geo/repair';
 import { splitSelfTouchingRings } from '../geo/ring-split';
 import { turnTaker } from './event-loop-turns';
+import { SHP_HEADER_BYTES, type ShpRecord, parseShpHeader, shpRecords } from './shp-records';
 import { quotedName } from './zip-archive';
 
-// shapefile decodes DBF text with `text-encoding`, an unmaintained pure-JS polyfill that costs a tenth
-// of a large import. Node's own TextDecoder knows the same WHATWG code pages: it is handed over in
-// the polyfill's place before shapefile is loaded.
+// shapefile (the .dbf's reader; ./shp-records reads the .shp) decodes DBF text with `text-encoding`,
+// an unmaintained pure-JS polyfill that costs a tenth of a large import. Node's own TextDecoder knows
+// the same WHATWG code pages: it is handed over in the polyfill's place before shapefile is loaded.
 const require = createRequire(import.meta.url);
 const polyfillPath = require.resolve('text-encoding', { paths: [dirname(require.resolve('shapefile'))] });
 require.cache[polyfillPath] ??= { id: polyfillPath, filename: polyfillPath, loaded: true, exports: { TextDecoder, TextEncoder } } as NodeJS.Module;
@@ -304,12 +305,13 @@ function reproject(g: Polygon | MultiPolygon, convert: (xy: number[]) => [number
  * library's parser, which sorted rings by winding and then tested every hole against every outer
  * ring: one polygon of 20,000 parts held the thread for minutes. Counts the record cannot hold are
  * damage (a RangeError, as the library's reads past the record's end were); counts over the bounds
- * of a boundary are answered from the record's header, without reading a point.
+ * of a boundary are answered from the record's header, without reading a point: of a longer record,
+ * only its first POLYGON_READ_BYTES need be read (`record`), its length in the file given beside them.
  */
-export function polygonRecord(record: DataView): Polygon | MultiPolygon | OverBounds {
+export function polygonRecord(record: DataView, recordBytes = record.byteLength): Polygon | MultiPolygon | OverBounds {
   const parts = record.getInt32(36, true);
   const points = record.getInt32(40, true);
-  if (parts < 0 || points < 0 || 44 + 4 * parts + 16 * points > record.byteLength) throw new RangeError('a polygon record shorter than its counts');
+  if (parts < 0 || points < 0 || 44 + 4 * parts + 16 * points > recordBytes) throw new RangeError('a polygon record shorter than its counts');
   if (parts > MAX_RINGS || points - parts > MAX_VERTICES) return { type: 'OverBounds', rings: parts, vertices: points - parts };
   const starts: number[] = [];
   for (let j = 0; j < parts; j++) starts.push(record.getInt32(44 + 4 * j, true));
@@ -321,12 +323,11 @@ export function polygonRecord(record: DataView): Polygon | MultiPolygon | OverBo
   return rings.length === 1 ? { type: 'Polygon', coordinates: rings } : { type: 'MultiPolygon', coordinates: rings.map((r) => [r]) };
 }
 
-/** The library's reader of a layer, its polygon records read by polygonRecord (shapefile 0.6.6 keeps the parser as `_shp._parse`). */
-function readRingsAsListed(source: unknown): void {
-  const shp = (source as { _shp?: { _parse?: unknown } })._shp;
-  if (typeof shp?._parse !== 'function') throw new Error('shapefile: no record parser to replace; has the library changed?');
-  shp._parse = polygonRecord;
-}
+/** The most of a polygon record polygonRecord reads: one at the bounds (more parts or points are answered from the counts). */
+const POLYGON_READ_BYTES = 44 + 4 * MAX_RINGS + 16 * (MAX_RINGS + MAX_VERTICES);
+
+/** A record's shape: a null shape stays null. */
+const recordShape = (record: ShpRecord | null): RecordShape => record && polygonRecord(record.content, record.bytes);
 
 function keepsArea(original: FieldGeometry, repaired: FieldGeometry): FieldGeometry {
   const before = geometryAreaHa(original);
@@ -447,27 +448,39 @@ interface LayerRecord {
   value: ShapeRecord;
 }
 
-type LayerFacts = Awaited<ReturnType<typeof readDbfFacts>> & { crs: Crs | undefined };
+type LayerFacts = Awaited<ReturnType<typeof readDbfFacts>> & { crs: Crs | undefined; shapeType: number };
 
 /** What a layer's files say before its records are read: the .shp checked, the .dbf's facts, the .prj's system. */
 async function readLayerFacts(layer: Layer): Promise<LayerFacts> {
-  const header = await readHead(layer.shp, 100);
-  if (header.length < 100 || header.readInt32BE(0) !== 9994) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
-  const shapeType = header.readInt32LE(32);
-  if (!SHAPE_POLYGON.has(shapeType)) throw unprocessable('shp_not_polygons', { layer: quotedName(layer.name), type: shapeType });
+  const header = parseShpHeader(await readHead(layer.shp, SHP_HEADER_BYTES));
+  if (!header) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
+  if (!SHAPE_POLYGON.has(header.shapeType)) throw unprocessable('shp_not_polygons', { layer: quotedName(layer.name), type: header.shapeType });
   const facts = await readDbfFacts(layer.dbf!, layer.cpg);
   // One byte more than a .prj may hold, so that a longer one is refused as unreadable.
   const crs = layer.prj ? crsFromPrjFile(await readHead(layer.prj, MAX_PRJ_BYTES + 1), quotedName(basename(layer.prj))) : undefined;
-  return { ...facts, crs };
+  return { ...facts, crs, shapeType: header.shapeType };
 }
 
-type LayerSource = Awaited<ReturnType<typeof shapefile.open>>;
+type DbfRows = Awaited<ReturnType<typeof shapefile.openDbf>>;
 
-async function nextRecord(source: LayerSource, layer: Layer): Promise<{ done: boolean; value: ShapeRecord }> {
-  return (await source.read().catch(() => {
-    // The library throws out-of-range reads at a record cut short instead of ending the layer.
+/** A layer's files opened: its .shp's records and its .dbf's rows, read in step. */
+interface LayerSources {
+  records: AsyncGenerator<ShpRecord | null, void>;
+  rows: DbfRows;
+}
+
+/**
+ * The next record with its row, or undefined after the last record. Paired as the library's `open`
+ * paired them: the i-th of each, the attributes undefined where the table has ended (or a row begins
+ * with its end-of-file byte). A record cut short, or a row that cannot be read, is a damaged .shp.
+ */
+async function nextRecord({ records, rows }: LayerSources, layer: Layer): Promise<ShapeRecord | undefined> {
+  try {
+    const [row, record] = await Promise.all([rows.read(), records.next()]);
+    return record.done ? undefined : { type: 'Feature', properties: row.value, geometry: recordShape(record.value) };
+  } catch {
     throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
-  })) as { done: boolean; value: ShapeRecord };
+  }
 }
 
 /** Settles the layer's coordinate system, and the conversion to WGS84, on its first shape. */
@@ -548,28 +561,40 @@ async function readLayer(
   out: ShapefileImport,
   emit: (f: ImportFeature) => void,
 ): Promise<{ crs: string; encoding: string; records: number }> {
-  const { encoding, recordCount, deleted, crs } = await readLayerFacts(layer);
-  const reading: LayerReading = { layer, opts, out, emit, crs, convert: undefined, columns: undefined };
-  // Streams, not paths: given a path, the library appends `.shp`/`.dbf` to any name not ending in
-  // them in lower case, so `PARCELS.SHP` (as many Windows tools write it) was looked for as `PARCELS.SHP.shp`.
-  const source = await shapefile.open(createReadStream(layer.shp), createReadStream(layer.dbf!), { encoding });
-  readRingsAsListed(source);
+  const facts = await readLayerFacts(layer);
+  const reading: LayerReading = { layer, opts, out, emit, crs: facts.crs, convert: undefined, columns: undefined };
+  const shp = await open(layer.shp);
+  let rows: DbfRows | undefined;
+  try {
+    // A stream, not a path: given a path, the library appends `.dbf` to a name not ending in it in
+    // lower case, so `PARCELS.DBF` (as many Windows tools write it) was looked for as `PARCELS.DBF.dbf`.
+    rows = await shapefile.openDbf(createReadStream(layer.dbf!), { encoding: facts.encoding });
+    const records = await readRecords(reading, { records: shpRecords(shp, facts.shapeType, POLYGON_READ_BYTES), rows }, firstSeq, facts);
+    const settled = reading.crs;
+    return { crs: settled?.epsg ? `EPSG:${settled.epsg}` : (settled?.name ?? 'unknown'), encoding: facts.encoding, records };
+  } finally {
+    await Promise.all([shp.close(), rows?.cancel()]);
+  }
+}
+
+/** Every record of a layer, each with its row; returns how many records the .shp holds. */
+async function readRecords(reading: LayerReading, sources: LayerSources, firstSeq: number, { recordCount, deleted }: LayerFacts): Promise<number> {
+  const { layer } = reading;
   const turn = turnTaker();
   let index = -1;
   for (;;) {
-    const { done, value } = await nextRecord(source, layer);
-    if (done) break;
+    const value = await nextRecord(sources, layer);
+    if (!value) break;
     index++;
-    // The reader gives a shape without attributes once the table has run out: its count must match.
+    // A record past the table's end comes without attributes: the table's count must match.
     if (index >= recordCount) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.dbf!)) });
     if (!deleted.has(index)) readRecord(reading, { index, seq: firstSeq + index, value });
     await turn();
   }
-  // The reader stops quietly at a record that claims more bytes than the file holds: the attribute
-  // table says how many records there are, and any missing one makes the layer damaged, not shorter.
+  // The .shp ends quietly at a record that claims more bytes than the file holds: the attribute table
+  // says how many records there are, and any missing one makes the layer damaged, not shorter.
   if (index + 1 < recordCount) throw unprocessable('shp_corrupt', { file: quotedName(basename(layer.shp)) });
-  const settled = reading.crs;
-  return { crs: settled?.epsg ? `EPSG:${settled.epsg}` : (settled?.name ?? 'unknown'), encoding, records: index + 1 };
+  return index + 1;
 }
 
 /**
