@@ -8,7 +8,7 @@
 import type { Placement } from './frame';
 import type { PairMatch } from './features';
 import { median } from './features';
-import { solveSpd } from './cholesky';
+import { type Skyline, addLower, blockFirst, emptySkyline, factorSkyline, lowestCoupled, solveSkyline, substituteSkyline } from './cholesky';
 
 export interface AdjustOptions {
   /** GPS horizontal standard deviation (m). */
@@ -46,8 +46,7 @@ export function adjustPlacements(
   let x: Float64Array = new Float64Array(priors.flatMap((p) => [p.a, p.b, p.tx, p.ty]));
   let residuals = new Float64Array(0);
   for (let iter = 0; iter < 4; iter++) {
-    const { N, r } = normalEquations(priors, centres, obs, weights, opts);
-    x = solveSpd(N, r, 4 * priors.length);
+    x = solveWithMeanScale(normalEquations(priors, centres, obs, weights, opts));
     const perObs = obs.map((o) => matchResiduals(o, centres, x));
     residuals = Float64Array.from(perObs.flatMap((res) => Array.from(res)));
     weights = huberWeights(perObs, residuals, opts.matchSigmaM);
@@ -56,15 +55,19 @@ export function adjustPlacements(
   return { placements, residualsM: residuals };
 }
 
-/** The normal equations (N, r) of the priors, the weighted matches and the mean-scale constraint, unknowns (a, b, tx, ty) per photo. */
-function normalEquations(priors: Placement[], centres: [number, number][], obs: MatchObservations[], weights: Float64Array[], opts: AdjustOptions) {
+/**
+ * The normal equations of the priors and the weighted matches (A, r), unknowns (a, b, tx, ty) per
+ * photo, and the mean-scale constraint apart (wFix (cᵀx - total)²): it couples every photo's scale
+ * with every other's, which would fill A's envelope (solveWithMeanScale).
+ */
+function normalEquations(priors: Placement[], centres: [number, number][], obs: MatchObservations[], weights: Float64Array[], opts: AdjustOptions): PlacementSystem {
   const m = 4 * priors.length;
-  const N = new Float64Array(m * m);
+  const A = emptySkyline(blockFirst(lowestCoupled(priors.length, obs), 4));
   const r = new Float64Array(m);
   const add = (idx: number[], coef: number[], rhs: number, w: number) => {
     for (let u = 0; u < idx.length; u++) {
       r[idx[u]!] = r[idx[u]!]! + w * coef[u]! * rhs;
-      for (let v = 0; v < idx.length; v++) N[idx[u]! * m + idx[v]!] = N[idx[u]! * m + idx[v]!]! + w * coef[u]! * coef[v]!;
+      for (let v = 0; v < idx.length; v++) if (idx[v]! <= idx[u]!) addLower(A, idx[u]!, idx[v]!, w * coef[u]! * coef[v]!);
     }
   };
   priors.forEach((p, i) => {
@@ -91,13 +94,50 @@ function normalEquations(priors: Placement[], centres: [number, number][], obs: 
       add([I, I + 1, I + 3, J, J + 1, J + 3], [y1, x1, 1, -y2, -x2, -1], 0, w);
     }
   });
-  // The mean scale stays that of the GPS/optics priors (to first order; heading stays free): otherwise
-  // shrinking every photo would "explain" parallax on trees and roofs better than the true scale does.
-  const wFix = 1e6 * Math.max(...N.filter((_, k) => k % (m + 1) === 0));
-  const idx = (o: number) => priors.map((_, i) => 4 * i + o);
-  const s0 = priors.map((p) => Math.hypot(p.a, p.b));
-  add([...idx(0), ...idx(1)], [...priors.map((p, i) => p.a / s0[i]!), ...priors.map((p, i) => p.b / s0[i]!)], s0.reduce((s, v) => s + v, 0), wFix);
-  return { N, r };
+  return { A, r, ...meanScale(priors, A) };
+}
+
+/** The placements' system: A x = r, with wFix (cᵀx - total)² added (the mean scale). */
+interface PlacementSystem {
+  A: Skyline;
+  r: Float64Array;
+  c: Float64Array;
+  total: number;
+  wFix: number;
+}
+
+/**
+ * The mean scale stays that of the GPS/optics priors (to first order; heading stays free): otherwise
+ * shrinking every photo would "explain" parallax on trees and roofs better than the true scale does.
+ */
+function meanScale(priors: Placement[], A: Skyline): Pick<PlacementSystem, 'c' | 'total' | 'wFix'> {
+  let maxDiagonal = 0;
+  for (let i = 0; i < A.m; i++) maxDiagonal = Math.max(maxDiagonal, A.values[A.start[i]! + i - A.first[i]!]!);
+  const c = new Float64Array(A.m);
+  let total = 0;
+  priors.forEach((p, i) => {
+    const s0 = Math.hypot(p.a, p.b);
+    c[4 * i] = p.a / s0;
+    c[4 * i + 1] = p.b / s0;
+    total += s0;
+  });
+  return { c, total, wFix: 1e6 * maxDiagonal };
+}
+
+/**
+ * x of (A + wFix c cᵀ) x = r + wFix·total·c by Sherman–Morrison: A factored once, solved for r and
+ * for c; written so that the large wFix never meets a difference of large numbers.
+ */
+function solveWithMeanScale({ A, r, c, total, wFix }: PlacementSystem): Float64Array {
+  factorSkyline(A);
+  const y = substituteSkyline(A, r), z = substituteSkyline(A, c);
+  let cy = 0, cz = 0;
+  for (let k = 0; k < A.m; k++) {
+    cy += c[k]! * y[k]!;
+    cz += c[k]! * z[k]!;
+  }
+  const f = (wFix * (total - cy)) / (1 + wFix * cz);
+  return y.map((v, k) => v + f * z[k]!);
 }
 
 /** Ground distance (m) between each match's two points as the placements `x` put them. */
@@ -132,18 +172,18 @@ export function exposureGains(n: number, channels: number, pairs: PairMatch[]): 
   const gains: number[][] = [];
   for (let c = 0; c < channels; c++) {
     // Unknown g_i = log gain; each pair says g_i - g_j = -logRatio (so that g_i·I_i = g_j·I_j).
-    const N = new Float64Array(n * n);
+    const N = emptySkyline(lowestCoupled(n, pairs));
     const r = new Float64Array(n);
     const inc = (a: Float64Array, k: number, v: number) => (a[k] = a[k]! + v);
-    for (let i = 0; i < n; i++) inc(N, i * n + i, 0.01);
+    for (let i = 0; i < n; i++) addLower(N, i, i, 0.01);
     for (const p of pairs) {
       const w = Math.min(1, p.pts.length / 4 / 50);
       const lr = p.logRatio[c] ?? 0;
-      inc(N, p.i * n + p.i, w); inc(N, p.j * n + p.j, w);
-      inc(N, p.i * n + p.j, -w); inc(N, p.j * n + p.i, -w);
+      addLower(N, p.i, p.i, w); addLower(N, p.j, p.j, w);
+      addLower(N, Math.max(p.i, p.j), Math.min(p.i, p.j), -w);
       inc(r, p.i, -w * lr); inc(r, p.j, w * lr);
     }
-    const g = solveSpd(N, r, n);
+    const g = solveSkyline(N, r);
     const mean = g.reduce((s, v) => s + v, 0) / n;
     gains.push(Array.from(g, (v) => Math.exp(v - mean)));
   }

@@ -9,7 +9,7 @@ import type { Camera } from './camera';
 import { pixelRayToGround, projectToPixel, rotation } from './camera';
 import type { PairMatch } from './features';
 import { median } from './features';
-import { solveSpd } from './cholesky';
+import { type Skyline, at, blockFirst, emptySkyline, solveSkyline } from './cholesky';
 import type { ReliefGrid } from './relief';
 
 /** Multi-photo tracks: observations of track t are obs[start[t] .. start[t + 1]). */
@@ -355,15 +355,17 @@ function inverse3(M: Float64Array, off: number): Float64Array {
 }
 
 /** S -= W_o V⁻¹ W_o2ᵀ over the two observations' parameters in the reduced system (WV = W_o V⁻¹, 8×3). */
-function subtractBlock(S: Float64Array, m: number, index: Int32Array, W: Float64Array, WV: Float64Array, o: number, o2: number): void {
+function subtractBlock(S: Skyline, index: Int32Array, W: Float64Array, WV: Float64Array, o: number, o2: number): void {
   const w2 = o2 * EXT * 3;
   for (let r = 0; r < EXT; r++) {
     const i = index[o * EXT + r]!;
     if (i < 0) continue;
-    const row = i * m, x = WV[r * 3]!, y = WV[r * 3 + 1]!, z = WV[r * 3 + 2]!;
+    const f = S.first[i]!, row = S.start[i]! - f, x = WV[r * 3]!, y = WV[r * 3 + 1]!, z = WV[r * 3 + 2]!;
     for (let c = 0; c < EXT; c++) {
       const j = index[o2 * EXT + c]!;
-      if (j >= 0) S[row + j] = S[row + j]! - (x * W[w2 + c * 3]! + y * W[w2 + c * 3 + 1]! + z * W[w2 + c * 3 + 2]!);
+      if (j < 0 || j > i) continue;
+      if (j < f) throw new RangeError(`entry (${i}, ${j}) lies outside the envelope`);
+      S.values[row + j] = S.values[row + j]! - (x * W[w2 + c * 3]! + y * W[w2 + c * 3 + 1]! + z * W[w2 + c * 3 + 2]!);
     }
   }
 }
@@ -376,11 +378,11 @@ function subtractBlock(S: Float64Array, m: number, index: Int32Array, W: Float64
 function dampedStep(tracks: Tracks, nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
   const m = nc * POSE + focals.prior.length;
   const index = reducedIndex(tracks, nc, focals);
-  const { S, b } = cameraBlocks(nc, ne, priorU, priorG, focals, lambda, m);
-  const Vinv = eliminatePoints(S, b, m, tracks, ne, index, lambda);
+  const { S, b } = cameraBlocks(reducedEnvelope(tracks, nc, focals), ne, priorU, priorG, focals, lambda, m);
+  const Vinv = eliminatePoints(S, b, tracks, ne, index, lambda);
   let dc: Float64Array;
   try {
-    dc = solveSpd(S, b, m);
+    dc = solveSkyline(S, b);
   } catch {
     return null;
   }
@@ -404,30 +406,46 @@ function reducedIndex(tracks: Tracks, nc: number, focals: Focals): Int32Array {
   return index;
 }
 
+/**
+ * Each row's first column in the reduced system: a photo's pose rows reach the lowest photo it shares
+ * a track with (the points' elimination couples them), the shared focals' rows every photo.
+ */
+function reducedEnvelope(tracks: Tracks, nc: number, focals: Focals): Int32Array {
+  const reach = Int32Array.from({ length: nc }, (_, k) => k);
+  for (let t = 0; t < tracks.start.length - 1; t++) {
+    let lowest = nc;
+    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) lowest = Math.min(lowest, tracks.cam[o]!);
+    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) reach[tracks.cam[o]!] = Math.min(reach[tracks.cam[o]!]!, lowest);
+  }
+  return blockFirst(reach, POSE, focals.prior.length);
+}
+
 /** The reduced system's photo blocks (U and g) with the priors, damped by `lambda`, before the points are eliminated. */
-function cameraBlocks(nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number, m: number) {
-  const at = reducedPlace(nc, focals);
-  const S = new Float64Array(m * m), b = new Float64Array(m);
+function cameraBlocks(first: Int32Array, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number, m: number) {
+  const nc = (first.length - focals.prior.length) / POSE;
+  const place = reducedPlace(nc, focals);
+  const S = emptySkyline(first), b = new Float64Array(m);
   for (let k = 0; k < nc; k++) {
     for (let a = 0; a < EXT; a++) {
-      const i = at(k, a);
+      const i = place(k, a);
       if (i < 0) continue;
       b[i] = b[i]! + ne.g[k * EXT + a]!;
       for (let c = 0; c < EXT; c++) {
-        const j = at(k, c);
-        if (j >= 0) S[i * m + j] = S[i * m + j]! + ne.U[(k * EXT + a) * EXT + c]!;
+        const j = place(k, c);
+        if (j >= 0 && j <= i) S.values[at(S, i, j)] = S.values[at(S, i, j)]! + ne.U[(k * EXT + a) * EXT + c]!;
       }
     }
   }
   for (let i = 0; i < m; i++) {
     b[i] = b[i]! + priorG[i]!;
-    S[i * m + i] = (S[i * m + i]! + priorU[i]!) * (1 + lambda) + 1e-9;
+    const d = at(S, i, i);
+    S.values[d] = (S.values[d]! + priorU[i]!) * (1 + lambda) + 1e-9;
   }
   return { S, b };
 }
 
 /** Subtracts each track's point block from (S, b) (the Schur complement); returns the damped point blocks' inverses. */
-function eliminatePoints(S: Float64Array, b: Float64Array, m: number, tracks: Tracks, ne: NormalEquations, index: Int32Array, lambda: number): Float64Array[] {
+function eliminatePoints(S: Skyline, b: Float64Array, tracks: Tracks, ne: NormalEquations, index: Int32Array, lambda: number): Float64Array[] {
   const Vinv: Float64Array[] = [];
   const WV = new Float64Array(EXT * 3);
   const W = (o: number, r: number, c: number) => ne.W[(o * EXT + r) * 3 + c]!;
@@ -447,7 +465,7 @@ function eliminatePoints(S: Float64Array, b: Float64Array, m: number, tracks: Tr
         for (let c = 0; c < 3; c++) WV[r * 3 + c] = W(o, r, 0) * vi[c]! + W(o, r, 1) * vi[3 + c]! + W(o, r, 2) * vi[6 + c]!;
         b[i] = b[i]! - (W(o, r, 0) * viG[0]! + W(o, r, 1) * viG[1]! + W(o, r, 2) * viG[2]!);
       }
-      for (let o2 = a0; o2 < a1; o2++) subtractBlock(S, m, index, ne.W, WV, o, o2);
+      for (let o2 = a0; o2 < a1; o2++) subtractBlock(S, index, ne.W, WV, o, o2);
     }
   }
   return Vinv;

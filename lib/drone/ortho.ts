@@ -6,6 +6,7 @@
 import { mkdir, open, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Polygon } from 'geojson';
+import { AppError } from '@/lib/errors';
 import { convexHull } from '@/lib/geo/planar';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
 import type { PosePrior } from './bundle';
@@ -33,6 +34,7 @@ import type { ReliefGrid, TiePoints } from './relief';
 import { heightAt, reliefFactors, reliefGrid, tiePointHeights } from './relief';
 import type { GridWindow, SeamCheck, SeamSources } from './seams';
 import { rematchSeams } from './seams';
+import { EnvelopeTooLarge } from './cholesky';
 import { StitchError } from './stitch-error';
 import type { Capture } from './survey';
 import { groupCaptures, otherFlights } from './survey';
@@ -228,9 +230,22 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const { placed, recorded } = await placementPriors(captures, features, frame, motionInThread);
   const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread);
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
-  const adjusted = bundleOnRelief(placed, pairs, recorded, adjustOnRelief(placed, pairs, recorded), gps);
+  const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, pairs, recorded, adjustOnRelief(placed, pairs, recorded), gps));
   progress(1);
   return { captures, frame, bands: bandsOf(captures), radiometricScale, features, placed, pairs, adjusted };
+}
+
+/**
+ * The adjustments, their systems past the memory bound (photos that all see one another: cholesky.ts)
+ * answered as the survey's own final error rather than a crash retried.
+ */
+export function withinEnvelope<T>(photos: number, adjust: () => T): T {
+  try {
+    return adjust();
+  } catch (err) {
+    if (err instanceof EnvelopeTooLarge) throw new AppError('unprocessable', 'drone_photos_overlap_too_much', { photos });
+    throw err;
+  }
 }
 
 /** What compositing draws from, with photos decoded at `scale` (cut to the parts asked for, or whole) and at most `cacheBytes` of them held. */

@@ -23,7 +23,12 @@ function components(n: number, pairs: { i: number; j: number }[]): number[][] {
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
   for (const { i, j } of pairs) parent[find(i)] = find(j);
   const groups = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) groups.set(find(i), [...(groups.get(find(i)) ?? []), i]);
+  for (let i = 0; i < n; i++) {
+    const root = find(i);
+    const group = groups.get(root);
+    if (group) group.push(i);
+    else groups.set(root, [i]);
+  }
   return [...groups.values()];
 }
 
@@ -36,32 +41,63 @@ export const MAX_PAIRS_PER_PHOTO = 40;
 
 /**
  * Pairs whose GPS footprints overlap by at least MIN_OVERLAP of the smaller one, each among the
- * MAX_PAIRS_PER_PHOTO most overlapping of at least one of its photos; in (i, j) order.
+ * MAX_PAIRS_PER_PHOTO most overlapping of at least one of its photos; in (i, j) order. Footprints
+ * whose bounding boxes are apart are not clipped (a survey of 3,000 photos clipped 4.5 M pairs), and
+ * each photo holds only its most overlapping so far, so photos all of one spot do not hold every pair.
  */
 export function candidatePairs(placed: Placed[]): [number, number][] {
   const rings = placed.map((p) => footprint(p.prior, p.width, p.height));
   const areas = rings.map((r) => Math.abs(planarRingArea(r)));
-  const overlapping: { i: number; j: number; share: number }[] = [];
+  const boxes = rings.map(ringBox);
+  const most = placed.map(() => new MostOverlapping(MAX_PAIRS_PER_PHOTO));
   for (let i = 0; i < placed.length; i++) {
     for (let j = i + 1; j < placed.length; j++) {
+      if (apart(boxes[i]!, boxes[j]!)) continue;
       const share = convexOverlap(rings[i]!, rings[j]!) / Math.min(areas[i]!, areas[j]!);
-      if (share > MIN_OVERLAP) overlapping.push({ i, j, share });
+      if (!(share > MIN_OVERLAP)) continue;
+      const pair = { i, j, share };
+      most[i]!.offer(pair);
+      most[j]!.offer(pair);
     }
   }
-  if (!overlapping.length) throw new StitchError('too_little_overlap');
-  return closestOverlaps(placed.length, overlapping, MAX_PAIRS_PER_PHOTO).map(({ i, j }) => [i, j]);
+  const kept = [...new Set(most.flatMap((m) => m.pairs))].sort((a, b) => a.i - b.i || a.j - b.j);
+  if (!kept.length) throw new StitchError('too_little_overlap');
+  return kept.map(({ i, j }) => [i, j]);
 }
 
-/** The pairs among the `perPhoto` largest shares of at least one of their photos (ties by index), in their order. */
-function closestOverlaps<T extends { i: number; j: number; share: number }>(n: number, pairs: T[], perPhoto: number): T[] {
-  const byPhoto = Array.from({ length: n }, () => [] as number[]);
-  pairs.forEach(({ i, j }, k) => { byPhoto[i]!.push(k); byPhoto[j]!.push(k); });
-  const kept = new Uint8Array(pairs.length);
-  for (const ks of byPhoto) {
-    if (ks.length <= perPhoto) ks.forEach((k) => (kept[k] = 1));
-    else ks.sort((a, b) => pairs[b]!.share - pairs[a]!.share || a - b).slice(0, perPhoto).forEach((k) => (kept[k] = 1));
+type Box = [minX: number, minY: number, maxX: number, maxY: number];
+
+function ringBox(ring: [number, number][]): Box {
+  const xs = ring.map((p) => p[0]), ys = ring.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** Boxes that do not even touch: their rings cannot overlap. */
+const apart = (a: Box, b: Box) => a[2] < b[0] || b[2] < a[0] || a[3] < b[1] || b[3] < a[1];
+
+interface Overlap {
+  i: number;
+  j: number;
+  share: number;
+}
+
+/** Larger share first; of equal shares the pair found first, in (i, j) order. */
+const before = (a: Overlap, b: Overlap) => b.share - a.share || a.i - b.i || a.j - b.j;
+
+/** One photo's `limit` most overlapping pairs among those offered, best first. */
+class MostOverlapping {
+  readonly pairs: Overlap[] = [];
+  constructor(private readonly limit: number) {}
+
+  offer(pair: Overlap): void {
+    if (this.pairs.length === this.limit) {
+      if (before(pair, this.pairs[this.limit - 1]!) >= 0) return;
+      this.pairs.pop();
+    }
+    let k = this.pairs.length;
+    while (k > 0 && before(pair, this.pairs[k - 1]!) < 0) k--;
+    this.pairs.splice(k, 0, pair);
   }
-  return pairs.filter((_, k) => kept[k]);
 }
 
 /**

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { solveSpd } from '@/lib/drone/cholesky';
+import { addLower, emptySkyline, solveSkyline } from '@/lib/drone/cholesky';
 import { seededRandom } from '@/lib/drone/crop-set';
 import { utmFrame } from '@/lib/drone/frame';
 
@@ -554,12 +554,12 @@ const opticalAxis = (p: CameraPose) => {
 /** Least squares of a small system by its normal equations. */
 function leastSquares(rows: number[][], rhs: number[]): Float64Array {
   const n = rows[0]!.length;
-  const N = new Float64Array(n * n), r = new Float64Array(n);
+  const N = emptySkyline(new Int32Array(n)), r = new Float64Array(n);
   rows.forEach((row, k) => row.forEach((a, i) => {
     r[i] = r[i]! + a * rhs[k]!;
-    row.forEach((b, j) => { N[i * n + j] = N[i * n + j]! + a * b; });
+    row.forEach((b, j) => { if (j <= i) addLower(N, i, j, a * b); });
   }));
-  return solveSpd(N, r, n);
+  return solveSkyline(N, r);
 }
 
 /**

@@ -1,7 +1,10 @@
+// The adjustments' one linear solver: Cholesky within the envelope, the dense answer to the bit.
 import { describe, expect, it } from 'vitest';
-import { solveSpd } from '@/lib/drone/cholesky';
+import { adjustPlacements } from '@/lib/drone/adjust';
+import { withinEnvelope } from '@/lib/drone/ortho';
+import { EnvelopeTooLarge, MAX_ENVELOPE_ENTRIES, addLower, emptySkyline, solveSkyline } from '@/lib/drone/cholesky';
 
-/** Cholesky over every term, zeros included: the definition solveSpd must keep to the bit. */
+/** Cholesky over every term, zeros included: the definition the envelope's solve must keep to the bit. */
 function denseSolve(N: Float64Array, r: Float64Array, m: number): Float64Array {
   const L = Float64Array.from(N);
   for (let j = 0; j < m; j++) {
@@ -28,32 +31,83 @@ function denseSolve(N: Float64Array, r: Float64Array, m: number): Float64Array {
   return x;
 }
 
-describe('solveSpd', () => {
-  it('gives what a dense Cholesky gives, to the bit, on a banded system with rows coupled all across (as adjustPlacements\'s scale builds)', () => {
-    let seed = 5;
-    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
-    const m = 120, band = 9;
-    // A = Bᵀ B with B banded, plus a rank-one coupling of every 6th unknown (rows whose envelope
-    // starts at the first column, amid banded ones): positive definite.
-    const N = new Float64Array(m * m), r = new Float64Array(m);
-    for (let k = 0; k < m; k++) {
-      const row = new Float64Array(m);
-      for (let j = k; j < Math.min(m, k + band); j++) row[j] = rand();
-      row[k] = row[k]! + 3;
-      for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) N[i * m + j] = N[i * m + j]! + row[i]! * row[j]!;
-      r[k] = rand();
-    }
-    for (let i = 0; i < m; i += 6) for (let j = 0; j < m; j += 6) N[i * m + j] = N[i * m + j]! + 0.5;
-    const x = solveSpd(Float64Array.from(N), r, m);
-    expect(x).toEqual(denseSolve(N, r, m));
+/** A positive definite system: Bᵀ B with B banded, plus a coupling of every 6th unknown with all the others'. */
+function bandedSystem(m: number, band: number) {
+  let seed = 5;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+  const N = new Float64Array(m * m), r = new Float64Array(m);
+  for (let k = 0; k < m; k++) {
+    const row = new Float64Array(m);
+    for (let j = k; j < Math.min(m, k + band); j++) row[j] = rand();
+    row[k] = row[k]! + 3;
+    for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) N[i * m + j] = N[i * m + j]! + row[i]! * row[j]!;
+    r[k] = rand();
+  }
+  for (let i = 0; i < m; i += 6) for (let j = 0; j < m; j += 6) N[i * m + j] = N[i * m + j]! + 0.5;
+  return { N, r };
+}
+
+/** N's lower triangle in an envelope starting `slack` columns left of each row's first non-zero. */
+function skylineOf(N: Float64Array, m: number, slack: number) {
+  const first = new Int32Array(m);
+  for (let i = 0; i < m; i++) {
+    let k = 0;
+    while (k < i && N[i * m + k] === 0) k++;
+    first[i] = Math.max(0, k - slack);
+  }
+  const S = emptySkyline(first);
+  for (let i = 0; i < m; i++) for (let j = first[i]!; j <= i; j++) addLower(S, i, j, N[i * m + j]!);
+  return S;
+}
+
+describe('solveSkyline', () => {
+  it('gives what a dense Cholesky gives, to the bit, whether the envelope is tight or holds zeros', () => {
+    const m = 120;
+    const { N, r } = bandedSystem(m, 9);
+    const dense = denseSolve(N, r, m);
+    for (const slack of [0, 5, m]) expect(solveSkyline(skylineOf(N, m, slack), r)).toEqual(dense);
     for (let i = 0; i < m; i++) {
       let s = 0;
-      for (let j = 0; j < m; j++) s += N[i * m + j]! * x[j]!;
+      for (let j = 0; j < m; j++) s += N[i * m + j]! * dense[j]!;
       expect(s).toBeCloseTo(r[i]!, 9);
     }
   });
 
+  it('keeps a banded system in photos × band entries, not photos²', () => {
+    const first = Int32Array.from({ length: 30_000 }, (_, i) => Math.max(0, i - 479));
+    expect(emptySkyline(first).values.length).toBe(30_000 * 480 - (479 * 480) / 2);
+  });
+
+  // 5,000 photos that all see one another: 7.2 GB dense, allocated outside a thread's heap cap.
+  it('refuses an envelope over its bound before allocating it, and entries outside the envelope', () => {
+    const dense = (m: number) => new Int32Array(m);
+    expect(() => emptySkyline(dense(30_000))).toThrow(EnvelopeTooLarge);
+    expect(() => emptySkyline(dense(30_000))).toThrow(`an adjustment of 30000 unknowns needs 450015000 matrix entries, over ${MAX_ENVELOPE_ENTRIES}`);
+    expect(emptySkyline(dense(8_000)).values.length).toBe(32_004_000);
+    const S = emptySkyline(Int32Array.of(0, 1, 1));
+    expect(() => addLower(S, 1, 0, 1)).toThrow(RangeError);
+    expect(() => addLower(S, 1, 2, 1)).toThrow(RangeError);
+  });
+
   it('throws on a system that is not positive definite', () => {
-    expect(() => solveSpd(Float64Array.of(1, 2, 2, 1), Float64Array.of(1, 1), 2)).toThrow('adjustment is singular');
+    const S = emptySkyline(Int32Array.of(0, 0));
+    addLower(S, 0, 0, 1); addLower(S, 1, 0, 2); addLower(S, 1, 1, 1);
+    expect(() => solveSkyline(S, Float64Array.of(1, 1))).toThrow('adjustment is singular');
+  });
+});
+
+describe('photos that all see one another', () => {
+  // Every photo matched with the first: each photo's rows reach the first column (2,100 photos, 35 M entries).
+  it('answer the survey\'s final error naming their number, before the adjustment allocates its system', () => {
+    const n = 2100;
+    const priors = Array.from({ length: n }, (_, k) => ({ a: 0.03, b: 0, tx: k * 0.01, ty: 0 }));
+    const centres = priors.map(() => [2000, 1500] as [number, number]);
+    const pairs = Array.from({ length: n - 1 }, (_, k) => ({ i: 0, j: k + 1, pts: Float64Array.of(100, 100, 100, 100), logRatio: [0], gpsDisagreementM: 0, rotation: 0 }));
+    const opts = { gpsSigmaM: 2, matchSigmaM: 0.05, scaleSigma: 0.02 };
+    expect(() => adjustPlacements(priors, centres, pairs, opts)).toThrow(EnvelopeTooLarge);
+    expect(() => withinEnvelope(n, () => adjustPlacements(priors, centres, pairs, opts))).toThrow(expect.objectContaining({ name: 'AppError', key: 'drone_photos_overlap_too_much', params: { photos: n } }));
+    // The same photos in a line, each matched with the next: a band, adjusted.
+    const line = pairs.map((p, k) => ({ ...p, i: k, j: k + 1 }));
+    expect(withinEnvelope(n, () => adjustPlacements(priors, centres, line, opts)).placements).toHaveLength(n);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { candidatePairs, MAX_PAIRS_PER_PHOTO } from '@/lib/drone/pairs';
 import type { Placed } from '@/lib/drone/placed';
+import { footprint } from '@/lib/drone/frame';
+import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
 
 /** A 100 x 75 m photo footprint (1 m a pixel, north up) centred on (e, n). */
 const at = (e: number, n: number): Placed => ({
@@ -40,4 +42,34 @@ describe('candidatePairs', () => {
     expect(pairs).toContainEqual([0, 15]);
     expect(pairs.every(([i, j]) => i < j)).toBe(true);
   });
+
+  // Boxes apart are not clipped, and each photo holds only its best so far: the pairs must be those
+  // of clipping every pair and keeping each photo's MAX_PAIRS_PER_PHOTO largest shares (ties in order).
+  it('gives the pairs of clipping every pair, on turned, scattered and piled-up footprints alike', () => {
+    let seed = 9;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const turnedAt = (e: number, n: number, turn: number): Placed => ({ ...at(e, n), prior: { a: Math.cos(turn), b: Math.sin(turn), tx: e, ty: n } });
+    const layouts = [
+      Array.from({ length: 200 }, () => turnedAt(rand() * 600, rand() * 400, rand() * 6.3)),
+      Array.from({ length: 150 }, (_, k) => turnedAt((k % 3) * 2, 0, 0)), // equal shares: ties
+      Array.from({ length: 120 }, () => turnedAt(rand() * 20, rand() * 20, rand() * 0.2)),
+    ];
+    for (const placed of layouts) expect(candidatePairs(placed)).toEqual(everyPairClipped(placed));
+  });
 });
+
+function everyPairClipped(placed: Placed[]): [number, number][] {
+  const rings = placed.map((p) => footprint(p.prior, p.width, p.height));
+  const area = rings.map((r) => Math.abs(planarRingArea(r)));
+  const all: { i: number; j: number; share: number }[] = [];
+  for (let i = 0; i < placed.length; i++) for (let j = i + 1; j < placed.length; j++) {
+    const share = convexOverlap(rings[i]!, rings[j]!) / Math.min(area[i]!, area[j]!);
+    if (share > 0.2) all.push({ i, j, share });
+  }
+  const kept = new Set<number>();
+  for (let p = 0; p < placed.length; p++) {
+    const mine = all.map((pair, k) => ({ ...pair, k })).filter((x) => x.i === p || x.j === p);
+    mine.sort((a, b) => b.share - a.share || a.k - b.k).slice(0, MAX_PAIRS_PER_PHOTO).forEach((x) => kept.add(x.k));
+  }
+  return all.filter((_, k) => kept.has(k)).map(({ i, j }) => [i, j]);
+}
