@@ -25,7 +25,7 @@ import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
 import { ensureMosaicSpace, mosaicWorkBytes, PreviewSampler, rawVrt } from './mosaic-files';
 import { OverviewFiles } from './overviews';
-import { candidatePairs, GPS_SIGMA_M, matchedPairs } from './pairs';
+import { candidatePairs, GPS_SIGMA_M, matchedPairs, thinnedPairs } from './pairs';
 import type { Placed, Recorded } from './placed';
 import { placementPriors } from './placed';
 import type { LevelledPhoto } from './radiometry';
@@ -230,7 +230,8 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const { placed, recorded } = await placementPriors(captures, features, frame, motionInThread);
   const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread);
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
-  const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, pairs, recorded, adjustOnRelief(placed, pairs, recorded), gps));
+  const tiePairs = thinnedPairs(pairs, mains.length);
+  const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, tiePairs, recorded, adjustOnRelief(placed, tiePairs, recorded), gps));
   progress(1);
   return { captures, frame, bands: bandsOf(captures), radiometricScale, features, placed, pairs, adjusted };
 }

@@ -182,3 +182,30 @@ function flipsFromVotes(order: number[], votes: number[], placed: Placed[]): boo
   });
   return flipped;
 }
+
+/**
+ * Matched points the adjustments take at most, per photo of the survey. Pairs of a survey flown in
+ * lines hold some 20-500 (brighton_beach: 6,306 over 18 photos); 300 textured photos of one spot held
+ * 13.3 M, and the adjustments spent minutes and GBs on them.
+ */
+export const MAX_TIE_POINTS_PER_PHOTO = 5000;
+/** Points a thinned pair keeps at the least: what the exposure weights count as a full pair. */
+const MIN_THINNED_POINTS = 50;
+
+/**
+ * The pairs with every pair's points thinned by one common share (every k-th point) when the survey
+ * holds more than MAX_TIE_POINTS_PER_PHOTO a photo, so that every pair still weighs as much against
+ * the others; the same pairs, untouched, otherwise.
+ */
+export function thinnedPairs(pairs: PairMatch[], photos: number): PairMatch[] {
+  const total = pairs.reduce((s, p) => s + p.pts.length / 4, 0);
+  const budget = photos * MAX_TIE_POINTS_PER_PHOTO;
+  if (total <= budget) return pairs;
+  return pairs.map((p) => {
+    const n = p.pts.length / 4, keep = Math.min(n, Math.max(MIN_THINNED_POINTS, Math.round((n * budget) / total)));
+    if (keep === n) return p;
+    const pts = new Float64Array(4 * keep);
+    for (let q = 0; q < keep; q++) pts.set(p.pts.subarray(4 * Math.floor((q * n) / keep), 4 * Math.floor((q * n) / keep) + 4), 4 * q);
+    return { ...p, pts };
+  });
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { candidatePairs, MAX_PAIRS_PER_PHOTO } from '@/lib/drone/pairs';
+import { candidatePairs, MAX_PAIRS_PER_PHOTO, MAX_TIE_POINTS_PER_PHOTO, thinnedPairs } from '@/lib/drone/pairs';
+import type { PairMatch } from '@/lib/drone/features';
 import type { Placed } from '@/lib/drone/placed';
 import { footprint } from '@/lib/drone/frame';
 import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
@@ -73,3 +74,29 @@ function everyPairClipped(placed: Placed[]): [number, number][] {
   }
   return all.filter((_, k) => kept.has(k)).map(({ i, j }) => [i, j]);
 }
+
+describe('thinnedPairs', () => {
+  const pair = (i: number, j: number, points: number): PairMatch => ({
+    i, j, pts: Float64Array.from({ length: 4 * points }, (_, k) => k), logRatio: [0], gpsDisagreementM: 0, rotation: 0,
+  });
+
+  it('leaves a survey under its budget untouched', () => {
+    const pairs = [pair(0, 1, 483), pair(1, 2, 17)];
+    expect(thinnedPairs(pairs, 3)).toBe(pairs);
+  });
+
+  // 300 textured photos of one spot: 8,614 pairs of 1,544 points, 13.3 M in all.
+  it('thins every pair by one share, evenly through its points, keeping at least 50 a pair, when a survey holds more', () => {
+    const pairs = [pair(0, 1, 40_000), pair(1, 2, 20_000), pair(0, 2, 60)];
+    const thinned = thinnedPairs(pairs, 3);
+    const counts = thinned.map((p) => p.pts.length / 4);
+    expect(counts).toEqual([Math.round((40_000 * 3 * MAX_TIE_POINTS_PER_PHOTO) / 60_060), Math.round((20_000 * 3 * MAX_TIE_POINTS_PER_PHOTO) / 60_060), 50]);
+    expect(counts[0]! + counts[1]!).toBeLessThanOrEqual(3 * MAX_TIE_POINTS_PER_PHOTO);
+    // Each kept point whole (its four numbers together), taken evenly from first to last.
+    const first = thinned[0]!;
+    for (let q = 0; q < counts[0]!; q++) expect(first.pts[4 * q]! % 4).toBe(0);
+    expect(first.pts[0]).toBe(0);
+    expect(first.pts[4 * (counts[0]! - 1)]!).toBeGreaterThan(4 * 39_000);
+    expect(thinned[0]).toMatchObject({ i: 0, j: 1, logRatio: [0] });
+  });
+});
