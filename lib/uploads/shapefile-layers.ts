@@ -564,16 +564,19 @@ async function readLayer(
   const facts = await readLayerFacts(layer);
   const reading: LayerReading = { layer, opts, out, emit, crs: facts.crs, convert: undefined, columns: undefined };
   const shp = await open(layer.shp);
+  // A stream, not a path: given a path, the library appends `.dbf` to a name not ending in it in
+  // lower case, so `PARCELS.DBF` (as many Windows tools write it) was looked for as `PARCELS.DBF.dbf`.
+  const dbf = createReadStream(layer.dbf!);
   let rows: DbfRows | undefined;
   try {
-    // A stream, not a path: given a path, the library appends `.dbf` to a name not ending in it in
-    // lower case, so `PARCELS.DBF` (as many Windows tools write it) was looked for as `PARCELS.DBF.dbf`.
-    rows = await shapefile.openDbf(createReadStream(layer.dbf!), { encoding: facts.encoding });
+    rows = await shapefile.openDbf(dbf, { encoding: facts.encoding });
     const records = await readRecords(reading, { records: shpRecords(shp, facts.shapeType, POLYGON_READ_BYTES), rows }, firstSeq, facts);
     const settled = reading.crs;
     return { crs: settled?.epsg ? `EPSG:${settled.epsg}` : (settled?.name ?? 'unknown'), encoding: facts.encoding, records };
   } finally {
-    await Promise.all([shp.close(), rows?.cancel()]);
+    // Closing is not what the caller hears about: the reading's own error (or answer) stands.
+    dbf.destroy();
+    await Promise.allSettled([shp.close(), rows?.cancel()]);
   }
 }
 

@@ -3,8 +3,8 @@
 // most 1 GB in total, and (zip bombs) no entry of more than 64 kB inflating more than 200 times, nor
 // the archive as a whole once it unpacks to more than 16 MB. While extracting, an entry that produces
 // more bytes than it declared is stopped (yauzl's size validation), and one whose bytes do not give the
-// CRC-32 the archive records is damaged (yauzl checks no checksum). Two entries that unpack to the same
-// path are refused: one would silently replace the other. Only stored and deflated entries
+// CRC-32 the archive records is damaged (yauzl checks no checksum). Two different files wanted under
+// one path are refused: one would silently replace the other. Only stored and deflated entries
 // are read: yauzl has no Deflate64 (Windows Explorer's choice over 2 GB), BZip2 or LZMA. A name no
 // file system can hold (a NUL byte, a file or folder name over 255 bytes, a path over 1,024) is
 // refused before anything is written; names are quoted in messages shortened and without control
@@ -135,12 +135,18 @@ export function checkEntry(e: yauzl.Entry, limits: ZipLimits): void {
   if (e.uncompressedSize > RATIO_CHECKED_ABOVE_BYTES && ratio > limits.maxRatio) throw unprocessable('zip_bomb', { name, ratio: Math.round(ratio) });
 }
 
-/** `a.shp`, `./a.shp` and `b/../a.shp` unpack to one file (folders, ending in `/`, may repeat). */
-function checkUniquePath(fileName: string, paths: Set<string>): void {
-  if (fileName.endsWith('/')) return;
-  const path = posix.normalize(fileName);
-  if (paths.has(path)) throw unprocessable('zip_duplicate_name', { name: quotedName(fileName) });
-  paths.add(path);
+/**
+ * Entries wanted under one path (`a.shp`, `./a.shp`, `f//a.shp`) must be one file: two with different
+ * content would leave only the last; the same file zipped in twice unpacks as one.
+ */
+function checkDistinctFiles(entries: ZipEntryInfo[]): void {
+  const byPath = new Map<string, ZipEntryInfo>();
+  for (const e of entries) {
+    const path = posix.normalize(e.name);
+    const before = byPath.get(path);
+    if (before && (before.crc32 !== e.crc32 || before.size !== e.size)) throw unprocessable('zip_duplicate_name', { name: quotedName(e.name) });
+    byPath.set(path, e);
+  }
 }
 
 /** The archive as a whole, once every entry passed: many small entries that each inflate a lot are a bomb too. */
@@ -157,12 +163,10 @@ export async function listZip(path: string, limits: Partial<ZipLimits> = {}): Pr
     const out: ZipEntryInfo[] = [];
     let total = 0;
     let compressed = 0;
-    const paths = new Set<string>();
     for (const next of entriesOf(zip)) {
       const e = await next;
       if (!e) break;
       checkEntry(e, l);
-      checkUniquePath(e.fileName, paths);
       total += e.uncompressedSize;
       compressed += e.compressedSize;
       if (total > l.maxTotalBytes) throw unprocessable('zip_too_large', { max: Math.round(l.maxTotalBytes / 1024 ** 2) });
@@ -197,7 +201,7 @@ export async function extractZipSafely(
   /** The entries wanted (by their name in the archive); all files when left out. */
   wanted?: (name: string) => boolean,
 ): Promise<string[]> {
-  await listZip(path, limits);
+  checkDistinctFiles((await listZip(path, limits)).filter((e) => !wanted || wanted(e.name)));
   const zip = await openZip(path);
   const written: string[] = [];
   try {

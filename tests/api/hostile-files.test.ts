@@ -433,13 +433,13 @@ describe('shapefiles and archive names beyond the bounds', () => {
     expectRefusal(await shapefileUpload(api, withNul), 422, 'The archive contains an unsafe path: ok\\u0000evil.shp');
   });
 
-  // yauzl checks no checksum, and of two entries of one name the last was kept.
-  it('an entry damaged in its bytes and two entries of one name answer 422 in the user\'s language, and create nothing', async () => {
+  // yauzl checks no checksum, and of two different files of one name the last was kept.
+  it('an entry damaged in its bytes and two different files of one name answer 422 in the user\'s language, and create nothing', async () => {
     const { api: own } = await registerCompany(baseUrl(), { language: 'ru' });
     const layer = polygonLayer([{ rings: [squareRing(17, 48, 0.001)] }]);
     const badCrc = Buffer.from(rawZip(Object.entries(layer).map(([name, data]) => ({ name, data, deflate: true, ...(name.endsWith('.dbf') ? { crc: 0xdeadbeef } : {}) }))));
     expectRefusal(await shapefileUpload(own, badCrc), 422, 'Файл fields.dbf в архиве повреждён');
-    const twice = Buffer.from(rawZip([...Object.entries(layer).map(([name, data]) => ({ name, data })), { name: 'fields.shp', data: layer['fields.shp']! }]));
+    const twice = Buffer.from(rawZip([...Object.entries(layer).map(([name, data]) => ({ name, data })), { name: 'fields.shp', data: Buffer.concat([layer['fields.shp']!, Buffer.alloc(8)]) }]));
     expectRefusal(await shapefileUpload(own, twice), 422, 'В архиве два файла с именем fields.shp: оставьте один и заархивируйте заново');
     const photos = Buffer.from(rawZip(['a.JPG', 'b.JPG', 'a.JPG'].map((name, i) => ({ name, data: Buffer.from(`photo ${i}`) }))));
     const drone = await upload(own, '/api/drone/upload', { drone_images: { data: photos, name: 'flight.zip', type: 'application/zip' }, data: JSON.stringify({ field_id: 'auto' }) });

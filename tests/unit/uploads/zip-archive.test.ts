@@ -2,7 +2,7 @@
 // entry, of many 1 MB entries and of many small ones; archives that compress well but honestly
 // (real LPIS exports) pass; the filter that extracts only the files a caller wants; and names no
 // file system can hold (60,000 characters, a NUL byte), refused while listing and quoted short;
-// entries whose bytes are not what the archive's checksum says, and two entries of one path.
+// entries whose bytes are not what the archive's checksum says, and two different files wanted under one path.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -113,29 +113,34 @@ describe('entries yauzl cannot read are refused with their name, never thrown as
   });
 });
 
-describe('two entries that unpack to one path are refused while listing', () => {
-  const write = (...names: string[]) => {
+describe('two different files wanted under one path are refused before anything is extracted', () => {
+  const write = (...entries: (readonly [name: string, content: string])[]) => {
     const path = join(tmp(), 'twice.zip');
-    writeFileSync(path, rawZip(names.map((name, i) => ({ name, data: Buffer.from(`content ${i}`) }))));
+    writeFileSync(path, rawZip(entries.map(([name, content]) => ({ name, data: Buffer.from(content) }))));
     return path;
   };
 
   // A survey of two different `a.JPG` kept the last one and answered "not enough images".
-  it('the same name twice, or two spellings of one path, name the second entry; nothing is extracted', async () => {
-    for (const [names, name] of [
-      [['a.JPG', 'b.JPG', 'a.JPG'], 'a.JPG'],
-      [['f/a.shp', 'f/./a.shp'], 'f/./a.shp'],
-      [['f/a.shp', 'f//a.shp'], 'f//a.shp'],
+  it('the same name twice, or two spellings of one path, with different content name the second entry', async () => {
+    for (const [entries, name] of [
+      [[['a.JPG', 'one'], ['b.JPG', 'two'], ['a.JPG', 'three']], 'a.JPG'],
+      [[['f/a.shp', 'one'], ['f/./a.shp', 'two']], 'f/./a.shp'],
+      [[['f/a.shp', 'one'], ['f//a.shp', 'two!']], 'f//a.shp'],
     ] as const) {
-      await expect(listZip(write(...names))).rejects.toMatchObject({ key: 'zip_duplicate_name', params: { name } });
       const dest = tmp();
-      await expect(extractZipSafely(write(...names), dest)).rejects.toMatchObject({ key: 'zip_duplicate_name' });
+      await expect(extractZipSafely(write(...entries), dest)).rejects.toMatchObject({ key: 'zip_duplicate_name', params: { name } });
       expect(filesUnder(dest)).toEqual([]);
     }
   });
 
-  it('names that differ in case or folder, and a folder listed twice, pass', async () => {
-    await expect(listZip(write('a.JPG', 'a.jpg', 'f/a.JPG', 'f/', 'f/'))).resolves.toHaveLength(3);
+  it('the same file zipped in twice unpacks as one; names differing in case, and duplicates not wanted, pass', async () => {
+    const dest = tmp();
+    await extractZipSafely(write(['f/a.JPG', 'same'], ['f/a.JPG', 'same'], ['a.jpg', 'x'], ['A.JPG', 'y']), dest);
+    expect(filesUnder(dest).sort()).toEqual(['A.JPG', 'a.jpg', 'f/a.JPG']);
+    const shapes = tmp();
+    await extractZipSafely(write(['a.shp', 'shape'], ['readme.txt', 'one'], ['readme.txt', 'two']), shapes, {}, isShapefilePart);
+    expect(filesUnder(shapes)).toEqual(['a.shp']);
+    await expect(listZip(write(['readme.txt', 'one'], ['readme.txt', 'two']))).resolves.toHaveLength(2);
   });
 });
 
