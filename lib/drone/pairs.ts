@@ -189,23 +189,36 @@ function flipsFromVotes(order: number[], votes: number[], placed: Placed[]): boo
  * 13.3 M, and the adjustments spent minutes and GBs on them.
  */
 export const MAX_TIE_POINTS_PER_PHOTO = 5000;
-/** Points a thinned pair keeps at the least: what the exposure weights count as a full pair. */
+/** Pairs of at most this many points are kept whole: what the weakest ties of a survey hold. */
 const MIN_THINNED_POINTS = 50;
 
 /**
- * The pairs with every pair's points thinned by one common share (every k-th point) when the survey
- * holds more than MAX_TIE_POINTS_PER_PHOTO a photo, so that every pair still weighs as much against
- * the others; the same pairs, untouched, otherwise.
+ * The pairs thinned, when the survey holds more than MAX_TIE_POINTS_PER_PHOTO points a photo, to
+ * about that many: a point is kept when both its features are, each kept by a hash of its photo and
+ * rounded pixel (as chainTracks tells features apart), so a feature is kept or dropped in every pair
+ * it is matched in and the tracks through it stay whole. The same pairs, untouched, otherwise.
  */
 export function thinnedPairs(pairs: PairMatch[], photos: number): PairMatch[] {
   const total = pairs.reduce((s, p) => s + p.pts.length / 4, 0);
   const budget = photos * MAX_TIE_POINTS_PER_PHOTO;
   if (total <= budget) return pairs;
+  // Both features kept with this chance: the point with its square.
+  const below = Math.sqrt(budget / total) * 2 ** 32;
+  const kept = (photo: number, x: number, y: number) => featureHash(photo, Math.round(x), Math.round(y)) < below;
   return pairs.map((p) => {
-    const n = p.pts.length / 4, keep = Math.min(n, Math.max(MIN_THINNED_POINTS, Math.round((n * budget) / total)));
-    if (keep === n) return p;
-    const pts = new Float64Array(4 * keep);
-    for (let q = 0; q < keep; q++) pts.set(p.pts.subarray(4 * Math.floor((q * n) / keep), 4 * Math.floor((q * n) / keep) + 4), 4 * q);
-    return { ...p, pts };
+    if (p.pts.length / 4 <= MIN_THINNED_POINTS) return p;
+    const out: number[] = [];
+    for (let q = 0; q < p.pts.length; q += 4) {
+      if (kept(p.i, p.pts[q]!, p.pts[q + 1]!) && kept(p.j, p.pts[q + 2]!, p.pts[q + 3]!)) out.push(p.pts[q]!, p.pts[q + 1]!, p.pts[q + 2]!, p.pts[q + 3]!);
+    }
+    return { ...p, pts: Float64Array.from(out) };
   });
+}
+
+/** A 32-bit hash of a feature (photo, pixel column, pixel row): MurmurHash3's finaliser over the three mixed. */
+function featureHash(photo: number, x: number, y: number): number {
+  let h = Math.imul(photo, 0x9e3779b1) ^ Math.imul(x, 0x85ebca77) ^ Math.imul(y, 0xc2b2ae3d);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
