@@ -8,7 +8,7 @@
 import type { Placement } from './frame';
 import type { PairMatch } from './features';
 import { median } from './features';
-import { type Skyline, addLower, blockFirst, emptySkyline, factorSkyline, lowestCoupled, solveSkyline, substituteSkyline } from './cholesky';
+import { type Skyline, addLower, blockSkyline, factorSkyline, solveSkyline, substituteSkyline } from './cholesky';
 
 export interface AdjustOptions {
   /** GPS horizontal standard deviation (m). */
@@ -62,7 +62,7 @@ export function adjustPlacements(
  */
 function normalEquations(priors: Placement[], centres: [number, number][], obs: MatchObservations[], weights: Float64Array[], opts: AdjustOptions): PlacementSystem {
   const m = 4 * priors.length;
-  const A = emptySkyline(blockFirst(lowestCoupled(priors.length, obs), 4));
+  const A = blockSkyline(priors.length, 4, obs.map((o) => [o.i, o.j]));
   const r = new Float64Array(m);
   const add = (idx: number[], coef: number[], rhs: number, w: number) => {
     for (let u = 0; u < idx.length; u++) {
@@ -172,7 +172,7 @@ export function exposureGains(n: number, channels: number, pairs: PairMatch[]): 
   const gains: number[][] = [];
   for (let c = 0; c < channels; c++) {
     // Unknown g_i = log gain; each pair says g_i - g_j = -logRatio (so that g_i·I_i = g_j·I_j).
-    const N = emptySkyline(lowestCoupled(n, pairs));
+    const N = blockSkyline(n, 1, pairs.map((p) => [p.i, p.j]));
     const r = new Float64Array(n);
     const inc = (a: Float64Array, k: number, v: number) => (a[k] = a[k]! + v);
     for (let i = 0; i < n; i++) addLower(N, i, i, 0.01);

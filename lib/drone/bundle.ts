@@ -1,112 +1,17 @@
 // Bundle adjustment: every photo's pose (camera.ts) and every tie point's ground position settle
 // together so that each point projects onto the pixels where the matches saw it. Sparse
 // Levenberg–Marquardt as OpenSfM and Ceres do it: the point blocks (3×3) are eliminated first (Schur
-// complement), leaving a dense system in the 6 pose parameters per photo, solved by Cholesky. Soft
+// complement), leaving a system in the 6 pose parameters per photo, solved by Cholesky within its
+// envelope (cholesky.ts). Soft
 // priors on GPS position, recorded heading and gimbal tilt set the datum and keep poorly seen photos
 // in place; the tilt's prior is loose, so unrecorded gimbal tilt of a few degrees is left to the tie
 // points to show. Reprojection residuals are reweighted (Huber) and gross outliers dropped.
 import type { Camera } from './camera';
 import { pixelRayToGround, projectToPixel, rotation } from './camera';
-import type { PairMatch } from './features';
 import { median } from './features';
-import { type Skyline, at, blockFirst, emptySkyline, solveSkyline } from './cholesky';
+import { type Skyline, at, blockSkyline, factorSkyline, substituteRows } from './cholesky';
 import type { ReliefGrid } from './relief';
-
-/** Multi-photo tracks: observations of track t are obs[start[t] .. start[t + 1]). */
-export interface Tracks {
-  start: Int32Array;
-  cam: Int32Array;
-  u: Float64Array;
-  v: Float64Array;
-}
-
-/** Matches whose point lies within this many pixels of another's in the same photo are the same feature. */
-const SAME_POINT_PX = 1;
-/**
- * Photos a track keeps (its first). A survey flown with 80 % forward and 70 % side overlap sees a point
- * in some 15-25 photos, one with 90 % and 80 % in some 50 (the keypoints of a few); photos all of one
- * spot would chain a point through every photo, and eliminating a track costs the square of its length.
- */
-export const MAX_TRACK_PHOTOS = 40;
-
-/**
- * Chains pairwise matches into multi-photo tracks (union-find on photo and rounded pixel position).
- * A track seen twice in one photo keeps its first observation there, and its first MAX_TRACK_PHOTOS
- * photos; tracks seen by fewer than two photos are dropped. At most `perPhoto` tracks are kept for
- * each photo (longest first), which bounds the adjustment's work on dense surveys.
- */
-export function chainTracks(pairs: PairMatch[], perPhoto = Infinity): Tracks {
-  const obs = joinedObservations(pairs);
-  const tracks: number[][] = [];
-  for (const g of obs.groups()) {
-    const seen = new Set<number>();
-    const kept = g.filter((k) => !seen.has(obs.cam[k]!) && !!seen.add(obs.cam[k]!)).slice(0, MAX_TRACK_PHOTOS);
-    if (kept.length >= 2) tracks.push(kept);
-  }
-  tracks.sort((a, b) => b.length - a.length || a[0]! - b[0]!);
-  const count = new Map<number, number>();
-  const chosen = tracks.filter((t) => {
-    if (!t.some((k) => (count.get(obs.cam[k]!) ?? 0) < perPhoto)) return false;
-    for (const k of t) count.set(obs.cam[k]!, (count.get(obs.cam[k]!) ?? 0) + 1);
-    return true;
-  });
-  return packedTracks(chosen, obs);
-}
-
-/**
- * Every matched point as an observation (photo, pixel), one per photo and rounded position, joined
- * with those it was matched to (union-find); `groups` lists the joined sets, each in creation order.
- */
-function joinedObservations(pairs: PairMatch[]) {
-  const ids = new Map<number, number>();
-  const cam: number[] = [], u: number[] = [], v: number[] = [], parent: number[] = [];
-  const node = (c: number, x: number, y: number) => {
-    const key = (c * 65536 + Math.round(y / SAME_POINT_PX)) * 65536 + Math.round(x / SAME_POINT_PX);
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = parent.length;
-      ids.set(key, id);
-      parent.push(id); cam.push(c); u.push(x); v.push(y);
-    }
-    return id;
-  };
-  const find = (a: number): number => {
-    while (parent[a] !== a) a = parent[a] = parent[parent[a]!]!;
-    return a;
-  };
-  for (const { i, j, pts } of pairs) {
-    for (let q = 0; q < pts.length; q += 4) {
-      const a = find(node(i, pts[q]!, pts[q + 1]!)), b = find(node(j, pts[q + 2]!, pts[q + 3]!));
-      if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
-    }
-  }
-  const groups = () => {
-    const byRoot = new Map<number, number[]>();
-    for (let k = 0; k < parent.length; k++) {
-      const r = find(k);
-      const g = byRoot.get(r);
-      if (g) g.push(k); else byRoot.set(r, [k]);
-    }
-    return byRoot.values();
-  };
-  return { cam, u, v, groups };
-}
-
-/** The chosen tracks' observations laid out one track after another (Tracks). */
-function packedTracks(chosen: number[][], obs: { cam: number[]; u: number[]; v: number[] }): Tracks {
-  const total = chosen.reduce((s, t) => s + t.length, 0);
-  const out: Tracks = { start: new Int32Array(chosen.length + 1), cam: new Int32Array(total), u: new Float64Array(total), v: new Float64Array(total) };
-  let o = 0;
-  chosen.forEach((t, k) => {
-    out.start[k] = o;
-    for (const id of t) {
-      out.cam[o] = obs.cam[id]!; out.u[o] = obs.u[id]!; out.v[o] = obs.v[id]!;
-      o++;
-    }
-  });
-  out.start[chosen.length] = o;
-  return out;
-}
+import type { Tracks } from './tracks';
 
 /** Tie points' ground positions (E, N, h), three per track. */
 export type Points = Float64Array;
@@ -376,17 +281,19 @@ function subtractBlock(S: Skyline, index: Int32Array, W: Float64Array, WV: Float
  * definite.
  */
 function dampedStep(tracks: Tracks, nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
-  const m = nc * POSE + focals.prior.length;
-  const index = reducedIndex(tracks, nc, focals);
-  const { S, b } = cameraBlocks(reducedEnvelope(tracks, nc, focals), ne, priorU, priorG, focals, lambda, m);
+  const S = reducedSystem(tracks, nc, focals);
+  // The elimination and the points' steps work in the system's rows; the photos' step goes back by unknown.
+  const index = reducedIndex(tracks, nc, focals, S.row);
+  const b = cameraBlocks(S, nc, ne, priorU, priorG, focals, lambda);
   const Vinv = eliminatePoints(S, b, tracks, ne, index, lambda);
-  let dc: Float64Array;
+  let dcRows: Float64Array;
   try {
-    dc = solveSkyline(S, b);
+    factorSkyline(S);
+    dcRows = substituteRows(S, b);
   } catch {
     return null;
   }
-  return { dc, dp: pointSteps(tracks, ne, index, Vinv, dc) };
+  return { dc: Float64Array.from(S.row, (r) => dcRows[r]!), dp: pointSteps(tracks, ne, index, Vinv, dcRows) };
 }
 
 type NormalEquations = ReturnType<typeof normalEquations>;
@@ -396,52 +303,51 @@ const reducedPlace = (nc: number, focals: Focals) => (k: number, a: number) =>
   a < POSE ? k * POSE + a : focals.group[k]! < 0 ? -1 : nc * POSE + INTR * focals.group[k]! + a - POSE;
 
 /**
- * Each observation's parameters in the reduced system (poses, then the shared focals; -1 for a
+ * Each observation's parameters' rows in the reduced system (poses, then the shared focals; -1 for a
  * fixed focal), looked up once: the elimination meets every pair of a track's observations.
  */
-function reducedIndex(tracks: Tracks, nc: number, focals: Focals): Int32Array {
-  const at = reducedPlace(nc, focals);
+function reducedIndex(tracks: Tracks, nc: number, focals: Focals, row: Int32Array): Int32Array {
+  const place = reducedPlace(nc, focals);
   const index = new Int32Array(tracks.cam.length * EXT);
-  for (let o = 0; o < tracks.cam.length; o++) for (let a = 0; a < EXT; a++) index[o * EXT + a] = at(tracks.cam[o]!, a);
+  for (let o = 0; o < tracks.cam.length; o++) {
+    for (let a = 0; a < EXT; a++) {
+      const k = place(tracks.cam[o]!, a);
+      index[o * EXT + a] = k < 0 ? -1 : row[k]!;
+    }
+  }
   return index;
 }
 
 /**
- * Each row's first column in the reduced system: a photo's pose rows reach the lowest photo it shares
- * a track with (the points' elimination couples them), the shared focals' rows every photo.
+ * The reduced system, empty: a photo's pose is coupled with every photo it shares a track with (the
+ * points' elimination couples them), the shared focals with every photo.
  */
-function reducedEnvelope(tracks: Tracks, nc: number, focals: Focals): Int32Array {
-  const reach = Int32Array.from({ length: nc }, (_, k) => k);
-  for (let t = 0; t < tracks.start.length - 1; t++) {
-    let lowest = nc;
-    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) lowest = Math.min(lowest, tracks.cam[o]!);
-    for (let o = tracks.start[t]!; o < tracks.start[t + 1]!; o++) reach[tracks.cam[o]!] = Math.min(reach[tracks.cam[o]!]!, lowest);
-  }
-  return blockFirst(reach, POSE, focals.prior.length);
+function reducedSystem(tracks: Tracks, nc: number, focals: Focals): Skyline {
+  const groups = Array.from({ length: tracks.start.length - 1 }, (_, t) => tracks.cam.subarray(tracks.start[t]!, tracks.start[t + 1]!));
+  return blockSkyline(nc, POSE, groups, focals.prior.length);
 }
 
-/** The reduced system's photo blocks (U and g) with the priors, damped by `lambda`, before the points are eliminated. */
-function cameraBlocks(first: Int32Array, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number, m: number) {
-  const nc = (first.length - focals.prior.length) / POSE;
-  const place = reducedPlace(nc, focals);
-  const S = emptySkyline(first), b = new Float64Array(m);
+/** Adds the photo blocks (U and g) and the priors, damped by `lambda`, to S; returns g (by row) before the points are eliminated. */
+function cameraBlocks(S: Skyline, nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number): Float64Array {
+  const place = reducedPlace(nc, focals), b = new Float64Array(S.m);
   for (let k = 0; k < nc; k++) {
     for (let a = 0; a < EXT; a++) {
       const i = place(k, a);
       if (i < 0) continue;
-      b[i] = b[i]! + ne.g[k * EXT + a]!;
+      const ri = S.row[i]!;
+      b[ri] = b[ri]! + ne.g[k * EXT + a]!;
       for (let c = 0; c < EXT; c++) {
-        const j = place(k, c);
-        if (j >= 0 && j <= i) S.values[at(S, i, j)] = S.values[at(S, i, j)]! + ne.U[(k * EXT + a) * EXT + c]!;
+        const j = place(k, c), rj = j < 0 ? -1 : S.row[j]!;
+        if (rj >= 0 && rj <= ri) S.values[at(S, ri, rj)] = S.values[at(S, ri, rj)]! + ne.U[(k * EXT + a) * EXT + c]!;
       }
     }
   }
-  for (let i = 0; i < m; i++) {
-    b[i] = b[i]! + priorG[i]!;
-    const d = at(S, i, i);
+  for (let i = 0; i < S.m; i++) {
+    const ri = S.row[i]!, d = at(S, ri, ri);
+    b[ri] = b[ri]! + priorG[i]!;
     S.values[d] = (S.values[d]! + priorU[i]!) * (1 + lambda) + 1e-9;
   }
-  return { S, b };
+  return b;
 }
 
 /** Subtracts each track's point block from (S, b) (the Schur complement); returns the damped point blocks' inverses. */

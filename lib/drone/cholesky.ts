@@ -22,10 +22,15 @@ export interface Skyline {
   /** Where each row's first column lies in `values`. */
   start: Int32Array;
   values: Float64Array;
+  /** Each unknown's row: unknowns are renumbered so that the envelope stays small (blockSkyline). */
+  row: Int32Array;
 }
 
-/** A zero matrix with row i held from column first[i] (at most i); throws EnvelopeTooLarge past the bound. */
-export function emptySkyline(first: Int32Array): Skyline {
+/**
+ * A zero matrix with row i held from column first[i] (at most i), unknown k in row `row[k]` (all in
+ * their own order when left out); throws EnvelopeTooLarge past the bound.
+ */
+export function emptySkyline(first: Int32Array, row?: Int32Array): Skyline {
   const m = first.length, start = new Int32Array(m + 1);
   let entries = 0;
   for (let i = 0; i < m; i++) {
@@ -34,7 +39,7 @@ export function emptySkyline(first: Int32Array): Skyline {
     if (entries > MAX_ENVELOPE_ENTRIES) throw new EnvelopeTooLarge(envelopeEntries(first), m);
     start[i + 1] = entries;
   }
-  return { m, first, start, values: new Float64Array(entries) };
+  return { m, first, start, values: new Float64Array(entries), row: row ?? Int32Array.from({ length: m }, (_, k) => k) };
 }
 
 function envelopeEntries(first: Int32Array): number {
@@ -43,27 +48,86 @@ function envelopeEntries(first: Int32Array): number {
   return entries;
 }
 
-/** Where entry (i, j), j ≤ i, lies in `values`; a column left of the row's envelope is a caller's error. */
-export function at(S: Skyline, i: number, j: number): number {
-  const f = S.first[i]!;
-  if (j < f || j > i) throw new RangeError(`entry (${i}, ${j}) lies outside the envelope`);
-  return S.start[i]! + j - f;
-}
-
-/** Adds v to entry (i, j) of the lower triangle (j ≤ i); the upper one mirrors it and is not kept. */
-export function addLower(S: Skyline, i: number, j: number, v: number): void {
-  const k = at(S, i, j);
-  S.values[k] = S.values[k]! + v;
+/** Where entry (r, c) of the rows, c ≤ r, lies in `values`; a column left of the row's envelope is a caller's error. */
+export function at(S: Skyline, r: number, c: number): number {
+  const f = S.first[r]!;
+  if (c < f || c > r) throw new RangeError(`entry (${r}, ${c}) lies outside the envelope`);
+  return S.start[r]! + c - f;
 }
 
 /**
- * Each row's first column for unknowns grouped in blocks of `size` (a photo's), where `reach[p]` is
- * the lowest block that block p is coupled with (at most p).
+ * Adds v to the entry of unknowns i and j, kept once for both (i, j) and (j, i): callers add each
+ * pair of unknowns once (j ≤ i, say), as a dense matrix's lower triangle.
  */
-export function blockFirst(reach: Int32Array, size: number, extraRows = 0): Int32Array {
-  const first = new Int32Array(reach.length * size + extraRows);
-  for (let p = 0; p < reach.length; p++) first.fill(reach[p]! * size, p * size, (p + 1) * size);
-  return first;
+export function addLower(S: Skyline, i: number, j: number, v: number): void {
+  const a = S.row[i]!, b = S.row[j]!;
+  const k = a >= b ? at(S, a, b) : at(S, b, a);
+  S.values[k] = S.values[k]! + v;
+}
+
+/** Where unknown i's diagonal entry lies in `values`. */
+export const diagonalAt = (S: Skyline, i: number) => at(S, S.row[i]!, S.row[i]!);
+
+/**
+ * A zero system of `blocks` blocks of `size` unknowns (a photo's) and `extra` unknowns after them
+ * coupled with every block. `groups` lists blocks whose unknowns share terms (a pair's two photos,
+ * a track's photos). The blocks take the order (reverse Cuthill–McKee over the groups) that keeps
+ * the envelope smaller than their own; their own when it does not (a survey flown in lines).
+ */
+export function blockSkyline(blocks: number, size: number, groups: readonly ArrayLike<number>[], extra = 0): Skyline {
+  const own = Int32Array.from({ length: blocks }, (_, k) => k);
+  const reordered = reverseCuthillMcKee(blocks, groups);
+  const ownReach = lowestCoupled(blocks, groups, own), reorderedReach = lowestCoupled(blocks, groups, reordered);
+  const [position, reach] = envelopeBlocks(reorderedReach) < envelopeBlocks(ownReach) ? [reordered, reorderedReach] : [own, ownReach];
+  const first = new Int32Array(blocks * size + extra), row = new Int32Array(blocks * size + extra);
+  for (let p = 0; p < blocks; p++) first.fill(reach[p]! * size, p * size, (p + 1) * size);
+  for (let k = 0; k < blocks; k++) for (let a = 0; a < size; a++) row[k * size + a] = position[k]! * size + a;
+  for (let e = blocks * size; e < row.length; e++) row[e] = e;
+  return emptySkyline(first, row);
+}
+
+/** Blocks held left of the diagonal and on it, for `reach` by position. */
+const envelopeBlocks = (reach: Int32Array) => reach.reduce((s, r, p) => s + p - r + 1, 0);
+
+/** For each position, the lowest position its block shares a group with (its own at most). */
+function lowestCoupled(blocks: number, groups: readonly ArrayLike<number>[], position: Int32Array): Int32Array {
+  const reach = Int32Array.from({ length: blocks }, (_, p) => p);
+  for (const g of groups) {
+    let lowest = blocks;
+    for (let k = 0; k < g.length; k++) lowest = Math.min(lowest, position[g[k]!]!);
+    for (let k = 0; k < g.length; k++) reach[position[g[k]!]!] = Math.min(reach[position[g[k]!]!]!, lowest);
+  }
+  return reach;
+}
+
+/**
+ * Each block's position in the reverse Cuthill–McKee order of the graph whose edges join a group's
+ * blocks one after another: breadth first from a block of least degree, neighbours by degree.
+ */
+function reverseCuthillMcKee(blocks: number, groups: readonly ArrayLike<number>[]): Int32Array {
+  const neighbours = Array.from({ length: blocks }, () => [] as number[]);
+  for (const g of groups) for (let k = 1; k < g.length; k++) {
+    neighbours[g[k - 1]!]!.push(g[k]!);
+    neighbours[g[k]!]!.push(g[k - 1]!);
+  }
+  const byDegree = (a: number, b: number) => neighbours[a]!.length - neighbours[b]!.length || a - b;
+  const order: number[] = [], seen = new Uint8Array(blocks);
+  for (const start of [...Array(blocks).keys()].sort(byDegree)) {
+    if (seen[start]) continue;
+    seen[start] = 1;
+    for (let q = order.push(start) - 1; q < order.length; q++) {
+      const next: number[] = [];
+      for (const v of neighbours[order[q]!]!) {
+        if (seen[v]) continue;
+        seen[v] = 1;
+        next.push(v);
+      }
+      order.push(...next.sort(byDegree));
+    }
+  }
+  const position = new Int32Array(blocks);
+  order.forEach((block, k) => (position[block] = blocks - 1 - k));
+  return position;
 }
 
 /**
@@ -95,8 +159,16 @@ export function factorSkyline(S: Skyline): void {
   }
 }
 
-/** x from the factor (factorSkyline) and b: forward, then back substitution. */
+/** x from the factor (factorSkyline) and b, both by unknown. */
 export function substituteSkyline(S: Skyline, b: Float64Array): Float64Array {
+  const inRows = new Float64Array(S.m);
+  S.row.forEach((r, k) => (inRows[r] = b[k]!));
+  const x = substituteRows(S, inRows);
+  return Float64Array.from(S.row, (r) => x[r]!);
+}
+
+/** x from the factor and b, both in the rows' order: forward, then back substitution. */
+export function substituteRows(S: Skyline, b: Float64Array): Float64Array {
   const { m, first, start, values: L } = S;
   const y = new Float64Array(m);
   for (let i = 0; i < m; i++) {
@@ -112,14 +184,4 @@ export function substituteSkyline(S: Skyline, b: Float64Array): Float64Array {
     x[i] = s / L[start[i]! - first[i]! + i]!;
   }
   return x;
-}
-
-/** For each of n blocks, the lowest block a pair couples it with (itself at most): blockFirst's `reach`. */
-export function lowestCoupled(n: number, pairs: readonly { i: number; j: number }[]): Int32Array {
-  const reach = Int32Array.from({ length: n }, (_, p) => p);
-  for (const { i, j } of pairs) {
-    if (j < reach[i]!) reach[i] = j;
-    if (i < reach[j]!) reach[j] = i;
-  }
-  return reach;
 }

@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import type { Camera } from '@/lib/drone/camera';
 import { projectToPixel } from '@/lib/drone/camera';
 import type { PosePrior } from '@/lib/drone/bundle';
-import { bundleAdjust, chainTracks, MAX_TRACK_PHOTOS, triangulateOnRelief } from '@/lib/drone/bundle';
+import { bundleAdjust, triangulateOnRelief } from '@/lib/drone/bundle';
 import type { PairMatch } from '@/lib/drone/features';
 import type { ReliefGrid } from '@/lib/drone/relief';
+import { chainTracks, MAX_TRACK_PHOTOS } from '@/lib/drone/tracks';
 
 const deg = Math.PI / 180;
 const W = 4000, H = 3000;
