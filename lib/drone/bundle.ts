@@ -280,10 +280,10 @@ function subtractBlock(S: Skyline, index: Int32Array, W: Float64Array, WV: Float
  * focals) by Cholesky, then each point's step. Returns null when the reduced system is not positive
  * definite.
  */
-function dampedStep(tracks: Tracks, nc: number, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
-  const S = reducedSystem(tracks, nc, focals);
+function dampedStep(tracks: Tracks, nc: number, layout: ReducedLayout, ne: NormalEquations, priorU: Float64Array, priorG: Float64Array, focals: Focals, lambda: number) {
   // The elimination and the points' steps work in the system's rows; the photos' step goes back by unknown.
-  const index = reducedIndex(tracks, nc, focals, S.row);
+  const { S, index } = layout;
+  S.values.fill(0);
   const b = cameraBlocks(S, nc, ne, priorU, priorG, focals, lambda);
   const Vinv = eliminatePoints(S, b, tracks, ne, index, lambda);
   let dcRows: Float64Array;
@@ -294,6 +294,17 @@ function dampedStep(tracks: Tracks, nc: number, ne: NormalEquations, priorU: Flo
     return null;
   }
   return { dc: Float64Array.from(S.row, (r) => dcRows[r]!), dp: pointSteps(tracks, ne, index, Vinv, dcRows) };
+}
+
+/** The reduced system's shape, the same in every step: its envelope (refilled each step) and each observation's rows. */
+interface ReducedLayout {
+  S: Skyline;
+  index: Int32Array;
+}
+
+function reducedLayout(tracks: Tracks, nc: number, focals: Focals): ReducedLayout {
+  const S = reducedSystem(tracks, nc, focals);
+  return { S, index: reducedIndex(tracks, nc, focals, S.row) };
 }
 
 type NormalEquations = ReturnType<typeof normalEquations>;
@@ -410,6 +421,7 @@ export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, 
   const focals = focalsOf(cameras, opts);
   let state: BundleState = { cams: cameras.map((c) => ({ ...c })), f: Float64Array.from(focals.prior), X: Float64Array.from(points) };
   const res = new Float64Array(2 * no);
+  const layout = reducedLayout(tracks, cameras.length, focals);
   let lambda = 1e-3, iterations = 0;
   let converged = false;
   while (!converged && iterations < (opts.maxIterations ?? 20)) {
@@ -421,7 +433,7 @@ export function bundleAdjust(cameras: Camera[], tracks: Tracks, points: Points, 
     const { priorU, priorG } = priorTerms(state, priors, focals);
     let improved = false;
     for (let attempt = 0; attempt < 8 && !improved; attempt++) {
-      const step = dampedStep(tracks, state.cams.length, ne, priorU, priorG, focals, lambda);
+      const step = dampedStep(tracks, state.cams.length, layout, ne, priorU, priorG, focals, lambda);
       const next = step && stepped(state, step, focals);
       const after = next ? costAt(tracks, next, w, priors, focals, sigma) : Infinity;
       if (next && after < before) {

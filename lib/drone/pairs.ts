@@ -9,6 +9,7 @@ import { footprint } from './frame';
 import type { Placed } from './placed';
 import { StitchError } from './stitch-error';
 import { flightOrder } from './track';
+import { featurePixel } from './tracks';
 import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
 
 export const GPS_SIGMA_M = 3;
@@ -189,14 +190,16 @@ function flipsFromVotes(order: number[], votes: number[], placed: Placed[]): boo
  * 13.3 M, and the adjustments spent minutes and GBs on them.
  */
 export const MAX_TIE_POINTS_PER_PHOTO = 5000;
-/** Pairs of at most this many points are kept whole: what the weakest ties of a survey hold. */
+/** Points a thinned pair keeps at the least (all, when it holds no more): its photos stay tied. */
 const MIN_THINNED_POINTS = 50;
 
 /**
  * The pairs thinned, when the survey holds more than MAX_TIE_POINTS_PER_PHOTO points a photo, to
  * about that many: a point is kept when both its features are, each kept by a hash of its photo and
- * rounded pixel (as chainTracks tells features apart), so a feature is kept or dropped in every pair
- * it is matched in and the tracks through it stay whole. The same pairs, untouched, otherwise.
+ * pixel (as tracks.ts tells features apart), so a feature is kept or dropped in every pair it is
+ * matched in and the tracks through it stay whole. A pair left with fewer than MIN_THINNED_POINTS
+ * keeps those of the lowest hashes, which rank features alike in every pair. The same pairs,
+ * untouched, otherwise.
  */
 export function thinnedPairs(pairs: PairMatch[], photos: number): PairMatch[] {
   const total = pairs.reduce((s, p) => s + p.pts.length / 4, 0);
@@ -204,15 +207,25 @@ export function thinnedPairs(pairs: PairMatch[], photos: number): PairMatch[] {
   if (total <= budget) return pairs;
   // Both features kept with this chance: the point with its square.
   const below = Math.sqrt(budget / total) * 2 ** 32;
-  const kept = (photo: number, x: number, y: number) => featureHash(photo, Math.round(x), Math.round(y)) < below;
   return pairs.map((p) => {
-    if (p.pts.length / 4 <= MIN_THINNED_POINTS) return p;
+    const ranks = pointRanks(p);
+    const floor = [...ranks].sort((a, b) => a - b)[Math.min(ranks.length, MIN_THINNED_POINTS) - 1] ?? 0;
     const out: number[] = [];
-    for (let q = 0; q < p.pts.length; q += 4) {
-      if (kept(p.i, p.pts[q]!, p.pts[q + 1]!) && kept(p.j, p.pts[q + 2]!, p.pts[q + 3]!)) out.push(p.pts[q]!, p.pts[q + 1]!, p.pts[q + 2]!, p.pts[q + 3]!);
-    }
-    return { ...p, pts: Float64Array.from(out) };
+    ranks.forEach((rank, q) => {
+      if (rank < below || rank <= floor) out.push(...p.pts.subarray(4 * q, 4 * q + 4));
+    });
+    return out.length === p.pts.length ? p : { ...p, pts: Float64Array.from(out) };
   });
+}
+
+/** Each point's rank for thinning: the larger of its two features' hashes. */
+function pointRanks(p: PairMatch): Float64Array {
+  const ranks = new Float64Array(p.pts.length / 4);
+  for (let q = 0; q < ranks.length; q++) {
+    const [x1, y1, x2, y2] = p.pts.subarray(4 * q, 4 * q + 4);
+    ranks[q] = Math.max(featureHash(p.i, featurePixel(x1!), featurePixel(y1!)), featureHash(p.j, featurePixel(x2!), featurePixel(y2!)));
+  }
+  return ranks;
 }
 
 /** A 32-bit hash of a feature (photo, pixel column, pixel row): MurmurHash3's finaliser over the three mixed. */

@@ -14,6 +14,9 @@ export interface Tracks {
 
 /** Matches whose point lies within this many pixels of another's in the same photo are the same feature. */
 const SAME_POINT_PX = 1;
+
+/** A matched point's pixel coordinate as features are told apart: points within SAME_POINT_PX are one. */
+export const featurePixel = (v: number) => Math.round(v / SAME_POINT_PX);
 /**
  * Photos a track keeps (its first). A survey flown with 80 % forward and 70 % side overlap sees a point
  * in some 15-25 photos, one with 90 % and 80 % in some 50 (the keypoints of a few); photos all of one
@@ -59,7 +62,7 @@ export function chainTracks(pairs: PairMatch[], perPhoto = Infinity): Tracks {
 
 /** The node key of an observation: photo and rounded pixel in one number (as a Map key it was). */
 function keyOf(c: number, x: number, y: number): number {
-  return (c * 65536 + Math.round(y / SAME_POINT_PX)) * 65536 + Math.round(x / SAME_POINT_PX);
+  return (c * 65536 + featurePixel(y)) * 65536 + featurePixel(x);
 }
 
 /** A key's hash slot: its low and high 32 bits mixed (murmur3's finalizer); NaN, ±0 and ±∞ all hash as 0. */
