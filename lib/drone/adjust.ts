@@ -8,7 +8,7 @@
 import type { Placement } from './frame';
 import type { PairMatch } from './features';
 import { median } from './features';
-import { type Skyline, addLower, blockSkyline, factorSkyline, solveSkyline, substituteSkyline } from './cholesky';
+import { type Skyline, addLower, at, blockSkyline, factorSkyline, solveSkyline, substituteSkyline } from './cholesky';
 
 export interface AdjustOptions {
   /** GPS horizontal standard deviation (m). */
@@ -45,8 +45,10 @@ export function adjustPlacements(
   let weights: Float64Array[] = obs.map((o) => new Float64Array(o.pts.length / 4).fill(1));
   let x: Float64Array = new Float64Array(priors.flatMap((p) => [p.a, p.b, p.tx, p.ty]));
   let residuals = new Float64Array(0);
+  // The system's shape is the pairs': laid out once, filled again at each reweighting.
+  const A = blockSkyline(priors.length, 4, obs.map((o) => [o.i, o.j]));
   for (let iter = 0; iter < 4; iter++) {
-    x = solveWithMeanScale(normalEquations(priors, centres, obs, weights, opts));
+    x = solveWithMeanScale(normalEquations(A, priors, centres, obs, weights, opts));
     const perObs = obs.map((o) => matchResiduals(o, centres, x));
     residuals = Float64Array.from(perObs.flatMap((res) => Array.from(res)));
     weights = huberWeights(perObs, residuals, opts.matchSigmaM);
@@ -56,14 +58,13 @@ export function adjustPlacements(
 }
 
 /**
- * The normal equations of the priors and the weighted matches (A, r), unknowns (a, b, tx, ty) per
- * photo, and the mean-scale constraint apart (wFix (cᵀx - total)²): it couples every photo's scale
+ * The normal equations of the priors and the weighted matches, written into A (emptied first) and r,
+ * unknowns (a, b, tx, ty) per photo, and the mean-scale constraint apart (wFix (cᵀx - total)²): it couples every photo's scale
  * with every other's, which would fill A's envelope (solveWithMeanScale).
  */
-function normalEquations(priors: Placement[], centres: [number, number][], obs: MatchObservations[], weights: Float64Array[], opts: AdjustOptions): PlacementSystem {
-  const m = 4 * priors.length;
-  const A = blockSkyline(priors.length, 4, obs.map((o) => [o.i, o.j]));
-  const r = new Float64Array(m);
+function normalEquations(A: Skyline, priors: Placement[], centres: [number, number][], obs: MatchObservations[], weights: Float64Array[], opts: AdjustOptions): PlacementSystem {
+  A.values.fill(0);
+  const r = new Float64Array(A.m);
   const add = (idx: number[], coef: number[], rhs: number, w: number) => {
     for (let u = 0; u < idx.length; u++) {
       r[idx[u]!] = r[idx[u]!]! + w * coef[u]! * rhs;
@@ -112,7 +113,7 @@ interface PlacementSystem {
  */
 function meanScale(priors: Placement[], A: Skyline): Pick<PlacementSystem, 'c' | 'total' | 'wFix'> {
   let maxDiagonal = 0;
-  for (let i = 0; i < A.m; i++) maxDiagonal = Math.max(maxDiagonal, A.values[A.start[i]! + i - A.first[i]!]!);
+  for (let i = 0; i < A.m; i++) maxDiagonal = Math.max(maxDiagonal, A.values[at(A, i, i)]!);
   const c = new Float64Array(A.m);
   let total = 0;
   priors.forEach((p, i) => {

@@ -36,16 +36,10 @@ export function emptySkyline(first: Int32Array, row?: Int32Array): Skyline {
   for (let i = 0; i < m; i++) {
     if (first[i]! < 0 || first[i]! > i) throw new RangeError(`row ${i} cannot start at column ${first[i]}`);
     entries += i - first[i]! + 1;
-    if (entries > MAX_ENVELOPE_ENTRIES) throw new EnvelopeTooLarge(envelopeEntries(first), m);
     start[i + 1] = entries;
   }
+  if (entries > MAX_ENVELOPE_ENTRIES) throw new EnvelopeTooLarge(entries, m);
   return { m, first, start, values: new Float64Array(entries), row: row ?? Int32Array.from({ length: m }, (_, k) => k) };
-}
-
-function envelopeEntries(first: Int32Array): number {
-  let entries = 0;
-  for (let i = 0; i < first.length; i++) entries += i - first[i]! + 1;
-  return entries;
 }
 
 /** Where entry (r, c) of the rows, c ≤ r, lies in `values`; a column left of the row's envelope is a caller's error. */
@@ -64,9 +58,6 @@ export function addLower(S: Skyline, i: number, j: number, v: number): void {
   const k = a >= b ? at(S, a, b) : at(S, b, a);
   S.values[k] = S.values[k]! + v;
 }
-
-/** Where unknown i's diagonal entry lies in `values`. */
-export const diagonalAt = (S: Skyline, i: number) => at(S, S.row[i]!, S.row[i]!);
 
 /**
  * A zero system of `blocks` blocks of `size` unknowns (a photo's) and `extra` unknowns after them
