@@ -8,8 +8,8 @@ import type { Placement } from './frame';
 import { footprint } from './frame';
 import type { Placed } from './placed';
 import { StitchError } from './stitch-error';
+import { ThinnedAsMatched } from './thinning';
 import { flightOrder } from './track';
-import { featurePixel } from './tracks';
 import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
 
 export const GPS_SIGMA_M = 3;
@@ -101,6 +101,12 @@ class MostOverlapping {
   }
 }
 
+/** The matched pairs (thinned as they came when they held too many: thinning.ts), and the points matched before any thinning. */
+export interface MatchedPairs {
+  pairs: PairMatch[];
+  matchedPoints: number;
+}
+
 /**
  * The matched pairs among `candidates`, after turning the priors of photos logged 180° off (`placed`
  * is updated). Throws StitchError when nothing matches or the matches leave photos apart. Pairs are
@@ -110,7 +116,7 @@ class MostOverlapping {
 export async function matchedPairs(
   placed: Placed[], features: Features[], mains: DronePhoto[], candidates: [number, number][], progress: (percent: number) => void,
   matcher: PairMatcher = matchHere,
-): Promise<PairMatch[]> {
+): Promise<MatchedPairs> {
   const footprintSize = median(placed.map((p) => p.width * p.gsd));
   const side = (i: number, flip: boolean) => ({ i, features: features[i]!, placement: turned(placed[i]!.prior, flip), centre: placed[i]!.centre });
   const match: MatchOnce = (i, j, flipI, flipJ) => matcher(side(i, flipI), side(j, flipJ), 4 * GPS_SIGMA_M + 0.1 * footprintSize, 4 * GPS_SIGMA_M);
@@ -118,22 +124,24 @@ export async function matchedPairs(
   const { votes, tried } = await headingVotes(order, candidates, match, (k) => progress((50 * k) / order.length));
   const flipped = flipsFromVotes(order, votes, placed);
   placed.forEach((p, i) => (p.prior = turned(p.prior, flipped[i]!)));
-  let done = 0;
-  const results = await Promise.all(candidates.map(async ([i, j]) => {
+  let done = 0, gpsRejected = 0;
+  const held = new ThinnedAsMatched(placed.length);
+  await Promise.all(candidates.map(async ([i, j], k) => {
     const known = tried.get(`${i}:${j}`);
+    tried.delete(`${i}:${j}`);
     const r = known && known.flip === flipped[i] && known.flip === flipped[j] ? known.result : await match(i, j, false, false);
+    if (typeof r === 'object') held.add(k, r);
+    else if (r === 'gps_disagreement') gpsRejected++;
     progress(50 + (50 * ++done) / candidates.length);
-    return r;
   }));
-  const pairs = results.filter((r): r is PairMatch => typeof r === 'object');
-  const gpsRejected = results.filter((r) => r === 'gps_disagreement').length;
+  const pairs = held.pairs();
   if (!pairs.length) throw new StitchError('no_matches', gpsRejected ? `${gpsRejected} pairs contradict GPS` : '');
   const groups = components(placed.length, pairs);
   if (groups.length > 1) {
     const linked = components(placed.length, candidates.map(([i, j]) => ({ i, j })));
     throw new StitchError(linked.length > 1 ? 'too_little_overlap' : 'disconnected', `${groups.length} groups`);
   }
-  return pairs;
+  return { pairs, matchedPoints: held.matched };
 }
 
 /** Matches photos i and j, each with its logged heading or turned 180°. */
@@ -182,56 +190,4 @@ function flipsFromVotes(order: number[], votes: number[], placed: Placed[]): boo
     }
   });
   return flipped;
-}
-
-/**
- * Matched points the adjustments take at most, per photo of the survey. Pairs of a survey flown in
- * lines hold some 20-500 (brighton_beach: 6,306 over 18 photos); 300 textured photos of one spot held
- * 13.3 M, and the adjustments spent minutes and GBs on them.
- */
-export const MAX_TIE_POINTS_PER_PHOTO = 5000;
-/** Points a thinned pair keeps at the least (all, when it holds no more): its photos stay tied. */
-const MIN_THINNED_POINTS = 50;
-
-/**
- * The pairs thinned, when the survey holds more than MAX_TIE_POINTS_PER_PHOTO points a photo, to
- * about that many: a point is kept when both its features are, each kept by a hash of its photo and
- * pixel (as tracks.ts tells features apart), so a feature is kept or dropped in every pair it is
- * matched in and the tracks through it stay whole. A pair left with fewer than MIN_THINNED_POINTS
- * keeps those of the lowest hashes, which rank features alike in every pair. The same pairs,
- * untouched, otherwise.
- */
-export function thinnedPairs(pairs: PairMatch[], photos: number): PairMatch[] {
-  const total = pairs.reduce((s, p) => s + p.pts.length / 4, 0);
-  const budget = photos * MAX_TIE_POINTS_PER_PHOTO;
-  if (total <= budget) return pairs;
-  // Both features kept with this chance: the point with its square.
-  const below = Math.sqrt(budget / total) * 2 ** 32;
-  return pairs.map((p) => {
-    const ranks = pointRanks(p);
-    const floor = [...ranks].sort((a, b) => a - b)[Math.min(ranks.length, MIN_THINNED_POINTS) - 1] ?? 0;
-    const out: number[] = [];
-    ranks.forEach((rank, q) => {
-      if (rank < below || rank <= floor) out.push(...p.pts.subarray(4 * q, 4 * q + 4));
-    });
-    return out.length === p.pts.length ? p : { ...p, pts: Float64Array.from(out) };
-  });
-}
-
-/** Each point's rank for thinning: the larger of its two features' hashes. */
-function pointRanks(p: PairMatch): Float64Array {
-  const ranks = new Float64Array(p.pts.length / 4);
-  for (let q = 0; q < ranks.length; q++) {
-    const [x1, y1, x2, y2] = p.pts.subarray(4 * q, 4 * q + 4);
-    ranks[q] = Math.max(featureHash(p.i, featurePixel(x1!), featurePixel(y1!)), featureHash(p.j, featurePixel(x2!), featurePixel(y2!)));
-  }
-  return ranks;
-}
-
-/** A 32-bit hash of a feature (photo, pixel column, pixel row): MurmurHash3's finaliser over the three mixed. */
-function featureHash(photo: number, x: number, y: number): number {
-  let h = Math.imul(photo, 0x9e3779b1) ^ Math.imul(x, 0x85ebca77) ^ Math.imul(y, 0xc2b2ae3d);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidatePairs, MAX_PAIRS_PER_PHOTO, MAX_TIE_POINTS_PER_PHOTO, thinnedPairs } from '@/lib/drone/pairs';
-import type { PairMatch } from '@/lib/drone/features';
+import { candidatePairs, MAX_PAIRS_PER_PHOTO } from '@/lib/drone/pairs';
 import type { Placed } from '@/lib/drone/placed';
 import { footprint } from '@/lib/drone/frame';
 import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
@@ -74,47 +73,3 @@ function everyPairClipped(placed: Placed[]): [number, number][] {
   }
   return all.filter((_, k) => kept.has(k)).map(({ i, j }) => [i, j]);
 }
-
-describe('thinnedPairs', () => {
-  const pair = (i: number, j: number, points: number): PairMatch => ({
-    i, j, pts: Float64Array.from({ length: 4 * points }, (_, k) => k), logRatio: [0], gpsDisagreementM: 0, rotation: 0,
-  });
-
-  it('leaves a survey under its budget untouched', () => {
-    const pairs = [pair(0, 1, 483), pair(1, 2, 17)];
-    expect(thinnedPairs(pairs, 3)).toBe(pairs);
-  });
-
-  // 300 textured photos of one spot: 8,614 pairs of 1,544 points, 13.3 M in all.
-  it('thins a survey over its budget to about the budget, a feature kept or dropped in every pair alike, 50 points a pair at least', () => {
-    let seed = 3;
-    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-    // Photo 1's features at (x, y) are matched with photo 0's and with photo 2's, at other pixels there.
-    const features = Array.from({ length: 30_000 }, () => [Math.round(rand() * 4000), Math.round(rand() * 3000)]);
-    const matched = (i: number, j: number, at: (f: number[]) => number[]): PairMatch => ({
-      i, j, pts: Float64Array.from(features.flatMap(at)), logRatio: [0], gpsDisagreementM: 0, rotation: 0,
-    });
-    const pairs = [
-      matched(0, 1, ([x, y]) => [x! + 7, y! - 3, x!, y!]),
-      matched(1, 2, ([x, y]) => [x!, y!, x! - 11, y! + 5]),
-      pair(0, 2, 40),
-      pair(0, 2, 60),
-    ];
-    const thinned = thinnedPairs(pairs, 3);
-    const kept = thinned.map((p) => p.pts.length / 4);
-    // 60,100 points for a budget of 15,000: about a quarter kept of each large pair; the smallest whole.
-    expect(kept[0]! + kept[1]!).toBeGreaterThan(0.9 * 3 * MAX_TIE_POINTS_PER_PHOTO * (60_000 / 60_100));
-    expect(kept[0]! + kept[1]!).toBeLessThan(1.1 * 3 * MAX_TIE_POINTS_PER_PHOTO);
-    expect(thinned[2]).toBe(pairs[2]);
-    // A weak pair keeps 50 of its 60 points (a quarter would leave 15): its photos stay tied.
-    expect(thinned[3]!.pts.length / 4).toBe(50);
-    // Photo 1's features kept in one pair are kept in the other where the other end is kept too.
-    const inFirst = new Set<string>(), inSecond = new Set<string>();
-    for (let q = 0; q < thinned[0]!.pts.length; q += 4) inFirst.add(`${thinned[0]!.pts[q + 2]} ${thinned[0]!.pts[q + 3]}`);
-    for (let q = 0; q < thinned[1]!.pts.length; q += 4) inSecond.add(`${thinned[1]!.pts[q]} ${thinned[1]!.pts[q + 1]}`);
-    const shared = [...inFirst].filter((f) => inSecond.has(f)).length;
-    // Independent choices would share a quarter of each; features chosen once share half.
-    expect(shared / inFirst.size).toBeGreaterThan(0.4);
-    expect(thinned[0]).toMatchObject({ i: 0, j: 1, logRatio: [0] });
-  });
-});

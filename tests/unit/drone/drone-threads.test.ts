@@ -42,7 +42,7 @@ describe.skipIf(skip)('feature threads', () => {
 
     const pairsWith = async (features: Features[], threads: boolean) => {
       const { placed } = await placementPriors(captures, features, frame);
-      const pairs = await matchedPairs(placed, features, mains, candidatePairs(placed), () => {}, ...(threads ? [matchInThread] : []));
+      const { pairs } = await matchedPairs(placed, features, mains, candidatePairs(placed), () => {}, ...(threads ? [matchInThread] : []));
       return { pairs: pairs.map(plainMatch), priors: placed.map((p) => p.prior) };
     };
     const one = await pairsWith(here, false);
