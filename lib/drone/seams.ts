@@ -57,6 +57,13 @@ const MIN_NCC = 0.8;
 /** A seam's own median counts towards the worst seam from this many matches on. */
 const MIN_SEAM_MATCHES = 10;
 const MIN_BAND_PX = 24;
+/**
+ * The lattice a seam's window is found on: LATTICE_M apart, or at most LATTICE_STEPS a side of the
+ * pair's common box. Each point asks every photo that may take it, and photos all of one spot, their
+ * footprints hundreds of metres wide, had spent minutes on a lattice of 0.5 m.
+ */
+const LATTICE_M = 0.5;
+const LATTICE_STEPS = 256;
 
 /** How much of each seam is searched: windows at most `maxSidePx` a side (longer seams keep their middle), matches up to `searchPx` apart. */
 export interface SeamCheckOptions {
@@ -73,27 +80,47 @@ const nadirDistance = (src: SeamSources, k: number, e: number, n: number) => {
   return Math.sqrt(de * de + dn * dn);
 };
 
+/** Whether (e, n) lies in the box [minE, maxE, minN, maxN]: outside a footprint's, outside the footprint. */
+const inBox = (b: number[], e: number, n: number) => e >= b[0]! && e <= b[1]! && n >= b[2]! && n <= b[3]!;
+
 /**
- * Whether i and j are the two photos nearest nadir among those seeing this ground point (a seam of
- * theirs); `seenByBoth` when the caller already knows both cover it. `others`: the photos besides i
- * and j whose footprints may hold the point (othersNear), the only ones that can take it.
+ * Tells the ground points where i and j are the two photos nearest nadir among those seeing them (a
+ * seam of theirs), within `bandM` of the seam. `others`: the photos besides i and j whose footprints
+ * may hold the points (othersNear), the only ones that can take one. The photo that took the last
+ * point is asked first: points are asked in order, and where photos all see one another (photos of
+ * one spot) the next point is most often its too.
  */
-function onSeam(src: SeamSources, i: number, j: number, e: number, n: number, bandM: number, others: number[], seenByBoth = false): boolean {
-  const di = nadirDistance(src, i, e, n), dj = nadirDistance(src, j, e, n);
-  if (Math.abs(di - dj) > bandM) return false;
-  const far = Math.max(di, dj);
-  for (const k of others) if (nadirDistance(src, k, e, n) < far && pointInRing([e, n], src.rings[k]!)) return false;
-  return seenByBoth || (pointInRing([e, n], src.rings[i]!) && pointInRing([e, n], src.rings[j]!));
+class SeamTest {
+  private taker = -1;
+  constructor(private readonly src: SeamSources, private readonly i: number, private readonly j: number, private readonly bandM: number, private readonly others: number[]) {}
+
+  /** Whether (e, n) is on the seam; `seenByBoth` when the caller already knows both photos cover it. */
+  has(e: number, n: number, seenByBoth = false): boolean {
+    const { src, i, j } = this;
+    const di = nadirDistance(src, i, e, n), dj = nadirDistance(src, j, e, n);
+    if (Math.abs(di - dj) > this.bandM) return false;
+    const far = Math.max(di, dj);
+    if (this.taker >= 0 && this.takes(this.taker, e, n, far)) return false;
+    for (const k of this.others) {
+      if (k !== this.taker && this.takes(k, e, n, far)) {
+        this.taker = k;
+        return false;
+      }
+    }
+    return seenByBoth || (pointInRing([e, n], src.rings[i]!) && pointInRing([e, n], src.rings[j]!));
+  }
+
+  /** Whether photo k is nearer nadir than `far` at (e, n) and sees it. */
+  private takes(k: number, e: number, n: number, far: number): boolean {
+    return nadirDistance(this.src, k, e, n) < far && inBox(this.src.bbox[k]!, e, n) && pointInRing([e, n], this.src.rings[k]!);
+  }
 }
 
 /** The photos other than i and j whose footprint's bounds reach the box [minE, maxE, minN, maxN]. */
 function othersNear(src: SeamSources, i: number, j: number, [minE, maxE, minN, maxN]: number[]): number[] {
   const others: number[] = [];
-  src.rings.forEach((ring, k) => {
-    if (k === i || k === j) return;
-    let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
-    for (const [e, n] of ring) { e0 = Math.min(e0, e); e1 = Math.max(e1, e); n0 = Math.min(n0, n); n1 = Math.max(n1, n); }
-    if (e1 >= minE! && e0 <= maxE! && n1 >= minN! && n0 <= maxN!) others.push(k);
+  src.bbox.forEach(([e0, e1, n0, n1], k) => {
+    if (k !== i && k !== j && e1! >= minE! && e0! <= maxE! && n1! >= minN! && n0! <= maxN!) others.push(k);
   });
   return others;
 }
@@ -102,26 +129,30 @@ function othersNear(src: SeamSources, i: number, j: number, [minE, maxE, minN, m
 function seamMask(src: SeamSources, win: GridWindow, i: number, j: number, pi: Uint8Array, pj: Uint8Array, bandM: number): Uint8Array {
   const stride = src.nb + 1;
   const mask = new Uint8Array(win.W * win.H);
-  const others = othersNear(src, i, j, [win.x0, win.x0 + win.W * win.gsd, win.y0 - win.H * win.gsd, win.y0]);
+  const seam = new SeamTest(src, i, j, bandM, othersNear(src, i, j, [win.x0, win.x0 + win.W * win.gsd, win.y0 - win.H * win.gsd, win.y0]));
   for (let r = 0; r < win.H; r++) {
     const n = win.y0 - (r + 0.5) * win.gsd;
     for (let c = 0; c < win.W; c++) {
       const k = r * win.W + c;
-      if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && onSeam(src, i, j, win.x0 + (c + 0.5) * win.gsd, n, bandM, others, true)) mask[k] = 255;
+      if (pi[k * stride + src.nb] === 255 && pj[k * stride + src.nb] === 255 && seam.has(win.x0 + (c + 0.5) * win.gsd, n, true)) mask[k] = 255;
     }
   }
   return mask;
 }
 
-/** The window around the seam of i and j (null: they share none), from a 0.5 m lattice over their common box. */
+/**
+ * The window around the seam of i and j (null: they share none), from a lattice over their common box
+ * of LATTICE_M, or of LATTICE_STEPS a side where that is coarser (footprints some 100 m wide or more).
+ */
 function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number, maxSidePx: number): GridWindow | null {
   const [a, b] = [src.bbox[i]!, src.bbox[j]!];
   const minE = Math.max(a[0]!, b[0]!), maxE = Math.min(a[1]!, b[1]!), minN = Math.max(a[2]!, b[2]!), maxN = Math.min(a[3]!, b[3]!);
-  const others = othersNear(src, i, j, [minE, maxE, minN, maxN]);
+  const seam = new SeamTest(src, i, j, BAND_M, othersNear(src, i, j, [minE, maxE, minN, maxN]));
+  const step = Math.max(LATTICE_M, Math.max(maxE - minE, maxN - minN) / LATTICE_STEPS);
   let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
-  for (let e = minE; e <= maxE; e += 0.5) {
-    for (let n = minN; n <= maxN; n += 0.5) {
-      if (!onSeam(src, i, j, e, n, BAND_M, others)) continue;
+  for (let e = minE; e <= maxE; e += step) {
+    for (let n = minN; n <= maxN; n += step) {
+      if (!seam.has(e, n)) continue;
       e0 = Math.min(e0, e); e1 = Math.max(e1, e); n0 = Math.min(n0, n); n1 = Math.max(n1, n);
     }
   }
