@@ -142,7 +142,7 @@ function seamMask(src: SeamSources, win: GridWindow, i: number, j: number, pi: U
 
 /**
  * The window around the seam of i and j (null: they share none), from a lattice over their common box
- * of LATTICE_M, or of LATTICE_STEPS a side where that is coarser (footprints some 100 m wide or more).
+ * of LATTICE_M, or of LATTICE_STEPS a side where that is coarser (common boxes over 128 m a side).
  */
 function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number, maxSidePx: number): GridWindow | null {
   const [a, b] = [src.bbox[i]!, src.bbox[j]!];
