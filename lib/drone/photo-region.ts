@@ -90,9 +90,22 @@ export type Outranked = (e: number, n: number, reach: number) => boolean;
  * than the cutoff all over the disc: compositing never blends photo i there, and never draws it alone.
  */
 export function outrankedAmong(i: number, drawn: number[], nadirs: [number, number][], outlines: Float64Array[], reaches: number[], cutoff: number): Outranked {
+  // The photo that outranked the last point is asked first: points come in order over the frame, and
+  // where photos all see one another (photos of one spot) the next one is most often its too.
+  let last = -1;
+  // A square root, not Math.hypot (its guard against overflow is slow, and this runs for every node against every photo).
+  const nadirDistance = (j: number, e: number, n: number) => {
+    const de = e - nadirs[j]![0], dn = n - nadirs[j]![1];
+    return Math.sqrt(de * de + dn * dn);
+  };
   return (e, n, reach) => {
-    const di = Math.hypot(e - nadirs[i]![0], n - nadirs[i]![1]);
-    return drawn.some((j) => j !== i && di - Math.hypot(e - nadirs[j]![0], n - nadirs[j]![1]) > cutoff + 2 * reach + OUTRANK_MARGIN_M && insideHalfPlanesBy(outlines[j]!, e, n, reach + reaches[j]!));
+    const di = nadirDistance(i, e, n);
+    const outranks = (j: number) => j !== i && di - nadirDistance(j, e, n) > cutoff + 2 * reach + OUTRANK_MARGIN_M && insideHalfPlanesBy(outlines[j]!, e, n, reach + reaches[j]!);
+    if (last >= 0 && outranks(last)) return true;
+    const j = drawn.find((k) => k !== last && outranks(k));
+    if (j === undefined) return false;
+    last = j;
+    return true;
   };
 }
 

@@ -59,7 +59,8 @@ const MIN_SEAM_MATCHES = 10;
 const MIN_BAND_PX = 24;
 /**
  * The lattice a seam's window is found on: LATTICE_M apart, or at most LATTICE_STEPS a side of the
- * pair's common box. Each point asks every photo that may take it, and photos all of one spot, their
+ * pair's common box, but never coarser than half the band searched (else a seam could fall between
+ * its points). Each point asks every photo that may take it, and photos all of one spot, their
  * footprints hundreds of metres wide, had spent minutes on a lattice of 0.5 m.
  */
 const LATTICE_M = 0.5;
@@ -142,13 +143,14 @@ function seamMask(src: SeamSources, win: GridWindow, i: number, j: number, pi: U
 
 /**
  * The window around the seam of i and j (null: they share none), from a lattice over their common box
- * of LATTICE_M, or of LATTICE_STEPS a side where that is coarser (common boxes over 128 m a side).
+ * of LATTICE_M, or of LATTICE_STEPS a side where that is coarser (common boxes over 128 m a side), at
+ * most BAND_M / 2.
  */
 function seamWindow(src: SeamSources, grid: GridWindow, i: number, j: number, maxSidePx: number): GridWindow | null {
   const [a, b] = [src.bbox[i]!, src.bbox[j]!];
   const minE = Math.max(a[0]!, b[0]!), maxE = Math.min(a[1]!, b[1]!), minN = Math.max(a[2]!, b[2]!), maxN = Math.min(a[3]!, b[3]!);
   const seam = new SeamTest(src, i, j, BAND_M, othersNear(src, i, j, [minE, maxE, minN, maxN]));
-  const step = Math.max(LATTICE_M, Math.max(maxE - minE, maxN - minN) / LATTICE_STEPS);
+  const step = Math.min(BAND_M / 2, Math.max(LATTICE_M, Math.max(maxE - minE, maxN - minN) / LATTICE_STEPS));
   let e0 = Infinity, e1 = -Infinity, n0 = Infinity, n1 = -Infinity;
   for (let e = minE; e <= maxE; e += step) {
     for (let n = minN; n <= maxN; n += step) {

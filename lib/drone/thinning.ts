@@ -72,9 +72,13 @@ export class ThinnedAsMatched {
     }
   }
 
-  /** The pairs held, in the candidates' order. */
+  /**
+   * The pairs held, in the candidates' order; once thinned on the way, all thinned as thinnedPairs
+   * thins them for the adjustments, so that what they hold does not depend on the order pairs came in.
+   */
   pairs(): PairMatch[] {
-    return [...this.slots].sort((a, b) => a[0] - b[0]).map(([, p]) => p);
+    const below = this.below < KEEP_ALL ? keptBelow(this.photos * MAX_TIE_POINTS_PER_PHOTO, this.matched) : KEEP_ALL;
+    return [...this.slots].sort((a, b) => a[0] - b[0]).map(([, p]) => thinnedPair(p, below));
   }
 }
 
