@@ -172,6 +172,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   await mkdir(opts.workDir, { recursive: true });
   const { captures, frame, placed, pairs, adjusted, bands } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);
+  if (!plausibleGrid(grid, placed)) throw new StitchError('no_scale', `${grid.W} x ${grid.H} px at ${grid.gsd} m`);
   await ensureMosaicSpace(opts.workDir, mosaicWorkBytes(grid.W, grid.H, bands.length + 1));
   const cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
   const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, cacheBytes);
@@ -357,6 +358,20 @@ export function outputGrid(placed: Placed[], adjusted: Adjusted, resolutionM = 0
   const gsd = Math.max(nativeGsd, resolutionM);
   const x0 = Math.floor(minE / gsd) * gsd, y0 = Math.ceil(maxN / gsd) * gsd;
   return { x0, y0, gsd, W: Math.ceil((maxE - x0) / gsd), H: Math.ceil((y0 - minN) / gsd), nativeGsd, rings, bbox };
+}
+
+/**
+ * Output pixels a mosaic may hold for each pixel of its photos. At the photos' median ground resolution
+ * a mosaic holds about as many as they do, fewer where they overlap (brighton_beach: 0.54): many times
+ * more means the block's scale collapsed. 300 photos of one spot 3.5 m apart with no camera data had
+ * shrunk to a pixel of 51 µm, a grid of 2.9 T pixels that asked for 21,000 GB of disk.
+ */
+const MAX_GRID_PER_PHOTO_PIXEL = 16;
+
+/** Whether the output grid holds a plausible number of pixels for the photos' own (MAX_GRID_PER_PHOTO_PIXEL). */
+export function plausibleGrid(grid: Pick<GridWindow, 'W' | 'H'>, placed: Pick<Placed, 'width' | 'height'>[]): boolean {
+  const photoPixels = placed.reduce((sum, p) => sum + p.width * p.height, 0);
+  return grid.W * grid.H <= MAX_GRID_PER_PHOTO_PIXEL * photoPixels;
 }
 
 /** A photo's frame traced over the relief through its camera (closed ring), FOOTPRINT_POINTS_PER_SIDE points a side. */

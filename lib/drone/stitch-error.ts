@@ -1,7 +1,11 @@
 // The one error a survey that does not stitch ends with (spec: the reasons it names).
 import { AppError } from '@/lib/errors';
 
-export type StitchReason = 'no_matches' | 'too_little_overlap' | 'mixed_flights' | 'disconnected';
+/**
+ * The spec's reasons, and `no_scale`: the photos tie together but not to the ground's scale (photos
+ * of nearly one spot, metres apart, with no camera data: the block shrank to a point).
+ */
+export type StitchReason = 'no_matches' | 'too_little_overlap' | 'mixed_flights' | 'disconnected' | 'no_scale';
 
 /** Stitching failure: message key `errors.drone_stitch_failed`, `params.reason` one of StitchReason. */
 export class StitchError extends AppError {

@@ -1,8 +1,10 @@
-// The disk a mosaic needs, checked before compositing writes any of it (mosaic-files.ts).
+// The disk a mosaic needs, checked before compositing writes any of it (mosaic-files.ts), and the
+// grid's own size against the photos' (ortho.ts), checked before that.
 import { statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ensureMosaicSpace, mosaicWorkBytes } from '@/lib/drone/mosaic-files';
+import { plausibleGrid, StitchError } from '@/lib/drone/ortho';
 import { AppError } from '@/lib/errors';
 import { HTTP_STATUS } from '@/lib/http/errors';
 import { translate } from '@/lib/i18n/messages';
@@ -27,6 +29,28 @@ describe('the work space of a mosaic', () => {
       const text = translate(locale, `errors.${key}`, params as Record<string, number>);
       expect(text, locale).toMatch(/resolution_cm/);
       expect(text, locale).not.toMatch(/[{}]|errors\./);
+    }
+  });
+});
+
+describe('the grid of a mosaic', () => {
+  const photos = (n: number, width: number, height: number) => Array.from({ length: n }, () => ({ width, height }));
+
+  it('holds about as many pixels as its photos, or fewer: a collapsed block\'s grid is refused as a survey without scale, in each language', () => {
+    // brighton_beach at native resolution: 87.4 MP from 18 photos of 4000 x 2250 (162 MP).
+    expect(plausibleGrid({ W: 9249, H: 9455 }, photos(18, 4000, 2250))).toBe(true);
+    // The 200-photo survey: 568.5 MP from 200 photos of 5472 x 3648.
+    expect(plausibleGrid({ W: 24767, H: 22954 }, photos(200, 5472, 3648))).toBe(true);
+    // 300 photos of one spot 3.5 m apart, no camera data: the block shrank to a pixel of 51 µm.
+    expect(plausibleGrid({ W: 1733455, H: 1673979 }, photos(300, 640, 480))).toBe(false);
+    // Sixteen times the photos' pixels is the bound.
+    expect(plausibleGrid({ W: 16 * 640, H: 480 }, photos(1, 640, 480))).toBe(true);
+    expect(plausibleGrid({ W: 16 * 640 + 1, H: 480 }, photos(1, 640, 480))).toBe(false);
+    const refusal = new StitchError('no_scale');
+    for (const locale of ['ru', 'en', 'sk'] as const) {
+      const text = translate(locale, `errors.${refusal.key}`, refusal.params as Record<string, string>);
+      expect(text, locale).toMatch(/масштаб|scale|mierk/);
+      expect(text, locale).not.toMatch(/[{}]|errors\.|ошибка обработки|processing error|chyba spracovania/);
     }
   });
 });
