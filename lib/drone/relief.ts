@@ -64,8 +64,23 @@ export function tiePointHeights(pairs: PairMatch[], placements: Placement[], cen
 export function reliefGrid(points: TiePoints, cellM: number, selected: (k: number) => boolean = () => true): ReliefGrid {
   const picked = pickedPoints(points, selected);
   if (!picked) return { e0: 0, n0: 0, cellM, cols: 1, rows: 1, z: new Float32Array(1) };
-  const g = cellHeights(picked, cellM);
+  const g = cellHeights(picked, cellWithin(picked, cellM));
   return { ...g, z: neighbourMean(g.z, g.cols, g.rows, false) };
+}
+
+/**
+ * Cells a relief grid holds at most: 2 m cells over 4 km² (5,000 photos flown in lines cover about
+ * 3). A block adjusted out of shape (photos of one spot with no camera data) had cast its tie points
+ * kilometres apart, and a grid of 2 m cells over them took the process down.
+ */
+const MAX_RELIEF_CELLS = 1_000_000;
+
+/** `cellM`, or the least of its doublings that keeps the grid over the points within MAX_RELIEF_CELLS. */
+function cellWithin(p: PickedPoints, cellM: number): number {
+  const cells = (m: number) => (Math.floor((p.maxE - p.minE) / m) + 1) * (Math.floor((p.maxN - p.minN) / m) + 1);
+  let m = cellM;
+  while (cells(m) > MAX_RELIEF_CELLS) m *= 2;
+  return m;
 }
 
 /** The selected tie points, their extent, and the range of heights a cell may take (all but the 1 % highest and lowest). */
@@ -81,7 +96,9 @@ interface PickedPoints extends TiePoints {
 
 function pickedPoints(points: TiePoints, selected: (k: number) => boolean): PickedPoints | undefined {
   const keep: number[] = [];
-  for (let k = 0; k < points.z.length; k++) if (selected(k)) keep.push(k);
+  // A point cast to infinity (rays all but parallel) has no place on a grid.
+  const finite = (k: number) => Number.isFinite(points.e[k]!) && Number.isFinite(points.n[k]!) && Number.isFinite(points.z[k]!);
+  for (let k = 0; k < points.z.length; k++) if (selected(k) && finite(k)) keep.push(k);
   if (!keep.length) return undefined;
   const [e, n, z] = [points.e, points.n, points.z].map((v) => Float64Array.from(keep, (k) => v[k]!)) as [Float64Array, Float64Array, Float64Array];
   const sorted = z.slice().sort();

@@ -92,6 +92,18 @@ describe('reliefGrid and heightAt', () => {
     const none = reliefGrid(all, 2, () => false);
     expect(heightAt(none, 105, 210)).toBe(0);
   });
+
+  it('stays within a million cells when tie points lie kilometres apart, and leaves out points cast to infinity', () => {
+    // A block adjusted out of shape: the cloud, and points 5,000 km off and at infinity.
+    const flat = cloud(() => 1.5);
+    const e = [...flat.e, 5e6, Infinity, NaN], n = [...flat.n, -5e6, 0, 0], z = [...flat.z, 1.5, 1.5, 1.5];
+    const g = reliefGrid({ e: Float64Array.from(e), n: Float64Array.from(n), z: Float64Array.from(z) }, 2);
+    expect(g.cols * g.rows).toBeLessThanOrEqual(1_000_000);
+    expect(g.cellM).toBeGreaterThan(2);
+    expect(heightAt(g, 110, 210)).toBeCloseTo(1.5, 6);
+    // The cloud alone keeps its 2 m cells.
+    expect(reliefGrid(flat, 2).cellM).toBe(2);
+  });
 });
 
 describe('onRelief', () => {
