@@ -4,6 +4,7 @@ import type { Camera } from './camera';
 import { pixelRayToGround, rotation } from './camera';
 import type { ReliefGrid } from './relief';
 import type { GridWindow } from './seams';
+import { planarDistance } from '@/lib/geo/planar';
 import { insideHalfPlanesBy } from '@/lib/geo/point-in-ring';
 
 /** Columns [u0, u0 + w) and rows [v0, v0 + h) of a photo's decoded pixels. */
@@ -93,11 +94,7 @@ export function outrankedAmong(i: number, drawn: number[], nadirs: [number, numb
   // The photo that outranked the last point is asked first: points come in order over the frame, and
   // where photos all see one another (photos of one spot) the next one is most often its too.
   let last = -1;
-  // A square root, not Math.hypot (its guard against overflow is slow, and this runs for every node against every photo).
-  const nadirDistance = (j: number, e: number, n: number) => {
-    const de = e - nadirs[j]![0], dn = n - nadirs[j]![1];
-    return Math.sqrt(de * de + dn * dn);
-  };
+  const nadirDistance = (j: number, e: number, n: number) => planarDistance(e, n, nadirs[j]![0], nadirs[j]![1]);
   return (e, n, reach) => {
     const di = nadirDistance(i, e, n);
     const outranks = (j: number) => j !== i && di - nadirDistance(j, e, n) > cutoff + 2 * reach + OUTRANK_MARGIN_M && insideHalfPlanesBy(outlines[j]!, e, n, reach + reaches[j]!);

@@ -4,6 +4,7 @@
 // one to the other. Independent of the adjustment's own matches (other copies, other keypoints).
 // Keypoints only say roughly where (their detector is pixel-coarse, more so on its coarser pyramid
 // levels); each match is then refined by normalised cross-correlation of the patch around it.
+import { planarDistance } from '@/lib/geo/planar';
 import { pointInRing } from '@/lib/geo/point-in-ring';
 import { greyOf, guidedMatches, median, orbFeatures } from './features';
 
@@ -75,11 +76,8 @@ export interface SeamCheckOptions {
 /** The full check (DRONE_SEAM_CHECK, tests and bench). */
 const FULL_SEAM_CHECK: SeamCheckOptions = { maxSidePx: 2048, searchPx: SEARCH_PX };
 
-/** Ground distance from (e, n) to photo k's nadir: a square root, as Math.hypot's guard against overflow is slow for every pixel of a window. */
-const nadirDistance = (src: SeamSources, k: number, e: number, n: number) => {
-  const de = e - src.nadirs[k]![0], dn = n - src.nadirs[k]![1];
-  return Math.sqrt(de * de + dn * dn);
-};
+/** Ground distance from (e, n) to photo k's nadir. */
+const nadirDistance = (src: SeamSources, k: number, e: number, n: number) => planarDistance(e, n, src.nadirs[k]![0], src.nadirs[k]![1]);
 
 /** Whether (e, n) lies in the box [minE, maxE, minN, maxN]: outside a footprint's, outside the footprint. */
 const inBox = (b: number[], e: number, n: number) => e >= b[0]! && e <= b[1]! && n >= b[2]! && n <= b[3]!;

@@ -3,7 +3,7 @@
 // both its features are, each kept by a hash of its photo and pixel, so a feature is kept or dropped
 // in every pair alike and the tracks through it stay whole.
 import type { PairMatch } from './features';
-import { featurePixel } from './tracks';
+import { featurePixel, murmurFinal } from './tracks';
 
 /**
  * Matched points the adjustments take at most, per photo of the survey. Pairs of a survey flown in
@@ -106,8 +106,5 @@ function pointRanks(p: PairMatch): Float64Array {
 
 /** A 32-bit hash of a feature (photo, pixel column, pixel row): MurmurHash3's finaliser over the three mixed. */
 function featureHash(photo: number, x: number, y: number): number {
-  let h = Math.imul(photo, 0x9e3779b1) ^ Math.imul(x, 0x85ebca77) ^ Math.imul(y, 0xc2b2ae3d);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return murmurFinal(Math.imul(photo, 0x9e3779b1) ^ Math.imul(x, 0x85ebca77) ^ Math.imul(y, 0xc2b2ae3d));
 }

@@ -65,12 +65,16 @@ function keyOf(c: number, x: number, y: number): number {
   return (c * 65536 + featurePixel(y)) * 65536 + featurePixel(x);
 }
 
-/** A key's hash slot: its low and high 32 bits mixed (murmur3's finalizer); NaN, ±0 and ±∞ all hash as 0. */
-function slotOf(key: number, mask: number): number {
-  let h = (key | 0) ^ Math.imul((key / 4294967296) | 0, 0x9e3779b1);
+/** MurmurHash3's finaliser: the bits of a 32-bit integer mixed into an unsigned 32-bit hash (thinning.ts hashes features with it too). */
+export function murmurFinal(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) & mask;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** A key's hash slot: its low and high 32 bits mixed; NaN, ±0 and ±∞ all hash as 0. */
+function slotOf(key: number, mask: number): number {
+  return murmurFinal((key | 0) ^ Math.imul((key / 4294967296) | 0, 0x9e3779b1)) & mask;
 }
 
 /** Keys equal as Map keys are (SameValueZero: NaN equals NaN). */

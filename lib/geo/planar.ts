@@ -1,5 +1,5 @@
 // Rings in plane coordinates (metres of a projected frame such as UTM): signed area, the overlap of two
-// convex rings and the convex hull. The geodesic area of lon/lat rings is area.ts's.
+// convex rings and the convex hull; and the distance between two points. The geodesic area of lon/lat rings is area.ts's.
 /** Area of the intersection of two convex rings (Sutherland–Hodgman), m². */
 export function convexOverlap(a: [number, number][], b: [number, number][]): number {
   let out = a.slice(0, -1);
@@ -50,4 +50,13 @@ export function convexHull(points: [number, number][]): [number, number][] {
   for (const q of p.reverse()) { while (upper.length >= 2 && cross(upper.at(-2)!, upper.at(-1)!, q) <= 0) upper.pop(); upper.push(q); }
   const hull = [...lower.slice(0, -1), ...upper.slice(0, -1)];
   return [...hull, hull[0]!];
+}
+
+/**
+ * Distance between (x, y) and (px, py): a square root, not Math.hypot, whose guard against overflow
+ * is slow where it runs for every pixel or grid node against every photo (drone seams and parts).
+ */
+export function planarDistance(x: number, y: number, px: number, py: number): number {
+  const dx = x - px, dy = y - py;
+  return Math.sqrt(dx * dx + dy * dy);
 }
