@@ -26,8 +26,8 @@ export class Api {
     const init: RequestInit = { method, headers: { ...this.headers, ...headers }, redirect: 'manual' };
     const h = init.headers as Record<string, string>;
     if (this.cookie) h.cookie = `session_token=${this.cookie}`;
-    if (body instanceof FormData) init.body = body;
-    else if (typeof body === 'string') init.body = body;
+    if (body instanceof FormData || typeof body === 'string') init.body = body;
+    else if (body instanceof Uint8Array) init.body = body as Uint8Array<ArrayBuffer>;
     else if (body !== undefined) {
       init.body = JSON.stringify(body);
       h['content-type'] ??= 'application/json';
@@ -54,15 +54,21 @@ export class Api {
   patch = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.request<T>('PATCH', path, body, headers);
   del = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.request<T>('DELETE', path, body, headers);
 
-  /** POST multipart/form-data; file parts are read from disk or given as bytes. */
-  upload<T = any>(path: string, parts: Record<string, Part>): Promise<ApiResponse<T>> {
+  /**
+   * POST multipart/form-data; file parts are read from disk or given as bytes. The form is encoded
+   * into one buffer first: streamed part by part, fetch may still be writing when the server refuses
+   * before reading (a 503 or 413) and closes, and fail with EPIPE before it reads the answer.
+   */
+  async upload<T = any>(path: string, parts: Record<string, Part>): Promise<ApiResponse<T>> {
     const form = new FormData();
     for (const [name, part] of Object.entries(parts)) {
       if (typeof part === 'string') form.append(name, part);
       else if ('file' in part) form.append(name, new Blob([readFileSync(part.file)], { type: part.type ?? 'application/octet-stream' }), part.name ?? basename(part.file));
       else form.append(name, new Blob([part.data as BlobPart], { type: part.type ?? 'application/octet-stream' }), part.name);
     }
-    return this.request<T>('POST', path, form);
+    const encoded = new Request('http://form.invalid', { method: 'POST', body: form });
+    const body = Buffer.from(await encoded.arrayBuffer());
+    return this.request<T>('POST', path, body, { 'content-type': encoded.headers.get('content-type')! });
   }
 
   clone(): Api {
