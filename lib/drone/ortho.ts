@@ -364,7 +364,8 @@ export function outputGrid(placed: Placed[], adjusted: Adjusted, resolutionM = 0
  * Output pixels a mosaic may hold for each pixel of its photos. At the photos' median ground resolution
  * a mosaic holds about as many as they do, fewer where they overlap (brighton_beach: 0.54): many times
  * more means the block's scale collapsed. 300 photos of one spot 3.5 m apart with no camera data had
- * shrunk to a pixel of 51 µm, a grid of 2.9 T pixels that asked for 21,000 GB of disk.
+ * shrunk to a pixel of 51 µm, a grid of 2.9 T pixels that asked for 21,000 GB of disk (their headings,
+ * taken from GPS noise, were 90-180° apart; track.ts now takes them from the turns between photos).
  */
 const MAX_GRID_PER_PHOTO_PIXEL = 16;
 

@@ -93,19 +93,41 @@ export function trackHeadingsDeg(order: number[], positions: [number, number][])
   return out;
 }
 
+/** How far photo j's heading is turned from photo i's (degrees clockwise), from the affine motion taking i's pixels to j's. */
+export const motionTurnDeg = (affine: number[]) => (-Math.atan2(affine[3]!, affine[0]!) * 180) / Math.PI;
+
+/** A measured turn between two photos' headings (`deg`: j's heading less i's), from their image motion alone. */
+export interface Turn {
+  i: number;
+  j: number;
+  deg: number;
+}
+
+/** Sum of 1 - cos over angle residuals in degrees: 0 when every residual is nil. */
+const misfit = (residualsDeg: number[]) => residualsDeg.reduce((s, d) => s + 1 - Math.cos((d * Math.PI) / 180), 0);
+
 /**
  * Each photo's heading from its measured ground factors. A photo whose neighbours did not match
  * takes the survey's way of flying: the camera held at a fixed angle to the track (most autopilots
- * turn the aircraft on each line) or at a fixed heading, whichever the measured photos follow more
- * closely. With nothing measured, the camera is taken to look along the track.
+ * turn the aircraft on each line) or at a fixed heading, whichever the measured photos, and the
+ * turns measured between photos too close for a baseline (a hover), follow more closely. Turns
+ * alone show a fixed heading but not which: north is taken, and the GPS fit turns the block. With
+ * nothing measured, the camera is taken to look along the track.
  */
-export function headingsDeg(factors: GroundFactor[][], track: number[]): number[] {
+export function headingsDeg(factors: GroundFactor[][], track: number[], turns: Turn[] = []): number[] {
   const measured = factors.map((zs) => (zs.length ? circularMean(zs.map(factorHeadingDeg)).meanDeg : null));
   const known = measured.flatMap((h, i) => (h === null ? [] : [i]));
-  if (!known.length) return track.slice();
+  if (!known.length && !turns.length) return track.slice();
   const toTrack = circularMean(known.map((i) => measured[i]! - track[i]!));
   const fixed = circularMean(known.map((i) => measured[i]!));
-  return measured.map((h, i) => h ?? (toTrack.spread <= fixed.spread ? track[i]! + toTrack.meanDeg : fixed.meanDeg));
+  // A camera at a fixed angle to the track turns as the track does; one at a fixed heading does not turn.
+  const spreadOf = (m: { spread: number }) => (known.length ? known.length * m.spread : 0);
+  const trackMisfit = spreadOf(toTrack) + misfit(turns.map((t) => t.deg - (track[t.j]! - track[t.i]!)));
+  const fixedMisfit = spreadOf(fixed) + misfit(turns.map((t) => t.deg));
+  const unmeasured = (i: number) => (trackMisfit <= fixedMisfit
+    ? track[i]! + (known.length ? toTrack.meanDeg : 0)
+    : known.length ? fixed.meanDeg : 0);
+  return measured.map((h, i) => h ?? unmeasured(i));
 }
 
 export interface TrackPriors {
@@ -126,22 +148,25 @@ export async function trackPriors(
   const order = flightOrder(photos);
   const centre = (i: number): [number, number] => [photos[i]!.widthPx / 2, photos[i]!.heightPx / 2];
   const factors: GroundFactor[][] = photos.map(() => []);
+  const turns: Turn[] = [];
   const pairs = spreadPairs(order.length - 1, MAX_TRACK_PAIRS).map((k) => {
     const [i, j] = [order[k]!, order[k + 1]!];
     const baseline: [number, number] = [positions[j]![0] - positions[i]![0], positions[j]![1] - positions[i]![1]];
     return { i, j, baseline };
-  }).filter(({ baseline }) => Math.hypot(...baseline) >= MIN_BASELINE_M);
+  });
   // All pairs at once (a pool of threads takes them as it can); their factors in flight order.
   const affines = await Promise.all(pairs.map(({ i, j }) => motion(features[i]!, centre(i), features[j]!, UNGUIDED_STRIDE)));
   pairs.forEach(({ i, j, baseline }, k) => {
-    const affine = affines[k]!;
-    const z = affine && isNadirMotion(affine) && baselineFactors(affine, centre(i), centre(j), baseline);
+    const affine = affines[k];
+    if (!affine || !isNadirMotion(affine)) return;
+    // A baseline within the GPS noise says nothing of direction or scale; the turn between the photos still holds.
+    const z = Math.hypot(...baseline) >= MIN_BASELINE_M && baselineFactors(affine, centre(i), centre(j), baseline);
     if (z) {
       factors[i]!.push(z[0]);
       factors[j]!.push(z[1]);
-    }
+    } else turns.push({ i, j, deg: motionTurnDeg(affine) });
   });
-  const headingDeg = headingsDeg(factors, trackHeadingsDeg(order, positions));
+  const headingDeg = headingsDeg(factors, trackHeadingsDeg(order, positions), turns);
   const altitudes = photos.map((p) => p.gps?.altM ?? null);
   const medianAlt = median(altitudes.filter((a) => a !== null));
   const aboveMedian = (i: number) => (altitudes[i] !== null && Number.isFinite(medianAlt) ? altitudes[i]! - medianAlt : 0);

@@ -13,7 +13,7 @@ import { utmFrame } from '@/lib/drone/frame';
 import { openCv } from '@/lib/drone/opencv';
 import { buildOrthomosaic, type Mosaic } from '@/lib/drone/ortho';
 import { mosaicOnGrid } from '../../helpers/mosaic-grid';
-import { baselineFactors, factorHeadingDeg, flightOrder, headingsDeg, isNadirMotion, spreadPairs, trackPriors } from '@/lib/drone/track';
+import { baselineFactors, factorHeadingDeg, flightOrder, headingsDeg, isNadirMotion, motionTurnDeg, spreadPairs, trackPriors } from '@/lib/drone/track';
 import { lasTopView, type TopView } from '../../helpers/point-cloud';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
 
@@ -86,6 +86,28 @@ describe('track priors (pure parts)', () => {
     const fixed = headingsDeg([[z(30)], [], [z(30)], [], [z(30)], []], track);
     expect(angleDiff(fixed[3]!, 30)).toBeLessThan(1e-9);
     expect(headingsDeg([[], []], [45, 45])).toEqual([45, 45]);
+  });
+
+  it('reads the turn between two photos\' headings from their image motion, as the ground factors give it', () => {
+    const turn = (deg: number) => [Math.cos((deg * Math.PI) / 180), -Math.sin((deg * Math.PI) / 180), 100, Math.sin((deg * Math.PI) / 180), Math.cos((deg * Math.PI) / 180), 400];
+    for (const deg of [20, -75, 170]) {
+      const [zi, zj] = baselineFactors(turn(deg), [2000, 1500], [2000, 1500], [10, 3])!;
+      expect(angleDiff(motionTurnDeg(turn(deg)), factorHeadingDeg(zj) - factorHeadingDeg(zi))).toBeLessThan(1e-9);
+    }
+  });
+
+  it('holds photos of one spot at one heading when their turns show it, whichever way GPS noise points the track', () => {
+    // A hover: the track points anywhere, the camera did not turn between consecutive photos.
+    const track = [10, -150, 95, 170, -60, 30];
+    const still = headingsDeg(track.map(() => []), track, [{ i: 0, j: 1, deg: 0.4 }, { i: 3, j: 4, deg: -0.8 }]);
+    expect(still).toEqual([0, 0, 0, 0, 0, 0]);
+    // A camera that turned as the track did keeps to the track, as with nothing measured.
+    const along = headingsDeg(track.map(() => []), track, [{ i: 0, j: 1, deg: -160 }, { i: 3, j: 4, deg: 131 }]);
+    expect(along).toEqual(track);
+    // A measured heading sets which fixed heading.
+    const z = (deg: number): [number, number] => [Math.cos((-deg * Math.PI) / 180), Math.sin((-deg * Math.PI) / 180)];
+    const named = headingsDeg([[z(200)], [], [], [], [], []], track, [{ i: 2, j: 3, deg: 0 }, { i: 4, j: 5, deg: 1 }]);
+    named.forEach((h) => expect(angleDiff(h, 200)).toBeLessThan(1e-9));
   });
 
   it('spreads the matched pairs over the flight and orders photos by capture time', () => {
