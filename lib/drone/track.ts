@@ -3,7 +3,8 @@
 // As OpenSfM-based tools do, the photos are taken in capture order, each with the next one matched
 // with no placement guess: the image motion between them set against their GPS baseline gives both
 // photos' heading, whichever way the camera is mounted or turned, and the ground size of a pixel,
-// hence the height above the matched ground. The global adjustment refines both afterwards.
+// hence the height above the matched ground. Photos too close for their GPS step to mean anything (a
+// hover) give only the turn between their headings. The global adjustment refines both afterwards.
 import type { DronePhoto } from './exif';
 import type { Features, MotionFinder } from './features';
 import { median, unguidedMotion } from './features';
