@@ -94,8 +94,11 @@ export function trackHeadingsDeg(order: number[], positions: [number, number][])
   return out;
 }
 
-/** How far photo j's heading is turned from photo i's (degrees clockwise), from the affine motion taking i's pixels to j's. */
-export const motionTurnDeg = (affine: number[]) => (-Math.atan2(affine[3]!, affine[0]!) * 180) / Math.PI;
+/**
+ * How far photo j's heading is turned from photo i's (degrees clockwise), from the affine motion taking
+ * i's pixels to j's: the turn of the nearest similarity, so that the little skew a nadir motion may hold does not count.
+ */
+export const motionTurnDeg = ([m00, m01, , m10, m11]: number[]) => (-Math.atan2(m10! - m01!, m00! + m11!) * 180) / Math.PI;
 
 /** A measured turn between two photos' headings (`deg`: j's heading less i's), from their image motion alone. */
 export interface Turn {
@@ -104,6 +107,9 @@ export interface Turn {
   deg: number;
 }
 
+/** A track turning less than 45° between two photos says nothing of which way the camera was held. */
+const MIN_TELLING_MISFIT = 1 - Math.cos(Math.PI / 4);
+
 /** Sum of 1 - cos over angle residuals in degrees: 0 when every residual is nil. */
 const misfit = (residualsDeg: number[]) => residualsDeg.reduce((s, d) => s + 1 - Math.cos((d * Math.PI) / 180), 0);
 
@@ -111,9 +117,9 @@ const misfit = (residualsDeg: number[]) => residualsDeg.reduce((s, d) => s + 1 -
  * Each photo's heading from its measured ground factors. A photo whose neighbours did not match
  * takes the survey's way of flying: the camera held at a fixed angle to the track (most autopilots
  * turn the aircraft on each line) or at a fixed heading, whichever the measured photos, and the
- * turns measured between photos too close for a baseline (a hover), follow more closely. Turns
- * alone show a fixed heading but not which: north is taken, and the GPS fit turns the block. With
- * nothing measured, the camera is taken to look along the track.
+ * turns measured between photos too close for a baseline (a hover), follow more closely; a turn
+ * counts only where the track turns. Turns alone show a fixed heading but not which: north is taken,
+ * and the GPS fit turns the block. With nothing measured, the camera is taken to look along the track.
  */
 export function headingsDeg(factors: GroundFactor[][], track: number[], turns: Turn[] = []): number[] {
   const measured = factors.map((zs) => (zs.length ? circularMean(zs.map(factorHeadingDeg)).meanDeg : null));
@@ -121,10 +127,12 @@ export function headingsDeg(factors: GroundFactor[][], track: number[], turns: T
   if (!known.length && !turns.length) return track.slice();
   const toTrack = circularMean(known.map((i) => measured[i]! - track[i]!));
   const fixed = circularMean(known.map((i) => measured[i]!));
-  // A camera at a fixed angle to the track turns as the track does; one at a fixed heading does not turn.
+  // A camera at a fixed angle to the track turns as the track does; one at a fixed heading does not
+  // turn. Only where the track turns (a line's end, or a hover's noise) can a turn tell the two apart.
+  const telling = turns.filter((t) => misfit([track[t.j]! - track[t.i]!]) >= MIN_TELLING_MISFIT);
   const spreadOf = (m: { spread: number }) => (known.length ? known.length * m.spread : 0);
-  const trackMisfit = spreadOf(toTrack) + misfit(turns.map((t) => t.deg - (track[t.j]! - track[t.i]!)));
-  const fixedMisfit = spreadOf(fixed) + misfit(turns.map((t) => t.deg));
+  const trackMisfit = spreadOf(toTrack) + misfit(telling.map((t) => t.deg - (track[t.j]! - track[t.i]!)));
+  const fixedMisfit = spreadOf(fixed) + misfit(telling.map((t) => t.deg));
   const unmeasured = (i: number) => (trackMisfit <= fixedMisfit
     ? track[i]! + (known.length ? toTrack.meanDeg : 0)
     : known.length ? fixed.meanDeg : 0);

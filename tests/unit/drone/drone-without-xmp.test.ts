@@ -96,7 +96,7 @@ describe('track priors (pure parts)', () => {
     }
   });
 
-  it('holds photos of one spot at one heading when their turns show it, whichever way GPS noise points the track', () => {
+  it('holds photos of one spot at one heading when their turns show it, whichever way GPS noise points the track, and counts no turn along a straight line', () => {
     // A hover: the track points anywhere, the camera did not turn between consecutive photos.
     const track = [10, -150, 95, 170, -60, 30];
     const still = headingsDeg(track.map(() => []), track, [{ i: 0, j: 1, deg: 0.4 }, { i: 3, j: 4, deg: -0.8 }]);
@@ -104,6 +104,12 @@ describe('track priors (pure parts)', () => {
     // A camera that turned as the track did keeps to the track, as with nothing measured.
     const along = headingsDeg(track.map(() => []), track, [{ i: 0, j: 1, deg: -160 }, { i: 3, j: 4, deg: 131 }]);
     expect(along).toEqual(track);
+    // Lines flown both ways at a low height (GPS steps under 3 m), the camera turning with the aircraft:
+    // turns of about 0° along a line fit either way and are not counted; the turn at the line's end is.
+    const lines = [90, 92, 88, 91, -90, -88, -91, -89];
+    expect(headingsDeg(lines.map(() => []), lines, [{ i: 0, j: 1, deg: 0.5 }, { i: 1, j: 2, deg: -0.3 }, { i: 5, j: 6, deg: 0.2 }])).toEqual(lines);
+    const atEnd = headingsDeg(lines.map(() => []), lines, [{ i: 0, j: 1, deg: 0.5 }, { i: 3, j: 4, deg: 178 }, { i: 5, j: 6, deg: 0.2 }]);
+    expect(atEnd).toEqual(lines);
     // A measured heading sets which fixed heading.
     const z = (deg: number): [number, number] => [Math.cos((-deg * Math.PI) / 180), Math.sin((-deg * Math.PI) / 180)];
     const named = headingsDeg([[z(200)], [], [], [], [], []], track, [{ i: 2, j: 3, deg: 0 }, { i: 4, j: 5, deg: 1 }]);
