@@ -112,6 +112,21 @@ function attitude(x: Record<string, unknown>, prefix: 'Gimbal' | 'Flight'): Atti
   return yaw === null && pitch === null ? null : { yaw: yaw ?? 0, pitch: pitch ?? 0, roll: roll ?? 0 };
 }
 
+/**
+ * Pix4D's camera tags (XMP Camera:Yaw, Camera:Pitch, Camera:Roll, as Parrot, Sentera and senseFly write
+ * them) in DJI's gimbal terms, read as ODM reads them: yaw 0 puts the image's top to the north, pitch 0
+ * is nadir (DJI's −90), and senseFly counts roll the other way.
+ */
+export function pix4dAttitude(camera: Record<string, unknown> | null, make: string | null): Attitude | null {
+  if (!camera) return null;
+  const yaw = bounded(camera.Yaw, ...TAG_RANGE.yawDeg);
+  const pitch = bounded(camera.Pitch, ...TAG_RANGE.tiltDeg);
+  const roll = bounded(camera.Roll, ...TAG_RANGE.tiltDeg);
+  if (yaw === null || pitch === null) return null;
+  const rollSign = make?.toLowerCase() === 'sensefly' ? -1 : 1;
+  return { yaw, pitch: pitch - 90, roll: rollSign * (roll ?? 0) };
+}
+
 /** DJI's "date;fx,fy,cx,cy,k1,k2,p1,p2,k3"; null when absent or not of that form. */
 export function dewarpData(v: unknown): Dewarp | null {
   if (typeof v !== 'string') return null;
@@ -165,9 +180,10 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
   const file = basename(path);
   if (!(await looksLikeImage(path))) throw corruptImage(file);
   let x: Record<string, unknown>;
+  let camera: Record<string, unknown> | null;
   let size: { width: number; height: number; sixteenBit: boolean };
   try {
-    x = await readExifTags(path);
+    ({ tags: x, camera } = await readExifTags(path));
     // Decoding the header also proves the file is an image and not a truncated download.
     size = await imageSize(path);
   } catch {
@@ -192,7 +208,7 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
     model,
     gps: gpsFix(x),
     relativeAltitudeM: bounded(x.RelativeAltitude, ...TAG_RANGE.altitudeM),
-    gimbal: attitude(x, 'Gimbal'),
+    gimbal: attitude(x, 'Gimbal') ?? pix4dAttitude(camera, text(x.Make)),
     flight: attitude(x, 'Flight'),
     dewarp: dewarpData(x.DewarpData),
     focalLengthMm: focal,
@@ -211,20 +227,28 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
 }
 
 /**
- * A photo's EXIF, GPS and XMP tags, merged. exifr is given the bytes, not the path: its own file
+ * A photo's EXIF, GPS and XMP tags, merged, and Pix4D's camera namespace apart where it may be there. exifr is given the bytes, not the path: its own file
  * reader loads `fs` in a way bundlers break (inside the Next.js server every photo came out
  * "damaged"). A JPEG keeps EXIF and XMP in its first segments, so its head is enough (the upload reads
  * thousands of photos before answering); a TIFF may keep its directory anywhere, and a JPEG whose head
  * had nothing is read whole. (sharp's metadata() of a TIFF has its XMP but not its EXIF and GPS
  * directories, so it cannot stand in.)
  */
-async function readExifTags(path: string): Promise<Record<string, unknown>> {
-  const options = { reviveValues: false, xmp: true, tiff: true, exif: true, gps: true, mergeOutput: true };
+async function readExifTags(path: string): Promise<{ tags: Record<string, unknown>; camera: Record<string, unknown> | null }> {
   const head = await readHead(path, JPEG_HEAD_BYTES);
-  const parsed = head.jpeg && !head.whole ? ((await exifr.parse(head.bytes, options)) as Record<string, unknown> | undefined) : undefined;
-  if (parsed && (parsed.GPSLatitude !== undefined || parsed.RelativeAltitude !== undefined)) return parsed;
-  return ((await exifr.parse(head.whole ? head.bytes : await readFile(path), options)) ?? {}) as Record<string, unknown>;
+  let bytes = head.bytes;
+  let tags = head.jpeg && !head.whole ? await parseTags(bytes, true) : undefined;
+  if (!tags || (tags.GPSLatitude === undefined && tags.RelativeAltitude === undefined)) {
+    bytes = head.whole ? head.bytes : await readFile(path);
+    tags = (await parseTags(bytes, true)) ?? {};
+  }
+  // Merged, a MicaSense light sensor's DLS:Yaw stands for Camera:Yaw: the namespaces are read apart.
+  const camera = tags.Yaw !== undefined && tags.GimbalYawDegree === undefined ? ((await parseTags(bytes, false))?.Camera ?? null) : null;
+  return { tags, camera: camera && typeof camera === 'object' ? (camera as Record<string, unknown>) : null };
 }
+
+const parseTags = async (bytes: Buffer, mergeOutput: boolean) =>
+  (await exifr.parse(bytes, { reviveValues: false, xmp: true, tiff: true, exif: true, gps: true, mergeOutput })) as Record<string, unknown> | undefined;
 
 /** The GPS fix in the tags, or null when there is none (or the null island, or out of range). */
 function gpsFix(x: Record<string, unknown>): DronePhoto['gps'] {

@@ -6,7 +6,9 @@ import { readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { EXIF_READS_AT_ONCE, mapBounded, parseExifDate, readDroneExif, readDroneExifAll, type DronePhoto } from '@/lib/drone/exif';
+import { recordedTilt } from '@/lib/drone/camera';
 import { detectFeatures } from '@/lib/drone/features';
+import { headingDeg, recordsHeading } from '@/lib/drone/frame';
 import { checkSurvey, estimateProcessingSeconds, farFromSurvey, fieldUnderPhotos, groupCaptures, MAX_SURVEY_RADIUS_KM, otherFlights, surveyCentroids } from '@/lib/drone/survey';
 import { AppError } from '@/lib/errors';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
@@ -90,6 +92,29 @@ describe('readDroneExif', () => {
     expect(p.focalLengthMm).toBeNull();
     const second = await readDroneExif(join(dir, 'DJI_0019.JPG'));
     for (const c of surveyCentroids([p, second]).flat()) expect(Number.isFinite(c)).toBe(true);
+  });
+
+  it.skipIf(skip)('reads Pix4D\'s XMP camera tags as the gimbal (pitch 0 at nadir), not a MicaSense light sensor\'s DLS tags', async () => {
+    // As Parrot, Sentera and senseFly cameras write them: no drone-dji namespace, the attitude in Camera:*,
+    // and beside them a sunlight sensor's own Yaw/Pitch/Roll that exifr's merged output would give instead.
+    const xmp = join(tmp, 'pix4d.xmp');
+    writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:Camera="http://pix4d.com/camera/1.0/" xmlns:DLS="http://micasense.com/DLS/1.0/"
+ Camera:Yaw="-134.5" Camera:Pitch="0.3" Camera:Roll="-1.2" DLS:Yaw="2.1" DLS:Pitch="0.05" DLS:Roll="0.01"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
+    const read = async (make: string) => {
+      const file = join(tmp, `pix4d-${make}.JPG`);
+      writeFileSync(file, readFileSync(join(dir, 'DJI_0018.JPG')));
+      execFileSync('exiftool', ['-q', '-overwrite_original', '-XMP:all=', `-XMP<=${xmp}`, `-Make=${make}`, file]);
+      return readDroneExif(file);
+    };
+    const parrot = await read('Parrot');
+    expect(parrot.gimbal).toEqual({ yaw: -134.5, pitch: -89.7, roll: -1.2 });
+    expect(parrot.relativeAltitudeM).toBeNull();
+    expect(parrot.gps!.lat).toBeCloseTo(46.8426071, 6);
+    expect(recordsHeading(parrot) && headingDeg(parrot)).toBe(-134.5);
+    expect(recordedTilt(parrot).pitch).toBeCloseTo((0.3 * Math.PI) / 180, 9);
+    // senseFly counts roll the other way (as ODM reads it).
+    expect((await read('senseFly')).gimbal).toEqual({ yaw: -134.5, pitch: -89.7, roll: 1.2 });
   });
 
   it('parses EXIF dates with and without an offset, independent of the server time zone', () => {

@@ -2,6 +2,7 @@
 // or DJI photos re-saved by software that drops XMP. brighton_beach's photos are stripped of their XMP
 // segment here, shuffled as a ZIP may hold them, and turned as a camera mounted across or against the
 // track would see the ground; each mosaic must lie where the one made with XMP lies.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +46,19 @@ async function turnedPhoto(p: DronePhoto, degrees: 90 | 180, folder: string): Pr
   await sharp(p.path).rotate(degrees).jpeg({ quality: 92 }).toFile(path);
   return degrees === 180 ? { ...p, path }
     : { ...p, path, widthPx: p.heightPx, heightPx: p.widthPx, sensorWidthMm: p.sensorHeightMm, sensorHeightMm: p.sensorWidthMm };
+}
+
+/** The photo with DJI's XMP traded for Pix4D's camera tags of the same attitude (pitch 0 at nadir), as Parrot or Sentera write. */
+async function pix4dPhoto(p: DronePhoto, folder: string): Promise<DronePhoto> {
+  const path = join(folder, p.file);
+  writeFileSync(path, withoutXmp(readFileSync(p.path)));
+  const xmp = `${path}.xmp`;
+  writeFileSync(xmp, `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:Camera="http://pix4d.com/camera/1.0/" Camera:Yaw="${p.gimbal!.yaw}" Camera:Pitch="${p.gimbal!.pitch + 90}" Camera:Roll="${p.gimbal!.roll}"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`);
+  execFileSync('exiftool', ['-q', '-overwrite_original', `-XMP<=${xmp}`, path]);
+  const read = await readDroneExif(path);
+  expect([read.gimbal, read.relativeAltitudeM]).toEqual([p.gimbal, null]);
+  return read;
 }
 
 /** A fixed shuffle (not flight order, not reversed). */
@@ -191,6 +205,10 @@ describe.skipIf(skip)('brighton_beach without XMP', () => {
       ['without XMP, camera turned 180°', async () => {
         mkdirSync(join(tmp, 'turned180'));
         return Promise.all(stripped.map((p) => turnedPhoto(p, 180, join(tmp, 'turned180'))));
+      }],
+      ['with Pix4D\'s camera tags instead (no height above take-off)', async () => {
+        mkdirSync(join(tmp, 'pix4d'));
+        return Promise.all(withXmp.map((p) => pix4dPhoto(p, join(tmp, 'pix4d'))));
       }],
     ];
     it.each(variants)('%s lies where the XMP mosaic lies', async (name, photos) => {
