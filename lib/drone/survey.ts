@@ -4,8 +4,8 @@ import { booleanPointInPolygon, buffer, distance, point } from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { AppError, unprocessable } from '@/lib/errors';
 import { quotedName } from '@/lib/uploads/zip-archive';
-import type { DronePhoto } from './exif';
-import { centreGround, heightM, utmFrame } from './frame';
+import { fieldOfView, type DronePhoto } from './exif';
+import { centreGround, heightM, TYPICAL_FOV_H, utmFrame } from './frame';
 
 /** One exposure: a single RGB photo, or the band photos of a multispectral capture (same CaptureUUID). */
 export interface Capture {
@@ -15,7 +15,11 @@ export interface Capture {
   main: DronePhoto;
 }
 
-/** Groups band photos by CaptureUUID (not by file name); photos without one are captures on their own. */
+/**
+ * Groups band photos by CaptureUUID (not by file name); photos without one are captures on their own.
+ * Where one capture holds photos of several cameras without band names (a wide, a zoom and a thermal
+ * camera firing together), the widest view is its main photo.
+ */
 export function groupCaptures(photos: DronePhoto[]): Capture[] {
   const byId = new Map<string, DronePhoto[]>();
   for (const p of photos) {
@@ -23,9 +27,43 @@ export function groupCaptures(photos: DronePhoto[]): Capture[] {
     byId.set(id, [...(byId.get(id) ?? []), p]);
   }
   return [...byId.entries()].map(([id, ps]) => {
-    const main = ps.find((p) => !p.bandName) ?? ps.find((p) => /green/i.test(p.bandName ?? '')) ?? ps[0]!;
+    const unbanded = ps.filter((p) => !p.bandName).sort((x, y) => groundShare(y) - groundShare(x) || y.widthPx * y.heightPx - x.widthPx * x.heightPx);
+    const main = unbanded[0] ?? ps.find((p) => /green/i.test(p.bandName ?? '')) ?? ps[0]!;
     return { id, photos: ps, main };
   });
+}
+
+/**
+ * The camera a photo was taken with, as far as its tags tell: maker, model and focal length. A wide and
+ * a thermal camera of one drone share the model but not the lens; a reduced copy keeps its camera's.
+ */
+export const cameraOf = (p: DronePhoto) => JSON.stringify([p.make, p.model, p.focalLengthMm === null ? null : Math.round(p.focalLengthMm * 10)]);
+
+/** How much ground a photo sees from a given height, in squared heights (a typical drone lens when its optics are unknown). */
+function groundShare(p: DronePhoto): number {
+  const tanH = Math.tan((fieldOfView(p)?.h ?? TYPICAL_FOV_H) / 2);
+  const tanV = fieldOfView(p) ? Math.tan(fieldOfView(p)!.v / 2) : (tanH * p.heightPx) / p.widthPx;
+  return 4 * tanH * tanV;
+}
+
+/**
+ * Photos of cameras other than the survey's. A drone with wide, zoom and thermal cameras may store
+ * all their shots in one folder; the mosaic is made of one camera's. The survey's camera is the one
+ * whose captures see the most ground (so the wide camera, even short of a shot or two, over the
+ * zoom or the thermal), then the one with the most pixels.
+ */
+export function otherCameras(photos: DronePhoto[]): DronePhoto[] {
+  const captures = groupCaptures(photos);
+  const byCamera = new Map<string, Capture[]>();
+  for (const c of captures) byCamera.set(cameraOf(c.main), [...(byCamera.get(cameraOf(c.main)) ?? []), c]);
+  if (byCamera.size < 2) return [];
+  const rank = (cs: Capture[]) => [cs.length * groundShare(cs[0]!.main), cs[0]!.main.widthPx * cs[0]!.main.heightPx];
+  const best = [...byCamera.values()].reduce((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)];
+    const k = ra.findIndex((v, i) => v !== rb[i]);
+    return k >= 0 && rb[k]! > ra[k]! ? b : a;
+  });
+  return captures.filter((c) => !best.includes(c)).flatMap((c) => c.photos);
 }
 
 /** Gap between consecutive photos that means a different flight (battery swaps take minutes, not hours). */
@@ -75,26 +113,29 @@ const listFiles = (ps: DronePhoto[]) => listNames(ps.map((p) => p.file));
 /**
  * The photos a survey is made of, and those left out: a capture with a photo without GPS (a frame
  * taken before the GPS fix, often a flight's first) is left out, to be named with the other files the
- * survey does not use, rather than refusing the survey. Throws AppError (422) for the first problem:
+ * survey does not use, rather than refusing the survey; so are the photos of another camera
+ * (otherCameras). Throws AppError (422) for the first problem:
  * `drone_too_few_images` (under 2 captures), `drone_no_gps` (under 2 captures with GPS; params.files
  * lists the photos without), `drone_mixed_flights` (params.files: the odd ones out), `drone_photos_far_apart`
  * (params.files: those farther than MAX_SURVEY_RADIUS_KM from the others).
  */
-export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; withoutGps: DronePhoto[] } {
+export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; withoutGps: DronePhoto[]; otherCamera: DronePhoto[] } {
   const captures = groupCaptures(photos);
   if (captures.length < 2) throw unprocessable('drone_too_few_images');
   const isLocated = (c: Capture) => c.photos.every((p) => p.gps);
-  const located = captures.filter(isLocated).flatMap((c) => c.photos);
   const withoutGps = captures.filter((c) => !isLocated(c)).flatMap((c) => c.photos);
   if (captures.filter(isLocated).length < 2) {
     const noGps = photos.filter((p) => !p.gps);
     throw unprocessable('drone_no_gps', { files: listFiles(noGps), count: noGps.length });
   }
+  const otherCamera = otherCameras(captures.filter(isLocated).flatMap((c) => c.photos));
+  const located = captures.filter(isLocated).flatMap((c) => c.photos).filter((p) => !otherCamera.includes(p));
+  if (groupCaptures(located).length < 2) throw unprocessable('drone_too_few_images');
   const odd = otherFlights(located);
   if (odd.length) throw unprocessable('drone_mixed_flights', { files: listFiles(odd), count: odd.length });
   const far = farFromSurvey(located);
   if (far.length) throw unprocessable('drone_photos_far_apart', { files: listFiles(far), count: far.length, km: MAX_SURVEY_RADIUS_KM });
-  return { located, withoutGps };
+  return { located, withoutGps, otherCamera };
 }
 
 /** Ground point under the centre of each capture, [lon, lat] (photos without GPS are left out). */

@@ -210,16 +210,17 @@ function surveyEntries(entries: ZipEntryInfo[]): { photoEntries: ZipEntryInfo[];
 }
 
 /**
- * The photos unpacked into `staging` and checked as a survey (checkSurvey). Photos without GPS are
- * named in `ignored` and removed, as no other file the survey leaves out is kept.
+ * The photos unpacked into `staging` and checked as a survey (checkSurvey). Photos without GPS or of
+ * another camera are named in `ignored` and removed, as no other file the survey leaves out is kept.
  */
 async function unpackSurveyPhotos(zipPath: string, staging: string, photoEntries: ZipEntryInfo[], ignored: string[]): Promise<DronePhoto[]> {
   const photoNames = new Set(photoEntries.map((e) => e.name));
   const photoPaths = await extractZipSafely(zipPath, staging, DRONE_ZIP_LIMITS, (name) => photoNames.has(name));
   photoPaths.sort();
-  const { located, withoutGps } = checkSurvey(await readPhotoMetadataBounded(photoPaths));
-  ignored.push(...withoutGps.map((p) => p.path.slice(staging.length + 1)));
-  await Promise.all(withoutGps.map((p) => rm(p.path, { force: true })));
+  const { located, withoutGps, otherCamera } = checkSurvey(await readPhotoMetadataBounded(photoPaths));
+  const leftOut = [...withoutGps, ...otherCamera];
+  ignored.push(...leftOut.map((p) => p.path.slice(staging.length + 1)));
+  await Promise.all(leftOut.map((p) => rm(p.path, { force: true })));
   return located;
 }
 

@@ -99,6 +99,21 @@ async function expectNothingKept(c: TestCompany) {
   expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
 }
 
+/**
+ * Shots of a drone's thermal camera beside its wide one, as DJI's enterprise drones store them: the
+ * same model and GPS, another lens (9.1 mm) and 640 x 512 grey pixels.
+ */
+async function thermalShots(of: string[]): Promise<Record<string, Buffer>> {
+  const shots: Record<string, Buffer> = {};
+  for (const file of of) {
+    const out = join(tmp, file.replace(/^.*\//, '').replace(/\.JPG$/i, '_T.JPG'));
+    await sharp(file).resize(640, 512, { fit: 'fill' }).greyscale().jpeg().toFile(out);
+    execFileSync('exiftool', ['-q', '-overwrite_original', '-tagsfromfile', file, '-all:all', '-FocalLength=9.1', '-ExifImageWidth=640', '-ExifImageHeight=512', out]);
+    shots[out.replace(/^.*\//, '')] = readFileSync(out);
+  }
+  return shots;
+}
+
 /** Two small JPEGs with no EXIF at all. */
 async function plainJpegs(): Promise<Buffer[]> {
   return Promise.all([0, 1].map((k) => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40 * k, g: 120, b: 60 } } }).jpeg().toBuffer()));
@@ -306,9 +321,11 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     await c.as.owner.post('/api/fields', { name: 'Neighbour', geometry: FAR_AWAY });
 
     // A photo zipped in twice (a copy in a subfolder) counts once and is named among the ignored files;
-    // so is a frame without GPS (taken before the fix), which does not sink the survey.
+    // so is a frame without GPS (taken before the fix), which does not sink the survey, and so are
+    // the thermal camera's shots beside the wide one's.
     const [noFix] = await plainJpegs();
-    const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix! }, 'images/');
+    const thermal = await thermalShots(files.slice(0, 3));
+    const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix!, ...thermal }, 'images/');
     const t0 = Date.now();
     // At 3.5 cm rather than the photos' own 1.7 cm (90 MP): the test must fit a busy machine; the bench
     // times the native resolution.
@@ -324,7 +341,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
       estimated_time: expect.stringMatching(/^about \d+ min$/),
       estimated_seconds: expect.any(Number),
       photos: 18,
-      ignored_files: ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg'],
+      ignored_files: ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg', ...Object.keys(thermal).map((f) => `images/${f}`)],
     });
     // It answered before processing: the scan exists at once and is still being processed (the
     // mosaic takes many seconds; the time of the answer is measured by the bench, not asserted).
@@ -356,7 +373,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
 
     // The generic task endpoint tells the same story.
     const task = await c.as.viewer.get(`/api/tasks/${res.body.task_id}`);
-    const ignored = ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg'];
+    const ignored = ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg', ...Object.keys(thermal).map((f) => `images/${f}`)];
     expect(task.body).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id, zones_created: expect.any(Number), ignored_files: ignored } });
     // So does the company's task list, which is where an operator looks a day later.
     const tasks = (await c.as.viewer.get('/api/tasks?kind=drone')).body.tasks as { task_id: string; result: { ignored_files?: string[] } | null }[];

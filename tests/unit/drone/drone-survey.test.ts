@@ -9,7 +9,7 @@ import { EXIF_READS_AT_ONCE, mapBounded, parseExifDate, readDroneExif, readDrone
 import { recordedTilt } from '@/lib/drone/camera';
 import { detectFeatures } from '@/lib/drone/features';
 import { headingDeg, recordsHeading } from '@/lib/drone/frame';
-import { checkSurvey, estimateProcessingSeconds, farFromSurvey, fieldUnderPhotos, groupCaptures, MAX_SURVEY_RADIUS_KM, otherFlights, surveyCentroids } from '@/lib/drone/survey';
+import { checkSurvey, estimateProcessingSeconds, farFromSurvey, fieldUnderPhotos, groupCaptures, MAX_SURVEY_RADIUS_KM, otherCameras, otherFlights, surveyCentroids } from '@/lib/drone/survey';
 import { AppError } from '@/lib/errors';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
 
@@ -209,7 +209,7 @@ describe('checkSurvey', () => {
   it('leaves out, to be named, captures without GPS (a frame before the GPS fix) while two others have it', () => {
     const noFix = photo({ path: '/first', file: 'first.jpg', gps: null });
     const flight = [1, 2, 3].map((i) => photo({ path: `/${i}`, file: `${i}.jpg` }));
-    expect(checkSurvey([noFix, ...flight])).toEqual({ located: flight, withoutGps: [noFix] });
+    expect(checkSurvey([noFix, ...flight])).toEqual({ located: flight, withoutGps: [noFix], otherCamera: [] });
     // A capture of bands is left out whole when one of its bands has no position.
     const bands = (id: string, gps?: null) => ['Red', 'NIR'].map((b, i) => photo({ path: `/${id}${b}`, bandName: b, captureUuid: id, ...(i === 1 && gps === null ? { gps: null } : {}) }));
     const result = checkSurvey([...bands('u1'), ...bands('u2'), ...bands('u3', null)]);
@@ -217,6 +217,30 @@ describe('checkSurvey', () => {
     expect(result.withoutGps.map((p) => p.path)).toEqual(['/u3Red', '/u3NIR']);
     // Fewer than two located: refused, naming the photos without.
     expect(keyOf(() => checkSurvey([noFix, photo({ path: '/b', file: 'b.jpg', gps: null }), flight[0]!]))).toBe('drone_no_gps');
+  });
+
+  it('leaves out, to be named, the photos of a drone\'s other cameras: the survey\'s took the most captures, then has the widest view', () => {
+    // As a DJI enterprise drone stores them: wide 4.5 mm, zoom 21 mm and thermal 9.1 mm shots of one model, side by side.
+    const cam = (lens: string, focal: number, width: number, height: number, sensor: number) => (k: number) =>
+      photo({ path: `/${k}_${lens}.jpg`, file: `${k}_${lens}.jpg`, model: 'M30T', focalLengthMm: focal, widthPx: width, heightPx: height, sensorWidthMm: sensor, sensorHeightMm: (sensor * height) / width });
+    const wide = cam('W', 4.5, 4000, 3000, 6.4), zoom = cam('Z', 21, 8000, 6000, 7.6), thermal = cam('T', 9.1, 640, 512, 7.7);
+    const ks = [1, 2, 3];
+    const all = ks.flatMap((k) => [wide(k), zoom(k), thermal(k)]);
+    const result = checkSurvey(all);
+    expect(result.located.map((p) => p.file)).toEqual(['1_W.jpg', '2_W.jpg', '3_W.jpg']);
+    expect(result.otherCamera.map((p) => p.file).sort()).toEqual(['1_T.jpg', '1_Z.jpg', '2_T.jpg', '2_Z.jpg', '3_T.jpg', '3_Z.jpg']);
+    // Short of a shot, the wide camera still sees the most ground; a camera of as wide a view with more shots wins.
+    expect(otherCameras(all.filter((p) => p.file !== '3_W.jpg')).map((p) => p.file).sort()).toEqual(['1_T.jpg', '1_Z.jpg', '2_T.jpg', '2_Z.jpg', '3_T.jpg', '3_Z.jpg']);
+    const other = (k: number) => ({ ...wide(k), file: `${k}_O.jpg`, path: `/${k}_O.jpg`, model: 'FC6310' });
+    expect(otherCameras([wide(1), wide(2), other(1), other(2), other(3)]).map((p) => p.file)).toEqual(['1_W.jpg', '2_W.jpg']);
+    // A copy reduced for sending keeps its camera's EXIF: it is the same camera.
+    expect(otherCameras([wide(1), { ...wide(2), widthPx: 1000, heightPx: 750 }])).toEqual([]);
+    // Fired together under one CaptureUUID, the wide photo is the capture's main one, whatever the file order.
+    const together = ks.flatMap((k) => [thermal(k), wide(k)].map((p) => ({ ...p, captureUuid: `c${k}` })));
+    expect(groupCaptures(together).map((c) => c.main.file)).toEqual(['1_W.jpg', '2_W.jpg', '3_W.jpg']);
+    expect(checkSurvey(together).otherCamera).toEqual([]);
+    // One photo of each camera is not a survey of any.
+    expect(keyOf(() => checkSurvey([wide(1), thermal(1)]))).toBe('drone_too_few_images');
   });
 
   it('counts a multispectral capture (same CaptureUUID, one file per band) once', () => {
