@@ -48,16 +48,18 @@ function groundShare(p: DronePhoto): number {
 
 /**
  * Photos of cameras other than the survey's. A drone with wide, zoom and thermal cameras may store
- * all their shots in one folder; the mosaic is made of one camera's. The survey's camera is the one
- * whose captures see the most ground (so the wide camera, even short of a shot or two, over the
- * zoom or the thermal), then the one with the most pixels.
+ * all their shots in one folder; the mosaic is made of one camera's. The survey's camera is a
+ * multispectral one where there is one (its bands give NDVI), then the one whose captures see the
+ * most ground (so the wide camera, even short of a shot or two, over the zoom or the thermal), then
+ * the one with the most pixels.
  */
 export function otherCameras(photos: DronePhoto[]): DronePhoto[] {
   const captures = groupCaptures(photos);
   const byCamera = new Map<string, Capture[]>();
   for (const c of captures) byCamera.set(cameraOf(c.main), [...(byCamera.get(cameraOf(c.main)) ?? []), c]);
   if (byCamera.size < 2) return [];
-  const rank = (cs: Capture[]) => [cs.length * groundShare(cs[0]!.main), cs[0]!.main.widthPx * cs[0]!.main.heightPx];
+  const multispectral = (c: Capture) => c.photos.filter((p) => p.bandName).length >= 2;
+  const rank = (cs: Capture[]) => [multispectral(cs[0]!) ? 1 : 0, cs.length * groundShare(cs[0]!.main), cs[0]!.main.widthPx * cs[0]!.main.heightPx];
   const best = [...byCamera.values()].reduce((a, b) => {
     const [ra, rb] = [rank(a), rank(b)];
     const k = ra.findIndex((v, i) => v !== rb[i]);

@@ -239,6 +239,10 @@ describe('checkSurvey', () => {
     const together = ks.flatMap((k) => [thermal(k), wide(k)].map((p) => ({ ...p, captureUuid: `c${k}` })));
     expect(groupCaptures(together).map((c) => c.main.file)).toEqual(['1_W.jpg', '2_W.jpg', '3_W.jpg']);
     expect(checkSurvey(together).otherCamera).toEqual([]);
+    // A multispectral camera's band captures beside an RGB camera's photos (as Parrot's Sequoia stores
+    // them): the bands give NDVI, and are kept over the RGB's wider view.
+    const bandSet = (k: number) => ['Green', 'Red', 'NIR'].map((b) => ({ ...thermal(k), file: `${k}_${b}.tif`, path: `/${k}_${b}.tif`, bandName: b, captureUuid: `m${k}` }));
+    expect(otherCameras([...ks.map(wide), ...ks.flatMap(bandSet)]).map((p) => p.file)).toEqual(['1_W.jpg', '2_W.jpg', '3_W.jpg']);
     // One photo of each camera is not a survey of any.
     expect(keyOf(() => checkSurvey([wide(1), thermal(1)]))).toBe('drone_too_few_images');
   });
