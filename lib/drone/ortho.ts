@@ -26,7 +26,7 @@ import { utmFrame } from './frame';
 import { orthomosaicPath } from './files';
 import { ensureMosaicSpace, mosaicWorkBytes, PreviewSampler, rawVrt } from './mosaic-files';
 import { OverviewFiles } from './overviews';
-import { candidatePairs, GPS_SIGMA_M, matchedPairs } from './pairs';
+import { candidatePairs, GPS_SIGMA_M, matchedPairs, mayLeaveApart } from './pairs';
 import { thinnedPairs } from './thinning';
 import type { Placed, Recorded } from './placed';
 import { placementPriors } from './placed';
@@ -78,6 +78,8 @@ export interface Mosaic {
   scratchPaths: string[];
   /** Final placement of each capture's centre, [lon, lat], in input order of captures. */
   photoCentresWgs84: [number, number][];
+  /** Paths of the photos the matches left apart from the block, which the mosaic does without (TiedSurvey). */
+  leftApart: string[];
 }
 
 export interface BuildOptions {
@@ -192,6 +194,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     crs: `EPSG:${frame.epsg}`,
     gsdM: grid.gsd,
     photoCount: captures.length,
+    leftApart: survey.leftApart.map((p) => p.path),
     medianMisalignmentPx: seams.medianPx,
     seams,
     ...(rematchedSeams ? { rematchedSeams } : {}),
@@ -215,12 +218,15 @@ export interface TiedSurvey {
   placed: Placed[];
   pairs: PairMatch[];
   adjusted: Adjusted;
+  /** Photos the matches left apart from the block (mayLeaveApart), which the mosaic does without. */
+  leftApart: DronePhoto[];
 }
 
 /**
  * Features, placement priors, candidate and matched pairs, and the adjustment on relief. Throws
  * StitchError (`errors.drone_stitch_failed`, reason in params) when the photos cannot be tied
- * together. `progress` gets the share done, 0..1.
+ * together; a few photos left apart from the block are left out (`leftApart`). `progress` gets the
+ * share done, 0..1.
  */
 export async function tieSurvey(photos: DronePhoto[], progress: (share: number) => void = () => {}): Promise<TiedSurvey> {
   if (otherFlights(photos).length) throw new StitchError('mixed_flights');
@@ -230,13 +236,30 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
   const radiometricScale = await radiometricScaleOf(captures);
   const features = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
+  return tieCaptures({ captures, frame, radiometricScale, features }, mayLeaveApart(captures.length), progress);
+}
+
+/**
+ * tieSurvey from the captures' features on: the block, less up to `leaveApart` captures the matches
+ * leave apart, which are left out and the rest tied again (their priors and pairs without them).
+ */
+async function tieCaptures(
+  survey: Pick<TiedSurvey, 'captures' | 'frame' | 'radiometricScale' | 'features'>, leaveApart: number, progress: (share: number) => void,
+): Promise<TiedSurvey> {
+  const { captures, frame, features } = survey;
+  const mains = captures.map((c) => c.main);
   const { placed, recorded } = await placementPriors(captures, features, frame, motionInThread);
-  const { pairs, matchedPoints } = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread);
+  const { pairs, matchedPoints, apart } = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread, leaveApart);
+  if (apart.length) {
+    const kept = captures.flatMap((_, i) => (apart.includes(i) ? [] : [i]));
+    const tied = await tieCaptures({ ...survey, captures: kept.map((i) => captures[i]!), features: kept.map((i) => features[i]!) }, leaveApart - apart.length, progress);
+    return { ...tied, leftApart: [...apart.flatMap((i) => captures[i]!.photos), ...tied.leftApart] };
+  }
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
   const tiePairs = thinnedPairs(pairs, mains.length, matchedPoints);
   const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, tiePairs, recorded, adjustOnRelief(placed, tiePairs, recorded), gps));
   progress(1);
-  return { captures, frame, bands: bandsOf(captures), radiometricScale, features, placed, pairs, adjusted };
+  return { ...survey, bands: bandsOf(captures), placed, pairs, adjusted, leftApart: [] };
 }
 
 /**

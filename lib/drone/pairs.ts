@@ -1,6 +1,7 @@
 // Which photos are matched with which: candidate pairs from the GPS footprints only (cost grows with
 // the number of photos, not its square), the 180° heading ambiguity of return lines settled along the
-// flight, then every candidate matched; the matched pairs must tie all photos into one block.
+// flight, then every candidate matched; the matched pairs must tie the photos into one block, but for
+// a few left apart (mayLeaveApart).
 import type { DronePhoto } from './exif';
 import type { Features, PairMatch, PairMatcher, PairRejection } from './features';
 import { matchHere, median } from './features';
@@ -105,17 +106,27 @@ class MostOverlapping {
 export interface MatchedPairs {
   pairs: PairMatch[];
   matchedPoints: number;
+  /** Photos the matches leave apart from the block, up to the number allowed (their pairs are still in `pairs`). */
+  apart: number[];
 }
 
 /**
+ * Captures a survey may leave apart and still be made without them: one (a snapshot at take-off, a
+ * frame blurred or over open water), or a tenth of a large survey. More apart is a survey that does
+ * not hold together.
+ */
+export const mayLeaveApart = (captures: number) => Math.max(1, Math.floor(captures / 10));
+
+/**
  * The matched pairs among `candidates`, after turning the priors of photos logged 180° off (`placed`
- * is updated). Throws StitchError when nothing matches or the matches leave photos apart. Pairs are
+ * is updated). Throws StitchError when nothing matches, or when the matches leave more than
+ * `leaveApart` photos apart from the largest block (or it holds fewer than two). Pairs are
  * handed to `matcher` all at once (a pool of threads takes them as it can); the outcome does not
  * depend on the order they finish in.
  */
 export async function matchedPairs(
   placed: Placed[], features: Features[], mains: DronePhoto[], candidates: [number, number][], progress: (percent: number) => void,
-  matcher: PairMatcher = matchHere,
+  matcher: PairMatcher = matchHere, leaveApart = 0,
 ): Promise<MatchedPairs> {
   const footprintSize = median(placed.map((p) => p.width * p.gsd));
   const side = (i: number, flip: boolean) => ({ i, features: features[i]!, placement: turned(placed[i]!.prior, flip), centre: placed[i]!.centre });
@@ -137,11 +148,14 @@ export async function matchedPairs(
   const pairs = held.pairs();
   if (!pairs.length) throw new StitchError('no_matches', gpsRejected ? `${gpsRejected} pairs contradict GPS` : '');
   const groups = components(placed.length, pairs);
-  if (groups.length > 1) {
+  const largest = groups.reduce((a, b) => (b.length > a.length ? b : a));
+  const apart = placed.length - largest.length;
+  if (apart > leaveApart || largest.length < 2) {
     const linked = components(placed.length, candidates.map(([i, j]) => ({ i, j })));
     throw new StitchError(linked.length > 1 ? 'too_little_overlap' : 'disconnected', `${groups.length} groups`);
   }
-  return { pairs, matchedPoints: held.matched };
+  const inBlock = new Set(largest);
+  return { pairs, matchedPoints: held.matched, apart: placed.flatMap((_, i) => (inBlock.has(i) ? [] : [i])) };
 }
 
 /** Matches photos i and j, each with its logged heading or turned 180°. */

@@ -1,6 +1,7 @@
 // The drone job: photos -> georeferenced orthomosaic -> vegetation index inside the field -> zones
 // (through the same zoning code as uploaded rasters) -> crop classification.
 import { rm } from 'node:fs/promises';
+import { basename, relative } from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { classifyCrop, measureRowPattern } from '../drone/classify';
 import { readDroneExifAll } from '../drone/exif';
@@ -21,6 +22,8 @@ export interface DroneJobPayload {
   fieldGeometry: Polygon | MultiPolygon;
   /** Upload option `resolution_cm` in metres: coarsens the mosaic's ground resolution (none: the photos' own). */
   resolutionM?: number;
+  /** The folder the ZIP was unpacked into, as recorded: photos are named by their path in the ZIP (a task queued by an older version names them by file). */
+  photosDir?: string;
 }
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
@@ -46,6 +49,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
     zones: zoning?.zones ?? [],
     areaProcessedHa: zoning?.validAreaHa ?? 0,
     crop,
+    leftApartFiles: mosaic.leftApart.map((path) => (payload.photosDir ? relative(resolveDataPath(payload.photosDir), path) : basename(path))),
   };
 }
 

@@ -19,6 +19,8 @@ export interface ZoningJobResult {
 /** What the drone job returns: a zoning result plus the crop classification and the mosaic. */
 export interface DroneJobResult extends ZoningJobResult {
   crop: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
+  /** Photos the mosaic left out, apart from the others (named as in the ZIP). */
+  leftApartFiles: string[];
 }
 
 /** What remaking a scan's zones returns: the zones, and what they were made with and for. */
@@ -52,10 +54,13 @@ export const TASK_HANDLERS: Record<TaskKind, TaskKindHandlers> = {
   drone: {
     finish: async (tx, task, result) => {
       const r = result as DroneJobResult;
-      // What the upload recorded (the photos it left out, the captures) stays beside what the job found.
+      // What the upload recorded (the photos it left out, the captures) stays beside what the job found;
+      // the photos the mosaic left apart join the upload's ignored files.
       const upload = await tx.scan.findFirst({ where: { id: task.scanId! }, select: { detailsJson: true } });
       const uploaded = JSON.parse(upload?.detailsJson || '{}') as { ignored_files?: string[] };
-      const scan = await saveScan(tx, task.companyId, task.fieldId!, { ...r.scan, details: { ...uploaded, ...r.scan.details } }, r.zones, task.scanId);
+      const ignored = [...(uploaded.ignored_files ?? []), ...r.leftApartFiles];
+      const details = { ...uploaded, ...r.scan.details, ...(ignored.length ? { ignored_files: ignored } : {}) };
+      const scan = await saveScan(tx, task.companyId, task.fieldId!, { ...r.scan, details }, r.zones, task.scanId);
       // crop_type holds only what the user named; the automatic result is kept beside it.
       await tx.scan.update({ where: { id: scan.id }, data: { cropJson: JSON.stringify(r.crop) } });
       return {
@@ -63,7 +68,7 @@ export const TASK_HANDLERS: Record<TaskKind, TaskKindHandlers> = {
         zones_created: r.zones.length,
         area_processed: round(r.areaProcessedHa),
         crop_type: scan.cropType ?? r.crop.crop_type,
-        ...(uploaded.ignored_files?.length ? { ignored_files: uploaded.ignored_files } : {}),
+        ...(ignored.length ? { ignored_files: ignored } : {}),
       };
     },
     // The scan announced at its upload fails with it (its photos stay with it and go with it).

@@ -164,7 +164,8 @@ export async function submitDroneSurvey(
     await mkdir(dirname(photosDir), { recursive: true });
     await rename(staging, photosDir);
     const payload: DroneJobPayload = {
-      photoPaths: photos.map((p) => storeDataPath(join(photosDir, p.path.slice(staging.length + 1)))), fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry,
+      photoPaths: photos.map((p) => storeDataPath(join(photosDir, p.path.slice(staging.length + 1)))), photosDir: storeDataPath(photosDir),
+      fileName: zipFile.filename || 'drone.zip', fieldGeometry: field.geometry,
       ...(data.resolution_cm !== undefined ? { resolutionM: data.resolution_cm / 100 } : {}),
     };
     const details = { photos: photos.length, captures: groupCaptures(photos).length, ignored_files: ignored };

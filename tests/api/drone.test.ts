@@ -114,6 +114,14 @@ async function thermalShots(of: string[]): Promise<Record<string, Buffer>> {
   return shots;
 }
 
+/** A photo of something else (noise) with `like`'s tags, reduced for sending: a snapshot in the same flight that matches no other. */
+async function unrelatedShot(like: string): Promise<Buffer> {
+  const out = join(tmp, 'unrelated.JPG');
+  await sharp({ create: { width: 1000, height: 563, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 120, sigma: 60 } } }).jpeg().toFile(out);
+  execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', like, '-all:all', out]);
+  return readFileSync(out);
+}
+
 /** Two small JPEGs with no EXIF at all. */
 async function plainJpegs(): Promise<Buffer[]> {
   return Promise.all([0, 1].map((k) => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40 * k, g: 120, b: 60 } } }).jpeg().toBuffer()));
@@ -322,10 +330,12 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
 
     // A photo zipped in twice (a copy in a subfolder) counts once and is named among the ignored files;
     // so is a frame without GPS (taken before the fix), which does not sink the survey, and so are
-    // the thermal camera's shots beside the wide one's.
+    // the thermal camera's shots beside the wide one's. A photo that matches no other is named once
+    // the task has left it apart.
     const [noFix] = await plainJpegs();
     const thermal = await thermalShots(files.slice(0, 3));
-    const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix!, ...thermal }, 'images/');
+    const apart = { 'DJI_0026b.JPG': await unrelatedShot(files[8]!) };
+    const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix!, ...thermal, ...apart }, 'images/');
     const t0 = Date.now();
     // At 3.5 cm rather than the photos' own 1.7 cm (90 MP): the test must fit a busy machine; the bench
     // times the native resolution.
@@ -340,7 +350,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
       scan_id: expect.any(Number),
       estimated_time: expect.stringMatching(/^about \d+ min$/),
       estimated_seconds: expect.any(Number),
-      photos: 18,
+      photos: 19,
       ignored_files: ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg', ...Object.keys(thermal).map((f) => `images/${f}`)],
     });
     // It answered before processing: the scan exists at once and is still being processed (the
@@ -373,7 +383,7 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
 
     // The generic task endpoint tells the same story.
     const task = await c.as.viewer.get(`/api/tasks/${res.body.task_id}`);
-    const ignored = ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg', ...Object.keys(thermal).map((f) => `images/${f}`)];
+    const ignored = ['images/flight.log', 'images/copy/DJI_0018.JPG', 'images/IMG_nofix.jpg', ...Object.keys(thermal).map((f) => `images/${f}`), 'images/DJI_0026b.JPG'];
     expect(task.body).toMatchObject({ status: 'completed', result: { scan_id: res.body.scan_id, zones_created: expect.any(Number), ignored_files: ignored } });
     // So does the company's task list, which is where an operator looks a day later.
     const tasks = (await c.as.viewer.get('/api/tasks?kind=drone')).body.tasks as { task_id: string; result: { ignored_files?: string[] } | null }[];
@@ -516,9 +526,10 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     for (const path of [`/api/drone/orthomosaic/status/${res.body.task_id}`, `/api/scan/${res.body.scan_id}/classify`, `/api/scans/${res.body.scan_id}`, `/api/scan/${res.body.scan_id}/export/orthomosaic`]) {
       expect((await other.as.owner.get(path)).status, path).toBe(404);
     }
-    // A zip's photos stay with the field's files, one folder per survey.
+    // A zip's photos stay with the field's files, one folder per survey: those the upload accepted,
+    // the one the mosaic left apart among them.
     const kept = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'fields', String(fieldId), 'drone', res.body.task_id, 'images');
-    expect(readdirSync(kept).sort()).toEqual(files.map((f) => f.split('/').at(-1)).sort());
+    expect(readdirSync(kept).sort()).toEqual([...files.map((f) => f.split('/').at(-1)), ...Object.keys(apart)].sort());
     expect(readFileSync(join(kept, 'DJI_0018.JPG')).equals(readFileSync(files[0]!))).toBe(true);
     // Deleting the scan removes its photos, mosaic and index.
     expect((await c.as.owner.del(`/api/scans/${res.body.scan_id}`)).status).toBe(200);

@@ -1,5 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { candidatePairs, MAX_PAIRS_PER_PHOTO } from '@/lib/drone/pairs';
+import { readDroneExif } from '@/lib/drone/exif';
+import { tieSurvey } from '@/lib/drone/ortho';
+import { candidatePairs, MAX_PAIRS_PER_PHOTO, mayLeaveApart } from '@/lib/drone/pairs';
+import { missingShared, sharedPath } from '../../helpers/shared-data';
 import type { Placed } from '@/lib/drone/placed';
 import { footprint } from '@/lib/drone/frame';
 import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
@@ -73,3 +81,35 @@ function everyPairClipped(placed: Placed[]): [number, number][] {
   }
   return all.filter((_, k) => kept.has(k)).map(({ i, j }) => [i, j]);
 }
+
+const BRIGHTON = ['drone', 'brighton_beach', 'images'] as const;
+const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'] as const;
+const skipApart = missingShared(...BRIGHTON) ?? missingShared(...NAIP);
+if (skipApart) console.warn(`skipping the photos-left-apart test: ${skipApart}`);
+
+describe('photos left apart', () => {
+  it('may be one, or a tenth of a large survey', () => {
+    expect([2, 18, 19, 20, 300].map(mayLeaveApart)).toEqual([1, 1, 1, 2, 30]);
+  });
+
+  it.skipIf(skipApart)('are left out of the block when few, the others tied as without them', async () => {
+    // brighton_beach and a photo of something else with DJI_0026's tags: a snapshot in the same flight.
+    const dir = mkdtempSync(join(tmpdir(), 'drone-apart-'));
+    for (const f of readdirSync(sharedPath(...BRIGHTON))) copyFileSync(sharedPath(...BRIGHTON, f), join(dir, f));
+    const odd = join(dir, 'DJI_0026b.JPG');
+    await sharp(sharedPath(...NAIP)).removeAlpha().resize(4000, 2250, { fit: 'fill' }).jpeg().toFile(odd);
+    execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0026.JPG'), '-all:all', odd]);
+    const photos = await Promise.all(readdirSync(dir).sort().map((f) => readDroneExif(join(dir, f))));
+    const tied = await tieSurvey(photos);
+    expect(tied.leftApart.map((p) => p.file)).toEqual(['DJI_0026b.JPG']);
+    expect(tied.captures.map((c) => c.main.file)).toEqual(photos.map((p) => p.file).filter((f) => f !== 'DJI_0026b.JPG'));
+    expect(tied.placed).toHaveLength(18);
+    expect(tied.pairs.every(({ i, j }) => i < 18 && j < 18)).toBe(true);
+    // Two such photos among 19 are more than the survey may leave apart: it does not hold together.
+    const odd2 = join(dir, 'DJI_0030b.JPG');
+    await sharp(sharedPath(...NAIP)).removeAlpha().rotate(90).resize(4000, 2250, { fit: 'fill' }).jpeg().toFile(odd2);
+    execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0030.JPG'), '-all:all', odd2]);
+    const twoApart = [...photos.filter((p) => !/DJI_00(1[89]|2[0-4])/.test(p.file)), await readDroneExif(odd2)];
+    await expect(tieSurvey(twoApart)).rejects.toMatchObject({ key: 'drone_stitch_failed', params: { reason: 'disconnected' } });
+  }, 300_000);
+});
