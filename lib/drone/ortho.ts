@@ -235,26 +235,36 @@ export async function tieSurvey(photos: DronePhoto[], progress: (share: number) 
   const mains = captures.map((c) => c.main);
   const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
   const radiometricScale = await radiometricScaleOf(captures);
-  const features = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
-  return tieCaptures({ captures, frame, radiometricScale, features }, mayLeaveApart(captures.length), progress);
+  const read = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
+  // A photo damaged past its head (a download cut short) is left out as one left apart is.
+  const damaged = read.filter((f): f is AppError => f instanceof AppError);
+  const leaveApart = mayLeaveApart(captures.length);
+  if (damaged.length > leaveApart || captures.length - damaged.length < 2) throw damaged[0]!;
+  const survey = { captures, frame, radiometricScale, features: read as Features[] };
+  const readable = read.flatMap((f, i) => (f instanceof AppError ? [] : [i]));
+  return damaged.length ? tieCapturesOf(survey, readable, leaveApart - damaged.length, progress) : tieCaptures(survey, leaveApart, progress);
+}
+
+type UntiedSurvey = Pick<TiedSurvey, 'captures' | 'frame' | 'radiometricScale' | 'features'>;
+
+/** The survey's captures at `keep` tied (tieCaptures); the others are left out, named in its leftApart. */
+async function tieCapturesOf(survey: UntiedSurvey, keep: number[], leaveApart: number, progress: (share: number) => void): Promise<TiedSurvey> {
+  const kept = { ...survey, captures: keep.map((i) => survey.captures[i]!), features: keep.map((i) => survey.features[i]!) };
+  const tied = await tieCaptures(kept, leaveApart, progress);
+  const out = survey.captures.filter((_, i) => !keep.includes(i)).flatMap((c) => c.photos);
+  return { ...tied, leftApart: [...out, ...tied.leftApart] };
 }
 
 /**
  * tieSurvey from the captures' features on: the block, less up to `leaveApart` captures the matches
  * leave apart, which are left out and the rest tied again (their priors and pairs without them).
  */
-async function tieCaptures(
-  survey: Pick<TiedSurvey, 'captures' | 'frame' | 'radiometricScale' | 'features'>, leaveApart: number, progress: (share: number) => void,
-): Promise<TiedSurvey> {
+async function tieCaptures(survey: UntiedSurvey, leaveApart: number, progress: (share: number) => void): Promise<TiedSurvey> {
   const { captures, frame, features } = survey;
   const mains = captures.map((c) => c.main);
   const { placed, recorded } = await placementPriors(captures, features, frame, motionInThread);
   const { pairs, matchedPoints, apart } = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread, leaveApart);
-  if (apart.length) {
-    const kept = captures.flatMap((_, i) => (apart.includes(i) ? [] : [i]));
-    const tied = await tieCaptures({ ...survey, captures: kept.map((i) => captures[i]!), features: kept.map((i) => features[i]!) }, leaveApart - apart.length, progress);
-    return { ...tied, leftApart: [...apart.flatMap((i) => captures[i]!.photos), ...tied.leftApart] };
-  }
+  if (apart.length) return tieCapturesOf(survey, captures.flatMap((_, i) => (apart.includes(i) ? [] : [i])), leaveApart - apart.length, progress);
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
   const tiePairs = thinnedPairs(pairs, mains.length, matchedPoints);
   const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, tiePairs, recorded, adjustOnRelief(placed, tiePairs, recorded), gps));
@@ -287,12 +297,16 @@ function mosaicSources(survey: TiedSurvey, adjusted: Adjusted, scale: number, gr
 
 /**
  * ORB features of every capture's main photo (photoFeatures) on the feature threads
- * (threads.ts): this thread and one more, two photos each at a time. `progress` gets the share done, 0..1.
+ * (threads.ts): this thread and one more, two photos each at a time. A photo that does not decode
+ * gives its `drone_corrupt_image` error in its place. `progress` gets the share done, 0..1.
  */
-async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<Features[]> {
+async function surveyFeatures(mains: DronePhoto[], radiometricScale: number, progress: (share: number) => void): Promise<(Features | AppError)[]> {
   let done = 0;
   return Promise.all(mains.map(async (main) => {
-    const features = await featuresInThread(main, radiometricScale);
+    const features = await featuresInThread(main, radiometricScale).catch((err: unknown) => {
+      if (err instanceof AppError && err.key === 'drone_corrupt_image') return err;
+      throw err;
+    });
     progress(++done / mains.length);
     return features;
   }));

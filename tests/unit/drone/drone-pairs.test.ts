@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -111,5 +111,24 @@ describe('photos left apart', () => {
     execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0030.JPG'), '-all:all', odd2]);
     const twoApart = [...photos.filter((p) => !/DJI_00(1[89]|2[0-4])/.test(p.file)), await readDroneExif(odd2)];
     await expect(tieSurvey(twoApart)).rejects.toMatchObject({ key: 'drone_stitch_failed', params: { reason: 'disconnected' } });
+  }, 300_000);
+
+  it.skipIf(skipApart)('count a photo damaged past its head (a download cut short), left out as they are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drone-cut-'));
+    const files = readdirSync(sharedPath(...BRIGHTON)).sort();
+    for (const f of files) copyFileSync(sharedPath(...BRIGHTON, f), join(dir, f));
+    const cut = (file: string) => {
+      const bytes = readFileSync(sharedPath(...BRIGHTON, file));
+      writeFileSync(join(dir, file.replace('.JPG', 'c.JPG')), bytes.subarray(0, bytes.length * 0.6));
+    };
+    cut('DJI_0026.JPG');
+    const photos = await Promise.all(readdirSync(dir).sort().map((f) => readDroneExif(join(dir, f))));
+    const tied = await tieSurvey(photos);
+    expect(tied.leftApart.map((p) => p.file)).toEqual(['DJI_0026c.JPG']);
+    expect(tied.captures.map((c) => c.main.file)).toEqual(files);
+    // Two among 13 are more than it may leave out: the first is named, as before.
+    cut('DJI_0030.JPG');
+    const fewer = [...photos.filter((p) => !/DJI_00(1[89]|2[0-4])/.test(p.file)), await readDroneExif(join(dir, 'DJI_0030c.JPG'))];
+    await expect(tieSurvey(fewer)).rejects.toMatchObject({ key: 'drone_corrupt_image', params: { file: 'DJI_0026c.JPG' } });
   }, 300_000);
 });
