@@ -228,7 +228,10 @@ export interface TiedSurvey {
  * together; a few photos left apart from the block are left out (`leftApart`). `progress` gets the
  * share done, 0..1.
  */
-export async function tieSurvey(photos: DronePhoto[], progress: (share: number) => void = () => {}): Promise<TiedSurvey> {
+export async function tieSurvey(photos: DronePhoto[], report: (share: number) => void = () => {}): Promise<TiedSurvey> {
+  // Tying again without photos left apart repeats the matching's progress: the share never goes back.
+  let reached = 0;
+  const progress = (share: number) => report((reached = Math.max(reached, share)));
   if (otherFlights(photos).length) throw new StitchError('mixed_flights');
   const captures = groupCaptures(photos.filter((p) => p.gps));
   if (captures.length < 2) throw new StitchError('too_little_overlap');
