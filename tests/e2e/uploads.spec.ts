@@ -446,7 +446,7 @@ test('a drone ZIP’s files the survey does not use, a photo without GPS among t
   const form = page.getByRole('form', { name: 'Drone photos' });
   await form.getByLabel('Photos ZIP').setInputFiles({ name: 'flight.zip', mimeType: 'application/zip', buffer });
   await form.getByRole('button', { name: 'Upload and process' }).click();
-  const ignored = '2 files of the archive were left out (not photos, copies, or photos without GPS): readme.txt, IMG_nofix.jpg';
+  const ignored = '2 files of the archive were left out (not photos, copies, photos without GPS or of another camera, or photos that match no other): readme.txt, IMG_nofix.jpg';
   await expect(form.getByTestId('drone-ignored')).toHaveText(ignored);
   // Once processed, the company's task list still names them (a day later, that is where one looks).
   await expect(page.getByTestId('task-ignored')).toHaveText(ignored, { timeout: 100_000 });
