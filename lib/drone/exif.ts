@@ -227,9 +227,9 @@ export async function readDroneExif(path: string): Promise<DronePhoto> {
 }
 
 /**
- * A photo's EXIF, GPS and XMP tags, merged, and Pix4D's camera namespace apart where it may be there. exifr is given the bytes, not the path: its own file
- * reader loads `fs` in a way bundlers break (inside the Next.js server every photo came out
- * "damaged"). A JPEG keeps EXIF and XMP in its first segments, so its head is enough (the upload reads
+ * A photo's EXIF, GPS and XMP tags, merged, and Pix4D's camera namespace apart where it may be there.
+ * exifr is given the bytes, not the path: its own file reader loads `fs` in a way bundlers break
+ * (inside the Next.js server every photo came out "damaged"). A JPEG keeps EXIF and XMP in its first segments, so its head is enough (the upload reads
  * thousands of photos before answering); a TIFF may keep its directory anywhere, and a JPEG whose head
  * had nothing is read whole. (sharp's metadata() of a TIFF has its XMP but not its EXIF and GPS
  * directories, so it cannot stand in.)

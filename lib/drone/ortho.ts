@@ -254,7 +254,8 @@ type UntiedSurvey = Pick<TiedSurvey, 'captures' | 'frame' | 'radiometricScale' |
 async function tieCapturesOf(survey: UntiedSurvey, keep: number[], leaveApart: number, progress: (share: number) => void): Promise<TiedSurvey> {
   const kept = { ...survey, captures: keep.map((i) => survey.captures[i]!), features: keep.map((i) => survey.features[i]!) };
   const tied = await tieCaptures(kept, leaveApart, progress);
-  const out = survey.captures.filter((_, i) => !keep.includes(i)).flatMap((c) => c.photos);
+  const inKeep = new Set(keep);
+  const out = survey.captures.filter((_, i) => !inKeep.has(i)).flatMap((c) => c.photos);
   return { ...tied, leftApart: [...out, ...tied.leftApart] };
 }
 
@@ -267,7 +268,10 @@ async function tieCaptures(survey: UntiedSurvey, leaveApart: number, progress: (
   const mains = captures.map((c) => c.main);
   const { placed, recorded } = await placementPriors(captures, features, frame, motionInThread);
   const { pairs, matchedPoints, apart } = await matchedPairs(placed, features, mains, candidatePairs(placed), (p) => progress((35 + p / 10) / 48), matchInThread, leaveApart);
-  if (apart.length) return tieCapturesOf(survey, captures.flatMap((_, i) => (apart.includes(i) ? [] : [i])), leaveApart - apart.length, progress);
+  if (apart.length) {
+    const left = new Set(apart);
+    return tieCapturesOf(survey, captures.flatMap((_, i) => (left.has(i) ? [] : [i])), leaveApart - apart.length, progress);
+  }
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
   const tiePairs = thinnedPairs(pairs, mains.length, matchedPoints);
   const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, tiePairs, recorded, adjustOnRelief(placed, tiePairs, recorded), gps));

@@ -65,7 +65,8 @@ export function otherCameras(photos: DronePhoto[]): DronePhoto[] {
     const k = ra.findIndex((v, i) => v !== rb[i]);
     return k >= 0 && rb[k]! > ra[k]! ? b : a;
   });
-  return captures.filter((c) => !best.includes(c)).flatMap((c) => c.photos);
+  const kept = new Set(best);
+  return captures.filter((c) => !kept.has(c)).flatMap((c) => c.photos);
 }
 
 /** Gap between consecutive photos that means a different flight (battery swaps take minutes, not hours). */
@@ -131,7 +132,8 @@ export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; with
     throw unprocessable('drone_no_gps', { files: listFiles(noGps), count: noGps.length });
   }
   const otherCamera = otherCameras(captures.filter(isLocated).flatMap((c) => c.photos));
-  const located = captures.filter(isLocated).flatMap((c) => c.photos).filter((p) => !otherCamera.includes(p));
+  const other = new Set(otherCamera);
+  const located = captures.filter(isLocated).flatMap((c) => c.photos).filter((p) => !other.has(p));
   if (groupCaptures(located).length < 2) throw unprocessable('drone_too_few_images');
   const odd = otherFlights(located);
   if (odd.length) throw unprocessable('drone_mixed_flights', { files: listFiles(odd), count: odd.length });
