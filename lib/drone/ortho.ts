@@ -39,7 +39,7 @@ import { rematchSeams } from './seams';
 import { EnvelopeTooLarge } from './cholesky';
 import { StitchError } from './stitch-error';
 import type { Capture } from './survey';
-import { groupCaptures, otherFlights } from './survey';
+import { groupCaptures, otherCameras, otherFlights } from './survey';
 
 export { decodeScale } from './composite';
 export { StitchError, type StitchReason } from './stitch-error';
@@ -78,8 +78,8 @@ export interface Mosaic {
   scratchPaths: string[];
   /** Final placement of each capture's centre, [lon, lat], in input order of captures. */
   photoCentresWgs84: [number, number][];
-  /** Paths of the photos the matches left apart from the block, which the mosaic does without (TiedSurvey). */
-  leftApart: string[];
+  /** Paths of the photos the mosaic does without (TiedSurvey.leftOut). */
+  leftOut: string[];
 }
 
 export interface BuildOptions {
@@ -194,7 +194,7 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
     crs: `EPSG:${frame.epsg}`,
     gsdM: grid.gsd,
     photoCount: captures.length,
-    leftApart: survey.leftApart.map((p) => p.path),
+    leftOut: survey.leftOut.map((p) => p.path),
     medianMisalignmentPx: seams.medianPx,
     seams,
     ...(rematchedSeams ? { rematchedSeams } : {}),
@@ -218,28 +218,40 @@ export interface TiedSurvey {
   placed: Placed[];
   pairs: PairMatch[];
   adjusted: Adjusted;
-  /** Photos the matches left apart from the block (mayLeaveApart), which the mosaic does without. */
-  leftApart: DronePhoto[];
+  /**
+   * Photos the mosaic does without: another camera's (otherCameras), and up to mayLeaveApart photos
+   * damaged past their head or left apart from the block by the matches.
+   */
+  leftOut: DronePhoto[];
 }
 
 /**
  * Features, placement priors, candidate and matched pairs, and the adjustment on relief. Throws
  * StitchError (`errors.drone_stitch_failed`, reason in params) when the photos cannot be tied
- * together; a few photos left apart from the block are left out (`leftApart`). `progress` gets the
- * share done, 0..1.
+ * together; another camera's photos, and a few photos left apart, are left out (`leftOut`).
+ * `progress` gets the share done, 0..1.
  */
 export async function tieSurvey(photos: DronePhoto[], report: (share: number) => void = () => {}): Promise<TiedSurvey> {
   // Tying again without photos left apart repeats the matching's progress: the share never goes back.
   let reached = 0;
   const progress = (share: number) => report((reached = Math.max(reached, share)));
   if (otherFlights(photos).length) throw new StitchError('mixed_flights');
-  const captures = groupCaptures(photos.filter((p) => p.gps));
+  const located = photos.filter((p) => p.gps);
+  // The upload leaves them out already (checkSurvey); photos given here directly are treated alike.
+  const otherCamera = new Set(otherCameras(located));
+  const captures = groupCaptures(located.filter((p) => !otherCamera.has(p)));
   if (captures.length < 2) throw new StitchError('too_little_overlap');
+  const tied = await tieReadableCaptures(captures, progress);
+  return otherCamera.size ? { ...tied, leftOut: [...otherCamera, ...tied.leftOut] } : tied;
+}
+
+/** The captures' features; a capture whose photo does not decode is left out as one left apart is, and the rest tied. */
+async function tieReadableCaptures(captures: Capture[], progress: (share: number) => void): Promise<TiedSurvey> {
   const mains = captures.map((c) => c.main);
   const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
   const radiometricScale = await radiometricScaleOf(captures);
   const read = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
-  // A photo damaged past its head (a download cut short) is left out as one left apart is.
+  // A photo damaged past its head: a download cut short.
   const damaged = read.filter((f): f is AppError => f instanceof AppError);
   const leaveApart = mayLeaveApart(captures.length);
   if (damaged.length > leaveApart || captures.length - damaged.length < 2) throw damaged[0]!;
@@ -250,13 +262,13 @@ export async function tieSurvey(photos: DronePhoto[], report: (share: number) =>
 
 type UntiedSurvey = Pick<TiedSurvey, 'captures' | 'frame' | 'radiometricScale' | 'features'>;
 
-/** The survey's captures at `keep` tied (tieCaptures); the others are left out, named in its leftApart. */
+/** The survey's captures at `keep` tied (tieCaptures); the others are left out, named in its leftOut. */
 async function tieCapturesOf(survey: UntiedSurvey, keep: number[], leaveApart: number, progress: (share: number) => void): Promise<TiedSurvey> {
   const kept = { ...survey, captures: keep.map((i) => survey.captures[i]!), features: keep.map((i) => survey.features[i]!) };
   const tied = await tieCaptures(kept, leaveApart, progress);
   const inKeep = new Set(keep);
   const out = survey.captures.filter((_, i) => !inKeep.has(i)).flatMap((c) => c.photos);
-  return { ...tied, leftApart: [...out, ...tied.leftApart] };
+  return { ...tied, leftOut: [...out, ...tied.leftOut] };
 }
 
 /**
@@ -276,7 +288,7 @@ async function tieCaptures(survey: UntiedSurvey, leaveApart: number, progress: (
   const tiePairs = thinnedPairs(pairs, mains.length, matchedPoints);
   const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, tiePairs, recorded, adjustOnRelief(placed, tiePairs, recorded), gps));
   progress(1);
-  return { ...survey, bands: bandsOf(captures), placed, pairs, adjusted, leftApart: [] };
+  return { ...survey, bands: bandsOf(captures), placed, pairs, adjusted, leftOut: [] };
 }
 
 /**

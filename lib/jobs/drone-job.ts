@@ -49,7 +49,7 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
     zones: zoning?.zones ?? [],
     areaProcessedHa: zoning?.validAreaHa ?? 0,
     crop,
-    leftApartFiles: mosaic.leftApart.map((path) => (payload.photosDir ? relative(resolveDataPath(payload.photosDir), path) : basename(path))),
+    leftOutFiles: mosaic.leftOut.map((path) => (payload.photosDir ? relative(resolveDataPath(payload.photosDir), path) : basename(path))),
   };
 }
 

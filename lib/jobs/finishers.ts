@@ -20,7 +20,7 @@ export interface ZoningJobResult {
 export interface DroneJobResult extends ZoningJobResult {
   crop: { crop_type: string; confidence: number; top_candidates: { crop: string; score: number }[] };
   /** Photos the mosaic left out, apart from the others (named as in the ZIP). */
-  leftApartFiles: string[];
+  leftOutFiles: string[];
 }
 
 /** What remaking a scan's zones returns: the zones, and what they were made with and for. */
@@ -58,7 +58,7 @@ export const TASK_HANDLERS: Record<TaskKind, TaskKindHandlers> = {
       // the photos the mosaic left apart join the upload's ignored files.
       const upload = await tx.scan.findFirst({ where: { id: task.scanId! }, select: { detailsJson: true } });
       const uploaded = JSON.parse(upload?.detailsJson || '{}') as { ignored_files?: string[] };
-      const ignored = [...(uploaded.ignored_files ?? []), ...r.leftApartFiles];
+      const ignored = [...(uploaded.ignored_files ?? []), ...r.leftOutFiles];
       const details = { ...uploaded, ...r.scan.details, ...(ignored.length ? { ignored_files: ignored } : {}) };
       const scan = await saveScan(tx, task.companyId, task.fieldId!, { ...r.scan, details }, r.zones, task.scanId);
       // crop_type holds only what the user named; the automatic result is kept beside it.

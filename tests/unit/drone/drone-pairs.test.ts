@@ -92,17 +92,21 @@ describe('photos left apart', () => {
     expect([2, 18, 19, 20, 300].map(mayLeaveApart)).toEqual([1, 1, 1, 2, 30]);
   });
 
-  it.skipIf(skipApart)('are left out of the block when few, the others tied as without them', async () => {
+  it.skipIf(skipApart)('are left out of the block when few, the others tied as without them (and another camera\'s photos)', async () => {
     // brighton_beach and a photo of something else with DJI_0026's tags: a snapshot in the same flight.
     const dir = mkdtempSync(join(tmpdir(), 'drone-apart-'));
     for (const f of readdirSync(sharedPath(...BRIGHTON))) copyFileSync(sharedPath(...BRIGHTON, f), join(dir, f));
     const odd = join(dir, 'DJI_0026b.JPG');
     await sharp(sharedPath(...NAIP)).removeAlpha().resize(4000, 2250, { fit: 'fill' }).jpeg().toFile(odd);
     execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0026.JPG'), '-all:all', odd]);
+    // And a thermal camera's shot (another lens, 640 x 512 grey), which would otherwise be drawn in grey.
+    const thermal = join(dir, 'DJI_0018_T.JPG');
+    await sharp(sharedPath(...BRIGHTON, 'DJI_0018.JPG')).resize(640, 512, { fit: 'fill' }).greyscale().jpeg().toFile(thermal);
+    execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0018.JPG'), '-all:all', '-FocalLength=9.1', thermal]);
     const photos = await Promise.all(readdirSync(dir).sort().map((f) => readDroneExif(join(dir, f))));
     const tied = await tieSurvey(photos);
-    expect(tied.leftApart.map((p) => p.file)).toEqual(['DJI_0026b.JPG']);
-    expect(tied.captures.map((c) => c.main.file)).toEqual(photos.map((p) => p.file).filter((f) => f !== 'DJI_0026b.JPG'));
+    expect(tied.leftOut.map((p) => p.file)).toEqual(['DJI_0018_T.JPG', 'DJI_0026b.JPG']);
+    expect(tied.captures.map((c) => c.main.file)).toEqual(photos.map((p) => p.file).filter((f) => !['DJI_0026b.JPG', 'DJI_0018_T.JPG'].includes(f)));
     expect(tied.placed).toHaveLength(18);
     expect(tied.pairs.every(({ i, j }) => i < 18 && j < 18)).toBe(true);
     // Two such photos among 19 are more than the survey may leave apart: it does not hold together.
@@ -124,7 +128,7 @@ describe('photos left apart', () => {
     cut('DJI_0026.JPG');
     const photos = await Promise.all(readdirSync(dir).sort().map((f) => readDroneExif(join(dir, f))));
     const tied = await tieSurvey(photos);
-    expect(tied.leftApart.map((p) => p.file)).toEqual(['DJI_0026c.JPG']);
+    expect(tied.leftOut.map((p) => p.file)).toEqual(['DJI_0026c.JPG']);
     expect(tied.captures.map((c) => c.main.file)).toEqual(files);
     // Two among 13 are more than it may leave out: the first is named, as before.
     cut('DJI_0030.JPG');
