@@ -41,9 +41,9 @@ export const cameraOf = (p: DronePhoto) => JSON.stringify([p.make, p.model, p.fo
 
 /** How much ground a photo sees from a given height, in squared heights (a typical drone lens when its optics are unknown). */
 function groundShare(p: DronePhoto): number {
-  const tanH = Math.tan((fieldOfView(p)?.h ?? TYPICAL_FOV_H) / 2);
-  const tanV = fieldOfView(p) ? Math.tan(fieldOfView(p)!.v / 2) : (tanH * p.heightPx) / p.widthPx;
-  return 4 * tanH * tanV;
+  const fov = fieldOfView(p);
+  const tanH = Math.tan((fov?.h ?? TYPICAL_FOV_H) / 2);
+  return 4 * tanH * (fov ? Math.tan(fov.v / 2) : (tanH * p.heightPx) / p.widthPx);
 }
 
 /**

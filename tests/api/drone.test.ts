@@ -19,6 +19,7 @@ import { createCompany, type TestCompany } from '../helpers/company';
 import { baseUrl, directDb, serverEnv } from '../helpers/context';
 import { agreementWithCloud, lasTopView } from '../helpers/point-cloud';
 import { missingShared, sharedPath } from '../helpers/shared-data';
+import { writeStrayShot, writeThermalShot } from '../helpers/stray-photos';
 import { makeSyntheticSurvey } from '../helpers/synthetic-survey';
 import { rawZip } from '../helpers/raw-zip';
 import { waitForTask } from '../helpers/tasks';
@@ -97,29 +98,6 @@ async function expectNothingKept(c: TestCompany) {
   }
   const uploads = join(serverEnv().DATA_DIR!, 'companies', String(c.id), 'uploads');
   expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
-}
-
-/**
- * Shots of a drone's thermal camera beside its wide one, as DJI's enterprise drones store them: the
- * same model and GPS, another lens (9.1 mm) and 640 x 512 grey pixels.
- */
-async function thermalShots(of: string[]): Promise<Record<string, Buffer>> {
-  const shots: Record<string, Buffer> = {};
-  for (const file of of) {
-    const out = join(tmp, file.replace(/^.*\//, '').replace(/\.JPG$/i, '_T.JPG'));
-    await sharp(file).resize(640, 512, { fit: 'fill' }).greyscale().jpeg().toFile(out);
-    execFileSync('exiftool', ['-q', '-overwrite_original', '-tagsfromfile', file, '-all:all', '-FocalLength=9.1', '-ExifImageWidth=640', '-ExifImageHeight=512', out]);
-    shots[out.replace(/^.*\//, '')] = readFileSync(out);
-  }
-  return shots;
-}
-
-/** A photo of something else (noise) with `like`'s tags, reduced for sending: a snapshot in the same flight that matches no other. */
-async function unrelatedShot(like: string): Promise<Buffer> {
-  const out = join(tmp, 'unrelated.JPG');
-  await sharp({ create: { width: 1000, height: 563, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 120, sigma: 60 } } }).jpeg().toFile(out);
-  execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', like, '-all:all', out]);
-  return readFileSync(out);
 }
 
 /** Two small JPEGs with no EXIF at all. */
@@ -333,8 +311,14 @@ describe.skipIf(!!missingBrighton)('brighton_beach end to end', () => {
     // the thermal camera's shots beside the wide one's. A photo that matches no other is named once
     // the task has left it apart.
     const [noFix] = await plainJpegs();
-    const thermal = await thermalShots(files.slice(0, 3));
-    const apart = { 'DJI_0026b.JPG': await unrelatedShot(files[8]!) };
+    const thermal: Record<string, Buffer> = {};
+    for (const wide of files.slice(0, 3)) {
+      const name = wide.split('/').at(-1)!.replace('.JPG', '_T.JPG');
+      await writeThermalShot(wide, join(tmp, name));
+      thermal[name] = readFileSync(join(tmp, name));
+    }
+    await writeStrayShot(files[8]!, join(tmp, 'DJI_0026b.JPG'));
+    const apart = { 'DJI_0026b.JPG': readFileSync(join(tmp, 'DJI_0026b.JPG')) };
     const zip = await zipOf(files, { 'flight.log': 'DJI GO', 'copy/DJI_0018.JPG': readFileSync(files[0]!), 'IMG_nofix.jpg': noFix!, ...thermal, ...apart }, 'images/');
     const t0 = Date.now();
     // At 3.5 cm rather than the photos' own 1.7 cm (90 MP): the test must fit a busy machine; the bench

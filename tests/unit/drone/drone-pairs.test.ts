@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
 import { tieSurvey } from '@/lib/drone/ortho';
 import { candidatePairs, MAX_PAIRS_PER_PHOTO, mayLeaveApart } from '@/lib/drone/pairs';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
+import { writeStrayShot, writeThermalShot } from '../../helpers/stray-photos';
 import type { Placed } from '@/lib/drone/placed';
 import { footprint } from '@/lib/drone/frame';
 import { convexOverlap, planarRingArea } from '@/lib/geo/planar';
@@ -83,8 +82,7 @@ function everyPairClipped(placed: Placed[]): [number, number][] {
 }
 
 const BRIGHTON = ['drone', 'brighton_beach', 'images'] as const;
-const NAIP = ['raster', 'naip', 'm_4709963_se_14_1_20160816.tif'] as const;
-const skipApart = missingShared(...BRIGHTON) ?? missingShared(...NAIP);
+const skipApart = missingShared(...BRIGHTON);
 if (skipApart) console.warn(`skipping the photos-left-apart test: ${skipApart}`);
 
 describe('photos left apart', () => {
@@ -93,27 +91,21 @@ describe('photos left apart', () => {
   });
 
   it.skipIf(skipApart)('are left out of the block when few, the others tied as without them (and another camera\'s photos)', async () => {
-    // brighton_beach and a photo of something else with DJI_0026's tags: a snapshot in the same flight.
+    // brighton_beach and a shot of something else with DJI_0026's tags: a snapshot in the same flight.
     const dir = mkdtempSync(join(tmpdir(), 'drone-apart-'));
     for (const f of readdirSync(sharedPath(...BRIGHTON))) copyFileSync(sharedPath(...BRIGHTON, f), join(dir, f));
-    const odd = join(dir, 'DJI_0026b.JPG');
-    await sharp(sharedPath(...NAIP)).removeAlpha().resize(4000, 2250, { fit: 'fill' }).jpeg().toFile(odd);
-    execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0026.JPG'), '-all:all', odd]);
-    // And a thermal camera's shot (another lens, 640 x 512 grey), which would otherwise be drawn in grey.
-    const thermal = join(dir, 'DJI_0018_T.JPG');
-    await sharp(sharedPath(...BRIGHTON, 'DJI_0018.JPG')).resize(640, 512, { fit: 'fill' }).greyscale().jpeg().toFile(thermal);
-    execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0018.JPG'), '-all:all', '-FocalLength=9.1', thermal]);
+    await writeStrayShot(sharedPath(...BRIGHTON, 'DJI_0026.JPG'), join(dir, 'DJI_0026b.JPG'));
+    // And a thermal camera's shot, which would otherwise be drawn in grey.
+    await writeThermalShot(sharedPath(...BRIGHTON, 'DJI_0018.JPG'), join(dir, 'DJI_0018_T.JPG'));
     const photos = await Promise.all(readdirSync(dir).sort().map((f) => readDroneExif(join(dir, f))));
     const tied = await tieSurvey(photos);
     expect(tied.leftOut.map((p) => p.file)).toEqual(['DJI_0018_T.JPG', 'DJI_0026b.JPG']);
     expect(tied.captures.map((c) => c.main.file)).toEqual(photos.map((p) => p.file).filter((f) => !['DJI_0026b.JPG', 'DJI_0018_T.JPG'].includes(f)));
     expect(tied.placed).toHaveLength(18);
     expect(tied.pairs.every(({ i, j }) => i < 18 && j < 18)).toBe(true);
-    // Two such photos among 19 are more than the survey may leave apart: it does not hold together.
-    const odd2 = join(dir, 'DJI_0030b.JPG');
-    await sharp(sharedPath(...NAIP)).removeAlpha().rotate(90).resize(4000, 2250, { fit: 'fill' }).jpeg().toFile(odd2);
-    execFileSync('exiftool', ['-q', '-q', '-overwrite_original', '-tagsfromfile', sharedPath(...BRIGHTON, 'DJI_0030.JPG'), '-all:all', odd2]);
-    const twoApart = [...photos.filter((p) => !/DJI_00(1[89]|2[0-4])/.test(p.file)), await readDroneExif(odd2)];
+    // Two such photos among 13 are more than the survey may leave apart: it does not hold together.
+    await writeStrayShot(sharedPath(...BRIGHTON, 'DJI_0030.JPG'), join(dir, 'DJI_0030b.JPG'));
+    const twoApart = [...photos.filter((p) => !/DJI_00(1[89]|2[0-4])/.test(p.file)), await readDroneExif(join(dir, 'DJI_0030b.JPG'))];
     await expect(tieSurvey(twoApart)).rejects.toMatchObject({ key: 'drone_stitch_failed', params: { reason: 'disconnected' } });
   }, 300_000);
 
