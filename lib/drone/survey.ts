@@ -126,15 +126,18 @@ export function checkSurvey(photos: DronePhoto[]): { located: DronePhoto[]; with
   const captures = groupCaptures(photos);
   if (captures.length < 2) throw unprocessable('drone_too_few_images');
   const isLocated = (c: Capture) => c.photos.every((p) => p.gps);
+  const withGps = captures.filter(isLocated);
   const withoutGps = captures.filter((c) => !isLocated(c)).flatMap((c) => c.photos);
-  if (captures.filter(isLocated).length < 2) {
+  if (withGps.length < 2) {
     const noGps = photos.filter((p) => !p.gps);
     throw unprocessable('drone_no_gps', { files: listFiles(noGps), count: noGps.length });
   }
-  const otherCamera = otherCameras(captures.filter(isLocated).flatMap((c) => c.photos));
+  // otherCameras leaves out whole captures, the same as grouped here.
+  const otherCamera = otherCameras(withGps.flatMap((c) => c.photos));
   const other = new Set(otherCamera);
-  const located = captures.filter(isLocated).flatMap((c) => c.photos).filter((p) => !other.has(p));
-  if (groupCaptures(located).length < 2) throw unprocessable('drone_too_few_images');
+  const ofCamera = withGps.filter((c) => !other.has(c.main));
+  if (ofCamera.length < 2) throw unprocessable('drone_too_few_images');
+  const located = ofCamera.flatMap((c) => c.photos);
   const odd = otherFlights(located);
   if (odd.length) throw unprocessable('drone_mixed_flights', { files: listFiles(odd), count: odd.length });
   const far = farFromSurvey(located);
