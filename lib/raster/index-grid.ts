@@ -68,16 +68,20 @@ export async function readIndexGrid(raster: OpenRaster, plan: IndexGridPlan, gri
   };
   const x1 = Math.min(info.width, x0 + width * k);
   const yEnd = Math.min(info.height, y0 + height * k);
-  const noData: NoData = { nodata: info.nodata ?? NaN, missing: await emptyBlocks(raster) };
+  const blocks = await storedBlocks(raster);
+  const noData: NoData = { nodata: info.nodata ?? NaN, missing: blocks && !blocks.fillIsNodata ? (x, y) => !blocks.stored(x, y) : undefined };
   // Values that are no index (beyond -1..1): when they are most of the field, the file is in
   // another scale (NDVI in percent, or counts without their scale tag) and says so, rather than
   // zoning the few pixels that happen to fall within range.
   let inRange = 0;
   const outside = new OutsideRange();
   for (const [ys, ye] of stripRows(image.getTileHeight(), y0, yEnd)) {
-    const strip: Strip = { x0, x1, ys, ye };
-    const bands = await readStrip(raster, plan, strip);
-    inRange += addStrip(cells, bands, strip, grid, plan, noData, outside);
+    // Only the columns where the file stores a block in these rows: a sparse file declaring
+    // gigabytes of pixels it leaves out costs what it stores.
+    for (const [xs, xe] of blocks ? blocks.storedColumns(x0, x1, ys, ye) : [[x0, x1] as const]) {
+      const strip: Strip = { x0: xs, x1: xe, ys, ye };
+      inRange += addStrip(cells, await readStrip(raster, plan, strip), strip, grid, plan, noData, outside);
+    }
     onProgress(Math.round((60 * (ye - y0)) / (yEnd - y0)), 'reading');
   }
   if (outside.count > inRange) throw unprocessable('raster_index_range', { min: outside.min, max: outside.max });
@@ -119,8 +123,8 @@ function addStrip(cells: CellSums, bands: StripBands, strip: Strip, grid: GridWi
   const { a, b, wa, wb, mask } = bands;
   const { x0, y0, k, width, cover } = grid;
   const { ys, ye } = strip;
-  const w = strip.x1 - x0;
-  const cellOfColumn = Int32Array.from({ length: w }, (_, x) => (x / k) | 0);
+  const w = strip.x1 - strip.x0;
+  const cellOfColumn = Int32Array.from({ length: w }, (_, x) => ((strip.x0 - x0 + x) / k) | 0);
   // Comparing with both the tag's value and its float32 rounding catches float32 nodata like -3.4e38.
   const { nodata: nd, missing } = noData;
   const ndf = Math.fround(nd);
@@ -135,7 +139,7 @@ function addStrip(cells: CellSums, bands: StripBands, strip: Strip, grid: GridWi
       const vb = b[off + x]!;
       if (va !== va || vb !== vb || va === nd || va === ndf || vb === nd || vb === ndf) continue;
       if (mask && mask[off + x] === 0) continue;
-      if (missing?.(x0 + x, y)) continue;
+      if (missing?.(strip.x0 + x, y)) continue;
       const v = plan.compute(va, vb);
       if (!(v >= -1 && v <= 1)) {
         if (v === v) outside.push(v);
@@ -170,23 +174,45 @@ function cellMeans({ sums, waterSums, valid }: CellSums, { x0, y0, k, width, hei
   return { values: sums, water: waterSums };
 }
 
-/**
- * The raster's blocks (tiles or strips) that the file leaves out (GDAL's SPARSE_OK), as a test of a
- * pixel; undefined when there are none or when their fill is the nodata value anyway. geotiff.js fills
- * a missing block with the nodata value, or 0 when that is NaN or unset, and 0 is a valid index.
- */
-async function emptyBlocks(raster: OpenRaster): Promise<((x: number, y: number) => boolean) | undefined> {
+/** Which of the raster's blocks (tiles or strips) the file stores; GDAL's SPARSE_OK leaves some out. */
+interface StoredBlocks {
+  stored(x: number, y: number): boolean;
+  /** Runs [xs, xe) of columns within [x0, x1) where some block of rows [ys, ye) is stored. */
+  storedColumns(x0: number, x1: number, ys: number, ye: number): Array<readonly [number, number]>;
+  /**
+   * Whether geotiff.js fills a left-out block with the nodata value: it uses the nodata value, or 0
+   * when that is NaN or unset, and 0 is a valid index.
+   */
+  fillIsNodata: boolean;
+}
+
+/** The raster's stored blocks, or undefined when the file stores every one. */
+async function storedBlocks(raster: OpenRaster): Promise<StoredBlocks | undefined> {
   const { image, info } = raster;
-  const fill = image.getGDALNoData() || 0;
-  if (fill === info.nodata) return undefined;
   const directory = image.getFileDirectory();
   const tag = image.isTiled ? 'TileByteCounts' : 'StripByteCounts';
   const counts = (await directory.loadValue(tag)) as ArrayLike<number> | number | undefined;
-  const list = typeof counts === 'number' ? [counts] : Array.from(counts ?? []);
-  if (!list.some((c) => Number(c) === 0)) return undefined;
+  const list = typeof counts === 'number' ? [counts] : Array.from(counts ?? [], Number);
+  if (!list.some((c) => c === 0)) return undefined;
   const [tileWidth, tileHeight] = [image.getTileWidth(), image.getTileHeight()];
   const across = Math.ceil(image.getWidth() / tileWidth);
-  return (x, y) => Number(list[Math.floor(y / tileHeight) * across + Math.floor(x / tileWidth)]) === 0;
+  const storedBlock = (col: number, row: number) => list[row * across + col]! > 0;
+  return {
+    stored: (x, y) => storedBlock(Math.floor(x / tileWidth), Math.floor(y / tileHeight)),
+    storedColumns(x0, x1, ys, ye) {
+      const runs: Array<[number, number]> = [];
+      for (let col = Math.floor(x0 / tileWidth); col * tileWidth < x1; col++) {
+        let any = false;
+        for (let row = Math.floor(ys / tileHeight); row * tileHeight < ye && !any; row++) any = storedBlock(col, row);
+        if (!any) continue;
+        const [xs, xe] = [Math.max(x0, col * tileWidth), Math.min(x1, (col + 1) * tileWidth)];
+        if (runs.length && runs.at(-1)![1] === xs) runs.at(-1)![1] = xe;
+        else runs.push([xs, xe]);
+      }
+      return runs;
+    },
+    fillIsNodata: (image.getGDALNoData() || 0) === info.nodata,
+  };
 }
 
 /** How many computed values fell outside -1..1, and their span (rounded for a message). */

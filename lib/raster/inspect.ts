@@ -46,6 +46,13 @@ export interface OpenRaster {
 const MAX_PIXELS = 2_000_000_000;
 const MAX_SIDE = 200_000;
 const MAX_BANDS = 32;
+/**
+ * Decoded bytes a file's stored blocks may declare: any ratio up to ANY_RATIO_BYTES, beyond it at
+ * most MAX_DECODED_RATIO times the bytes stored. DEFLATE reaches 1,032:1 at best and a raster of
+ * real values far less, so only a file built to be expanded (ZSTD's run blocks, 32,768:1) goes past.
+ */
+const ANY_RATIO_BYTES = 256 * 2 ** 20;
+const MAX_DECODED_RATIO = 1100;
 const SUPPORTED_COMPRESSION = new Map<number, string>([
   [1, 'none'], [5, 'LZW'], [7, 'JPEG'], [8, 'Deflate'], [32946, 'Deflate'], [32773, 'PackBits'], [50000, 'ZSTD'],
 ]);
@@ -66,7 +73,9 @@ export async function openRaster(path: string): Promise<OpenRaster> {
   try {
     const { width, height, bands, sampleFormat, bitsPerSample } = await checkImage(image, fileSize);
     const { info, transform, bandMeta } = await describeRaster(image, width, height, bands);
-    return { info, tiff, image, mask: await findMask(tiff, width, height), transform, bandMeta, sampleFormat, bitsPerSample };
+    const mask = await findMask(tiff, width, height);
+    if (mask) await checkBlocks(mask, fileSize);
+    return { info, tiff, image, mask, transform, bandMeta, sampleFormat, bitsPerSample };
   } catch (err) {
     await tiff.close?.();
     throw err instanceof AppError ? err : unreadable(err);
@@ -148,7 +157,11 @@ function unreadable(err: unknown): AppError {
   return unprocessable('raster_corrupt', { detail });
 }
 
-/** Every tile/strip must lie inside the file: a cut-off upload fails here, not halfway through a task. */
+/**
+ * Every tile/strip must lie inside the file, apart from the others, and decode to no more than a
+ * raster compresses to: a cut-off upload, or a few kilobytes declaring gigabytes of pixels, fails
+ * here rather than halfway through a task (docs/hostile-input.md).
+ */
 async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void> {
   const fd = image.getFileDirectory();
   const offsets = (await fd.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number> | undefined;
@@ -161,9 +174,29 @@ async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void>
   const perPlane = across * down;
   const planes = image.planarConfiguration === 2 ? image.getSamplesPerPixel() : 1;
   if (offsets.length < perPlane * planes) throw unprocessable('raster_blocks_missing');
-  let end = 0;
-  for (let i = 0; i < offsets.length; i++) end = Math.max(end, Number(offsets[i]) + Number(counts[i]));
+  let end = 0, stored = 0, present = 0;
+  for (let i = 0; i < offsets.length; i++) {
+    const count = Number(counts[i]);
+    end = Math.max(end, Number(offsets[i]) + count);
+    stored += count;
+    if (count > 0) present++;
+  }
   if (end > fileSize) throw unprocessable('raster_truncated', { expected: end, actual: fileSize });
+  // Blocks are disjoint ranges of the file, so together they fit in it: more means blocks share
+  // their bytes, which no writer does and a bomb does (every tile pointing at one).
+  if (stored > fileSize) throw unprocessable('raster_blocks_overlap');
+  const declared = present * blockBytes(image, planes);
+  if (declared > Math.max(ANY_RATIO_BYTES, MAX_DECODED_RATIO * stored)) {
+    throw unprocessable('raster_too_compressed', { declaredMb: Math.round(declared / 1e6), storedMb: Math.max(0.01, Math.round(stored / 1e4) / 100) });
+  }
+}
+
+/** Bytes one stored block decodes to (a whole tile; a strip of RowsPerStrip rows at most the image's). */
+function blockBytes(image: GeoTIFFImage, planes: number): number {
+  const samples = image.getSamplesPerPixel();
+  let bits = 0;
+  for (let s = 0; s < (planes > 1 ? 1 : samples); s++) bits += image.getBitsPerSample(s);
+  return (image.getTileWidth() * Math.min(image.getTileHeight(), image.getHeight()) * bits) / 8;
 }
 
 function checkColorMap(image: GeoTIFFImage): void {

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,7 @@ import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip
 import { rawZip } from '../helpers/raw-zip';
 import { type Ring, polygonLayer, squareRing, squaresSideBySide, zipOf as layerZip } from '../unit/uploads/shp-writer';
 import { waitForTask } from '../helpers/tasks';
+import { tiffBytes, zstdZeros } from '../helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostile-'));
 const noExiftool = (() => {
@@ -209,6 +211,15 @@ describe('hostile TIFFs through POST /upload (raster_file)', () => {
     const cut = tiff({ width: 2000, height: 2000, pixelBytes: 1000 });
     const res = await rasterUpload(api, cut);
     expectRefusal(res, 422, /^The GeoTIFF is truncated: \d+ bytes expected, \d+ received$/);
+  });
+
+  it('decompression bombs (strips sharing one copy; ZSTD run blocks declaring 1 GB in 35 kB) answer 422 from the header alone', async () => {
+    const bomb = { width: 16_384, height: 16_384, georef: { epsg: 32615, origin: [720000, 4303000] as [number, number], pixel: 0.1 } };
+    const zeros = Buffer.alloc(bomb.width * 64 * 4);
+    const shared = tiffBytes({ ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(zeros), shared: true } });
+    expectRefusal(await rasterUpload(api, shared), 422, 'The GeoTIFF cannot be read: its strips or tiles share their bytes, which no raster writer does; the file is damaged or forged');
+    const zstd = tiffBytes({ ...bomb, compression: 50000, strips: { rows: 64, data: zstdZeros(zeros.length) } });
+    expectRefusal(await rasterUpload(api, zstd), 422, 'The GeoTIFF declares 1074 MB of pixels in 0.03 MB of data, more than a raster compresses: the file is refused as a decompression bomb');
   });
 
   it('a TIFF cut inside its header, and files of the wrong kind named .tif, are refused', async () => {

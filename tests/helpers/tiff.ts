@@ -15,6 +15,11 @@ export interface TiffSpec {
   gdalMetadata?: string;
   /** The ExtraSamples tag (default: every band after the first unspecified, 0). */
   extraSamples?: number[];
+  /**
+   * Strips of `rows` rows each stored as `data` (already compressed as `compression` says), in place
+   * of `pixels`: a copy for each strip, or one copy every strip points at (`shared`, as a forged file).
+   */
+  strips?: { rows: number; data: Buffer; shared?: boolean };
 }
 
 /** A little-endian, single-strip, float32 TIFF, optionally with GeoTIFF and GDAL tags. */
@@ -23,16 +28,18 @@ export function tiffBytes(spec: TiffSpec): Buffer {
   const pixels = spec.pixels ?? new Float32Array(spec.width * spec.height * bands);
   type Entry = [tag: number, type: number, values: number[] | string];
   const declared = Math.min(0xffffffff, spec.width * spec.height * bands * 4);
+  const { strips } = spec;
+  const stripCount = strips ? Math.ceil(spec.height / strips.rows) : 1;
   const entries: Entry[] = [
     [256, 4, [spec.width]],
     [257, 4, [spec.height]],
     [258, 3, Array(bands).fill(32)],
     [259, 3, [spec.compression ?? 1]],
     [262, 3, [1]],
-    [273, 4, [0]], // strip offset, patched below
+    [273, 4, Array(stripCount).fill(0)], // strip offsets, patched below
     [277, 3, [bands]],
-    [278, 4, [spec.height]],
-    [279, 4, [declared]],
+    [278, 4, [strips?.rows ?? spec.height]],
+    [279, 4, strips ? Array(stripCount).fill(strips.data.length) : [declared]],
   ];
   if (spec.dateTime) entries.push([306, 2, spec.dateTime + '\0']);
   if (bands > 1) entries.push([338, 3, spec.extraSamples ?? Array(bands - 1).fill(0)]);
@@ -68,10 +75,12 @@ export function tiffBytes(spec: TiffSpec): Buffer {
       extra += data.length;
     }
   });
-  const stripOffset = extra;
-  buf.writeUInt32LE(stripOffset, 2 + 5 * 12 + 8);
+  const stripOffsets = Array.from({ length: stripCount }, (_, k) => extra + (strips && !strips.shared ? k * strips.data.length : 0));
+  if (stripCount === 1) buf.writeUInt32LE(stripOffsets[0]!, 2 + 5 * 12 + 8);
+  else stripOffsets.forEach((o, k) => blobs.find(([at]) => at === buf.readUInt32LE(2 + 5 * 12 + 8))![1].writeUInt32LE(o, 4 * k));
   const header = Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]);
-  return Buffer.concat([header, buf, ...blobs.map(([, b]) => b), Buffer.from(pixels.buffer)]);
+  const data = strips ? Array<Buffer>(strips.shared ? 1 : stripCount).fill(strips.data) : [Buffer.from(pixels.buffer)];
+  return Buffer.concat([header, buf, ...blobs.map(([, b]) => b), ...data]);
 }
 
 /**
@@ -96,4 +105,19 @@ export function gradientIndexTiff(): { bytes: Buffer; field: { type: 'Polygon'; 
   const bytes = tiffBytes({ width, height, pixels, nodata: '-9999', georef: { epsg: 4326, origin: [west, north], pixel } });
   const [w, e, s, n] = [west + 5 * pixel, west + 55 * pixel, north - 35 * pixel, north - 5 * pixel];
   return { bytes, field: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } };
+}
+
+/**
+ * A Zstandard frame that decodes to `bytes` zero bytes from four bytes a 128 kB block (run-length
+ * blocks, RFC 8878 3.1.1.2): the densest bomb a ZSTD-compressed GeoTIFF can hold.
+ */
+export function zstdZeros(bytes: number): Buffer {
+  const BLOCK = 128 * 1024;
+  const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3])]; // magic; no content size; a 128 kB window
+  for (let left = bytes; left > 0; left -= BLOCK) {
+    const size = Math.min(BLOCK, left);
+    const head = (size << 3) | (1 << 1) | (left <= BLOCK ? 1 : 0); // block size, RLE, last block
+    parts.push(Buffer.from([head & 0xff, (head >> 8) & 0xff, (head >> 16) & 0xff, 0]));
+  }
+  return Buffer.concat(parts);
 }

@@ -1,7 +1,8 @@
 // Validation before any task is queued: real GeoTIFFs pass with their georeferencing, broken ones
 // (made here byte by byte) fail with the right status and reason.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { booleanPointInPolygon } from '@turf/turf';
@@ -15,7 +16,7 @@ import { inspectRaster } from '@/lib/raster/inspect';
 import type { IndexName } from '@/lib/raster/bands';
 import { computeZones, inspectIndexRaster } from '@/lib/raster/zones';
 import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
-import { allNodataIndexTiff, tiffBytes, type TiffSpec } from '@/tests/helpers/tiff';
+import { allNodataIndexTiff, tiffBytes, type TiffSpec, zstdZeros } from '@/tests/helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'raster-inspect-'));
 
@@ -105,6 +106,39 @@ describe('inspectRaster on broken files', () => {
   it('an unsupported compression answers 422 raster_compression_unsupported', async () => {
     const err = await failure(inspectRaster(writeTiff('ccitt.tif', { width: 4, height: 3, compression: 3, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 1 } })));
     expect([err.key, err.params.code]).toEqual(['raster_compression_unsupported', 3]);
+  });
+
+  // Decompression bombs: 16,384 x 16,384 float32 pixels (1 GB) in strips of 64 rows (4 MB each).
+  const bomb = { width: 16_384, height: 16_384, georef: { epsg: 32615, origin: [720000, 4303000] as [number, number], pixel: 0.1 } };
+  const stripZeros = () => Buffer.alloc(bomb.width * 64 * 4);
+
+  it('strips that all point at one stored copy answer 422 raster_blocks_overlap, from the header alone', async () => {
+    const path = writeTiff('shared.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripZeros()), shared: true } });
+    expect(statSync(path).size).toBeLessThan(10_000);
+    const err = await failure(inspectRaster(path));
+    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_blocks_overlap', 422]);
+  });
+
+  it('ZSTD run blocks declaring 1 GB in 35 kB answer 422 raster_too_compressed; DEFLATE at its best ratio passes', async () => {
+    const zstd = writeTiff('zstd-bomb.tif', { ...bomb, compression: 50000, strips: { rows: 64, data: zstdZeros(bomb.width * 64 * 4) } });
+    expect(statSync(zstd).size).toBeLessThan(40_000);
+    const err = await failure(inspectRaster(zstd));
+    expect([err.key, HTTP_STATUS[err.kind], err.params]).toEqual(['raster_too_compressed', 422, { declaredMb: 1074, storedMb: 0.03 }]);
+    // The same pixels as DEFLATE, each strip its own copy (about 1,000:1, the most DEFLATE gives): a
+    // raster of one value is pointless but honest, and passes.
+    const deflate = writeTiff('deflate-zeros.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripZeros(), { level: 9 }) } });
+    expect(statSync(deflate).size).toBeGreaterThan(1_000_000);
+    expect((await inspectRaster(deflate)).width).toBe(bomb.width);
+  });
+
+  it('a sparse file declaring 44,000 x 44,000 pixels and storing none zones to raster_no_valid_pixels, reading no block', async () => {
+    const path = join(dir, 'sparse-44k.tif');
+    execFileSync('gdal_create', ['-q', '-of', 'GTiff', '-outsize', '44000', '44000', '-ot', 'Float32', '-a_srs', 'EPSG:32615', '-a_ullr', '720000', '4303000', '720440', '4302560',
+      '-a_nodata', 'nan', '-burn', 'nan', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=512', '-co', 'BLOCKYSIZE=512', '-co', 'COMPRESS=DEFLATE', '-co', 'SPARSE_OK=TRUE', path]);
+    expect(statSync(path).size).toBeLessThan(100_000);
+    const info = await inspectRaster(path);
+    const err = await failure(computeZones(path, info.footprintWgs84, { zones: 3 }));
+    expect(err.key).toBe('raster_no_valid_pixels');
   });
 
   // Its inspection passes (the strip lies inside the file); zoning reads it, and geotiff.js's inflate
