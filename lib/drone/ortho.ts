@@ -16,7 +16,9 @@ import { cameraFromPlacement, centreOnGround, focalPx, intrinsics, pixelRayToGro
 import { isJpegMosaic, mosaicCogOptions, writeCog } from './cog';
 import type { Sources } from './composite';
 import { composite, compositeStrips, decodeScale, PhotoCache } from './composite';
-import type { DronePhoto } from './exif';
+import { EXIF_READS_AT_ONCE, mapBounded, type DronePhoto } from './exif';
+import { bandPhotoCutShort } from './band-photos';
+import { corruptImage } from './photo-decode';
 import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
 import { featuresInThread, matchInThread, motionInThread, retireDroneThreads } from './threads';
@@ -251,12 +253,14 @@ async function tieReadableCaptures(captures: Capture[], progress: (share: number
   const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
   const radiometricScale = await radiometricScaleOf(captures);
   const read = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
-  // A photo damaged past its head: a download cut short.
-  const damaged = read.filter((f): f is AppError => f instanceof AppError);
+  // A photo damaged past its head (a download cut short): the main photo fails its decoding, a band photo its strips.
+  const cutBand = await mapBounded(captures, EXIF_READS_AT_ONCE, bandPhotoCutShort);
+  const unreadable = read.map((f, i) => (f instanceof AppError ? f : cutBand[i] ? corruptImage(cutBand[i]) : null));
+  const damaged = unreadable.filter((e): e is AppError => e !== null);
   const leaveApart = mayLeaveApart(captures.length);
   if (damaged.length > leaveApart || captures.length - damaged.length < 2) throw damaged[0]!;
   const survey = { captures, frame, radiometricScale, features: read as Features[] };
-  const readable = read.flatMap((f, i) => (f instanceof AppError ? [] : [i]));
+  const readable = unreadable.flatMap((e, i) => (e ? [] : [i]));
   return damaged.length ? tieCapturesOf(survey, readable, leaveApart - damaged.length, progress) : tieCaptures(survey, leaveApart, progress);
 }
 

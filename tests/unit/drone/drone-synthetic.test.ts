@@ -1,9 +1,9 @@
 // A generated multispectral survey with known truth (tests/helpers/synthetic-survey.ts): placement
 // accuracy under 3 m GPS noise, NDVI against the source image, and the broken inputs the route reports.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDroneExif, type DronePhoto } from '@/lib/drone/exif';
@@ -13,7 +13,7 @@ import { analyseIndex, fieldSpans } from '@/lib/drone/index';
 import { mosaicWorkBytes } from '@/lib/drone/mosaic-files';
 import { buildOrthomosaic, StitchError, type Mosaic } from '@/lib/drone/ortho';
 import { AppError } from '@/lib/errors';
-import { checkSurvey } from '@/lib/drone/survey';
+import { checkSurvey, groupCaptures } from '@/lib/drone/survey';
 import { makeSyntheticSurvey, missingExiftool, type SurveyTruth } from '../../helpers/synthetic-survey';
 import { missingShared, sharedPath } from '../../helpers/shared-data';
 import { onTmpfs } from '../../helpers/tmpfs';
@@ -63,6 +63,20 @@ describe.skipIf(skip)('synthetic multispectral survey with truth', () => {
     expect(seams.pairs).toBeGreaterThanOrEqual(10);
     expect(seams.medianPx).toBeLessThanOrEqual(3);
   });
+
+  it('a band photo cut short (a download stopped) leaves its capture out and names it, where it failed the task', async () => {
+    const dir = join(root, 'cut-band');
+    mkdirSync(dir);
+    for (const f of truth.files) copyFileSync(f, join(dir, basename(f)));
+    const photos = await Promise.all(truth.files.map((f) => readDroneExif(join(dir, basename(f)))));
+    const capture = groupCaptures(photos)[3]!;
+    const band = capture.photos.find((p) => p !== capture.main && /\.tif$/i.test(p.path))!;
+    truncateSync(band.path, Math.round(statSync(band.path).size * 0.6));
+    const m = await buildOrthomosaic(photos, { workDir: join(root, 'cut-band-out') });
+    expect(m.photoCount).toBe(truth.centres.length - 1);
+    expect(m.leftOut.sort()).toEqual(capture.photos.map((p) => p.path).sort());
+    expect(m.bands).toEqual(['blue', 'green', 'red', 'nir']);
+  }, 600_000);
 
   it('composites in strips of columns, to the same bytes, when the photos a band of rows needs exceed the cache', async () => {
     // A one-byte cache and strips of at most 512 columns: each photo is decoded once for every strip it spans.
