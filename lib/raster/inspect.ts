@@ -49,7 +49,8 @@ const MAX_BANDS = 32;
 /**
  * Decoded bytes a file's stored blocks may declare: any ratio up to ANY_RATIO_BYTES, beyond it at
  * most MAX_DECODED_RATIO times the bytes stored. DEFLATE reaches 1,032:1 at best and a raster of
- * real values far less, so only a file built to be expanded (ZSTD's run blocks, 32,768:1) goes past.
+ * real values far less, so only a file built to be expanded goes past: ZSTD's run blocks (32,768:1),
+ * or every tile pointing at one copy.
  */
 const ANY_RATIO_BYTES = 256 * 2 ** 20;
 const MAX_DECODED_RATIO = 1100;
@@ -158,8 +159,7 @@ function unreadable(err: unknown): AppError {
 }
 
 /**
- * Every tile/strip must lie inside the file, apart from the others, and decode to no more than a
- * raster compresses to: a cut-off upload, or a few kilobytes declaring gigabytes of pixels, fails
+ * Every tile/strip must lie inside the file and decode to no more than a raster compresses to: a cut-off upload, or a few kilobytes declaring gigabytes of pixels, fails
  * here rather than halfway through a task (docs/hostile-input.md).
  */
 async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void> {
@@ -182,12 +182,12 @@ async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void>
     if (count > 0) present++;
   }
   if (end > fileSize) throw unprocessable('raster_truncated', { expected: end, actual: fileSize });
-  // Blocks are disjoint ranges of the file, so together they fit in it: more means blocks share
-  // their bytes, which no writer does and a bomb does (every tile pointing at one).
-  if (stored > fileSize) throw unprocessable('raster_blocks_overlap');
+  // Blocks may share their bytes (a writer storing one copy of a repeated tile), so what they hold
+  // apart is at most the file: a bomb points every tile at one small copy.
+  const held = Math.min(stored, fileSize);
   const declared = present * blockBytes(image, planes);
-  if (declared > Math.max(ANY_RATIO_BYTES, MAX_DECODED_RATIO * stored)) {
-    throw unprocessable('raster_too_compressed', { declaredMb: Math.round(declared / 1e6), storedMb: Math.max(0.01, Math.round(stored / 1e4) / 100) });
+  if (declared > Math.max(ANY_RATIO_BYTES, MAX_DECODED_RATIO * held)) {
+    throw unprocessable('raster_too_compressed', { declaredMb: Math.round(declared / 1e6), storedMb: Math.max(0.01, Math.round(held / 1e4) / 100) });
   }
 }
 

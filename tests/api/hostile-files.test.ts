@@ -217,7 +217,7 @@ describe('hostile TIFFs through POST /upload (raster_file)', () => {
     const bomb = { width: 16_384, height: 16_384, georef: { epsg: 32615, origin: [720000, 4303000] as [number, number], pixel: 0.1 } };
     const zeros = Buffer.alloc(bomb.width * 64 * 4);
     const shared = tiffBytes({ ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(zeros), shared: true } });
-    expectRefusal(await rasterUpload(api, shared), 422, 'The GeoTIFF cannot be read: its strips or tiles share their bytes, which no raster writer does; the file is damaged or forged');
+    expectRefusal(await rasterUpload(api, shared), 422, /^The GeoTIFF declares 1074 MB of pixels in 0\.0\d MB of data, more than a raster compresses/);
     const zstd = tiffBytes({ ...bomb, compression: 50000, strips: { rows: 64, data: zstdZeros(zeros.length) } });
     expectRefusal(await rasterUpload(api, zstd), 422, 'The GeoTIFF declares 1074 MB of pixels in 0.03 MB of data, more than a raster compresses: the file is refused as a decompression bomb');
   });
