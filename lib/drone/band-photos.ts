@@ -9,7 +9,7 @@ import type { Capture } from './survey';
  * The first of a capture's band photos (TIFFs other than its main photo) whose strips or tiles run
  * past the end of its file, as a download cut short leaves them, or null. Read from their heads
  * alone, before the task matches a capture it could not draw: only the main photo is decoded before
- * compositing. A head geotiff.js cannot read counts as cut short.
+ * compositing. A head geotiff.js cannot read counts as cut short; a system error (EMFILE, EIO) is thrown.
  */
 export async function bandPhotoCutShort(capture: Capture): Promise<string | null> {
   for (const photo of capture.photos) {
@@ -32,7 +32,9 @@ async function tiffCutShort(path: string): Promise<boolean> {
     } finally {
       await tiff.close?.();
     }
-  } catch {
+  } catch (err) {
+    // The machine's failure (too many open files, a read error) is not the photo's.
+    if ((err as NodeJS.ErrnoException).code) throw err;
     return true;
   }
 }

@@ -252,9 +252,11 @@ async function tieReadableCaptures(captures: Capture[], progress: (share: number
   const mains = captures.map((c) => c.main);
   const frame = utmFrame(median(mains.map((p) => p.gps!.lon)), median(mains.map((p) => p.gps!.lat)));
   const radiometricScale = await radiometricScaleOf(captures);
-  const read = await surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p));
   // A photo damaged past its head (a download cut short): the main photo fails its decoding, a band photo its strips.
-  const cutBand = await mapBounded(captures, EXIF_READS_AT_ONCE, bandPhotoCutShort);
+  const [read, cutBand] = await Promise.all([
+    surveyFeatures(mains, radiometricScale, (p) => progress((35 / 48) * p)),
+    mapBounded(captures, EXIF_READS_AT_ONCE, bandPhotoCutShort),
+  ]);
   const unreadable = read.map((f, i) => (f instanceof AppError ? f : cutBand[i] ? corruptImage(cutBand[i]) : null));
   const damaged = unreadable.filter((e): e is AppError => e !== null);
   const leaveApart = mayLeaveApart(captures.length);

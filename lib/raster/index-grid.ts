@@ -68,7 +68,7 @@ export async function readIndexGrid(raster: OpenRaster, plan: IndexGridPlan, gri
   };
   const x1 = Math.min(info.width, x0 + width * k);
   const yEnd = Math.min(info.height, y0 + height * k);
-  const blocks = await storedBlocks(raster);
+  const blocks = await storedBlocks(raster, samplesRead(plan));
   const noData: NoData = { nodata: info.nodata ?? NaN, missing: blocks && !blocks.fillIsNodata ? (x, y) => !blocks.stored(x, y) : undefined };
   // Values that are no index (beyond -1..1): when they are most of the field, the file is in
   // another scale (NDVI in percent, or counts without their scale tag) and says so, rather than
@@ -98,11 +98,14 @@ export function stripRows(blockRows: number, y0: number, yEnd: number): Array<[n
   return strips;
 }
 
+/** The samples (bands) the plan reads: the index's, the water index's and alpha. */
+const samplesRead = (plan: IndexGridPlan) => [...new Set([...plan.samples, ...(plan.water?.samples ?? []), ...(plan.alpha === undefined ? [] : [plan.alpha])])];
+
 /** The strip's bands the plan needs, each read once, and the mask (the internal mask, else alpha). */
 async function readStrip(raster: OpenRaster, plan: IndexGridPlan, { x0, x1, ys, ye }: Strip): Promise<StripBands> {
   const { image, mask } = raster;
   const window = [x0, ys, x1, ye];
-  const samples = [...new Set([...plan.samples, ...(plan.water?.samples ?? []), ...(plan.alpha === undefined ? [] : [plan.alpha])])];
+  const samples = samplesRead(plan);
   const read = (await readBlocks(() => image.readRasters({ window, samples, interleave: false }))) as unknown as ArrayLike<number>[];
   const band = (sample: number) => read[samples.indexOf(sample)]!;
   const maskData = mask
@@ -176,8 +179,9 @@ function cellMeans({ sums, waterSums, valid }: CellSums, { x0, y0, k, width, hei
 
 /** Which of the raster's blocks (tiles or strips) the file stores; GDAL's SPARSE_OK leaves some out. */
 interface StoredBlocks {
+  /** Whether the blocks of every sample read are stored at pixel (x, y). */
   stored(x: number, y: number): boolean;
-  /** Runs [xs, xe) of columns within [x0, x1) where some block of rows [ys, ye) is stored. */
+  /** Runs [xs, xe) of columns within [x0, x1) where some block of a sample read, in rows [ys, ye), is stored. */
   storedColumns(x0: number, x1: number, ys: number, ye: number): Array<readonly [number, number]>;
   /**
    * Whether geotiff.js fills a left-out block with the nodata value: it uses the nodata value, or 0
@@ -186,8 +190,11 @@ interface StoredBlocks {
   fillIsNodata: boolean;
 }
 
-/** The raster's stored blocks, or undefined when the file stores every one. */
-async function storedBlocks(raster: OpenRaster): Promise<StoredBlocks | undefined> {
+/**
+ * The raster's stored blocks for the samples read, or undefined when the file stores every block.
+ * A file whose bands lie apart (planar configuration 2) stores each band's blocks on its own.
+ */
+async function storedBlocks(raster: OpenRaster, samples: number[]): Promise<StoredBlocks | undefined> {
   const { image, info } = raster;
   const directory = image.getFileDirectory();
   const tag = image.isTiled ? 'TileByteCounts' : 'StripByteCounts';
@@ -196,14 +203,17 @@ async function storedBlocks(raster: OpenRaster): Promise<StoredBlocks | undefine
   if (!list.some((c) => c === 0)) return undefined;
   const [tileWidth, tileHeight] = [image.getTileWidth(), image.getTileHeight()];
   const across = Math.ceil(image.getWidth() / tileWidth);
-  const storedBlock = (col: number, row: number) => list[row * across + col]! > 0;
+  const perPlane = across * Math.ceil(image.getHeight() / tileHeight);
+  const planes = image.planarConfiguration === 2 ? samples : [0];
+  const storedIn = (plane: number, col: number, row: number) => list[plane * perPlane + row * across + col]! > 0;
   return {
-    stored: (x, y) => storedBlock(Math.floor(x / tileWidth), Math.floor(y / tileHeight)),
+    stored: (x, y) => planes.every((p) => storedIn(p, Math.floor(x / tileWidth), Math.floor(y / tileHeight))),
     storedColumns(x0, x1, ys, ye) {
       const runs: Array<[number, number]> = [];
+      const rows = [Math.floor(ys / tileHeight), Math.ceil(ye / tileHeight)];
       for (let col = Math.floor(x0 / tileWidth); col * tileWidth < x1; col++) {
         let any = false;
-        for (let row = Math.floor(ys / tileHeight); row * tileHeight < ye && !any; row++) any = storedBlock(col, row);
+        for (let row = rows[0]!; row < rows[1]! && !any; row++) any = planes.some((p) => storedIn(p, col, row));
         if (!any) continue;
         const [xs, xe] = [Math.max(x0, col * tileWidth), Math.min(x1, (col + 1) * tileWidth)];
         if (runs.length && runs.at(-1)![1] === xs) runs.at(-1)![1] = xe;

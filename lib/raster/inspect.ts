@@ -48,14 +48,17 @@ const MAX_SIDE = 200_000;
 const MAX_BANDS = 32;
 /**
  * Decoded bytes a file's stored blocks may declare: any ratio up to ANY_RATIO_BYTES, beyond it at
- * most MAX_DECODED_RATIO times the bytes stored. DEFLATE reaches 1,032:1 at best and a raster of
- * real values far less, so only a file built to be expanded goes past: ZSTD's run blocks (32,768:1),
- * or every tile pointing at one copy.
+ * most MAX_DECODED_RATIO times the bytes they hold. No block of these compressions decodes to more:
+ * PackBits 64:1, baseline JPEG a few hundred, DEFLATE 1,032, LZW about 1,370 (its table restarts
+ * every 4,094 codes). So only a file built to expand goes past, as when every tile points at one copy.
+ * ZSTD has no such bound: libzstd itself stores a block of one value as a run (GDAL's all-nodata
+ * tiles reach 5,000-21,000:1), so a ZSTD file is bounded by MAX_PIXELS and the task's time limit alone.
  */
 const ANY_RATIO_BYTES = 256 * 2 ** 20;
-const MAX_DECODED_RATIO = 1100;
+const MAX_DECODED_RATIO = 1500;
+const ZSTD = 50000;
 const SUPPORTED_COMPRESSION = new Map<number, string>([
-  [1, 'none'], [5, 'LZW'], [7, 'JPEG'], [8, 'Deflate'], [32946, 'Deflate'], [32773, 'PackBits'], [50000, 'ZSTD'],
+  [1, 'none'], [5, 'LZW'], [7, 'JPEG'], [8, 'Deflate'], [32946, 'Deflate'], [32773, 'PackBits'], [ZSTD, 'ZSTD'],
 ]);
 
 /** Validates the file and returns what the upload route needs to pick a field and queue a task. */
@@ -74,9 +77,8 @@ export async function openRaster(path: string): Promise<OpenRaster> {
   try {
     const { width, height, bands, sampleFormat, bitsPerSample } = await checkImage(image, fileSize);
     const { info, transform, bandMeta } = await describeRaster(image, width, height, bands);
-    const mask = await findMask(tiff, width, height);
-    if (mask) await checkBlocks(mask, fileSize);
-    return { info, tiff, image, mask, transform, bandMeta, sampleFormat, bitsPerSample };
+    await checkOtherImages(tiff, fileSize);
+    return { info, tiff, image, mask: await findMask(tiff, width, height), transform, bandMeta, sampleFormat, bitsPerSample };
   } catch (err) {
     await tiff.close?.();
     throw err instanceof AppError ? err : unreadable(err);
@@ -174,29 +176,42 @@ async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void>
   const perPlane = across * down;
   const planes = image.planarConfiguration === 2 ? image.getSamplesPerPixel() : 1;
   if (offsets.length < perPlane * planes) throw unprocessable('raster_blocks_missing');
-  let end = 0, stored = 0, present = 0;
+  const rowsOf = blockRows(image, perPlane);
+  let end = 0, stored = 0, presentRows = 0;
   for (let i = 0; i < offsets.length; i++) {
     const count = Number(counts[i]);
     end = Math.max(end, Number(offsets[i]) + count);
     stored += count;
-    if (count > 0) present++;
+    if (count > 0) presentRows += rowsOf(i);
   }
   if (end > fileSize) throw unprocessable('raster_truncated', { expected: end, actual: fileSize });
   // Blocks may share their bytes (a writer storing one copy of a repeated tile), so what they hold
   // apart is at most the file: a bomb points every tile at one small copy.
   const held = Math.min(stored, fileSize);
-  const declared = present * blockBytes(image, planes);
-  if (declared > Math.max(ANY_RATIO_BYTES, MAX_DECODED_RATIO * held)) {
+  const declared = presentRows * rowBytes(image, planes);
+  const bounded = Number(fd.getValue('Compression') ?? 1) !== ZSTD;
+  if (bounded && declared > Math.max(ANY_RATIO_BYTES, MAX_DECODED_RATIO * held)) {
     throw unprocessable('raster_too_compressed', { declaredMb: Math.round(declared / 1e6), storedMb: Math.max(0.01, Math.round(held / 1e4) / 100) });
   }
 }
 
-/** Bytes one stored block decodes to (a whole tile; a strip of RowsPerStrip rows at most the image's). */
-function blockBytes(image: GeoTIFFImage, planes: number): number {
-  const samples = image.getSamplesPerPixel();
+/** The overviews and masks map tiles read: each inside the file and within the same bound as the image. */
+async function checkOtherImages(tiff: GeoTIFF, fileSize: number): Promise<void> {
+  const count = await tiff.getImageCount();
+  for (let i = 1; i < count; i++) await checkBlocks(await tiff.getImage(i), fileSize);
+}
+
+/** Rows block i decodes to: a whole tile, or a strip (the last one of each band cut to the image). */
+function blockRows(image: GeoTIFFImage, perPlane: number): (i: number) => number {
+  const tileHeight = image.getTileHeight(), height = image.getHeight();
+  return image.isTiled ? () => tileHeight : (i) => Math.max(0, Math.min(tileHeight, height - (i % perPlane) * tileHeight));
+}
+
+/** Bytes a row of one block decodes to (one band's when the bands lie apart). */
+function rowBytes(image: GeoTIFFImage, planes: number): number {
   let bits = 0;
-  for (let s = 0; s < (planes > 1 ? 1 : samples); s++) bits += image.getBitsPerSample(s);
-  return (image.getTileWidth() * Math.min(image.getTileHeight(), image.getHeight()) * bits) / 8;
+  for (let s = 0; s < (planes > 1 ? 1 : image.getSamplesPerPixel()); s++) bits += image.getBitsPerSample(s);
+  return (image.getTileWidth() * bits) / 8;
 }
 
 function checkColorMap(image: GeoTIFFImage): void {

@@ -28,7 +28,7 @@ import { ogr2ogrAvailable, shapefileZip, square } from '../helpers/shapefile-zip
 import { rawZip } from '../helpers/raw-zip';
 import { type Ring, polygonLayer, squareRing, squaresSideBySide, zipOf as layerZip } from '../unit/uploads/shp-writer';
 import { waitForTask } from '../helpers/tasks';
-import { tiffBytes, zstdZeros } from '../helpers/tiff';
+import { tiffBytes } from '../helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostile-'));
 const noExiftool = (() => {
@@ -213,13 +213,10 @@ describe('hostile TIFFs through POST /upload (raster_file)', () => {
     expectRefusal(res, 422, /^The GeoTIFF is truncated: \d+ bytes expected, \d+ received$/);
   });
 
-  it('decompression bombs (strips sharing one copy; ZSTD run blocks declaring 1 GB in 35 kB) answer 422 from the header alone', async () => {
+  it('a decompression bomb (1 GB of strips all pointing at one 4 kB copy) answers 422 from the header alone', async () => {
     const bomb = { width: 16_384, height: 16_384, georef: { epsg: 32615, origin: [720000, 4303000] as [number, number], pixel: 0.1 } };
-    const zeros = Buffer.alloc(bomb.width * 64 * 4);
-    const shared = tiffBytes({ ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(zeros), shared: true } });
-    expectRefusal(await rasterUpload(api, shared), 422, /^The GeoTIFF declares 1074 MB of pixels in 0\.0\d MB of data, more than a raster compresses/);
-    const zstd = tiffBytes({ ...bomb, compression: 50000, strips: { rows: 64, data: zstdZeros(zeros.length) } });
-    expectRefusal(await rasterUpload(api, zstd), 422, 'The GeoTIFF declares 1074 MB of pixels in 0.03 MB of data, more than a raster compresses: the file is refused as a decompression bomb');
+    const shared = tiffBytes({ ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(Buffer.alloc(bomb.width * 64 * 4)), shared: true } });
+    expectRefusal(await rasterUpload(api, shared), 422, 'The GeoTIFF declares 1074 MB of pixels in 0.01 MB of data, more than a raster compresses: the file is refused as a decompression bomb');
   });
 
   it('a TIFF cut inside its header, and files of the wrong kind named .tif, are refused', async () => {

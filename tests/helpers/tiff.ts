@@ -106,18 +106,3 @@ export function gradientIndexTiff(): { bytes: Buffer; field: { type: 'Polygon'; 
   const [w, e, s, n] = [west + 5 * pixel, west + 55 * pixel, north - 35 * pixel, north - 5 * pixel];
   return { bytes, field: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } };
 }
-
-/**
- * A Zstandard frame that decodes to `bytes` zero bytes from four bytes a 128 kB block (run-length
- * blocks, RFC 8878 3.1.1.2): the densest bomb a ZSTD-compressed GeoTIFF can hold.
- */
-export function zstdZeros(bytes: number): Buffer {
-  const BLOCK = 128 * 1024;
-  const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3])]; // magic; no content size; a 128 kB window
-  for (let left = bytes; left > 0; left -= BLOCK) {
-    const size = Math.min(BLOCK, left);
-    const head = (size << 3) | (1 << 1) | (left <= BLOCK ? 1 : 0); // block size, RLE, last block
-    parts.push(Buffer.from([head & 0xff, (head >> 8) & 0xff, (head >> 16) & 0xff, 0]));
-  }
-  return Buffer.concat(parts);
-}

@@ -1,6 +1,7 @@
 // Validation before any task is queued: real GeoTIFFs pass with their georeferencing, broken ones
 // (made here byte by byte) fail with the right status and reason.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { inspectRaster } from '@/lib/raster/inspect';
 import type { IndexName } from '@/lib/raster/bands';
 import { computeZones, inspectIndexRaster } from '@/lib/raster/zones';
 import { missingShared, sharedPath } from '@/tests/helpers/shared-data';
-import { allNodataIndexTiff, tiffBytes, type TiffSpec, zstdZeros } from '@/tests/helpers/tiff';
+import { allNodataIndexTiff, tiffBytes, type TiffSpec } from '@/tests/helpers/tiff';
 
 const dir = mkdtempSync(join(tmpdir(), 'raster-inspect-'));
 
@@ -110,32 +111,38 @@ describe('inspectRaster on broken files', () => {
 
   // Decompression bombs: 16,384 x 16,384 float32 pixels (1 GB) in strips of 64 rows (4 MB each).
   const bomb = { width: 16_384, height: 16_384, georef: { epsg: 32615, origin: [720000, 4303000] as [number, number], pixel: 0.1 } };
-  const stripZeros = () => Buffer.alloc(bomb.width * 64 * 4);
+  const stripOf = (fill: (bytes: Buffer) => Buffer) => fill(Buffer.alloc(bomb.width * 64 * 4));
+  const gdalCreate = (name: string, options: string[]) => {
+    const path = join(dir, name);
+    execFileSync('gdal_create', ['-q', '-of', 'GTiff', '-outsize', '9000', '9000', '-ot', 'Float32', '-a_srs', 'EPSG:32615', '-a_ullr', '720000', '4303000', '720900', '4302100', ...options, path]);
+    return path;
+  };
 
-  it('strips that all point at one stored copy answer 422 raster_too_compressed; a few sharing one copy pass', async () => {
-    const path = writeTiff('shared.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripZeros()), shared: true } });
-    expect(statSync(path).size).toBeLessThan(10_000);
-    const err = await failure(inspectRaster(path));
-    expect([err.key, HTTP_STATUS[err.kind]]).toEqual(['raster_too_compressed', 422]);
-    expect(err.params.storedMb).toBe(0.01);
-    // A writer may store a repeated strip once (tifftools does): legal TIFF, refused only past the bound.
-    const small = writeTiff('shared-small.tif', { ...bomb, height: 64 * 16, compression: 8, strips: { rows: 64, data: deflateSync(stripZeros()), shared: true } });
-    expect((await inspectRaster(small)).height).toBe(64 * 16);
+  it('strips all pointing at one small copy answer 422 raster_too_compressed; sharing a copy is not refused as such', async () => {
+    const zeros = writeTiff('shared.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripOf((b) => b)), shared: true } });
+    expect(statSync(zeros).size).toBeLessThan(10_000);
+    const err = await failure(inspectRaster(zeros));
+    expect([err.key, HTTP_STATUS[err.kind], err.params]).toEqual(['raster_too_compressed', 422, { declaredMb: 1074, storedMb: 0.01 }]);
+    // A writer may store a repeated strip once (legal TIFF): 256 strips sharing one copy that does not
+    // compress hold 4 MB of the file, and 1 GB from 4 MB is no bomb.
+    const noise = writeTiff('shared-noise.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripOf(() => randomBytes(bomb.width * 64 * 4))), shared: true } });
+    expect(statSync(noise).size).toBeLessThan(5_000_000);
+    expect((await inspectRaster(noise)).width).toBe(bomb.width);
   });
 
-  it('ZSTD run blocks declaring 1 GB in 35 kB answer 422 raster_too_compressed; DEFLATE at its best ratio passes', async () => {
-    const zstd = writeTiff('zstd-bomb.tif', { ...bomb, compression: 50000, strips: { rows: 64, data: zstdZeros(bomb.width * 64 * 4) } });
-    expect(statSync(zstd).size).toBeLessThan(40_000);
-    const err = await failure(inspectRaster(zstd));
-    expect([err.key, HTTP_STATUS[err.kind], err.params]).toEqual(['raster_too_compressed', 422, { declaredMb: 1074, storedMb: 0.03 }]);
-    // The same pixels as DEFLATE, each strip its own copy (about 1,000:1, the most DEFLATE gives): a
-    // raster of one value is pointless but honest, and passes.
-    const deflate = writeTiff('deflate-zeros.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripZeros(), { level: 9 }) } });
-    expect(statSync(deflate).size).toBeGreaterThan(1_000_000);
-    expect((await inspectRaster(deflate)).width).toBe(bomb.width);
+  it("honest files at their codec's best ratio pass: DEFLATE strips of zeros, GDAL's LZW strips of zeros and all-nodata ZSTD tiles", async () => {
+    const deflate = writeTiff('deflate-zeros.tif', { ...bomb, compression: 8, strips: { rows: 64, data: deflateSync(stripOf((b) => b), { level: 9 }) } });
+    const lzw = gdalCreate('lzw-zeros.tif', ['-burn', '0', '-co', 'COMPRESS=LZW', '-co', 'BLOCKYSIZE=2048']);
+    // ZSTD stores a block of one value as a run: GDAL's all-nodata tiles reach thousands to one.
+    const zstd = gdalCreate('zstd-nan.tif', ['-a_nodata', 'nan', '-burn', 'nan', '-co', 'COMPRESS=ZSTD', '-co', 'TILED=YES']);
+    const ratio = (path: string, declared: number) => declared / statSync(path).size;
+    expect(ratio(deflate, 2 ** 30)).toBeGreaterThan(1000);
+    expect(ratio(lzw, 9000 * 9000 * 4)).toBeGreaterThan(1200);
+    expect(ratio(zstd, 9000 * 9000 * 4)).toBeGreaterThan(3000);
+    for (const path of [deflate, lzw, zstd]) expect((await inspectRaster(path)).height).toBeGreaterThan(0);
   });
 
-  it('a sparse file declaring 44,000 x 44,000 pixels and storing none zones to raster_no_valid_pixels, reading no block', async () => {
+  it('a sparse file declaring 44,000 x 44,000 pixels and storing none answers raster_no_valid_pixels', async () => {
     const path = join(dir, 'sparse-44k.tif');
     execFileSync('gdal_create', ['-q', '-of', 'GTiff', '-outsize', '44000', '44000', '-ot', 'Float32', '-a_srs', 'EPSG:32615', '-a_ullr', '720000', '4303000', '720440', '4302560',
       '-a_nodata', 'nan', '-burn', 'nan', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=512', '-co', 'BLOCKYSIZE=512', '-co', 'COMPRESS=DEFLATE', '-co', 'SPARSE_OK=TRUE', path]);
@@ -315,6 +322,40 @@ describe('inspectRaster on broken files', () => {
     const result = await computeZones(sparse, { type: 'Polygon', coordinates: [[0, 16, 32, 48, 64].map((i) => fp[i]!)] }, { zones: 3 });
     expect(result.stats.mean).toBeCloseTo(0.5, 5);
     expect(result.validAreaHa).toBeCloseTo(20.48, 1); // 32 x 64 pixels of 100 m²
+  });
+
+  it('a sparse file zones as its dense original does, to the bit, with cells of 3 pixels across blocks of 16', async () => {
+    const [width, height] = [96, 80];
+    // A gradient, and NaN in every third 16-pixel block (left out of the sparse copy).
+    const pixels = new Float32Array(width * height).map((_, i) => {
+      const [x, y] = [i % width, Math.floor(i / width)];
+      return (Math.floor(x / 16) + Math.floor(y / 16)) % 3 === 0 ? NaN : 0.1 + (0.8 * (x + 0.5 * y)) / (width + 0.5 * height);
+    });
+    const dense = writeTiff('dense-gradient.tif', { width, height, pixels, nodata: 'nan', georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const sparse = join(dir, 'sparse-gradient.tif');
+    execFileSync('gdal_translate', ['-q', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=16', '-co', 'BLOCKYSIZE=16', '-co', 'SPARSE_OK=TRUE', dense, sparse]);
+    expect(statSync(sparse).size).toBeLessThan(statSync(dense).size * 0.8);
+    const field = (await inspectRaster(dense)).footprintWgs84;
+    const options = { zones: 3, method: 'equal' as const, minCellM: 30, minZoneAreaHa: 0.01 };
+    const [a, b] = [await computeZones(dense, field, options), await computeZones(sparse, field, options)];
+    expect(b.stats).toEqual(a.stats);
+    expect(b.validAreaHa).toBe(a.validAreaHa);
+    expect(b.zones.map((z) => z.areaHa)).toEqual(a.zones.map((z) => z.areaHa));
+  });
+
+  it('a sparse file whose bands lie apart (INTERLEAVE=BAND): a band the index does not read, left out, leaves the index whole', async () => {
+    const [width, height] = [64, 64];
+    // Blue, Red, NIR: blue NaN on the left half (its blocks left out), NDVI 0.6 everywhere.
+    const pixels = new Float32Array(width * height * 3);
+    for (let i = 0; i < width * height; i++) pixels.set([i % width < 32 ? NaN : 0.05, 0.1, 0.4], 3 * i);
+    const gdalMetadata = '<GDALMetadata>' + ['Blue', 'Red', 'NIR'].map((d, k) => `<Item name="DESCRIPTION" sample="${k}" role="description">${d}</Item>`).join('') + '</GDALMetadata>';
+    const dense = writeTiff('dense-bands.tif', { width, height, bands: 3, pixels, nodata: 'nan', gdalMetadata, georef: { epsg: 32615, origin: [720000, 4303000], pixel: 10 } });
+    const sparse = join(dir, 'sparse-bands.tif');
+    execFileSync('gdal_translate', ['-q', '-co', 'INTERLEAVE=BAND', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=16', '-co', 'BLOCKYSIZE=16', '-co', 'SPARSE_OK=TRUE', dense, sparse]);
+    const field = (await inspectRaster(sparse)).footprintWgs84;
+    const result = await computeZones(sparse, field, { zones: 3, index: 'ndvi' });
+    expect(result.stats.mean).toBeCloseTo(0.6, 5);
+    expect(result.validAreaHa).toBeCloseTo(40.96, 1); // 64 x 64 pixels of 100 m²
   });
 
   it.each([
