@@ -49,7 +49,7 @@ const MAX_BANDS = 32;
 /**
  * Decoded bytes a file's stored blocks may declare: any ratio up to ANY_RATIO_BYTES, beyond it at
  * most MAX_DECODED_RATIO times the bytes they hold. No block of these compressions decodes to more:
- * PackBits 64:1, baseline JPEG a few hundred, DEFLATE 1,032, LZW about 1,370 (its table restarts
+ * PackBits 64:1, baseline JPEG a few hundred, DEFLATE 1,032, LZW about 1,360 (its table restarts
  * every 4,094 codes). So only a file built to expand goes past, as when every tile points at one copy.
  * ZSTD has no such bound: libzstd itself stores a block of one value as a run (GDAL's all-nodata
  * tiles reach 5,000-21,000:1), so a ZSTD file is bounded by MAX_PIXELS and the task's time limit alone.
@@ -161,8 +161,9 @@ function unreadable(err: unknown): AppError {
 }
 
 /**
- * Every tile/strip must lie inside the file and decode to no more than a raster compresses to: a cut-off upload, or a few kilobytes declaring gigabytes of pixels, fails
- * here rather than halfway through a task (docs/hostile-input.md).
+ * Every tile/strip must lie inside the file and decode to no more than a raster compresses to: a
+ * cut-off upload, or a few kilobytes declaring gigabytes of pixels, fails here rather than halfway
+ * through a task (docs/hostile-input.md).
  */
 async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void> {
   const fd = image.getFileDirectory();

@@ -22,7 +22,7 @@ export interface TiffSpec {
   strips?: { rows: number; data: Buffer; shared?: boolean };
 }
 
-/** A little-endian, single-strip, float32 TIFF, optionally with GeoTIFF and GDAL tags. */
+/** A little-endian float32 TIFF of one strip (or of `strips`), optionally with GeoTIFF and GDAL tags. */
 export function tiffBytes(spec: TiffSpec): Buffer {
   const bands = spec.bands ?? 1;
   const pixels = spec.pixels ?? new Float32Array(spec.width * spec.height * bands);
