@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fromFile } from 'geotiff';
+import { blocksEnd, blockTable } from '@/lib/raster/tiff-structure';
 import type { Capture } from './survey';
 
 /**
@@ -23,12 +24,8 @@ async function tiffCutShort(path: string): Promise<boolean> {
   try {
     const tiff = await fromFile(path);
     try {
-      const image = await tiff.getImage(0);
-      const fd = image.getFileDirectory();
-      const offsets = (await fd.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number>;
-      const counts = (await fd.loadValue(image.isTiled ? 'TileByteCounts' : 'StripByteCounts')) as ArrayLike<number>;
-      const size = (await stat(path)).size;
-      return Array.from(offsets, (o, i) => Number(o) + Number(counts[i])).some((end) => end > size);
+      const table = await blockTable(await tiff.getImage(0));
+      return !table || blocksEnd(table) > (await stat(path)).size;
     } finally {
       await tiff.close?.();
     }

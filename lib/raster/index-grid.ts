@@ -4,6 +4,7 @@
 import { unprocessable } from '@/lib/errors';
 import type { IndexPlan, WaterPlan } from './bands';
 import { readBlocks, type OpenRaster } from './inspect';
+import { blockTable } from './tiff-structure';
 import type { ProgressFn } from './zones';
 
 /** Where the analysis grid lies on the raster, and which of its cells the field covers (0 = none). */
@@ -196,10 +197,7 @@ interface StoredBlocks {
  */
 async function storedBlocks(raster: OpenRaster, samples: number[]): Promise<StoredBlocks | undefined> {
   const { image, info } = raster;
-  const directory = image.getFileDirectory();
-  const tag = image.isTiled ? 'TileByteCounts' : 'StripByteCounts';
-  const counts = (await directory.loadValue(tag)) as ArrayLike<number> | number | undefined;
-  const list = typeof counts === 'number' ? [counts] : Array.from(counts ?? [], Number);
+  const list = (await blockTable(image))?.counts ?? [];
   if (!list.some((c) => c === 0)) return undefined;
   const [tileWidth, tileHeight] = [image.getTileWidth(), image.getTileHeight()];
   const across = Math.ceil(image.getWidth() / tileWidth);

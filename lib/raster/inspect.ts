@@ -8,7 +8,7 @@ import { AppError, unprocessable } from '@/lib/errors';
 import { exifDateTime } from '@/lib/exif-date';
 import { crsForLocation } from '@/lib/geo/prj';
 import { converters, crsFromGeoKeys, isGeographic, type Crs } from './crs';
-import { checkTiffStructure } from './tiff-structure';
+import { blocksEnd, blockTable, checkTiffStructure } from './tiff-structure';
 
 export interface RasterInfo {
   width: number;
@@ -166,31 +166,27 @@ function unreadable(err: unknown): AppError {
  * through a task (docs/hostile-input.md).
  */
 async function checkBlocks(image: GeoTIFFImage, fileSize: number): Promise<void> {
-  const fd = image.getFileDirectory();
-  const offsets = (await fd.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number> | undefined;
-  const counts = (await fd.loadValue(image.isTiled ? 'TileByteCounts' : 'StripByteCounts')) as ArrayLike<number> | undefined;
-  if (!offsets || !counts || offsets.length !== counts.length) {
-    throw unprocessable('raster_blocks_missing');
-  }
+  const table = await blockTable(image);
+  if (!table) throw unprocessable('raster_blocks_missing');
+  const { offsets, counts } = table;
   const across = Math.ceil(image.getWidth() / image.getTileWidth());
   const down = Math.ceil(image.getHeight() / image.getTileHeight());
   const perPlane = across * down;
   const planes = image.planarConfiguration === 2 ? image.getSamplesPerPixel() : 1;
   if (offsets.length < perPlane * planes) throw unprocessable('raster_blocks_missing');
+  const end = blocksEnd(table);
   const rowsOf = blockRows(image, perPlane);
-  let end = 0, stored = 0, presentRows = 0;
-  for (let i = 0; i < offsets.length; i++) {
-    const count = Number(counts[i]);
-    end = Math.max(end, Number(offsets[i]) + count);
-    stored += count;
-    if (count > 0) presentRows += rowsOf(i);
+  let stored = 0, presentRows = 0;
+  for (let i = 0; i < counts.length; i++) {
+    stored += counts[i]!;
+    if (counts[i]! > 0) presentRows += rowsOf(i);
   }
   if (end > fileSize) throw unprocessable('raster_truncated', { expected: end, actual: fileSize });
   // Blocks may share their bytes (a writer storing one copy of a repeated tile), so what they hold
   // apart is at most the file: a bomb points every tile at one small copy.
   const held = Math.min(stored, fileSize);
   const declared = presentRows * rowBytes(image, planes);
-  const bounded = Number(fd.getValue('Compression') ?? 1) !== ZSTD;
+  const bounded = Number(image.getFileDirectory().getValue('Compression') ?? 1) !== ZSTD;
   if (bounded && declared > Math.max(ANY_RATIO_BYTES, MAX_DECODED_RATIO * held)) {
     throw unprocessable('raster_too_compressed', { declaredMb: Math.round(declared / 1e6), storedMb: Math.max(0.01, Math.round(held / 1e4) / 100) });
   }

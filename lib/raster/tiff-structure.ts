@@ -3,6 +3,7 @@
 // directory is read once (a visited set), the chain is capped, and every tag's declared size is
 // checked against the file's before anything is allocated. Reads only the directories themselves.
 import { open, type FileHandle } from 'node:fs/promises';
+import type { GeoTIFFImage } from 'geotiff';
 import { unprocessable, unsupportedMediaType } from '@/lib/errors';
 
 /** The most images (directories) a file may chain: a COG of a 200,000-pixel side has ~20 (overviews and masks). */
@@ -122,3 +123,24 @@ function uint(buf: Buffer, at: number, size: number, little: boolean): number {
     }
   }
 }
+
+/** Where an image's blocks (tiles or strips) lie in the file: offset and byte count of each, by number. */
+export interface BlockTable {
+  offsets: number[];
+  counts: number[];
+}
+
+/** The image's block table as geotiff.js reads it, or undefined when the tags are missing or disagree in length. */
+export async function blockTable(image: GeoTIFFImage): Promise<BlockTable | undefined> {
+  const fd = image.getFileDirectory();
+  const load = async (tag: 'TileOffsets' | 'StripOffsets' | 'TileByteCounts' | 'StripByteCounts') => {
+    const v = (await fd.loadValue(tag)) as ArrayLike<number> | number | undefined;
+    return v === undefined ? undefined : typeof v === 'number' ? [v] : Array.from(v, Number);
+  };
+  const offsets = await load(image.isTiled ? 'TileOffsets' : 'StripOffsets');
+  const counts = await load(image.isTiled ? 'TileByteCounts' : 'StripByteCounts');
+  return offsets && counts && offsets.length === counts.length ? { offsets, counts } : undefined;
+}
+
+/** Where the table's last byte ends: past the file's size, the file was cut short. */
+export const blocksEnd = ({ offsets, counts }: BlockTable) => offsets.reduce((end, o, i) => Math.max(end, o + counts[i]!), 0);
