@@ -1,17 +1,13 @@
-// opencv.js (WASM) loaded once per process. The module object is a thenable that never settles, so it
-// must not be awaited or resolved as a value: wait for onRuntimeInitialized and hand it over wrapped.
+// opencv.js (WASM) loaded once per process. The package exports a promise of the module; the module is
+// handed over wrapped, so that no promise machinery ever takes it for a thenable of its own.
 import { createRequire } from 'node:module';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- opencv.js ships no type declarations in dist */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the module's declarations do not cover the calls made (keypoint fields, data64F) */
 export type Cv = any;
 
 let loading: Promise<{ cv: Cv }> | null = null;
 
 export function openCv(): Promise<{ cv: Cv }> {
-  loading ??= new Promise((resolve) => {
-    const cv = createRequire(import.meta.url)('@techstark/opencv-js');
-    if (cv.Mat) resolve({ cv });
-    else cv.onRuntimeInitialized = () => resolve({ cv });
-  });
+  loading ??= (createRequire(import.meta.url)('@techstark/opencv-js') as Promise<Cv>).then((cv) => ({ cv }));
   return loading;
 }

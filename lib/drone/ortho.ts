@@ -21,7 +21,7 @@ import { bandPhotoCutShort } from './band-photos';
 import { corruptImage } from './photo-decode';
 import type { Features, PairMatch } from './features';
 import { FEATURE_SIDE, median } from './features';
-import { featuresInThread, matchInThread, motionInThread, retireDroneThreads } from './threads';
+import { featuresInThread, matchInThread, motionInThread, renewDroneThreads } from './threads';
 import { chainTracks } from './tracks';
 import type { Placement, UtmFrame } from './frame';
 import { utmFrame } from './frame';
@@ -171,8 +171,6 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const progress = (p: number) => opts.onProgress?.(Math.round(p), 'stitching');
   progress(0);
   const survey = await tieSurvey(photos, (p) => progress(48 * p));
-  // opencv.js's heap in the worker thread is not needed again: compositing holds the photos.
-  await retireDroneThreads();
   await mkdir(opts.workDir, { recursive: true });
   const { captures, frame, placed, pairs, adjusted, bands } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);
@@ -292,6 +290,8 @@ async function tieCaptures(survey: UntiedSurvey, leaveApart: number, progress: (
   }
   const gps = mains.map((p) => frame.toUtm(p.gps!.lon, p.gps!.lat));
   const tiePairs = thinnedPairs(pairs, mains.length, matchedPoints);
+  // The worker's opencv.js heap is not needed again: a fresh thread loads, for compositing's rows, while the adjustment runs here.
+  await renewDroneThreads();
   const adjusted = withinEnvelope(mains.length, () => bundleOnRelief(placed, tiePairs, recorded, adjustOnRelief(placed, tiePairs, recorded), gps));
   progress(1);
   return { ...survey, bands: bandsOf(captures), placed, pairs, adjusted, leftOut: [] };

@@ -1,8 +1,8 @@
 // Features (decoding + ORB), the track's and the pairs' matching, compositing's rows and the index's on
 // the calling thread and a worker thread, so that both cores work: they are JavaScript and WebAssembly,
 // which run on the thread that calls them. The worker loads opencv.js when a task first needs it; a
-// build ends the worker once its photos are tied (retireDroneThreads), so that compositing's rows
-// start a thread without that heap.
+// build swaps it for a fresh one once its photos are matched (renewDroneThreads), so that compositing's
+// rows run on a thread without that heap, which has started while the adjustment ran.
 // Features, decoded photos and rows live in shared memory, so that handing them over copies nothing.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +125,8 @@ interface Thread {
   /** null: the calling thread. */
   worker: Worker | null;
   busy: number;
+  /** Whether it has run a task (a fresh thread holds no opencv.js heap: renewing leaves it). */
+  used: boolean;
   pending: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
 }
 
@@ -133,7 +135,7 @@ interface Thread {
  * referenced only while it has tasks.
  */
 class DronePool {
-  private here: Thread = { worker: null, busy: 0, pending: new Map() };
+  private here: Thread = { worker: null, busy: 0, used: true, pending: new Map() };
   private threads: Thread[] = [];
   private queue: { task: Task; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
   private nextId = 0;
@@ -174,16 +176,21 @@ class DronePool {
   private post(thread: Thread, task: Task, resolve: (v: unknown) => void, reject: (e: Error) => void): void {
     const id = this.nextId++;
     thread.pending.set(id, { resolve, reject });
+    thread.used = true;
     if (thread.busy++ === 0) thread.worker!.ref();
     thread.worker!.postMessage({ id, task });
   }
 
-  /** Ends the idle worker threads (their opencv.js heaps with them); the next task starts a new one. How many ended. */
-  async retire(): Promise<number> {
-    const idle = this.threads.filter((t) => t.busy === 0);
-    this.threads = this.threads.filter((t) => t.busy > 0);
-    await Promise.all(idle.map((t) => t.worker!.terminate()));
-    return idle.length;
+  /**
+   * Ends the idle worker threads that have run tasks (their opencv.js heaps with them) and starts fresh
+   * ones in their place, which load while the caller goes on. How many ended.
+   */
+  async renew(): Promise<number> {
+    const spent = this.threads.filter((t) => t.busy === 0 && t.used);
+    this.threads = this.threads.filter((t) => !spent.includes(t));
+    this.workers();
+    await Promise.all(spent.map((t) => t.worker!.terminate()));
+    return spent.length;
   }
 
   private workers(): Thread[] {
@@ -199,7 +206,7 @@ class DronePool {
   private start(): Thread {
     const worker = new Worker(join(process.cwd(), ...ENTRY));
     worker.unref();
-    const thread: Thread = { worker, busy: 0, pending: new Map() };
+    const thread: Thread = { worker, busy: 0, used: false, pending: new Map() };
     worker.on('message', (answer: Answer) => {
       const waiting = thread.pending.get(answer.id)!;
       thread.pending.delete(answer.id);
@@ -225,10 +232,10 @@ let pool: DronePool | undefined;
 const dronePool = () => (pool ??= new DronePool());
 
 /**
- * Ends the pool's idle worker threads, freeing what they hold: a thread that found features keeps
- * opencv.js's heap, which drawing rows does not need. Later tasks start a new thread.
+ * Swaps the pool's idle worker threads that have run tasks for fresh ones, freeing what they held: a
+ * thread that found features keeps opencv.js's heap, which drawing rows does not need. How many ended.
  */
-export const retireDroneThreads = async () => (pool ? pool.retire() : 0);
+export const renewDroneThreads = async () => (pool ? pool.renew() : 0);
 
 /** ORB features of a capture's main photo (photoFeatures) on the pool. */
 export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
-import { featuresInThread, matchInThread, motionInThread, retireDroneThreads } from '@/lib/drone/threads';
+import { featuresInThread, matchInThread, motionInThread, renewDroneThreads } from '@/lib/drone/threads';
 import { trackPriors } from '@/lib/drone/track';
 import type { Features, PairMatch } from '@/lib/drone/features';
 import { median, photoFeatures } from '@/lib/drone/features';
@@ -74,8 +74,8 @@ describe.skipIf(skip)('feature threads', () => {
   });
 });
 
-describe('retiring the worker threads', () => {
-  it('ends only idle worker threads, and starts a new one for the next tasks', async () => {
+describe('renewing the worker threads', () => {
+  it('ends only idle worker threads that have run tasks, and starts a fresh one for the next tasks', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'feature-threads-'));
     const paths = await Promise.all([0, 1, 2, 3].map(async (k) => {
       const path = join(tmp, `DJI_010${k}.JPG`);
@@ -85,13 +85,13 @@ describe('retiring the worker threads', () => {
     try {
       const photos = await Promise.all(paths.map((p) => readDroneExif(p)));
       const alone = await Promise.all(photos.map(async (p) => plainFeatures(await photoFeatures(p, 1))));
-      // Retired while four photos are in flight (two of them on the worker): none ends, they all arrive.
+      // Renewed while four photos are in flight (two of them on the worker): none ends, they all arrive.
       const inFlight = Promise.all(photos.map((p) => featuresInThread(p, 1)));
-      expect(await retireDroneThreads()).toBe(0);
+      expect(await renewDroneThreads()).toBe(0);
       expect((await inFlight).map(plainFeatures)).toEqual(alone);
-      // Retired idle: the worker ends, and the next tasks start a new one that gives the same.
-      expect(await retireDroneThreads()).toBe(1);
-      expect(await retireDroneThreads()).toBe(0);
+      // Renewed idle: the worker ends and a fresh one starts, which a second renewal leaves; the next tasks give the same.
+      expect(await renewDroneThreads()).toBe(1);
+      expect(await renewDroneThreads()).toBe(0);
       expect((await Promise.all(photos.map((p) => featuresInThread(p, 1)))).map(plainFeatures)).toEqual(alone);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
