@@ -21,7 +21,7 @@ import type { DronePhoto } from '@/lib/drone/exif';
 import { readDroneExif } from '@/lib/drone/exif';
 import { featureScale } from '@/lib/drone/features';
 import { analyseIndex } from '@/lib/drone/index';
-import { buildOrthomosaic } from '@/lib/drone/ortho';
+import { buildOrthomosaic, compositeOrthomosaic, finishOrthomosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
 import { DRONE_ZIP_LIMITS } from '@/lib/scans/drone-survey';
 import { extractZipSafely } from '@/lib/uploads/zip-archive';
@@ -78,24 +78,26 @@ async function worker(imagesDir: string): Promise<void> {
   mark('exif');
   // The pipeline's own steps, from its progress: features to 35 %, matching to 45 %, adjustment to
   // 48 %, compositing (and the preview) to 89 %, then the COG (in GDAL's process, whose CPU is not
-  // counted here) beside the sampled seam check to 98 %.
+  // counted here) beside the sampled seam check to 98 %; the index and the row pattern are read
+  // beside these last two, as the drone task does (lib/jobs/drone-job.ts).
   // Wall and CPU time (every thread of the process) at each percent: CPU over wall shows how many
   // cores a step keeps busy.
   const reached: { wall: number; cpu: number }[] = [];
   const m0 = performance.now(), c0 = cpuSeconds();
-  const mosaic = await buildOrthomosaic(photos, { workDir, onProgress: (p) => {
+  const onProgress = (p: number) => {
     for (let k = 0; k <= p; k++) reached[k] ??= { wall: (performance.now() - m0) / 1000, cpu: cpuSeconds() - c0 };
-  } });
+  };
+  const composited = await compositeOrthomosaic(photos, { workDir, onProgress });
+  const indexed = analyseIndex(composited.raster, composited.footprintWgs84).then((index) => (mark('index'), index));
+  const patterned = measureRowPattern(composited.raster).then((rowPattern) => (mark('rowPattern'), rowPattern));
+  const [mosaic, index, rowPattern] = await Promise.all([finishOrthomosaic(composited, onProgress), indexed, patterned]);
+  mark('mosaic');
   const at = (p: number) => reached[p] ?? reached.at(-1)!;
   const step = (from: number, to: number) => ({ s: round(at(to).wall - (from ? at(from).wall : 0), 1), cpuS: round(at(to).cpu - (from ? at(from).cpu : 0), 1) });
   const profile = {
     features: step(0, 35), matching: step(35, 45), adjustment: step(45, 48),
     compositing: step(48, 89), cogBesideSeamCheck: step(89, 98), rest: step(98, 100),
   };
-  mark('mosaic');
-  const index = await analyseIndex(mosaic, mosaic.footprintWgs84);
-  mark('index');
-  const rowPattern = await measureRowPattern(mosaic);
   const crop = classifyCrop({ histogram: index.histogram, stats: index.stats, indexName: index.indexName, captureMonth: 6, rowPattern });
   mark('classification');
   const seconds = (performance.now() - t0) / 1000;

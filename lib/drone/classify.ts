@@ -3,7 +3,7 @@
 // uniform, from the directional spectrum of the mosaic). Scores become probabilities by a softmax
 // whose temperature is fitted on the labelled set (bench/eval-crops.ts).
 import type { IndexName, IndexStats } from './index';
-import type { Mosaic } from './ortho';
+import type { MosaicRaster } from './ortho';
 import { open } from 'node:fs/promises';
 
 import { CROPS, type Crop } from './crops';
@@ -199,7 +199,7 @@ export function rowPatternOfTile(tile: Float64Array, n: number, pixelM: number):
  * Row pattern of a mosaic: tiles at ~5 cm resampled from the centre of the imaged area, the median
  * score of those fully imaged; null when the mosaic is too coarse to show rows.
  */
-export async function measureRowPattern(mosaic: Mosaic): Promise<RowPattern | null> {
+export async function measureRowPattern(mosaic: MosaicRaster): Promise<RowPattern | null> {
   const gsd = mosaic.geoTransform[1];
   // Rows 0.3 m apart need pixels of 0.15 m at most; a coarser mosaic cannot tell (null: unknown).
   if (gsd > 0.15) return null;

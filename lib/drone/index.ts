@@ -11,7 +11,7 @@ import { INDEX_COG_OPTIONS, writeCog } from './cog';
 import { indexRasterPath } from './files';
 import type { IndexGrid, IndexTotals } from './index-rows';
 import { mergedTotals } from './index-rows';
-import type { Mosaic } from './ortho';
+import type { MosaicRaster } from './ortho';
 import { indexRowsOnThreads } from './threads';
 
 
@@ -46,7 +46,7 @@ export const indexFor = (bands: string[]): IndexName => (bands.includes('nir') &
  * The field on the mosaic grid as spans of columns per row: [c0, c1, c0, c1, ...] inclusive (even-odd
  * scanline fill of all rings, so holes stay out).
  */
-export function fieldSpans(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Int32Array[] {
+export function fieldSpans(mosaic: Pick<MosaicRaster, 'width' | 'height' | 'geoTransform' | 'crs'>, field: Polygon | MultiPolygon): Int32Array[] {
   const [x0, gsd, , y0] = mosaic.geoTransform;
   const rings: Position[][] = field.type === 'Polygon' ? field.coordinates : field.coordinates.flat();
   // The mosaic's own UTM zone (from its CRS), whatever zone the field's vertices would pick.
@@ -82,7 +82,7 @@ export function fieldSpans(mosaic: Pick<Mosaic, 'width' | 'height' | 'geoTransfo
  * Index statistics inside the field. Throws 422 `drone_field_not_covered` when the mosaic does not
  * reach the field (no imaged pixel inside it).
  */
-export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon | MultiPolygon): Promise<IndexAnalysis> {
+export async function analyseIndex(mosaic: MosaicRaster, fieldGeometryWgs84: Polygon | MultiPolygon): Promise<IndexAnalysis> {
   const indexName = indexFor(mosaic.bands);
   const factor = Math.max(1, Math.round(INDEX_MIN_GSD_M / mosaic.geoTransform[1]));
   const dir = dirname(mosaic.geotiffPath);
@@ -128,7 +128,7 @@ export async function analyseIndex(mosaic: Mosaic, fieldGeometryWgs84: Polygon |
  * pixels into a raw Float32 grid at `rawPath` (NODATA where no pixel is imaged), a band of cell rows at
  * a time: the grid of a large survey is never held whole. The totals of all bands as one.
  */
-async function averagedIndex(mosaic: Mosaic, spans: Int32Array[], factor: number, rawPath: string): Promise<IndexTotals> {
+async function averagedIndex(mosaic: MosaicRaster, spans: Int32Array[], factor: number, rawPath: string): Promise<IndexTotals> {
   const { width: W, height: H, bands } = mosaic;
   const OW = Math.ceil(W / factor), cellRows = Math.max(1, Math.floor(INDEX_BAND_BYTES / (12 * OW)));
   const sum = new Float64Array(new SharedArrayBuffer(8 * OW * cellRows)), cnt = new Uint32Array(new SharedArrayBuffer(4 * OW * cellRows));

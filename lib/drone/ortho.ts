@@ -163,16 +163,39 @@ export interface OutputGrid extends GridWindow {
   bbox: number[][];
 }
 
+/** The raster a composited mosaic has before its COG is written: what the index and the row pattern read. */
+export type MosaicRaster = Pick<Mosaic, 'width' | 'height' | 'bands' | 'geoTransform' | 'crs' | 'rawPath' | 'geotiffPath'>;
+
+/** A mosaic composited into its raw copy, its COG and seam check still to come (finishOrthomosaic). */
+export interface CompositedMosaic {
+  raster: MosaicRaster;
+  footprintWgs84: Polygon;
+  survey: TiedSurvey;
+  grid: OutputGrid;
+  sources: Sources;
+  files: Omit<Awaited<ReturnType<typeof writeMosaicFiles>>, 'vrtPath'>;
+  vrtPath: string;
+  rematchSeams: boolean;
+}
+
 /**
  * Builds the orthomosaic of one flight. Throws StitchError (`errors.drone_stitch_failed`, reason in
  * params) when the photos cannot be tied together; expects photos that passed checkSurvey.
  */
 export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions): Promise<Mosaic> {
+  return finishOrthomosaic(await compositeOrthomosaic(photos, opts), opts.onProgress);
+}
+
+/**
+ * The steps of buildOrthomosaic up to the raw copy (progress 0-89 %): what the analysis reads is then
+ * on disk, and can be read beside finishOrthomosaic, whose GDAL process and seam check leave a core idle.
+ */
+export async function compositeOrthomosaic(photos: DronePhoto[], opts: BuildOptions): Promise<CompositedMosaic> {
   const progress = (p: number) => opts.onProgress?.(Math.round(p), 'stitching');
   progress(0);
   const survey = await tieSurvey(photos, (p) => progress(48 * p));
   await mkdir(opts.workDir, { recursive: true });
-  const { captures, frame, placed, pairs, adjusted, bands } = survey;
+  const { placed, adjusted, bands, frame } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);
   if (!plausibleGrid(grid, placed)) throw new StitchError('no_scale', `${grid.W} x ${grid.H} px at ${grid.gsd} m`);
   await ensureMosaicSpace(opts.workDir, mosaicWorkBytes(grid.W, grid.H, bands.length + 1));
@@ -180,27 +203,32 @@ export async function buildOrthomosaic(photos: DronePhoto[], opts: BuildOptions)
   const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, cacheBytes);
   const strips = compositeStrips(sources, grid, cacheBytes, opts.maxStripColumns);
   const { vrtPath, ...files } = await writeMosaicFiles(sources, grid, strips, bands, frame, opts.workDir, (p) => progress(48 + 41 * p));
+  const raster: MosaicRaster = { width: grid.W, height: grid.H, bands, geoTransform: files.geoTransform, crs: `EPSG:${frame.epsg}`, rawPath: files.rawPath, geotiffPath: files.geotiffPath };
+  const footprintWgs84: Polygon = { type: 'Polygon', coordinates: [convexHull(grid.rings.flat()).map(([e, n]) => frame.toWgs84(e, n))] };
+  return { raster, footprintWgs84, survey, grid, sources, files, vrtPath, rematchSeams: opts.rematchSeams ?? false };
+}
+
+/** The COG and the sampled seam check of a composited mosaic (progress 98 and 100 %), and what it is. */
+export async function finishOrthomosaic(composited: CompositedMosaic, onProgress?: BuildOptions['onProgress']): Promise<Mosaic> {
+  const { survey, grid, sources, files, vrtPath, raster, footprintWgs84 } = composited;
+  const { captures, frame, placed, pairs, adjusted, bands } = survey;
   // GDAL writes the COG in its own process while the seams are checked here, on this process's threads.
   const [seams] = await Promise.all([sampledSeamCheck(survey, adjusted, grid), writeCog(vrtPath, files.geotiffPath, mosaicCogOptions(bands))]);
-  progress(98);
-  const rematchedSeams = opts.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, pairs) : undefined;
+  onProgress?.(98, 'stitching');
+  const rematchedSeams = composited.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, pairs) : undefined;
 
-  const hull = convexHull(grid.rings.flat()).map(([e, n]) => frame.toWgs84(e, n));
   const cameras = camerasOf(placed, adjusted);
-  progress(100);
+  onProgress?.(100, 'stitching');
   return {
     ...files,
-    footprintWgs84: { type: 'Polygon', coordinates: [hull] },
-    crs: `EPSG:${frame.epsg}`,
+    ...raster,
+    footprintWgs84,
     gsdM: grid.gsd,
     photoCount: captures.length,
     leftOut: survey.leftOut.map((p) => p.path),
     medianMisalignmentPx: seams.medianPx,
     seams,
     ...(rematchedSeams ? { rematchedSeams } : {}),
-    width: grid.W,
-    height: grid.H,
-    bands,
     photoCentresWgs84: cameras.map((c) => {
       const [e, n] = centreOnGround(c, adjusted.relief);
       return frame.toWgs84(e, n);

@@ -7,7 +7,7 @@ import { classifyCrop, measureRowPattern } from '../drone/classify';
 import { readDroneExifAll } from '../drone/exif';
 import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
 import { config } from '../config';
-import { buildOrthomosaic } from '../drone/ortho';
+import { compositeOrthomosaic, finishOrthomosaic } from '../drone/ortho';
 import { boundaryFingerprint } from '../scans/boundary';
 import { AppError } from '../errors';
 import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
@@ -28,19 +28,21 @@ export interface DroneJobPayload {
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
   const photos = await readDroneExifAll(payload.photoPaths.map((p) => resolveDataPath(p)));
-  const mosaic = await buildOrthomosaic(photos, {
+  const composited = await compositeOrthomosaic(photos, {
     workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching'), rematchSeams: config().DRONE_SEAM_CHECK === '1',
     ...(payload.resolutionM !== undefined ? { resolutionM: payload.resolutionM } : {}),
   });
   // "NDVI analysis" only when there is an NDVI; a visible-band index is never called so.
-  const indexStep = indexFor(mosaic.bands) === 'NDVI' ? 'ndvi' : 'index';
+  const indexStep = indexFor(composited.raster.bands) === 'NDVI' ? 'ndvi' : 'index';
   ctx.progress(72, indexStep);
-  const analysis = await analyseIndex(mosaic, payload.fieldGeometry);
+  // The index and the row pattern read the raw copy while GDAL writes the COG and the seams are checked.
+  const [mosaic, analysis, rowPattern] = await allSettledOrThrow([
+    finishOrthomosaic(composited), analyseIndex(composited.raster, payload.fieldGeometry), measureRowPattern(composited.raster),
+  ] as const);
   const zoning = await zonesOfSurvey(analysis.indexGeotiffPath, payload.fieldGeometry, (p) => ctx.progress(72 + p * 0.15, indexStep));
   ctx.progress(90, 'classification');
   const capturedAt = photos.map((p) => p.capturedAt).find(Boolean) ?? null;
   const month = capturedAt ? Number(capturedAt.slice(5, 7)) : new Date().getMonth() + 1;
-  const rowPattern = await measureRowPattern(mosaic);
   const crop = classifyCrop({ histogram: analysis.histogram, stats: analysis.stats, indexName: analysis.indexName, captureMonth: month, rowPattern });
   await Promise.all(mosaic.scratchPaths.map((p) => rm(p, { force: true })));
   ctx.progress(98, 'done');
@@ -53,6 +55,17 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
   };
 }
 
+/**
+ * Every promise's value once all have settled, else the first failure: a step that fails early must
+ * not leave the others writing into the work folder as the task clears it.
+ */
+async function allSettledOrThrow<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /** The survey's zones; null when it covers too little of the field, which still gets its analysis and classification. */
 async function zonesOfSurvey(indexPath: string, field: Polygon | MultiPolygon, onProgress: (p: number) => void): Promise<ZoningResult | null> {
   try {
@@ -63,7 +76,7 @@ async function zonesOfSurvey(indexPath: string, field: Polygon | MultiPolygon, o
   }
 }
 
-type Mosaic = Awaited<ReturnType<typeof buildOrthomosaic>>;
+type Mosaic = Awaited<ReturnType<typeof finishOrthomosaic>>;
 type IndexAnalysis = Awaited<ReturnType<typeof analyseIndex>>;
 
 /** The scan the survey makes: its index figures, its preview, and the details the scan's page and a later re-zoning read. */
