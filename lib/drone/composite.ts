@@ -156,6 +156,13 @@ export class PhotoCache {
     this.spare.push(part.px.buffer as SharedArrayBuffer);
   }
 
+  /** Lets go of every decoded photo and buffer, for the garbage collector to take; the cache decodes again if asked. */
+  clear(): void {
+    this.items.clear();
+    this.spare = [];
+    this.allocated = 0;
+  }
+
   /** Names the photos the next band reads, before they are asked for; call between bands, when no rows are being drawn. */
   startBand(ids: number[]): void {
     this.inBand = new Set(ids);

@@ -203,6 +203,9 @@ export async function compositeOrthomosaic(photos: DronePhoto[], opts: BuildOpti
   const sources = mosaicSources(survey, adjusted, decodeScale(grid.nativeGsd, grid.gsd), grid, cacheBytes);
   const strips = compositeStrips(sources, grid, cacheBytes, opts.maxStripColumns);
   const { vrtPath, ...files } = await writeMosaicFiles(sources, grid, strips, bands, frame, opts.workDir, (p) => progress(48 + 41 * p));
+  // The decoded photos are not drawn from again (the full check decodes what it needs anew): their
+  // buffers must not stay through the COG, the analysis and the zones while the caller holds this.
+  sources.cache.clear();
   const raster: MosaicRaster = { width: grid.W, height: grid.H, bands, geoTransform: files.geoTransform, crs: `EPSG:${frame.epsg}`, rawPath: files.rawPath, geotiffPath: files.geotiffPath };
   const footprintWgs84: Polygon = { type: 'Polygon', coordinates: [convexHull(grid.rings.flat()).map(([e, n]) => frame.toWgs84(e, n))] };
   return { raster, footprintWgs84, survey, grid, sources, files, vrtPath, rematchSeams: opts.rematchSeams ?? false };

@@ -1,8 +1,9 @@
 // Features (decoding + ORB), the track's and the pairs' matching, compositing's rows and the index's on
 // the calling thread and a worker thread, so that both cores work: they are JavaScript and WebAssembly,
-// which run on the thread that calls them. The worker loads opencv.js when a task first needs it; a
-// build swaps it for a fresh one once its photos are matched (renewDroneThreads), so that compositing's
-// rows run on a thread without that heap, which has started while the adjustment ran.
+// which run on the thread that calls them. The worker loads opencv.js when the drone task starts it (or
+// when a task first needs it); a build swaps it for a fresh one once its photos are matched
+// (renewDroneThreads), so that compositing's rows run on a thread without that heap, which has started
+// while the adjustment ran.
 // Features, decoded photos and rows live in shared memory, so that handing them over copies nothing.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { matchHere, photoFeatures, unguidedMotion } from './features';
 import type { IndexGrid, IndexTotals } from './index-rows';
 import { addIndexRows, mergedTotals } from './index-rows';
 import type { DecodedPart } from './photo-region';
+import { openCv } from './opencv';
 import { halvePixels } from './overviews';
 import type { GridWindow } from './seams';
 
@@ -39,7 +41,8 @@ type Task =
   | { kind: 'match'; a: PairSide; b: PairSide; maxGpsDisagreementM: number; searchRadiusM: number }
   | { kind: 'motion'; fi: Features; ci: [number, number]; fj: Features; stride: number }
   | { kind: 'rows'; rows: RowsTask }
-  | { kind: 'index'; rawPath: string; grid: IndexGrid; takes: Int32Array };
+  | { kind: 'index'; rawPath: string; grid: IndexGrid; takes: Int32Array }
+  | { kind: 'load' };
 
 /** Rows [row0, row1) of a window drawn into `out` from its row `outRow0` (drawRows); the parts' pixels and `out` in shared memory. */
 export interface RowsTask {
@@ -67,6 +70,7 @@ type Answer = { id: number; value: unknown } | { id: number; error: { message: s
 
 /** What a task computes, wherever it runs. */
 async function runTask(task: Task): Promise<Features | PairMatch | PairRejection | number[] | IndexTotals | null> {
+  if (task.kind === 'load') return openCv().then(() => null);
   if (task.kind === 'rows') return drawRowsOf(task.rows);
   if (task.kind === 'index') return addIndexRows(task.rawPath, task.grid, task.takes);
   if (task.kind === 'motion') return unguidedMotion(task.fi, task.ci, task.fj, task.stride);
@@ -236,6 +240,16 @@ const dronePool = () => (pool ??= new DronePool());
  * thread that found features keeps opencv.js's heap, which drawing rows does not need. How many ended.
  */
 export const renewDroneThreads = async () => (pool ? pool.renew() : 0);
+
+/**
+ * Starts the pool's worker threads and has them load opencv.js, while the caller reads the photos'
+ * metadata: else the first features wait for a thread that spends about a second of CPU loading.
+ * Settles once they have loaded; callers need not wait.
+ */
+export async function startDroneThreads(): Promise<void> {
+  // A thread that fails to start fails the first task posted to it, which says why.
+  await dronePool().runOnWorker({ kind: 'load' })?.catch(() => undefined);
+}
 
 /** ORB features of a capture's main photo (photoFeatures) on the pool. */
 export const featuresInThread = (photo: DronePhoto, radiometricScale: number) =>

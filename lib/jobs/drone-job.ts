@@ -8,6 +8,7 @@ import { readDroneExifAll } from '../drone/exif';
 import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
 import { config } from '../config';
 import { compositeOrthomosaic, finishOrthomosaic } from '../drone/ortho';
+import { startDroneThreads } from '../drone/threads';
 import { boundaryFingerprint } from '../scans/boundary';
 import { AppError } from '../errors';
 import { computeZones, DRONE_ZONING, zoningRecord, type ZoningResult } from '../raster/zones';
@@ -27,6 +28,7 @@ export interface DroneJobPayload {
 }
 
 export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promise<DroneJobResult> {
+  void startDroneThreads();
   const photos = await readDroneExifAll(payload.photoPaths.map((p) => resolveDataPath(p)));
   const composited = await compositeOrthomosaic(photos, {
     workDir: ctx.workDir, onProgress: (p) => ctx.progress(p * 0.7, 'stitching'), rematchSeams: config().DRONE_SEAM_CHECK === '1',

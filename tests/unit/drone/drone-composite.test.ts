@@ -81,6 +81,18 @@ describe('PhotoCache', () => {
     expect(buffers.size).toBe(3);
   });
 
+  it('lets go of every photo and buffer when cleared, and decodes anew into new buffers when asked again', async () => {
+    const cache = new PhotoCache(await photos(), ['red', 'green', 'blue'], 3 * BYTES, 1, 1);
+    cache.startBand([0, 1]);
+    const before = await Promise.all([0, 1].map((i) => cache.get(i)));
+    cache.clear();
+    const after = await Promise.all([0, 1].map((i) => cache.get(i)));
+    after.forEach(({ px }, k) => {
+      expect(px.buffer).not.toBe(before[k]!.px.buffer);
+      expect(Array.from(px)).toEqual(Array.from(before[k]!.px));
+    });
+  });
+
   it('never hands a photo of the band being drawn to another, going over the budget instead', async () => {
     const cache = new PhotoCache(await photos(), ['red', 'green', 'blue'], 2 * BYTES, 1, 1);
     const red = ({ px }: { px: Uint8Array }, i: number) => expect(Math.abs(px[0]! - 30 * i)).toBeLessThanOrEqual(2);

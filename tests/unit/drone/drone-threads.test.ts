@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readDroneExif } from '@/lib/drone/exif';
-import { featuresInThread, matchInThread, motionInThread, renewDroneThreads } from '@/lib/drone/threads';
+import { featuresInThread, matchInThread, motionInThread, renewDroneThreads, startDroneThreads } from '@/lib/drone/threads';
 import { trackPriors } from '@/lib/drone/track';
 import type { Features, PairMatch } from '@/lib/drone/features';
 import { median, photoFeatures } from '@/lib/drone/features';
@@ -92,6 +92,12 @@ describe('renewing the worker threads', () => {
       // Renewed idle: the worker ends and a fresh one starts, which a second renewal leaves; the next tasks give the same.
       expect(await renewDroneThreads()).toBe(1);
       expect(await renewDroneThreads()).toBe(0);
+      expect((await Promise.all(photos.map((p) => featuresInThread(p, 1)))).map(plainFeatures)).toEqual(alone);
+      // Started ahead of any task, the fresh thread loads opencv.js: it has then run a task, which renewing ends.
+      expect(await renewDroneThreads()).toBe(1);
+      expect(await renewDroneThreads()).toBe(0);
+      await startDroneThreads();
+      expect(await renewDroneThreads()).toBe(1);
       expect((await Promise.all(photos.map((p) => featuresInThread(p, 1)))).map(plainFeatures)).toEqual(alone);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
