@@ -15,13 +15,13 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
-import { classifyCrop, measureRowPattern } from '@/lib/drone/classify';
+import { classifyCrop } from '@/lib/drone/classify';
 import sharp from 'sharp';
 import type { DronePhoto } from '@/lib/drone/exif';
 import { readDroneExif } from '@/lib/drone/exif';
 import { featureScale } from '@/lib/drone/features';
-import { analyseIndex } from '@/lib/drone/index';
-import { buildOrthomosaic, compositeOrthomosaic, finishOrthomosaic } from '@/lib/drone/ortho';
+import { finishWithAnalysis } from '@/lib/drone/finish-with-analysis';
+import { buildOrthomosaic, compositeOrthomosaic } from '@/lib/drone/ortho';
 import { checkSurvey } from '@/lib/drone/survey';
 import { startDroneThreads } from '@/lib/drone/threads';
 import { DRONE_ZIP_LIMITS } from '@/lib/scans/drone-survey';
@@ -81,8 +81,8 @@ async function worker(imagesDir: string, resolutionM?: number): Promise<void> {
   mark('exif');
   // The pipeline's own steps, from its progress: features to 35 %, matching to 45 %, adjustment to
   // 48 %, compositing (and the preview) to 89 %, then the COG (in GDAL's process, whose CPU is not
-  // counted here) beside the sampled seam check to 98 %; the index and the row pattern are read
-  // beside these last two, as the drone task does (lib/jobs/drone-job.ts).
+  // counted here) beside the sampled seam check, the index and the row pattern, as the drone task
+  // runs them (finishWithAnalysis), to the end.
   // Wall and CPU time (every thread of the process) at each percent: CPU over wall shows how many
   // cores a step keeps busy.
   const reached: { wall: number; cpu: number }[] = [];
@@ -91,15 +91,14 @@ async function worker(imagesDir: string, resolutionM?: number): Promise<void> {
     for (let k = 0; k <= p; k++) reached[k] ??= { wall: (performance.now() - m0) / 1000, cpu: cpuSeconds() - c0 };
   };
   const composited = await compositeOrthomosaic(photos, { workDir, onProgress, ...(resolutionM ? { resolutionM } : {}) });
-  const indexed = analyseIndex(composited.raster, composited.footprintWgs84).then((index) => (mark('index'), index));
-  const patterned = measureRowPattern(composited.raster).then((rowPattern) => (mark('rowPattern'), rowPattern));
-  const [mosaic, index, rowPattern] = await Promise.all([finishOrthomosaic(composited, onProgress), indexed, patterned]);
-  mark('mosaic');
+  const { mosaic, analysis: index, rowPattern } = await finishWithAnalysis(composited, composited.mosaic.footprintWgs84);
+  onProgress(100);
+  mark('mosaicAndIndex');
   const at = (p: number) => reached[p] ?? reached.at(-1)!;
   const step = (from: number, to: number) => ({ s: round(at(to).wall - (from ? at(from).wall : 0), 1), cpuS: round(at(to).cpu - (from ? at(from).cpu : 0), 1) });
   const profile = {
     features: step(0, 35), matching: step(35, 45), adjustment: step(45, 48),
-    compositing: step(48, 89), cogBesideSeamCheck: step(89, 98), rest: step(98, 100),
+    compositing: step(48, 89), cogBesideSeamCheckAndIndex: step(89, 100),
   };
   const crop = classifyCrop({ histogram: index.histogram, stats: index.stats, indexName: index.indexName, captureMonth: 6, rowPattern });
   mark('classification');

@@ -166,14 +166,13 @@ export interface OutputGrid extends GridWindow {
 /** The raster a composited mosaic has before its COG is written: what the index and the row pattern read. */
 export type MosaicRaster = Pick<Mosaic, 'width' | 'height' | 'bands' | 'geoTransform' | 'crs' | 'rawPath' | 'geotiffPath'>;
 
-/** A mosaic composited into its raw copy, its COG and seam check still to come (finishOrthomosaic). */
+/** A mosaic composited into its raw copy, its COG and seam figures still to come (finishOrthomosaic). */
 export interface CompositedMosaic {
-  raster: MosaicRaster;
-  footprintWgs84: Polygon;
+  /** All the mosaic is but its seam figures. */
+  mosaic: Omit<Mosaic, 'medianMisalignmentPx' | 'seams' | 'rematchedSeams'>;
   survey: TiedSurvey;
   grid: OutputGrid;
   sources: Sources;
-  files: Omit<Awaited<ReturnType<typeof writeMosaicFiles>>, 'vrtPath'>;
   vrtPath: string;
   rematchSeams: boolean;
 }
@@ -195,7 +194,7 @@ export async function compositeOrthomosaic(photos: DronePhoto[], opts: BuildOpti
   progress(0);
   const survey = await tieSurvey(photos, (p) => progress(48 * p));
   await mkdir(opts.workDir, { recursive: true });
-  const { placed, adjusted, bands, frame } = survey;
+  const { captures, placed, adjusted, bands, frame } = survey;
   const grid = outputGrid(placed, adjusted, opts.resolutionM);
   if (!plausibleGrid(grid, placed)) throw new StitchError('no_scale', `${grid.W} x ${grid.H} px at ${grid.gsd} m`);
   await ensureMosaicSpace(opts.workDir, mosaicWorkBytes(grid.W, grid.H, bands.length + 1));
@@ -206,37 +205,34 @@ export async function compositeOrthomosaic(photos: DronePhoto[], opts: BuildOpti
   // The decoded photos are not drawn from again (the full check decodes what it needs anew): their
   // buffers must not stay through the COG, the analysis and the zones while the caller holds this.
   sources.cache.clear();
-  const raster: MosaicRaster = { width: grid.W, height: grid.H, bands, geoTransform: files.geoTransform, crs: `EPSG:${frame.epsg}`, rawPath: files.rawPath, geotiffPath: files.geotiffPath };
-  const footprintWgs84: Polygon = { type: 'Polygon', coordinates: [convexHull(grid.rings.flat()).map(([e, n]) => frame.toWgs84(e, n))] };
-  return { raster, footprintWgs84, survey, grid, sources, files, vrtPath, rematchSeams: opts.rematchSeams ?? false };
-}
-
-/** The COG and the sampled seam check of a composited mosaic (progress 98 and 100 %), and what it is. */
-export async function finishOrthomosaic(composited: CompositedMosaic, onProgress?: BuildOptions['onProgress']): Promise<Mosaic> {
-  const { survey, grid, sources, files, vrtPath, raster, footprintWgs84 } = composited;
-  const { captures, frame, placed, pairs, adjusted, bands } = survey;
-  // GDAL writes the COG in its own process while the seams are checked here, on this process's threads.
-  const [seams] = await Promise.all([sampledSeamCheck(survey, adjusted, grid), writeCog(vrtPath, files.geotiffPath, mosaicCogOptions(bands))]);
-  onProgress?.(98, 'stitching');
-  const rematchedSeams = composited.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, pairs) : undefined;
-
-  const cameras = camerasOf(placed, adjusted);
-  onProgress?.(100, 'stitching');
-  return {
+  const hull = convexHull(grid.rings.flat()).map(([e, n]) => frame.toWgs84(e, n));
+  const mosaic: CompositedMosaic['mosaic'] = {
     ...files,
-    ...raster,
-    footprintWgs84,
+    footprintWgs84: { type: 'Polygon', coordinates: [hull] },
+    crs: `EPSG:${frame.epsg}`,
     gsdM: grid.gsd,
     photoCount: captures.length,
     leftOut: survey.leftOut.map((p) => p.path),
-    medianMisalignmentPx: seams.medianPx,
-    seams,
-    ...(rematchedSeams ? { rematchedSeams } : {}),
-    photoCentresWgs84: cameras.map((c) => {
+    width: grid.W,
+    height: grid.H,
+    bands,
+    photoCentresWgs84: camerasOf(placed, adjusted).map((c) => {
       const [e, n] = centreOnGround(c, adjusted.relief);
       return frame.toWgs84(e, n);
     }),
   };
+  return { mosaic, survey, grid, sources, vrtPath, rematchSeams: opts.rematchSeams ?? false };
+}
+
+/** The COG and the sampled seam check of a composited mosaic (progress 98 and 100 %), and what it is. */
+export async function finishOrthomosaic(composited: CompositedMosaic, onProgress?: BuildOptions['onProgress']): Promise<Mosaic> {
+  const { mosaic, survey, grid, sources, vrtPath } = composited;
+  // GDAL writes the COG in its own process while the seams are checked here, on this process's threads.
+  const [seams] = await Promise.all([sampledSeamCheck(survey, survey.adjusted, grid), writeCog(vrtPath, mosaic.geotiffPath, mosaicCogOptions(mosaic.bands))]);
+  onProgress?.(98, 'stitching');
+  const rematchedSeams = composited.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, survey.pairs) : undefined;
+  onProgress?.(100, 'stitching');
+  return { ...mosaic, medianMisalignmentPx: seams.medianPx, seams, ...(rematchedSeams ? { rematchedSeams } : {}) };
 }
 
 /** A survey's photos tied into one block: what every later step (grid, compositing, checks) starts from. */

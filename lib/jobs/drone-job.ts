@@ -3,9 +3,10 @@
 import { rm } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
-import { classifyCrop, measureRowPattern } from '../drone/classify';
+import { classifyCrop, type measureRowPattern } from '../drone/classify';
 import { readDroneExifAll } from '../drone/exif';
-import { analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
+import { type analyseIndex, HISTOGRAM_RANGE, indexFor } from '../drone/index';
+import { finishWithAnalysis } from '../drone/finish-with-analysis';
 import { config } from '../config';
 import { compositeOrthomosaic, finishOrthomosaic } from '../drone/ortho';
 import { startDroneThreads } from '../drone/threads';
@@ -35,12 +36,9 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
     ...(payload.resolutionM !== undefined ? { resolutionM: payload.resolutionM } : {}),
   });
   // "NDVI analysis" only when there is an NDVI; a visible-band index is never called so.
-  const indexStep = indexFor(composited.raster.bands) === 'NDVI' ? 'ndvi' : 'index';
+  const indexStep = indexFor(composited.mosaic.bands) === 'NDVI' ? 'ndvi' : 'index';
   ctx.progress(72, indexStep);
-  // The index and the row pattern read the raw copy while GDAL writes the COG and the seams are checked.
-  const [mosaic, analysis, rowPattern] = await allSettledOrThrow([
-    finishOrthomosaic(composited), analyseIndex(composited.raster, payload.fieldGeometry), measureRowPattern(composited.raster),
-  ] as const);
+  const { mosaic, analysis, rowPattern } = await finishWithAnalysis(composited, payload.fieldGeometry);
   const zoning = await zonesOfSurvey(analysis.indexGeotiffPath, payload.fieldGeometry, (p) => ctx.progress(72 + p * 0.15, indexStep));
   ctx.progress(90, 'classification');
   const capturedAt = photos.map((p) => p.capturedAt).find(Boolean) ?? null;
@@ -55,17 +53,6 @@ export async function droneJob(payload: DroneJobPayload, ctx: JobContext): Promi
     crop,
     leftOutFiles: mosaic.leftOut.map((path) => (payload.photosDir ? relative(resolveDataPath(payload.photosDir), path) : basename(path))),
   };
-}
-
-/**
- * Every promise's value once all have settled, else the first failure: a step that fails early must
- * not leave the others writing into the work folder as the task clears it.
- */
-async function allSettledOrThrow<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(promises);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** The survey's zones; null when it covers too little of the field, which still gets its analysis and classification. */
