@@ -1,6 +1,7 @@
 // The mosaic's last steps and its analysis at once: the index and the row pattern read the raw copy
 // while GDAL writes the COG in its own process and the seams are checked, which leave a core idle.
 import type { MultiPolygon, Polygon } from 'geojson';
+import { allSettledOrThrow } from './all-settled';
 import { measureRowPattern } from './classify';
 import { analyseIndex } from './index';
 import type { CompositedMosaic } from './ortho';
@@ -12,11 +13,8 @@ import { finishOrthomosaic } from './ortho';
  * as the task clears it.
  */
 export async function finishWithAnalysis(composited: CompositedMosaic, field: Polygon | MultiPolygon) {
-  const [mosaic, analysis, rowPattern] = await Promise.allSettled([
+  const [mosaic, analysis, rowPattern] = await allSettledOrThrow([
     finishOrthomosaic(composited), analyseIndex(composited.mosaic, field), measureRowPattern(composited.mosaic),
   ]);
-  for (const step of [mosaic, analysis, rowPattern]) if (step.status === 'rejected') throw step.reason;
-  return { mosaic: valueOf(mosaic), analysis: valueOf(analysis), rowPattern: valueOf(rowPattern) };
+  return { mosaic, analysis, rowPattern };
 }
-
-const valueOf = <T>(settled: PromiseSettledResult<T>): T => (settled as PromiseFulfilledResult<T>).value;

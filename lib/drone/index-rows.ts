@@ -59,8 +59,10 @@ export function mergedTotals(parts: IndexTotals[]): IndexTotals {
 /**
  * Adds the takes of the band's rows of the raw mosaic at `rawPath` that this thread gets from the
  * shared count `takes` (the next take until none is left) to `grid`, and returns this thread's totals.
+ * Between takes the thread's other work runs: the calling thread checks the seams beside the index,
+ * and takes rows only when that work waits, so the worker reads most of them.
  */
-export function addIndexRows(rawPath: string, grid: IndexGrid, takes: Int32Array): IndexTotals {
+export async function addIndexRows(rawPath: string, grid: IndexGrid, takes: Int32Array): Promise<IndexTotals> {
   const totals = emptyTotals();
   const rowsPerTake = Math.ceil(ROWS_PER_TAKE / grid.factor) * grid.factor, rowBytes = grid.W * (grid.nb + 1);
   const px = new Uint8Array(rowBytes * rowsPerTake);
@@ -73,6 +75,7 @@ export function addIndexRows(rawPath: string, grid: IndexGrid, takes: Int32Array
       readFully(fd, px.subarray(0, rows * rowBytes), row0 * rowBytes);
       addRows(grid, totals, px, row0, rows);
       totals.rows += rows;
+      await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
     closeSync(fd);

@@ -9,6 +9,7 @@ import type { Polygon } from 'geojson';
 import { AppError } from '@/lib/errors';
 import { convexHull } from '@/lib/geo/planar';
 import { adjustPlacements, exposureGains, gpsBlockFit } from './adjust';
+import { allSettledOrThrow } from './all-settled';
 import type { PosePrior } from './bundle';
 import { bundleAdjust, triangulateOnRelief } from './bundle';
 import type { Camera } from './camera';
@@ -228,7 +229,7 @@ export async function compositeOrthomosaic(photos: DronePhoto[], opts: BuildOpti
 export async function finishOrthomosaic(composited: CompositedMosaic, onProgress?: BuildOptions['onProgress']): Promise<Mosaic> {
   const { mosaic, survey, grid, sources, vrtPath } = composited;
   // GDAL writes the COG in its own process while the seams are checked here, on this process's threads.
-  const [seams] = await Promise.all([sampledSeamCheck(survey, survey.adjusted, grid), writeCog(vrtPath, mosaic.geotiffPath, mosaicCogOptions(mosaic.bands))]);
+  const [seams] = await allSettledOrThrow([sampledSeamCheck(survey, survey.adjusted, grid), writeCog(vrtPath, mosaic.geotiffPath, mosaicCogOptions(mosaic.bands))]);
   onProgress?.(98, 'stitching');
   const rematchedSeams = composited.rematchSeams ? await rematchSeams(seamSources(sources, grid), grid, survey.pairs) : undefined;
   onProgress?.(100, 'stitching');

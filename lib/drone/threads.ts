@@ -170,11 +170,17 @@ class DronePool {
     }
   }
 
-  /** Runs `task` on a worker thread now, beside whatever it holds (null: there is none). */
+  /**
+   * Runs `task` on a worker thread now, beside whatever it holds (null: there is none). The caller
+   * works meanwhile and awaits the answer after: a failure that comes first is seen as handled, so
+   * it surfaces at that await instead of ending the process as an unhandled rejection.
+   */
   runOnWorker(task: Task): Promise<unknown> | null {
     const thread = this.workers()[0];
     if (!thread) return null;
-    return new Promise((resolve, reject) => this.post(thread, task, resolve, reject));
+    const answer = new Promise((resolve, reject) => this.post(thread, task, resolve, reject));
+    answer.catch(() => undefined);
+    return answer;
   }
 
   private post(thread: Thread, task: Task, resolve: (v: unknown) => void, reject: (e: Error) => void): void {
@@ -277,12 +283,12 @@ export async function drawRowsOnThreads(task: Omit<RowsTask, 'outRow0' | 'takes'
 
 /**
  * The index loop (addIndexRows) over the raw mosaic at `rawPath` on a worker thread and here at the
- * same time, each taking the next rows as it is free; the threads' totals as one, and the rows each
- * read. `grid`'s sums must be in shared memory.
+ * same time, each taking the next rows as it is free (here between this thread's other work); the
+ * threads' totals as one, and the rows each read. `grid`'s sums must be in shared memory.
  */
 export async function indexRowsOnThreads(rawPath: string, grid: IndexGrid): Promise<IndexTotals & { rowsByThread: number[] }> {
   const takes = new Int32Array(new SharedArrayBuffer(4));
   const there = WORKERS ? (dronePool().runOnWorker({ kind: 'index', rawPath, grid, takes }) as Promise<IndexTotals> | null) : null;
-  const parts = [addIndexRows(rawPath, grid, takes), ...(there ? [await there] : [])];
+  const parts = [await addIndexRows(rawPath, grid, takes), ...(there ? [await there] : [])];
   return { ...mergedTotals(parts), rowsByThread: parts.map((t) => t.rows) };
 }

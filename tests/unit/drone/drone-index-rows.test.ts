@@ -44,7 +44,7 @@ describe('the index loop on two threads', () => {
   it('adds up what one thread alone does: each cell of the grid, the histograms and the counts', async () => {
     const { path, spans, imaged } = rawMosaic();
     const alone = grid(spans), shared = grid(spans);
-    const one = addIndexRows(path, alone, new Int32Array(new SharedArrayBuffer(4)));
+    const one = await addIndexRows(path, alone, new Int32Array(new SharedArrayBuffer(4)));
     // The first run starts the worker thread, which may find every take gone; the second shares them.
     await indexRowsOnThreads(path, grid(spans));
     const both = await indexRowsOnThreads(path, shared);
@@ -65,10 +65,42 @@ describe('the index loop on two threads', () => {
     expect(alone.cnt.reduce((a, b) => a + b, 0)).toBe(imaged);
   });
 
+  it('lets this thread\'s other work run between its takes (the seam check beside the index), and adds up the same', async () => {
+    const { path, spans } = rawMosaic();
+    const alone = grid(spans), between = grid(spans);
+    const one = await addIndexRows(path, alone, new Int32Array(new SharedArrayBuffer(4)));
+    // Other work on this thread: one turn each time the event loop comes round.
+    let turns = 0, done = false;
+    const other = (async () => {
+      while (!done) {
+        turns++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const totals = await addIndexRows(path, between, new Int32Array(new SharedArrayBuffer(4)));
+    const turnsMeanwhile = turns;
+    done = true;
+    await other;
+    // 3,000 rows in takes of 258 (256 rounded up to whole cells of 3): 12 takes, a turn after each.
+    expect(turnsMeanwhile).toBeGreaterThanOrEqual(12);
+    expect(totals.rows).toBe(H);
+    expect(totals.n).toBe(one.n);
+    expect(Array.from(totals.fine)).toEqual(Array.from(one.fine));
+    expect(Buffer.compare(Buffer.from(between.sum.buffer), Buffer.from(alone.sum.buffer))).toBe(0);
+  });
+
+  it('fails with the reading\'s own error when the raw mosaic is gone, the worker\'s failure handled too', async () => {
+    const { path, spans } = rawMosaic();
+    await expect(indexRowsOnThreads(join(dir, 'gone.raw'), grid(spans))).rejects.toThrow(/ENOENT/);
+    // The worker's own failure arrives after this thread's: a later index on the same worker waits
+    // for it, and vitest fails the run on a rejection left unhandled.
+    expect((await indexRowsOnThreads(path, grid(spans))).rows).toBe(H);
+  });
+
   it('adds a band of rows into the band\'s own cells, as the whole grid holds them', async () => {
     const { path, spans } = rawMosaic();
     const whole = grid(spans);
-    addIndexRows(path, whole, new Int32Array(new SharedArrayBuffer(4)));
+    await addIndexRows(path, whole, new Int32Array(new SharedArrayBuffer(4)));
     // 1,200 rows: a multiple of the factor that is not one of the rows a take holds.
     const bands = [grid(spans, 0, 1200), grid(spans, 1200, 2400), grid(spans, 2400, H)];
     const rows: number[] = [];
