@@ -42,7 +42,8 @@ export function positionVector(shift: string): string {
 export function epsgDefinition(code: number): string | undefined {
   if (!Number.isInteger(code) || code <= 0) return undefined;
   try {
-    const def = JSON.parse(readFileSync(join(process.cwd(), 'node_modules', 'epsg-index', 's', `${code}.json`), 'utf8')) as { proj4?: string };
+    // Read where the package lies at run time; the build's file tracing would list all 16,000 definitions.
+    const def = JSON.parse(readFileSync(join(/*turbopackIgnore: true*/ process.cwd(), 'node_modules', 'epsg-index', 's', `${code}.json`), 'utf8')) as { proj4?: string };
     return def.proj4?.replace(/\s*\+type=crs/, '').replace(/\+towgs84=(\S+)/, (_, shift: string) => `+towgs84=${positionVector(shift)}`) || undefined;
   } catch {
     return undefined;

@@ -37,8 +37,8 @@ export function runInThread(
   deadlineMs?: number,
 ): Promise<unknown> {
   // The worker's code runs from source through tsx, outside the Next.js bundle: the bundler must not
-  // follow this path (it would try to bundle tsx and esbuild).
-  const entry = join(process.cwd(), ...WORKER_ENTRY);
+  // follow this path (it would try to bundle tsx and esbuild), nor trace the whole project from it.
+  const entry = join(/*turbopackIgnore: true*/ process.cwd(), ...WORKER_ENTRY);
   return new Promise((resolve, reject) => {
     const worker = new Worker(entry, { workerData: { kind, payload, workDir }, resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB[kind] } });
     let settled = false;
