@@ -84,18 +84,18 @@ async function worker(imagesDir: string, resolutionM?: number): Promise<void> {
   // counted here) beside the sampled seam check, the index and the row pattern, as the drone task
   // runs them (finishWithAnalysis), to the end.
   // Wall and CPU time (every thread of the process) at each percent: CPU over wall shows how many
-  // cores a step keeps busy.
-  const reached: { wall: number; cpu: number }[] = [];
-  const m0 = performance.now(), c0 = cpuSeconds();
+  // cores a step keeps busy. Minor page faults too: new memory is dear on some machines (bench/HISTORY.md).
+  const reached: { wall: number; cpu: number; faults: number }[] = [];
+  const m0 = performance.now(), c0 = cpuSeconds(), f0 = process.resourceUsage().minorPageFault;
   const onProgress = (p: number) => {
-    for (let k = 0; k <= p; k++) reached[k] ??= { wall: (performance.now() - m0) / 1000, cpu: cpuSeconds() - c0 };
+    for (let k = 0; k <= p; k++) reached[k] ??= { wall: (performance.now() - m0) / 1000, cpu: cpuSeconds() - c0, faults: process.resourceUsage().minorPageFault - f0 };
   };
   const composited = await compositeOrthomosaic(photos, { workDir, onProgress, ...(resolutionM ? { resolutionM } : {}) });
   const { mosaic, analysis: index, rowPattern } = await finishWithAnalysis(composited, composited.mosaic.footprintWgs84);
   onProgress(100);
   mark('mosaicAndIndex');
   const at = (p: number) => reached[p] ?? reached.at(-1)!;
-  const step = (from: number, to: number) => ({ s: round(at(to).wall - (from ? at(from).wall : 0), 1), cpuS: round(at(to).cpu - (from ? at(from).cpu : 0), 1) });
+  const step = (from: number, to: number) => ({ s: round(at(to).wall - (from ? at(from).wall : 0), 1), cpuS: round(at(to).cpu - (from ? at(from).cpu : 0), 1), pageFaults: at(to).faults - (from ? at(from).faults : 0) });
   const profile = {
     features: step(0, 35), matching: step(35, 45), adjustment: step(45, 48),
     compositing: step(48, 89), cogBesideSeamCheckAndIndex: step(89, 100),
