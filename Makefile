@@ -9,7 +9,7 @@ PORT ?= 3000
 # the server itself runs (GDAL for drone surveys), [test] only what the tests need.
 RUN_PACKAGES := $(shell deploy/debian-packages.sh run)
 TEST_PACKAGES := $(shell deploy/debian-packages.sh test)
-SOURCES := $(shell find app components lib messages public -type f -not -path 'lib/db/generated/*' 2>/dev/null) next.config.ts package.json
+SOURCES := $(shell find app components lib messages public -type f -not -path 'lib/db/generated/*' 2>/dev/null) instrumentation.ts next.config.ts package.json
 
 .PHONY: run test install generate migrate build run-deps system-deps bench-deps services clean bench
 
