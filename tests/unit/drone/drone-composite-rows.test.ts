@@ -43,21 +43,7 @@ describe('drawRows', () => {
   it('draws whole rows as it draws each column on its own: the same photos, projections stepped within 0.02 px', () => {
     const { src, imgs, grid } = scene();
     const all = src.placed.map((_, i) => i), stride = NB + 1;
-    const whole = shared(grid.W * grid.H * stride);
-    drawRows(src, grid, all, imgs, whole, 0, grid.H, 0);
-    const column = shared(grid.H * stride);
-    let drawn = 0, edges = 0, worst = 0;
-    for (let col = 0; col < grid.W; col++) {
-      // A column alone is projected exactly at every pixel.
-      drawRows(src, { ...grid, x0: grid.x0 + col * grid.gsd, W: 1 }, all, imgs, column, 0, grid.H, 0);
-      for (let row = 0; row < grid.H; row++) {
-        const a = whole.subarray((row * grid.W + col) * stride, (row * grid.W + col + 1) * stride);
-        const b = column.subarray(row * stride, (row + 1) * stride);
-        if (a[NB] !== b[NB]) edges++;
-        else if (a[NB]) for (let k = 0; k < NB; k++) worst = Math.max(worst, Math.abs(a[k]! - b[k]!));
-        if (a[NB]) drawn++;
-      }
-    }
+    const { whole, drawn, edges, worst } = wholeAgainstColumns(src, grid, imgs);
     // Noise changes by at most 255 a pixel: 0.02 px moves a sample by at most 5.1, plus rounding.
     // Drawn from a wrong photo, or blended differently, a pixel would be off by about 85 on average.
     expect(worst).toBeLessThanOrEqual(6);
@@ -80,30 +66,14 @@ describe('drawRows', () => {
   });
 
   it('draws low, steeply tilted photos exactly where the perspective bends a segment: whole rows as each column alone, to rounding', () => {
-    // At 12-14 m with 22-25° of roll the perspective bends most segments' lines by tenths of a pixel:
-    // those are projected a pixel at a time, never stepped linearly.
+    // At 12-14 m with 22-25° of roll the perspective bends segments' lines by tenths of a pixel:
+    // those must be projected a pixel at a time, never stepped linearly.
     const { src: base, imgs } = scene();
     const deg = Math.PI / 180;
     const cameras = base.cameras.map((c, i) => ({ ...c, Z: 12 + (i % 3), pitch: (i % 2 ? 15 : -12) * deg, roll: (i % 2 ? -25 : 22) * deg, f: 120 }));
     const src: RowSources = { ...base, cameras, bbox: cameras.map((c) => [c.E - 40, c.E + 40, c.N - 35, c.N + 35]) };
     const grid: GridWindow = { x0: -10, y0: 4, gsd: 0.1, W: 640, H: 60 };
-    const all = src.placed.map((_, i) => i), stride = NB + 1;
-    const whole = shared(grid.W * grid.H * stride), column = shared(grid.H * stride);
-    drawRows(src, grid, all, imgs, whole, 0, grid.H, 0);
-    let drawn = 0, worst = 0, off = 0;
-    for (let col = 0; col < grid.W; col++) {
-      drawRows(src, { ...grid, x0: grid.x0 + col * grid.gsd, W: 1 }, all, imgs, column, 0, grid.H, 0);
-      for (let row = 0; row < grid.H; row++) {
-        const o = (row * grid.W + col) * stride;
-        if (!whole[o + NB] || !column[row * stride + NB]) continue;
-        drawn++;
-        for (let k = 0; k < NB; k++) {
-          const d = Math.abs(whole[o + k]! - column[row * stride + k]!);
-          worst = Math.max(worst, d);
-          if (d > 1) off++;
-        }
-      }
-    }
+    const { drawnInBoth: drawn, worst, off } = wholeAgainstColumns(src, grid, imgs);
     // Noise changes by 85 a pixel on average: bent segments stepped linearly (a tolerance of 0.5 px
     // instead of 0.01) put samples off by up to 152. Within 0.01 px, a few are off by up to 3.
     expect(drawn).toBeGreaterThan(0.5 * grid.W * grid.H);
@@ -214,6 +184,35 @@ describe('drawRows', () => {
     expect(held).toBeLessThan(0.75 * inWindow);
   });
 });
+
+/**
+ * The window drawn whole rows at a time against each column drawn alone (projected exactly at every
+ * pixel): pixels drawn whole, pixels drawn both ways, pixels drawn one way only (at frames' edges),
+ * and over the pixels drawn both ways the worst band's difference and the bands differing by more than one.
+ */
+function wholeAgainstColumns(src: RowSources, grid: GridWindow, imgs: DecodedPart[]) {
+  const all = src.placed.map((_, i) => i), stride = NB + 1;
+  const whole = shared(grid.W * grid.H * stride), column = shared(grid.H * stride);
+  drawRows(src, grid, all, imgs, whole, 0, grid.H, 0);
+  let drawn = 0, drawnInBoth = 0, edges = 0, worst = 0, off = 0;
+  for (let col = 0; col < grid.W; col++) {
+    drawRows(src, { ...grid, x0: grid.x0 + col * grid.gsd, W: 1 }, all, imgs, column, 0, grid.H, 0);
+    for (let row = 0; row < grid.H; row++) {
+      const o = (row * grid.W + col) * stride, c = row * stride;
+      if (whole[o + NB]) drawn++;
+      if (whole[o + NB] !== column[c + NB]) edges++;
+      else if (whole[o + NB]) {
+        drawnInBoth++;
+        for (let k = 0; k < NB; k++) {
+          const d = Math.abs(whole[o + k]! - column[c + k]!);
+          worst = Math.max(worst, d);
+          if (d > 1) off++;
+        }
+      }
+    }
+  }
+  return { whole, drawn, drawnInBoth, edges, worst, off };
+}
 
 /** Region `r` of a whole decoded photo, as the cache would hold it. */
 function cutPart(part: DecodedPart, r: PixelRegion): DecodedPart {
